@@ -1,0 +1,33 @@
+/// The four App Store in-app purchase types.
+public enum ProductType: String, CaseIterable, Hashable, Sendable {
+    /// Bought once, kept forever (unless refunded); a price-tier-0 "N-day Trial" expires.
+    case nonConsumable = "non-consumable"
+    /// Bought for a fixed duration; purchases stack.
+    case nonRenewingSubscription = "non-renewing-subscription"
+    /// Renews each period until canceled; receipts carry each period's expiry.
+    case autoRenewableSubscription = "auto-renewable-subscription"
+    /// Bought any number of times; credits a currency balance that consumptions spend.
+    case consumable = "consumable"
+
+    /// Whether App Review requires subscription legal text for this type.
+    public var isSubscription: Bool {
+        self == .nonRenewingSubscription || self == .autoRenewableSubscription
+    }
+
+    /// "a non-consumable", "an auto-renewable subscription", for messages.
+    var phrase: String {
+        switch self {
+        case .nonConsumable: "a non-consumable"
+        case .nonRenewingSubscription: "a non-renewing subscription"
+        case .autoRenewableSubscription: "an auto-renewable subscription"
+        case .consumable: "a consumable"
+        }
+    }
+}
+
+/// How an auto-renewable subscription's introductory offer is paid.
+public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
+    case freeTrial = "free-trial"
+    case payAsYouGo = "pay-as-you-go"
+    case payUpFront = "pay-up-front"
+}

@@ -1,0 +1,35 @@
+/// What a command printed and how it exited; the executable writes it out, tests read it.
+public struct CommandOutput: Sendable, Equatable {
+    /// 0 done, 1 invalid catalog or receipt, 2 misuse.
+    public var exitCode: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    public init(exitCode: Int32 = 0, standardOutput: String = "", standardError: String = "") {
+        self.exitCode = exitCode
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    static let success: Int32 = 0
+    static let invalidInput: Int32 = 1
+    static let misuse: Int32 = 2
+}
+
+/// What a command may read from outside its arguments: standard input and the clock.
+public struct CommandEnvironment: Sendable {
+    /// Reads all of standard input.
+    public var readStandardInput: @Sendable () -> [UInt8]
+    /// The current instant, used only when `--at` is not given.
+    public var now: @Sendable () -> Instant
+
+    public init(readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant) {
+        self.readStandardInput = readStandardInput
+        self.now = now
+    }
+}
+
+/// A command-line mistake: printed with the command's usage, exit code 2.
+struct UsageError: Error {
+    var message: String
+}

@@ -1,0 +1,58 @@
+/// One app's catalog, checked and compiled: immutable, `Sendable`, evaluated any number of times
+/// from any number of threads.
+///
+/// Products, features and currencies are dense arrays; receipts are matched to products by one
+/// hash lookup per transaction, and everything after that is index arithmetic.
+public final class CompiledCatalog: Sendable {
+    /// The app's bundle id.
+    public let app: String
+    /// The file the catalog came from.
+    public let source: String
+    /// Declared feature ids, in catalog order.
+    public let featureIds: [String]
+    let featureDescriptions: [String]
+    /// Declared currency ids, in catalog order.
+    public let currencyIds: [String]
+    let currencyDescriptions: [String]
+    let products: [CompiledProduct]
+    let productIndex: [String: Int]
+    let currencyIndex: [String: Int]
+    /// For each feature, the products that grant it.
+    let granters: [[Int]]
+    /// Subscription group names; products refer to them by index.
+    let groups: [String]
+
+    init(
+        app: String, source: String, featureIds: [String], featureDescriptions: [String],
+        currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], groups: [String]
+    ) {
+        self.app = app
+        self.source = source
+        self.featureIds = featureIds
+        self.featureDescriptions = featureDescriptions
+        self.currencyIds = currencyIds
+        self.currencyDescriptions = currencyDescriptions
+        self.products = products
+        self.groups = groups
+        var productIndex: [String: Int] = [:]
+        productIndex.reserveCapacity(products.count)
+        for (index, product) in products.enumerated() { productIndex[product.id] = index }
+        self.productIndex = productIndex
+        var currencyIndex: [String: Int] = [:]
+        for (index, id) in currencyIds.enumerated() { currencyIndex[id] = index }
+        self.currencyIndex = currencyIndex
+        var granters = [[Int]](repeating: [], count: featureIds.count)
+        for (index, product) in products.enumerated() {
+            for feature in product.grants { granters[feature].append(index) }
+        }
+        self.granters = granters
+    }
+
+    /// Product ids in catalog order.
+    public var productIds: [String] { products.map(\.id) }
+
+    /// The type of a product, or `nil` when the catalog does not define it.
+    public func productType(_ id: String) -> ProductType? {
+        productIndex[id].map { products[$0].type }
+    }
+}

@@ -1,0 +1,52 @@
+/// A product in its evaluable form: references resolved to indices, durations to calendar parts.
+struct CompiledProduct: Sendable {
+    /// What a non-consumable is beyond a plain purchase.
+    enum Role: Sendable {
+        /// An ordinary product.
+        case standard
+        /// A free "N-day Trial" of the paid product at `paid`.
+        case trial(days: Int, paid: Int)
+        /// Upgrade pricing standing in for the full-price product at `replaces`.
+        case upgrade(replaces: Int, requirement: UpgradeRequirement)
+    }
+
+    let id: String
+    let name: String
+    let type: ProductType
+    let role: Role
+    let available: Bool
+    let familyShareable: Bool
+    /// The product's legal text, or its type's default.
+    let legal: String?
+    /// Indices of the features it grants.
+    let grants: [Int]
+    /// For non-renewing subscriptions: the duration as calendar months, days and milliseconds.
+    let durationMonths: Int
+    let durationDays: Int64
+    let durationMilliseconds: Int64
+    /// Subscription group index for auto-renewables, else -1.
+    let group: Int
+    let introOffer: IntroOfferMode?
+    /// Credits per unit: currency index and amount.
+    let credits: [(currency: Int, amount: Int64)]
+    /// Indices of upgrades that stand in for this product.
+    let upgrades: [Int]
+
+    var trialPaidProduct: Int? {
+        if case .trial(_, let paid) = role { return paid }
+        return nil
+    }
+
+    var replacedProduct: Int? {
+        if case .upgrade(let replaces, _) = role { return replaces }
+        return nil
+    }
+}
+
+/// What another app's receipt must show for an upgrade to be offered.
+public struct UpgradeRequirement: Hashable, Sendable {
+    /// The other app's bundle id.
+    public let app: String
+    /// Qualifying product ids in that app; `nil` when any receipt of the app qualifies.
+    public let anyOf: Set<String>?
+}

@@ -1,0 +1,32 @@
+/// A half-open span of time `[start, end)` during which a product grants its features.
+///
+/// `end == .max` means the span never ends.
+struct CoverageSpan: Hashable, Sendable {
+    var start: Int64
+    var end: Int64
+    /// Access extended by a billing grace period rather than paid for.
+    var isGrace = false
+
+    static let never = Int64.max
+
+    /// Merges spans and finds the unbroken span containing `at`, and the first start after `at`.
+    ///
+    /// Spans that touch (`[a, b)` and `[b, c)`) are unbroken. Sorts `spans` in place.
+    static func locate(_ spans: inout [CoverageSpan], at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
+        guard !spans.isEmpty else { return (nil, nil) }
+        if spans.count > 1 { spans.sort { $0.start < $1.start } }
+        var index = 0
+        while index < spans.count {
+            let start = spans[index].start
+            var end = spans[index].end
+            index += 1
+            while index < spans.count, spans[index].start <= end {
+                end = max(end, spans[index].end)
+                index += 1
+            }
+            if start > at { return (nil, start) }
+            if at < end { return (end, nil) }
+        }
+        return (nil, nil)
+    }
+}

@@ -1,0 +1,58 @@
+/// Something in the receipts that evaluation accepted but that probably needs a look.
+///
+/// Warnings carry their facts; the message is only built when read, so evaluation does no string
+/// work for them.
+public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// Transactions for a product the catalog does not define; they grant nothing.
+        case unknownProduct(productId: String, count: Int)
+        /// An auto-renewable subscription transaction without `expiresDate`; it grants nothing.
+        case missingExpiry(transactionId: String, productId: String)
+        /// A family-shared transaction for a product that is not family-shareable; it grants nothing.
+        case notFamilyShareable(transactionId: String, productId: String)
+        /// Copies of one transaction disagree on the product; the first copy is used.
+        case conflictingTransaction(transactionId: String)
+        /// Receipts disagree on a consumption with one id; the first is used.
+        case conflictingConsumption(id: String)
+        /// A consumption in a currency the catalog does not declare; it is ignored.
+        case unknownCurrency(consumptionId: String, currency: String)
+        /// More was consumed than bought.
+        case negativeBalance(currency: String, balance: Int64)
+    }
+
+    public var kind: Kind
+
+    /// A stable code for the kind of warning.
+    public var code: String {
+        switch kind {
+        case .unknownProduct: "unknown-product"
+        case .missingExpiry: "missing-expiry"
+        case .notFamilyShareable: "not-family-shareable"
+        case .conflictingTransaction: "conflicting-transaction"
+        case .conflictingConsumption: "conflicting-consumption"
+        case .unknownCurrency: "unknown-currency"
+        case .negativeBalance: "negative-balance"
+        }
+    }
+
+    public var message: String {
+        switch kind {
+        case .unknownProduct(let product, let count):
+            "\(count) transaction\(count == 1 ? "" : "s") for `\(product)`, which the catalog does not define, grant\(count == 1 ? "s" : "") nothing"
+        case .missingExpiry(let transaction, let product):
+            "transaction `\(transaction)` of auto-renewable `\(product)` has no `expiresDate` and grants nothing"
+        case .notFamilyShareable(let transaction, let product):
+            "family-shared transaction `\(transaction)` grants nothing: `\(product)` is not family-shareable"
+        case .conflictingTransaction(let transaction):
+            "copies of transaction `\(transaction)` name different products; the first copy is used"
+        case .conflictingConsumption(let id):
+            "receipts disagree on consumption `\(id)`; the first is used"
+        case .unknownCurrency(let id, let currency):
+            "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored"
+        case .negativeBalance(let currency, let balance):
+            "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
+        }
+    }
+
+    public var description: String { "warning: \(message)" }
+}

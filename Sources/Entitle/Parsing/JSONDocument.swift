@@ -1,0 +1,121 @@
+import Foundation
+
+/// A parsed JSON text kept as a tree whose every value and member name remembers its byte offset,
+/// so the checker can point at `line:column` for any problem it finds.
+///
+/// Duplicate member names are not a syntax error in RFC 8259, but in a catalog they are always a
+/// mistake (the second silently replaces the first in most tools), so the document records them
+/// for the checker instead of failing.
+struct JSONDocument {
+    /// The limits a text must keep to.
+    struct Limits: Sendable {
+        var maxBytes: Int
+        var maxDepth: Int
+
+        /// Catalogs: a 10,000-product catalog is about 3 MB and 5 levels deep.
+        static let catalog = Limits(maxBytes: 32 << 20, maxDepth: 64)
+    }
+
+    /// A member name seen twice in one object.
+    struct DuplicateKey {
+        var key: String
+        var offset: Int
+        var firstOffset: Int
+    }
+
+    let root: JSONNode
+    let duplicateKeys: [DuplicateKey]
+
+    /// Parses a whole text.
+    ///
+    /// - Throws: `JSONSyntaxError` for malformed JSON, a text over `limits.maxBytes` or nesting
+    ///   deeper than `limits.maxDepth`.
+    static func parse(_ data: Data, limits: Limits) throws -> JSONDocument {
+        guard data.count <= limits.maxBytes else {
+            throw JSONSyntaxError(
+                offset: 0,
+                message: "file is \(data.count) bytes, over the limit of \(limits.maxBytes) bytes")
+        }
+        return try data.withUnsafeBytes { raw in
+            var reader = JSONReader(bytes: raw, maxDepth: limits.maxDepth)
+            var duplicates: [DuplicateKey] = []
+            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF {
+                throw JSONSyntaxError(offset: 0, message: "file starts with a UTF-8 byte order mark, which JSON does not allow")
+            }
+            let root = try readNode(&reader, duplicates: &duplicates)
+            try reader.finish()
+            return JSONDocument(root: root, duplicateKeys: duplicates)
+        }
+    }
+
+    private static func readNode(_ reader: inout JSONReader, duplicates: inout [DuplicateKey]) throws -> JSONNode {
+        let kind = try reader.peek()
+        let offset = reader.valueOffset
+        switch kind {
+        case .object:
+            var members: [JSONMember] = []
+            var seen: [String: Int] = [:]
+            try reader.readObject { reader, key in
+                let name = key.string
+                let value = try readNode(&reader, duplicates: &duplicates)
+                if let first = seen[name] {
+                    duplicates.append(DuplicateKey(key: name, offset: key.offset, firstOffset: first))
+                } else {
+                    seen[name] = key.offset
+                    members.append(JSONMember(key: name, keyOffset: key.offset, value: value))
+                }
+            }
+            return JSONNode(offset: offset, value: .object(members))
+        case .array:
+            var elements: [JSONNode] = []
+            try reader.readArray { reader, _ in
+                elements.append(try readNode(&reader, duplicates: &duplicates))
+            }
+            return JSONNode(offset: offset, value: .array(elements))
+        case .string:
+            return JSONNode(offset: offset, value: .string(try reader.readString()))
+        case .number:
+            return JSONNode(offset: offset, value: .number(try reader.readNumber()))
+        case .bool:
+            return JSONNode(offset: offset, value: .bool(try reader.readBool()))
+        case .null:
+            try reader.readNull()
+            return JSONNode(offset: offset, value: .null)
+        }
+    }
+}
+
+/// One value of a ``JSONDocument`` and where it starts.
+struct JSONNode {
+    var offset: Int
+    var value: JSONValue
+
+    /// The kind of value, for "expected ..., found ..." messages.
+    var kind: JSONReader.Kind {
+        switch value {
+        case .object: .object
+        case .array: .array
+        case .string: .string
+        case .number: .number
+        case .bool: .bool
+        case .null: .null
+        }
+    }
+}
+
+/// The value of a ``JSONNode``.
+indirect enum JSONValue {
+    case object([JSONMember])
+    case array([JSONNode])
+    case string(String)
+    case number(JSONNumber)
+    case bool(Bool)
+    case null
+}
+
+/// A member of a JSON object: its name, where the name starts, and its value.
+struct JSONMember {
+    var key: String
+    var keyOffset: Int
+    var value: JSONNode
+}

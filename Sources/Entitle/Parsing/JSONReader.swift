@@ -1,0 +1,381 @@
+/// A pull reader over UTF-8 JSON text (RFC 8259), one value at a time, with no intermediate tree.
+///
+/// This is the one JSON reader of the package: ``JSONDocument`` builds a located tree from it for
+/// catalogs, and ``ReceiptDecoder`` reads receipts straight into their values with it. It never
+/// allocates for structure, reads numbers and plain strings in place, and bounds nesting depth so a
+/// hostile text cannot exhaust the stack.
+///
+/// The reader borrows its bytes: use it inside `withUnsafeBytes`.
+struct JSONReader {
+    /// The kinds of JSON value, as seen from their first byte.
+    enum Kind: Equatable {
+        case object, array, string, number, bool, null
+
+        /// The article-and-noun form used in messages ("an object").
+        var phrase: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .bool: "a boolean"
+            case .null: "null"
+            }
+        }
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    /// The byte offset of the next unread byte.
+    private(set) var offset: Int = 0
+    private let maxDepth: Int
+    private var depth: Int = 0
+
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: Whitespace and peeking
+
+    @inline(__always)
+    private mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// Skips whitespace and tells what kind of value comes next, without reading it.
+    ///
+    /// After `peek`, ``valueOffset`` is the offset of the value's first byte.
+    mutating func peek() throws -> Kind {
+        skipWhitespace()
+        guard offset < bytes.count else { throw error("unexpected end of input, expected a value") }
+        switch bytes[offset] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        default: throw error("unexpected \(describeByte(at: offset)), expected a value")
+        }
+    }
+
+    /// The offset of the next value's first byte (valid after ``peek()``).
+    var valueOffset: Int { offset }
+
+    /// Fails unless only whitespace remains.
+    mutating func finish() throws {
+        skipWhitespace()
+        if offset < bytes.count {
+            throw error("unexpected \(describeByte(at: offset)) after the end of the JSON value")
+        }
+    }
+
+    // MARK: Containers
+
+    /// Reads an object, calling `body` once per member with the reader positioned at the member's
+    /// value; `body` must consume that value.
+    mutating func readObject(_ body: (inout JSONReader, JSONString) throws -> Void) throws {
+        try enter(UInt8(ascii: "{"), expected: .object)
+        var first = true
+        while true {
+            skipWhitespace()
+            guard offset < bytes.count else { throw (self.error("unexpected end of input inside an object")) }
+            if bytes[offset] == UInt8(ascii: "}") {
+                offset += 1
+                depth -= 1
+                return
+            }
+            if !first {
+                guard bytes[offset] == UInt8(ascii: ",") else {
+                    throw (self.error("expected `,` or `}` after an object member, found \(describeByte(at: offset))"))
+                }
+                offset += 1
+                skipWhitespace()
+            }
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+                    throw (self.error("trailing comma before `}`"))
+                }
+                throw (self.error(offset < bytes.count
+                    ? "expected a member name in double quotes, found \(describeByte(at: offset))"
+                    : "unexpected end of input inside an object"))
+            }
+            let key = try readKey()
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
+                throw (self.error("expected `:` after member name `\(key.string)`"))
+            }
+            offset += 1
+            try body(&self, key)
+            first = false
+        }
+    }
+
+    /// Reads an array, calling `body` once per element with the reader positioned at the element;
+    /// `body` must consume it. The second argument is the element's index.
+    mutating func readArray(_ body: (inout JSONReader, Int) throws -> Void) throws {
+        try enter(UInt8(ascii: "["), expected: .array)
+        var index = 0
+        while true {
+            skipWhitespace()
+            guard offset < bytes.count else { throw (self.error("unexpected end of input inside an array")) }
+            if bytes[offset] == UInt8(ascii: "]") {
+                offset += 1
+                depth -= 1
+                return
+            }
+            if index > 0 {
+                guard bytes[offset] == UInt8(ascii: ",") else {
+                    throw (self.error("expected `,` or `]` after an array element, found \(describeByte(at: offset))"))
+                }
+                offset += 1
+                skipWhitespace()
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+                    throw (self.error("trailing comma before `]`"))
+                }
+            }
+            try body(&self, index)
+            index += 1
+        }
+    }
+
+    private mutating func enter(_ opener: UInt8, expected: Kind) throws {
+        let kind = try peek()
+        guard bytes[offset] == opener else { throw mismatch(expected: expected, found: kind) }
+        depth += 1
+        if depth > maxDepth {
+            throw error("JSON nested deeper than \(maxDepth) levels")
+        }
+        offset += 1
+    }
+
+    // MARK: Scalars
+
+    /// Reads a string value into a Swift `String`.
+    mutating func readString() throws -> String {
+        try readStringToken().string
+    }
+
+    /// Reads a string value without decoding it yet.
+    mutating func readStringToken() throws -> JSONString {
+        let kind = try peek()
+        guard kind == .string else { throw mismatch(expected: .string, found: kind) }
+        return try readKey()
+    }
+
+    /// Reads a JSON number.
+    mutating func readNumber() throws -> JSONNumber {
+        let kind = try peek()
+        guard kind == .number else { throw mismatch(expected: .number, found: kind) }
+        let start = offset
+        var negative = false
+        if bytes[offset] == UInt8(ascii: "-") {
+            negative = true
+            offset += 1
+        }
+        guard offset < bytes.count, isDigit(bytes[offset]) else {
+            throw error("expected a digit in a number")
+        }
+        // Accumulate negatively so Int64.min is representable.
+        var value: Int64 = 0
+        var overflow = false
+        if bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+            if offset < bytes.count, isDigit(bytes[offset]) {
+                throw error("a number cannot have a leading zero")
+            }
+        } else {
+            while offset < bytes.count, isDigit(bytes[offset]) {
+                let digit = Int64(bytes[offset] &- UInt8(ascii: "0"))
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.subtractingReportingOverflow(digit)
+                overflow = overflow || o1 || o2
+                value = next
+                offset += 1
+            }
+        }
+        var isInteger = true
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            isInteger = false
+            offset += 1
+            guard offset < bytes.count, isDigit(bytes[offset]) else {
+                throw error("expected a digit after the decimal point")
+            }
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        }
+        if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard offset < bytes.count, isDigit(bytes[offset]) else {
+                throw error("expected a digit in the exponent")
+            }
+            while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+        }
+        var integer: Int64?
+        if isInteger, !overflow {
+            if negative {
+                integer = value
+            } else if value != Int64.min {
+                integer = -value
+            }
+        }
+        return JSONNumber(
+            integer: integer,
+            text: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self))
+    }
+
+    /// Reads an integer without building the number's text; fails on fractions and exponents.
+    mutating func readInt64(_ what: @autoclosure () -> String) throws -> Int64 {
+        let kind = try peek()
+        guard kind == .number else { throw mismatch(expected: .number, found: kind) }
+        let start = offset
+        let number = try readNumber()
+        guard let integer = number.integer else {
+            offset = start
+            throw error("\(what()) must be an integer, found `\(number.text)`")
+        }
+        return integer
+    }
+
+    /// Reads `true` or `false`.
+    mutating func readBool() throws -> Bool {
+        let kind = try peek()
+        guard kind == .bool else { throw mismatch(expected: .bool, found: kind) }
+        if matchLiteral("true") { return true }
+        if matchLiteral("false") { return false }
+        throw error("invalid literal, expected `true` or `false`")
+    }
+
+    /// Reads `null`.
+    mutating func readNull() throws {
+        let kind = try peek()
+        guard kind == .null else { throw mismatch(expected: .null, found: kind) }
+        guard matchLiteral("null") else { throw error("invalid literal, expected `null`") }
+    }
+
+    /// Reads and discards one value of any kind, still checking its syntax.
+    mutating func skipValue() throws {
+        switch try peek() {
+        case .object: try readObject { reader, _ in try reader.skipValue() }
+        case .array: try readArray { reader, _ in try reader.skipValue() }
+        case .string: _ = try readKey()
+        case .number: _ = try readNumber()
+        case .bool: _ = try readBool()
+        case .null: try readNull()
+        }
+    }
+
+    // MARK: Strings
+
+    /// Reads a string token at `offset` (which must be at its opening quote).
+    private mutating func readKey() throws -> JSONString {
+        let quote = offset
+        offset += 1
+        let start = offset
+        var hasEscapes = false
+        var nonASCII: UInt8 = 0
+        while true {
+            guard offset < bytes.count else {
+                offset = quote
+                throw error("unterminated string")
+            }
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") {
+                hasEscapes = true
+                offset += 1
+                guard offset < bytes.count else { continue }
+                switch bytes[offset] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    offset += 1
+                case UInt8(ascii: "u"):
+                    for step in 1...4 {
+                        guard offset + step < bytes.count, isHexDigit(bytes[offset + step]) else {
+                            offset -= 1
+                            throw error("invalid `\\u` escape, expected four hexadecimal digits")
+                        }
+                    }
+                    offset += 5
+                default:
+                    offset -= 1
+                    throw error("invalid escape `\\\(describeRawByte(bytes[offset + 1]))` in a string")
+                }
+                continue
+            }
+            if byte < 0x20 {
+                throw error("control character U+\(hex(byte)) must be escaped in a string")
+            }
+            nonASCII |= byte
+            offset += 1
+        }
+        let end = offset
+        offset += 1
+        let token = JSONString(
+            raw: UnsafeRawBufferPointer(rebasing: bytes[start..<end]),
+            offset: quote, hasEscapes: hasEscapes, isASCII: nonASCII & 0x80 == 0)
+        if !token.isASCII || hasEscapes {
+            // Validate now so every later use of the token can decode without failing.
+            guard token.decodeChecked() != nil else {
+                offset = quote
+                throw error("string is not valid UTF-8 or has an unpaired surrogate escape")
+            }
+        }
+        return token
+    }
+
+    // MARK: Helpers
+
+    private mutating func matchLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        let pointer = literal.utf8Start
+        for index in 0..<count where bytes[offset + index] != pointer[index] { return false }
+        offset += count
+        return true
+    }
+
+    @inline(__always) private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    private func isHexDigit(_ byte: UInt8) -> Bool {
+        isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+    }
+
+    /// An error at the current offset.
+    func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: offset, message: message)
+    }
+
+    /// An error at a given offset.
+    func error(_ message: String, at offset: Int) -> JSONSyntaxError {
+        JSONSyntaxError(offset: offset, message: message)
+    }
+
+    func mismatch(expected: Kind, found: Kind) -> JSONSyntaxError {
+        error("expected \(expected.phrase), found \(found.phrase)")
+    }
+
+    private func describeByte(at index: Int) -> String {
+        "`\(describeRawByte(bytes[index]))`"
+    }
+
+    private func describeRawByte(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return String(UnicodeScalar(byte)) }
+        return "0x" + hex(byte)
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}

@@ -1,0 +1,9 @@
+/// A JSON text that could not be read, with the byte offset where reading stopped.
+///
+/// Callers turn the offset into a `line:column` location with ``LineTable``.
+struct JSONSyntaxError: Error, Sendable, Equatable {
+    /// Byte offset into the text.
+    var offset: Int
+    /// Lowercase description, no trailing period.
+    var message: String
+}

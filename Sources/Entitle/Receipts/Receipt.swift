@@ -1,0 +1,110 @@
+/// One app's normalized receipt: its transactions, pending renewal information and the
+/// consumptions a backend recorded against its consumable balances.
+public struct Receipt: Hashable, Sendable {
+    /// The bundle id of the app the receipt belongs to.
+    public var app: String
+    public var transactions: [Transaction]
+    public var renewals: [Renewal]
+    public var consumptions: [Consumption]
+    /// Where the data came from: `production`, `sandbox`, `xcode` or `local-testing` (or Apple's raw
+    /// value when it is none of these); `nil` when unknown.
+    public var environment: String?
+    /// The app version the customer first bought or downloaded, when the source says.
+    public var originalApplicationVersion: String?
+
+    public init(
+        app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
+        environment: String? = nil, originalApplicationVersion: String? = nil
+    ) {
+        self.app = app
+        self.transactions = transactions
+        self.renewals = renewals
+        self.consumptions = consumptions
+        self.environment = environment
+        self.originalApplicationVersion = originalApplicationVersion
+    }
+}
+
+/// One purchase, renewal or restore of a product.
+public struct Transaction: Hashable, Sendable {
+    /// Whether the customer bought it or it is shared with them through Family Sharing.
+    public enum Ownership: String, Hashable, Sendable, CaseIterable {
+        case purchased
+        case familyShared = "family-shared"
+    }
+
+    public var productId: String
+    public var transactionId: String
+    /// The first transaction of a subscription chain or restore; `nil` when the source has none.
+    public var originalTransactionId: String?
+    public var purchaseDate: Instant
+    public var originalPurchaseDate: Instant?
+    /// The end of the period an auto-renewable subscription transaction pays for.
+    public var expiresDate: Instant?
+    /// When Apple refunded or revoked the transaction.
+    public var cancellationDate: Instant?
+    public var quantity: Int
+    public var isTrialPeriod: Bool
+    public var isIntroOfferPeriod: Bool
+    /// The customer upgraded to another subscription in the group; this transaction grants nothing.
+    public var isUpgraded: Bool
+    public var ownership: Ownership
+
+    public init(
+        productId: String, transactionId: String, originalTransactionId: String? = nil,
+        purchaseDate: Instant, originalPurchaseDate: Instant? = nil, expiresDate: Instant? = nil,
+        cancellationDate: Instant? = nil, quantity: Int = 1, isTrialPeriod: Bool = false,
+        isIntroOfferPeriod: Bool = false, isUpgraded: Bool = false, ownership: Ownership = .purchased
+    ) {
+        self.productId = productId
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.cancellationDate = cancellationDate
+        self.quantity = quantity
+        self.isTrialPeriod = isTrialPeriod
+        self.isIntroOfferPeriod = isIntroOfferPeriod
+        self.isUpgraded = isUpgraded
+        self.ownership = ownership
+    }
+}
+
+/// What the App Store says will happen to an auto-renewable subscription chain next.
+public struct Renewal: Hashable, Sendable {
+    public var productId: String?
+    /// The chain this information is about.
+    public var originalTransactionId: String
+    public var willRenew: Bool?
+    public var isInBillingRetry: Bool?
+    /// While billing is retried, access continues until this instant.
+    public var gracePeriodExpiresDate: Instant?
+
+    public init(
+        productId: String? = nil, originalTransactionId: String, willRenew: Bool? = nil,
+        isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil
+    ) {
+        self.productId = productId
+        self.originalTransactionId = originalTransactionId
+        self.willRenew = willRenew
+        self.isInBillingRetry = isInBillingRetry
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+    }
+}
+
+/// Credits spent from a currency balance, as recorded by the app's backend.
+public struct Consumption: Hashable, Sendable {
+    /// Unique per consumption; the same id seen twice counts once.
+    public var id: String
+    public var currency: String
+    public var amount: Int64
+    public var date: Instant
+
+    public init(id: String, currency: String, amount: Int64, date: Instant) {
+        self.id = id
+        self.currency = currency
+        self.amount = amount
+        self.date = date
+    }
+}

@@ -1,0 +1,409 @@
+import Foundation
+
+/// Reads normalized receipt JSON straight into a ``Receipt``, with no intermediate tree and no date
+/// formatters: instants are parsed from the bytes into integer milliseconds.
+///
+/// A receipt is accepted whole or rejected with the location of its first problem: malformed
+/// JSON, unknown or repeated keys, wrong types, bad instants, missing required fields, or two
+/// consumptions with one id and different content.
+public enum ReceiptDecoder {
+    /// Receipts larger than this are rejected before reading.
+    public static let maxBytes = 64 << 20
+    static let maxDepth = 32
+
+    static let receiptKeys = ["$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion"]
+    static let transactionKeys = [
+        "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
+        "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
+    ]
+    static let renewalKeys = ["productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate"]
+    static let consumptionKeys = ["id", "currency", "amount", "date"]
+
+    /// Decodes one normalized receipt.
+    ///
+    /// - Parameters:
+    ///   - data: the receipt's JSON bytes.
+    ///   - name: the file name to use in the error's location.
+    /// - Returns: the receipt.
+    /// - Throws: ``ReceiptError`` locating the first problem.
+    public static func decode(_ data: Data, name: String = "<receipt>") throws(ReceiptError) -> Receipt {
+        guard data.count <= maxBytes else {
+            throw ReceiptError(code: .malformedJSON, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
+                               location: SourceLocation(file: name, line: 1, column: 1))
+        }
+        let result: Result<Receipt, Failure> = data.withUnsafeBytes { raw in
+            do {
+                return .success(try decode(raw))
+            } catch let failure as Failure {
+                return .failure(failure)
+            } catch let error as JSONSyntaxError {
+                return .failure(Failure(offset: error.offset, message: error.message, code: .malformedJSON))
+            } catch {
+                return .failure(Failure(offset: 0, message: "\(error)", code: .malformedJSON))
+            }
+        }
+        switch result {
+        case .success(let receipt):
+            return receipt
+        case .failure(let failure):
+            let (line, column) = LineTable(data).location(of: failure.offset)
+            throw ReceiptError(code: failure.code, message: failure.message,
+                               location: SourceLocation(file: name, line: line, column: column),
+                               path: failure.path, help: failure.help)
+        }
+    }
+
+    /// A problem found while decoding, before it is given a line and column.
+    struct Failure: Error {
+        var offset: Int
+        var message: String
+        var code: DiagnosticCode
+        var path = ""
+        var help: String?
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Receipt {
+        var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
+        let receipt = try decodeReceipt(&reader)
+        try reader.finish()
+        return receipt
+    }
+
+    // MARK: Objects
+
+    private static func decodeReceipt(_ reader: inout JSONReader) throws -> Receipt {
+        let start = try expectObject(&reader, path: "")
+        var seen = KeySet()
+        var app: String?
+        var transactions: [Transaction] = []
+        var renewals: [Renewal] = []
+        var consumptions: [Consumption] = []
+        var consumptionIndex: [String: Int] = [:]
+        var environment: String?
+        var originalApplicationVersion: String?
+        try reader.readObject { reader, key in
+            if key == "$schema" {
+                try seen.insert(0, key)
+                _ = try string(&reader, path: "$schema")
+            } else if key == "app" {
+                try seen.insert(1, key)
+                app = try nonEmptyString(&reader, path: "app")
+            } else if key == "transactions" {
+                try seen.insert(2, key)
+                try expectArray(&reader, path: "transactions")
+                try reader.readArray { reader, index in
+                    transactions.append(try decodeTransaction(&reader, path: "transactions[\(index)]"))
+                }
+            } else if key == "renewals" {
+                try seen.insert(3, key)
+                try expectArray(&reader, path: "renewals")
+                try reader.readArray { reader, index in
+                    renewals.append(try decodeRenewal(&reader, path: "renewals[\(index)]"))
+                }
+            } else if key == "consumptions" {
+                try seen.insert(4, key)
+                try expectArray(&reader, path: "consumptions")
+                try reader.readArray { reader, index in
+                    let offset = try reader.peekOffset()
+                    let path = "consumptions[\(index)]"
+                    let consumption = try decodeConsumption(&reader, path: path)
+                    if let previous = consumptionIndex[consumption.id] {
+                        guard consumptions[previous] == consumption else {
+                            throw Failure(
+                                offset: offset, message: "consumption `\(consumption.id)` appears twice with different content",
+                                code: .conflictingConsumption, path: path,
+                                help: "the first is consumptions[\(previous)]; a consumption id must identify one record")
+                        }
+                    } else {
+                        consumptionIndex[consumption.id] = consumptions.count
+                        consumptions.append(consumption)
+                    }
+                }
+            } else if key == "environment" {
+                try seen.insert(5, key)
+                environment = try optionalString(&reader, path: "environment")
+            } else if key == "originalApplicationVersion" {
+                try seen.insert(6, key)
+                originalApplicationVersion = try optionalString(&reader, path: "originalApplicationVersion")
+            } else {
+                throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
+            }
+        }
+        guard let app else { throw missing("app", in: "receipt", at: start, path: "") }
+        return Receipt(app: app, transactions: transactions, renewals: renewals, consumptions: consumptions,
+                       environment: environment, originalApplicationVersion: originalApplicationVersion)
+    }
+
+    private static func decodeTransaction(_ reader: inout JSONReader, path: String) throws -> Transaction {
+        let start = try expectObject(&reader, path: path)
+        var seen = KeySet()
+        var productId: String?
+        var transactionId: String?
+        var originalTransactionId: String?
+        var purchaseDate: Instant?
+        var originalPurchaseDate: Instant?
+        var expiresDate: Instant?
+        var cancellationDate: Instant?
+        var quantity = 1
+        var isTrialPeriod = false
+        var isIntroOfferPeriod = false
+        var isUpgraded = false
+        var ownership = Transaction.Ownership.purchased
+        try reader.readObject { reader, key in
+            if key == "productId" {
+                try seen.insert(0, key)
+                productId = try nonEmptyString(&reader, path: path + ".productId")
+            } else if key == "transactionId" {
+                try seen.insert(1, key)
+                transactionId = try nonEmptyString(&reader, path: path + ".transactionId")
+            } else if key == "originalTransactionId" {
+                try seen.insert(2, key)
+                originalTransactionId = try optionalString(&reader, path: path + ".originalTransactionId")
+            } else if key == "purchaseDate" {
+                try seen.insert(3, key)
+                purchaseDate = try instant(&reader, path: path + ".purchaseDate")
+            } else if key == "originalPurchaseDate" {
+                try seen.insert(4, key)
+                originalPurchaseDate = try optionalInstant(&reader, path: path + ".originalPurchaseDate")
+            } else if key == "expiresDate" {
+                try seen.insert(5, key)
+                expiresDate = try optionalInstant(&reader, path: path + ".expiresDate")
+            } else if key == "cancellationDate" {
+                try seen.insert(6, key)
+                cancellationDate = try optionalInstant(&reader, path: path + ".cancellationDate")
+            } else if key == "quantity" {
+                try seen.insert(7, key)
+                let offset = try reader.peekOffset()
+                let value = try integer(&reader, path: path + ".quantity")
+                guard value >= 1, value <= 1_000_000 else {
+                    throw Failure(offset: offset, message: "quantity must be from 1 to 1000000, found \(value)",
+                                  code: .badValue, path: path + ".quantity")
+                }
+                quantity = Int(value)
+            } else if key == "isTrialPeriod" {
+                try seen.insert(8, key)
+                isTrialPeriod = try optionalBool(&reader, path: path + ".isTrialPeriod") ?? false
+            } else if key == "isIntroOfferPeriod" {
+                try seen.insert(9, key)
+                isIntroOfferPeriod = try optionalBool(&reader, path: path + ".isIntroOfferPeriod") ?? false
+            } else if key == "isUpgraded" {
+                try seen.insert(10, key)
+                isUpgraded = try optionalBool(&reader, path: path + ".isUpgraded") ?? false
+            } else if key == "ownership" {
+                try seen.insert(11, key)
+                let offset = try reader.peekOffset()
+                let text = try string(&reader, path: path + ".ownership")
+                guard let value = Transaction.Ownership(rawValue: text) else {
+                    let names = Transaction.Ownership.allCases.map(\.rawValue)
+                    throw Failure(offset: offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
+                                  path: path + ".ownership",
+                                  help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
+                }
+                ownership = value
+            } else {
+                throw unknownKey(key, in: transactionKeys, what: "transaction", path: path)
+            }
+        }
+        guard let productId else { throw missing("productId", in: "transaction", at: start, path: path) }
+        guard let transactionId else { throw missing("transactionId", in: "transaction", at: start, path: path) }
+        guard let purchaseDate else { throw missing("purchaseDate", in: "transaction", at: start, path: path) }
+        return Transaction(
+            productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
+            purchaseDate: purchaseDate, originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
+            cancellationDate: cancellationDate, quantity: quantity, isTrialPeriod: isTrialPeriod,
+            isIntroOfferPeriod: isIntroOfferPeriod, isUpgraded: isUpgraded, ownership: ownership)
+    }
+
+    private static func decodeRenewal(_ reader: inout JSONReader, path: String) throws -> Renewal {
+        let start = try expectObject(&reader, path: path)
+        var seen = KeySet()
+        var productId: String?
+        var originalTransactionId: String?
+        var willRenew: Bool?
+        var isInBillingRetry: Bool?
+        var grace: Instant?
+        try reader.readObject { reader, key in
+            if key == "productId" {
+                try seen.insert(0, key)
+                productId = try optionalString(&reader, path: path + ".productId")
+            } else if key == "originalTransactionId" {
+                try seen.insert(1, key)
+                originalTransactionId = try nonEmptyString(&reader, path: path + ".originalTransactionId")
+            } else if key == "willRenew" {
+                try seen.insert(2, key)
+                willRenew = try optionalBool(&reader, path: path + ".willRenew")
+            } else if key == "isInBillingRetry" {
+                try seen.insert(3, key)
+                isInBillingRetry = try optionalBool(&reader, path: path + ".isInBillingRetry")
+            } else if key == "gracePeriodExpiresDate" {
+                try seen.insert(4, key)
+                grace = try optionalInstant(&reader, path: path + ".gracePeriodExpiresDate")
+            } else {
+                throw unknownKey(key, in: renewalKeys, what: "renewal", path: path)
+            }
+        }
+        guard let originalTransactionId else {
+            throw missing("originalTransactionId", in: "renewal", at: start, path: path)
+        }
+        return Renewal(productId: productId, originalTransactionId: originalTransactionId, willRenew: willRenew,
+                       isInBillingRetry: isInBillingRetry, gracePeriodExpiresDate: grace)
+    }
+
+    private static func decodeConsumption(_ reader: inout JSONReader, path: String) throws -> Consumption {
+        let start = try expectObject(&reader, path: path)
+        var seen = KeySet()
+        var id: String?
+        var currency: String?
+        var amount: Int64?
+        var date: Instant?
+        try reader.readObject { reader, key in
+            if key == "id" {
+                try seen.insert(0, key)
+                id = try nonEmptyString(&reader, path: path + ".id")
+            } else if key == "currency" {
+                try seen.insert(1, key)
+                currency = try nonEmptyString(&reader, path: path + ".currency")
+            } else if key == "amount" {
+                try seen.insert(2, key)
+                let offset = try reader.peekOffset()
+                let value = try integer(&reader, path: path + ".amount")
+                guard value > 0, value <= 1_000_000_000_000 else {
+                    throw Failure(offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
+                                  code: .badValue, path: path + ".amount")
+                }
+                amount = value
+            } else if key == "date" {
+                try seen.insert(3, key)
+                date = try instant(&reader, path: path + ".date")
+            } else {
+                throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path)
+            }
+        }
+        guard let id else { throw missing("id", in: "consumption", at: start, path: path) }
+        guard let currency else { throw missing("currency", in: "consumption", at: start, path: path) }
+        guard let amount else { throw missing("amount", in: "consumption", at: start, path: path) }
+        guard let date else { throw missing("date", in: "consumption", at: start, path: path) }
+        return Consumption(id: id, currency: currency, amount: amount, date: date)
+    }
+
+    // MARK: Values
+
+    /// Member names already seen in one object, as bits, to reject repeated keys without hashing.
+    struct KeySet {
+        private var bits: UInt32 = 0
+        mutating func insert(_ bit: Int, _ key: JSONString) throws {
+            let mask: UInt32 = 1 << UInt32(bit)
+            if bits & mask != 0 {
+                throw Failure(offset: key.offset, message: "duplicate key `\(key.string)`", code: .duplicateKey)
+            }
+            bits |= mask
+        }
+    }
+
+    private static func expectObject(_ reader: inout JSONReader, path: String) throws -> Int {
+        let kind = try reader.peek()
+        guard kind == .object else { throw wrongType(&reader, expected: "an object", found: kind, path: path) }
+        return reader.valueOffset
+    }
+
+    private static func expectArray(_ reader: inout JSONReader, path: String) throws {
+        let kind = try reader.peek()
+        guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path) }
+    }
+
+    private static func string(_ reader: inout JSONReader, path: String) throws -> String {
+        let kind = try reader.peek()
+        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path) }
+        return try reader.readString()
+    }
+
+    private static func nonEmptyString(_ reader: inout JSONReader, path: String) throws -> String {
+        let offset = try reader.peekOffset()
+        let value = try string(&reader, path: path)
+        guard !value.isEmpty else {
+            throw Failure(offset: offset, message: "must not be empty", code: .badValue, path: path)
+        }
+        return value
+    }
+
+    private static func optionalString(_ reader: inout JSONReader, path: String) throws -> String? {
+        if try reader.peek() == .null {
+            try reader.readNull()
+            return nil
+        }
+        return try string(&reader, path: path)
+    }
+
+    private static func integer(_ reader: inout JSONReader, path: String) throws -> Int64 {
+        let kind = try reader.peek()
+        guard kind == .number else { throw wrongType(&reader, expected: "an integer", found: kind, path: path) }
+        let offset = reader.valueOffset
+        let number = try reader.readNumber()
+        guard let value = number.integer else {
+            throw Failure(offset: offset, message: "expected an integer, found `\(number.text)`", code: .wrongType, path: path)
+        }
+        return value
+    }
+
+    private static func optionalBool(_ reader: inout JSONReader, path: String) throws -> Bool? {
+        let kind = try reader.peek()
+        switch kind {
+        case .bool: return try reader.readBool()
+        case .null:
+            try reader.readNull()
+            return nil
+        default: throw wrongType(&reader, expected: "`true` or `false`", found: kind, path: path)
+        }
+    }
+
+    private static func instant(_ reader: inout JSONReader, path: String) throws -> Instant {
+        let kind = try reader.peek()
+        guard kind == .string else {
+            throw wrongType(&reader, expected: "an RFC 3339 instant string", found: kind, path: path)
+        }
+        let token = try reader.readStringToken()
+        let parsed: Instant? = token.hasEscapes
+            ? Instant(rfc3339: token.string)
+            : Instant.parseRFC3339(token.raw)
+        guard let parsed else {
+            throw Failure(offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
+                          code: .badInstant, path: path,
+                          help: "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
+        }
+        return parsed
+    }
+
+    private static func optionalInstant(_ reader: inout JSONReader, path: String) throws -> Instant? {
+        if try reader.peek() == .null {
+            try reader.readNull()
+            return nil
+        }
+        return try instant(&reader, path: path)
+    }
+
+    // MARK: Failures
+
+    private static func wrongType(_ reader: inout JSONReader, expected: String, found: JSONReader.Kind, path: String) -> Failure {
+        Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path)
+    }
+
+    private static func unknownKey(_ key: JSONString, in known: [String], what: String, path: String) -> Failure {
+        let name = key.string
+        return Failure(
+            offset: key.offset, message: "unknown key `\(name)` in \(what)", code: .unknownKey,
+            path: CatalogChecker.path(path, key: name),
+            help: Suggestion.help(for: name, in: known) ?? "allowed keys are \(CatalogChecker.list(known))")
+    }
+
+    private static func missing(_ key: String, in what: String, at offset: Int, path: String) -> Failure {
+        Failure(offset: offset, message: "missing required key `\(key)` in \(what)", code: .missingKey, path: path)
+    }
+}
+
+extension JSONReader {
+    /// The offset of the next value, after skipping whitespace.
+    mutating func peekOffset() throws -> Int {
+        _ = try peek()
+        return valueOffset
+    }
+}

@@ -1,0 +1,114 @@
+/// An ISO 8601 duration (`P1M`, `P1Y2M10D`, `P2W`, `PT36H`), added in the UTC Gregorian calendar.
+///
+/// Calendar parts add first (years and months, clamping the day to the target month's length, so
+/// January 31 + P1M is February 28 or 29), then weeks and days, then hours, minutes and seconds.
+public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
+    public var years = 0, months = 0, weeks = 0, days = 0
+    public var hours = 0, minutes = 0, seconds = 0
+
+    /// Components above this bound are rejected, which keeps all arithmetic far from overflow.
+    static let componentLimit = 1_000_000
+
+    /// Parses `PnYnMnWnDTnHnMnS`, any parts present in that order, whole numbers only.
+    public init?(_ text: String) {
+        var scalars = Array(text.utf8)[...]
+        guard scalars.first == UInt8(ascii: "P") else { return nil }
+        scalars = scalars.dropFirst()
+        var inTime = false
+        var sawPart = false
+        var order = 0  // position of the last designator seen, to enforce the ISO order
+        while let first = scalars.first {
+            if first == UInt8(ascii: "T") {
+                guard !inTime else { return nil }
+                inTime = true
+                scalars = scalars.dropFirst()
+                guard !scalars.isEmpty else { return nil }
+                continue
+            }
+            var value = 0
+            var digits = 0
+            while let d = scalars.first, d &- UInt8(ascii: "0") < 10 {
+                value = value * 10 + Int(d - UInt8(ascii: "0"))
+                digits += 1
+                guard value <= ISODuration.componentLimit else { return nil }
+                scalars = scalars.dropFirst()
+            }
+            guard digits > 0, let designator = scalars.first else { return nil }
+            scalars = scalars.dropFirst()
+            let position: Int
+            switch (inTime, designator) {
+            case (false, UInt8(ascii: "Y")): position = 1; years = value
+            case (false, UInt8(ascii: "M")): position = 2; months = value
+            case (false, UInt8(ascii: "W")): position = 3; weeks = value
+            case (false, UInt8(ascii: "D")): position = 4; days = value
+            case (true, UInt8(ascii: "H")): position = 5; hours = value
+            case (true, UInt8(ascii: "M")): position = 6; minutes = value
+            case (true, UInt8(ascii: "S")): position = 7; seconds = value
+            default: return nil
+            }
+            guard position > order else { return nil }
+            order = position
+            sawPart = true
+        }
+        guard sawPart else { return nil }
+    }
+
+    /// A duration of whole days.
+    public init(days: Int) {
+        self.days = days
+    }
+
+    /// Whether adding the duration moves time forward at all.
+    public var isPositive: Bool {
+        years + months + weeks + days + hours + minutes + seconds > 0
+    }
+
+    /// The length in days when the duration is made only of weeks and days; `nil` otherwise.
+    public var wholeDays: Int? {
+        guard years == 0, months == 0, hours == 0, minutes == 0, seconds == 0 else { return nil }
+        return weeks * 7 + days
+    }
+
+    var totalMonths: Int { years * 12 + months }
+    var totalDays: Int64 { Int64(weeks) * 7 + Int64(days) }
+    var timeMilliseconds: Int64 { (Int64(hours) * 3600 + Int64(minutes) * 60 + Int64(seconds)) * 1000 }
+
+    /// The instant this duration after `start`.
+    public func added(to start: Instant) -> Instant {
+        Instant(millisecondsSince1970: ISODuration.add(
+            months: totalMonths, days: totalDays, milliseconds: timeMilliseconds,
+            to: start.millisecondsSince1970))
+    }
+
+    /// Adds calendar months (clamping the day), then days, then milliseconds.
+    static func add(months: Int, days: Int64, milliseconds: Int64, to start: Int64) -> Int64 {
+        var (dayNumber, timeOfDay) = CivilCalendar.floorDivide(start, CivilCalendar.millisecondsPerDay)
+        if months != 0 {
+            let (year, month, day) = CivilCalendar.date(dayNumber: dayNumber)
+            let monthIndex = year * 12 + (month - 1) + months
+            let newYear = monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12
+            let newMonth = monthIndex - newYear * 12 + 1
+            let newDay = min(day, CivilCalendar.daysInMonth(year: newYear, month: newMonth))
+            dayNumber = CivilCalendar.dayNumber(year: newYear, month: newMonth, day: newDay)
+        }
+        dayNumber += days
+        timeOfDay += milliseconds
+        return dayNumber * CivilCalendar.millisecondsPerDay + timeOfDay
+    }
+
+    /// The canonical text, e.g. `P1Y2M` or `PT36H`.
+    public var description: String {
+        var text = "P"
+        if years > 0 { text += "\(years)Y" }
+        if months > 0 { text += "\(months)M" }
+        if weeks > 0 { text += "\(weeks)W" }
+        if days > 0 { text += "\(days)D" }
+        if hours + minutes + seconds > 0 {
+            text += "T"
+            if hours > 0 { text += "\(hours)H" }
+            if minutes > 0 { text += "\(minutes)M" }
+            if seconds > 0 { text += "\(seconds)S" }
+        }
+        return text == "P" ? "P0D" : text
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A point in time, as whole milliseconds since 1970-01-01T00:00:00Z.
+///
+/// Receipts, catalogs and results use instants rather than `Date`: they compare exactly, parse
+/// without formatters and never read the clock. Evaluation always takes the instant to evaluate
+/// at as a parameter.
+public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z (negative before).
+    public var millisecondsSince1970: Int64
+
+    /// Creates an instant from milliseconds since 1970-01-01T00:00:00Z.
+    public init(millisecondsSince1970: Int64) {
+        self.millisecondsSince1970 = millisecondsSince1970
+    }
+
+    /// Creates an instant from a `Date`, rounding down to the millisecond.
+    public init(_ date: Date) {
+        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The same instant as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000) }
+
+    /// Parses an RFC 3339 timestamp such as `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`.
+    ///
+    /// Digits past milliseconds are truncated. Returns `nil` for anything else, including dates
+    /// that do not exist (February 30) and leap seconds.
+    public init?(rfc3339 text: String) {
+        var text = text
+        let parsed = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0)) }
+        guard let parsed else { return nil }
+        self = parsed
+    }
+
+    /// The instant in RFC 3339 UTC form, with milliseconds only when they are not zero.
+    public var rfc3339: String { Instant.format(millisecondsSince1970) }
+
+    public var description: String { rfc3339 }
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool {
+        lhs.millisecondsSince1970 < rhs.millisecondsSince1970
+    }
+}
