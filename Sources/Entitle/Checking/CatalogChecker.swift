@@ -9,12 +9,14 @@ import Foundation
 /// ``PortfolioChecker``.
 struct CatalogChecker {
     let file: String
-    private let lines: LineTable
+    private let data: Data
+    /// Built on the first diagnostic: most catalogs have none.
+    private lazy var lines = LineTable(data)
     private(set) var diagnostics: [Diagnostic] = []
 
     private init(file: String, data: Data) {
         self.file = file
-        self.lines = LineTable(data)
+        self.data = data
     }
 
     static let topLevelKeys = ["$schema", "app", "features", "currencies", "legal", "products"]

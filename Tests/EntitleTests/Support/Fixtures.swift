@@ -1,0 +1,86 @@
+import Foundation
+@testable import Entitle
+
+/// Paths and builders the tests share.
+enum Fixtures {
+    /// The package root, found from this file's path.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var productsDirectory: String { packageRoot.appendingPathComponent("products").path }
+    static var corpusDirectory: URL { packageRoot.appendingPathComponent("Tests/EntitleTests/Corpus") }
+    /// The shared App Store fixtures beside the project.
+    static var sharedFixtures: URL { packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures") }
+
+    /// The example portfolio in products/, compiled.
+    static let examples: Portfolio = {
+        let compilation = Portfolio.load(path: productsDirectory)
+        guard let portfolio = compilation.portfolio else {
+            fatalError("products/ does not compile:\n" + compilation.diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        return portfolio
+    }()
+
+    static var diagrams: CompiledCatalog { examples.catalog(for: "com.example.diagrams")! }
+
+    /// Compiles one catalog given as JSON text.
+    static func compile(_ json: String, name: String = "catalog.json") -> Compilation {
+        Portfolio.compile([CatalogSource(name: name, data: Data(json.utf8))])
+    }
+
+    /// Compiles a catalog that must be valid.
+    static func catalog(_ json: String) -> CompiledCatalog {
+        let compilation = compile(json)
+        guard let portfolio = compilation.portfolio else {
+            fatalError("catalog does not compile:\n" + compilation.diagnostics.map(\.description).joined(separator: "\n"))
+        }
+        return portfolio.catalogs[0]
+    }
+
+    /// Decodes a receipt that must be valid.
+    static func receipt(_ json: String) -> Receipt {
+        do {
+            return try ReceiptDecoder.decode(Data(json.utf8))
+        } catch {
+            fatalError("receipt does not decode: \(error)")
+        }
+    }
+
+    static func instant(_ text: String) -> Instant {
+        guard let instant = Instant(rfc3339: text) else { fatalError("bad instant \(text)") }
+        return instant
+    }
+
+    /// A transaction for the diagrams app with terse arguments.
+    static func transaction(
+        _ product: String, _ id: String, _ purchase: String, expires: String? = nil, cancelled: String? = nil,
+        original: String? = nil, originalPurchase: String? = nil, quantity: Int = 1, trial: Bool = false,
+        intro: Bool = false, upgraded: Bool = false, familyShared: Bool = false
+    ) -> Transaction {
+        Transaction(
+            productId: product, transactionId: id, originalTransactionId: original,
+            purchaseDate: instant(purchase), originalPurchaseDate: originalPurchase.map(instant),
+            expiresDate: expires.map(instant), cancellationDate: cancelled.map(instant), quantity: quantity,
+            isTrialPeriod: trial, isIntroOfferPeriod: intro, isUpgraded: upgraded,
+            ownership: familyShared ? .familyShared : .purchased)
+    }
+}
+
+/// Product ids of the Diagrams example, shortened.
+enum Diagrams {
+    static let app = "com.example.diagrams"
+    static let pro = "com.example.diagrams.pro"
+    static let trial = "com.example.diagrams.trial"
+    static let upgrade = "com.example.diagrams.pro.upgrade"
+    static let sync = "com.example.diagrams.sync.monthly"
+    static let dayPass = "com.example.diagrams.daypass"
+    static let stencils = "com.example.diagrams.stencils.10"
+    static let oldApp = "com.example.diagrams6"
+    static let oldPro = "com.example.diagrams6.pro"
+
+    static func evaluate(_ transactions: [Transaction], renewals: [Renewal] = [], consumptions: [Consumption] = [],
+                         others: [Receipt] = [], at: String) -> Entitlements {
+        let receipt = Receipt(app: app, transactions: transactions, renewals: renewals, consumptions: consumptions)
+        return Fixtures.diagrams.evaluate([receipt] + others, at: Fixtures.instant(at))
+    }
+}

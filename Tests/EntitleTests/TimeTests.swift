@@ -1,0 +1,103 @@
+import Testing
+@testable import Entitle
+
+@Suite("Instants and durations")
+struct TimeTests {
+    @Test("RFC 3339 parses to milliseconds", arguments: [
+        ("1970-01-01T00:00:00Z", Int64(0)),
+        ("2026-01-15T09:00:00Z", Int64(1_768_467_600_000)),
+        ("2026-01-15T10:00:00+01:00", Int64(1_768_467_600_000)),
+        ("2026-01-15T04:30:00-04:30", Int64(1_768_467_600_000)),
+        ("2026-01-15T09:00:00.5Z", Int64(1_768_467_600_500)),
+        ("2026-01-15T09:00:00.123456Z", Int64(1_768_467_600_123)),
+        ("2026-01-15t09:00:00z", Int64(1_768_467_600_000)),
+        ("1969-12-31T23:59:59.999Z", Int64(-1)),
+        ("2024-02-29T00:00:00Z", Int64(1_709_164_800_000)),
+    ])
+    func parses(text: String, milliseconds: Int64) {
+        #expect(Instant(rfc3339: text)?.millisecondsSince1970 == milliseconds)
+    }
+
+    @Test("RFC 3339 rejects what is not a real instant", arguments: [
+        "2026-01-15", "2026-01-15 09:00:00Z", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z",
+        "2026-13-01T00:00:00Z", "2026-01-15T24:00:00Z", "2026-01-15T09:60:00Z", "2026-01-15T09:00:60Z",
+        "2026-01-15T09:00:00", "2026-01-15T09:00:00+0100", "2026-01-15T09:00:00.Z", "2026-01-15T09:00:00+25:00",
+        "20260115T090000Z", "", "2026-01-15T09:00:00Zjunk",
+    ])
+    func rejects(text: String) {
+        #expect(Instant(rfc3339: text) == nil)
+    }
+
+    @Test("compact offsets only where Apple uses them")
+    func compactOffset() {
+        var text = "2020-07-22T18:33:15+0100"
+        let parsed = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
+        #expect(parsed == Instant(rfc3339: "2020-07-22T17:33:15Z"))
+    }
+
+    @Test("formats UTC with milliseconds only when not zero", arguments: [
+        (Int64(1_768_467_600_000), "2026-01-15T09:00:00Z"),
+        (Int64(1_768_467_600_250), "2026-01-15T09:00:00.250Z"),
+        (Int64(-1), "1969-12-31T23:59:59.999Z"),
+        (Int64(951_782_400_000), "2000-02-29T00:00:00Z"),
+    ])
+    func formats(milliseconds: Int64, text: String) {
+        #expect(Instant(millisecondsSince1970: milliseconds).rfc3339 == text)
+    }
+
+    @Test("formatting and parsing round-trip across centuries")
+    func roundTrip() {
+        var value: Int64 = -2_208_988_800_000  // 1900-01-01
+        while value < 4_102_444_800_000 {  // 2100-01-01
+            let text = Instant(millisecondsSince1970: value).rfc3339
+            #expect(Instant(rfc3339: text)?.millisecondsSince1970 == value, "\(text)")
+            value += 86_400_000 * 37 + 3_600_000 * 5 + 1_234
+        }
+    }
+
+    @Test("ISO 8601 durations parse", arguments: [
+        ("P1M", ISODuration(months: 1)), ("P1Y2M3W4D", ISODuration(years: 1, months: 2, weeks: 3, days: 4)),
+        ("PT36H", ISODuration(hours: 36)), ("P1DT12H30M5S", ISODuration(days: 1, hours: 12, minutes: 30, seconds: 5)),
+        ("P14D", ISODuration(days: 14)), ("P2W", ISODuration(weeks: 2)),
+    ])
+    func durationParses(text: String, expected: ISODuration) {
+        #expect(ISODuration(text) == expected)
+    }
+
+    @Test("bad ISO 8601 durations are rejected", arguments: [
+        "", "P", "PT", "1M", "P1", "P1.5M", "P-1D", "PM", "P1D1M", "P1MT", "P1H", "PT1D", "P1M1M", "p1m", "P1DT",
+        "P10000000D",
+    ])
+    func durationRejects(text: String) {
+        #expect(ISODuration(text) == nil)
+    }
+
+    @Test("months add in the calendar, clamping to the month's last day", arguments: [
+        ("2026-01-31T10:00:00Z", "P1M", "2026-02-28T10:00:00Z"),
+        ("2024-01-31T10:00:00Z", "P1M", "2024-02-29T10:00:00Z"),
+        ("2026-03-31T00:00:00Z", "P1M", "2026-04-30T00:00:00Z"),
+        ("2024-02-29T00:00:00Z", "P1Y", "2025-02-28T00:00:00Z"),
+        ("2026-12-15T00:00:00Z", "P1M", "2027-01-15T00:00:00Z"),
+        ("2026-01-31T00:00:00Z", "P1M1D", "2026-03-01T00:00:00Z"),
+        ("2026-03-08T12:00:00Z", "P1D", "2026-03-09T12:00:00Z"),
+        ("2026-01-01T00:00:00Z", "PT36H", "2026-01-02T12:00:00Z"),
+        ("2026-01-01T00:00:00Z", "P2W", "2026-01-15T00:00:00Z"),
+        ("1969-12-31T23:00:00Z", "P1M", "1970-01-31T23:00:00Z"),
+    ])
+    func durationAdds(start: String, duration: String, end: String) throws {
+        let duration = try #require(ISODuration(duration))
+        #expect(duration.added(to: Fixtures.instant(start)) == Fixtures.instant(end))
+    }
+}
+
+extension ISODuration {
+    init(years: Int = 0, months: Int = 0, weeks: Int = 0, days: Int = 0, hours: Int = 0, minutes: Int = 0, seconds: Int = 0) {
+        self.init(days: days)
+        self.years = years
+        self.months = months
+        self.weeks = weeks
+        self.hours = hours
+        self.minutes = minutes
+        self.seconds = seconds
+    }
+}
