@@ -58,8 +58,15 @@ struct JSONReader {
         case UInt8(ascii: "["): return .array
         case UInt8(ascii: "\""): return .string
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
-        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "t"):
+            guard hasLiteral("true") else { throw error("invalid literal, expected `true`") }
+            return .bool
+        case UInt8(ascii: "f"):
+            guard hasLiteral("false") else { throw error("invalid literal, expected `false`") }
+            return .bool
+        case UInt8(ascii: "n"):
+            guard hasLiteral("null") else { throw error("invalid literal, expected `null`") }
+            return .null
         default: throw error("unexpected \(describeByte(at: offset)), expected a value")
         }
     }
@@ -333,6 +340,19 @@ struct JSONReader {
     }
 
     // MARK: Helpers
+
+    /// Whether `literal` starts at the current offset, not followed by more letters.
+    private func hasLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        let pointer = literal.utf8Start
+        for index in 0..<count where bytes[offset + index] != pointer[index] { return false }
+        if offset + count < bytes.count {
+            let next = bytes[offset + count] | 0x20
+            if next >= UInt8(ascii: "a") && next <= UInt8(ascii: "z") { return false }
+        }
+        return true
+    }
 
     private mutating func matchLiteral(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+@testable import Entitle
+
+@Suite("Receipt decoding")
+struct ReceiptDecoderTests {
+    @Test("a full receipt decodes with defaults filled in")
+    func decodes() throws {
+        let receipt = try ReceiptDecoder.decode(Data("""
+        {
+          "app": "com.example.diagrams",
+          "transactions": [
+            { "productId": "p", "transactionId": "1", "originalTransactionId": "1",
+              "purchaseDate": "2026-01-01T09:00:00Z", "originalPurchaseDate": "2026-01-01T10:00:00+01:00",
+              "expiresDate": "2026-02-01T09:00:00.5Z", "cancellationDate": null, "quantity": 3,
+              "isTrialPeriod": true, "isIntroOfferPeriod": false, "isUpgraded": null, "ownership": "family-shared" },
+            { "productId": "q\\u00e9", "transactionId": "2", "purchaseDate": "2026-01-02T00:00:00Z" }
+          ],
+          "renewals": [ { "originalTransactionId": "1", "willRenew": false, "gracePeriodExpiresDate": "2026-02-10T00:00:00Z" } ],
+          "consumptions": [ { "id": "c", "currency": "gems", "amount": 2, "date": "2026-01-03T00:00:00Z" },
+                            { "id": "c", "currency": "gems", "amount": 2, "date": "2026-01-03T00:00:00Z" } ],
+          "environment": "sandbox"
+        }
+        """.utf8))
+        #expect(receipt.app == "com.example.diagrams")
+        #expect(receipt.environment == "sandbox")
+        let first = receipt.transactions[0]
+        #expect(first.originalPurchaseDate == first.purchaseDate)
+        #expect(first.expiresDate?.millisecondsSince1970 == Instant(rfc3339: "2026-02-01T09:00:00Z")!.millisecondsSince1970 + 500)
+        #expect(first.quantity == 3 && first.isTrialPeriod && !first.isUpgraded && first.ownership == .familyShared)
+        #expect(first.cancellationDate == nil)
+        let second = receipt.transactions[1]
+        #expect(second.productId == "qé" && second.quantity == 1 && second.ownership == .purchased)
+        #expect(receipt.renewals == [Renewal(originalTransactionId: "1", willRenew: false,
+                                             gracePeriodExpiresDate: Instant(rfc3339: "2026-02-10T00:00:00Z"))])
+        #expect(receipt.consumptions.count == 1, "an identical repeated consumption counts once")
+    }
+
+    struct BadReceipt: Sendable, CustomTestStringConvertible {
+        var name: String
+        var json: String
+        var message: String
+        var line: Int
+        var column: Int
+        var path: String
+        /// The text the location must point at.
+        var token: String? = nil
+        var testDescription: String { name }
+    }
+
+    static let bad: [BadReceipt] = [
+        BadReceipt(name: "not JSON", json: "{\n  \"app\": nope\n}", message: "invalid literal, expected `null`",
+                   line: 2, column: 10, path: "", token: "nope"),
+        BadReceipt(name: "missing app", json: "{ \"transactions\": [] }", message: "missing required key `app` in receipt",
+                   line: 1, column: 1, path: ""),
+        BadReceipt(name: "unknown key", json: "{ \"app\": \"a\", \"transactions\": [\n  { \"productId\": \"p\", \"transactionID\": \"1\", \"purchaseDate\": \"2026-01-01T00:00:00Z\" }\n] }",
+                   message: "unknown key `transactionID` in transaction", line: 2, column: 23, path: "transactions[0].transactionID", token: "\"transactionID\""),
+        BadReceipt(name: "bad instant", json: "{ \"app\": \"a\", \"transactions\": [\n  { \"productId\": \"p\", \"transactionId\": \"1\", \"purchaseDate\": \"2026-02-30T00:00:00Z\" }\n] }",
+                   message: "`2026-02-30T00:00:00Z` is not an RFC 3339 instant", line: 2, column: 61, path: "transactions[0].purchaseDate", token: "\"2026-02-30"),
+        BadReceipt(name: "missing purchase date", json: "{ \"app\": \"a\", \"transactions\": [\n  { \"productId\": \"p\", \"transactionId\": \"1\" }\n] }",
+                   message: "missing required key `purchaseDate` in transaction", line: 2, column: 3, path: "transactions[0]", token: "{ \"productId\""),
+        BadReceipt(name: "wrong type", json: "{ \"app\": \"a\", \"transactions\": {} }",
+                   message: "expected an array, found an object", line: 1, column: 31, path: "transactions", token: "{}"),
+        BadReceipt(name: "fractional quantity", json: "{ \"app\": \"a\", \"transactions\": [ { \"productId\": \"p\", \"transactionId\": \"1\", \"purchaseDate\": \"2026-01-01T00:00:00Z\", \"quantity\": 1.5 } ] }",
+                   message: "expected an integer, found `1.5`", line: 1, column: 127, path: "transactions[0].quantity", token: "1.5"),
+        BadReceipt(name: "duplicate key", json: "{ \"app\": \"a\", \"app\": \"b\" }",
+                   message: "duplicate key `app`", line: 1, column: 15, path: "", token: "\"app\": \"b\""),
+        BadReceipt(name: "conflicting consumptions", json: """
+            { "app": "a", "consumptions": [
+              { "id": "c", "currency": "gems", "amount": 2, "date": "2026-01-03T00:00:00Z" },
+              { "id": "c", "currency": "gems", "amount": 5, "date": "2026-01-03T00:00:00Z" } ] }
+            """,
+                   message: "consumption `c` appears twice with different content", line: 3, column: 3, path: "consumptions[1]", token: "{ \"id\": \"c\", \"currency\": \"gems\", \"amount\": 5"),
+        BadReceipt(name: "trailing garbage", json: "{ \"app\": \"a\" } x",
+                   message: "unexpected `x` after the end of the JSON value", line: 1, column: 16, path: "", token: "x"),
+        BadReceipt(name: "empty", json: "", message: "unexpected end of input, expected a value", line: 1, column: 1, path: ""),
+    ]
+
+    @Test("a bad receipt is rejected whole, with a located error", arguments: bad)
+    func rejects(_ bad: BadReceipt) {
+        do {
+            _ = try ReceiptDecoder.decode(Data(bad.json.utf8), name: "r.json")
+            Issue.record("accepted a bad receipt")
+        } catch {
+            #expect(error.message == bad.message)
+            #expect(error.location == SourceLocation(file: "r.json", line: bad.line, column: bad.column))
+            #expect(error.path == bad.path)
+            if let token = bad.token {
+                let line = bad.json.split(separator: "\n", omittingEmptySubsequences: false)[bad.line - 1]
+                #expect(String(line.dropFirst(bad.column - 1)).hasPrefix(token))
+            }
+        }
+    }
+
+    @Test("the did-you-mean reaches receipt keys too")
+    func suggestion() throws {
+        let json = "{ \"app\": \"a\", \"consumption\": [] }"
+        let error = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(json.utf8)) }
+        #expect(error.help == "did you mean `consumptions`?")
+    }
+
+    @Test("truncating a receipt anywhere gives an error, never a crash or a partial receipt")
+    func truncation() throws {
+        let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams-trial.json"))
+        var end = data.count
+        while end > 0, data[end - 1] == UInt8(ascii: "\n") || data[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        for length in 0..<end {
+            let prefix = data.prefix(length)
+            #expect(throws: ReceiptError.self) { try ReceiptDecoder.decode(prefix) }
+        }
+        #expect(try ReceiptDecoder.decode(data).transactions.count == 6)
+    }
+
+    @Test("random byte flips give errors or valid receipts, never crashes")
+    func byteFlips() throws {
+        let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/starquest-player.json"))
+        var generator = SplitMix64(seed: 42)
+        for _ in 0..<3000 {
+            var mutated = data
+            for _ in 0..<Int(generator.next() % 3 + 1) {
+                let index = Int(generator.next() % UInt64(mutated.count))
+                mutated[index] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            _ = try? ReceiptDecoder.decode(mutated)
+            _ = Portfolio.compile([CatalogSource(name: "m.json", data: mutated)])
+        }
+    }
+}
+
+/// A small deterministic random generator for fuzz-style tests and generated workloads.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
