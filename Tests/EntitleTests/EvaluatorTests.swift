@@ -337,7 +337,7 @@ struct EvaluatorTests {
               "upgrade": { "replaces": "full", "requires": { "app": "com.example.paid" } } } ] }
         """)
         let at = T.instant("2026-01-01T00:00:00Z")
-        #expect(catalog.evaluate([], at: at).offer(for: "up")?.reason == .prerequisiteMissing)
+        #expect(catalog.evaluate([Receipt](), at: at).offer(for: "up")?.reason == .prerequisiteMissing)
         #expect(catalog.evaluate([Receipt(app: "com.example.paid")], at: at).offer(for: "up")?.eligible == true)
         #expect(catalog.evaluate([Receipt(app: "com.example.paid")], at: at).offer(for: "full")?.reason == .upgradeAvailable)
     }
@@ -381,7 +381,7 @@ struct EvaluatorTests {
         let result = game.evaluate([receipt], at: T.instant("2026-03-01T00:00:00Z"))
         #expect(result.offer(for: "com.example.starquest.vip.yearly")?.introOfferEligible == false)
         #expect(result.offer(for: "com.example.starquest.vip.monthly")?.introOfferEligible == false)
-        let fresh = game.evaluate([], at: T.instant("2026-03-01T00:00:00Z"))
+        let fresh = game.evaluate([Receipt](), at: T.instant("2026-03-01T00:00:00Z"))
         #expect(fresh.offer(for: "com.example.starquest.vip.yearly")?.introOfferEligible == true)
     }
 }

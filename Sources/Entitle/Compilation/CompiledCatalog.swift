@@ -16,7 +16,11 @@ public final class CompiledCatalog: Sendable {
     let currencyDescriptions: [String]
     let products: [CompiledProduct]
     let productIndex: [String: Int]
+    let featureIndex: [String: Int]
     let currencyIndex: [String: Int]
+    /// Product and currency ids by their bytes, for receipts.
+    let productTable: ByteKeyTable
+    let currencyTable: ByteKeyTable
     /// For each feature, the products that grant it.
     let granters: [[Int]]
     /// Subscription group names; products refer to them by index.
@@ -41,6 +45,11 @@ public final class CompiledCatalog: Sendable {
         var currencyIndex: [String: Int] = [:]
         for (index, id) in currencyIds.enumerated() { currencyIndex[id] = index }
         self.currencyIndex = currencyIndex
+        var featureIndex: [String: Int] = [:]
+        for (index, id) in featureIds.enumerated() { featureIndex[id] = index }
+        self.featureIndex = featureIndex
+        self.productTable = ByteKeyTable(products.map(\.id))
+        self.currencyTable = ByteKeyTable(currencyIds)
         var granters = [[Int]](repeating: [], count: featureIds.count)
         for (index, product) in products.enumerated() {
             for feature in product.grants { granters[feature].append(index) }

@@ -12,9 +12,9 @@ struct CoverageSpan: Hashable, Sendable {
     /// Merges spans and finds the unbroken span containing `at`, and the first start after `at`.
     ///
     /// Spans that touch (`[a, b)` and `[b, c)`) are unbroken. Sorts `spans` in place.
-    static func locate(_ spans: inout [CoverageSpan], at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
+    static func locate(_ spans: UnsafeMutableBufferPointer<CoverageSpan>, at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
         guard !spans.isEmpty else { return (nil, nil) }
-        if spans.count > 1 { spans.sort { $0.start < $1.start } }
+        if spans.count > 1 { var spans = spans; spans.sort { $0.start < $1.start } }
         var index = 0
         while index < spans.count {
             let start = spans[index].start
@@ -28,5 +28,10 @@ struct CoverageSpan: Hashable, Sendable {
             if at < end { return (end, nil) }
         }
         return (nil, nil)
+    }
+
+    /// ``locate(_:at:)`` on an array.
+    static func locate(_ spans: inout [CoverageSpan], at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
+        spans.withUnsafeMutableBufferPointer { locate($0, at: at) }
     }
 }

@@ -1,21 +1,22 @@
 /// What a customer is entitled to at an instant: features, balances, product states and offers.
 ///
-/// Evaluation stores dense arrays indexed like the catalog; the id-keyed views (``features``,
-/// ``products``, ``offers``) are built when read, so a service that only asks
-/// ``isEnabled(_:)`` pays for nothing else.
+/// Evaluation records only the products the receipts touch and the features they turn on; every
+/// id-keyed view (``features``, ``products``, ``offers``) is built from those and the catalog when
+/// read, so a service that only asks ``isEnabled(_:)`` pays for nothing else, and the cost of an
+/// evaluation does not grow with the size of the catalog.
 public struct Entitlements: Sendable {
     /// The catalog the result was evaluated against.
     public let catalog: CompiledCatalog
     /// The instant the result holds at.
     public let at: Instant
-    let featureEnabled: [Bool]
-    let featureUntil: [Int64]
-    let productStates: [ProductState]
-    let productUntil: [Int64]
-    let everBought: FeatureSet
-    let introUsed: FeatureSet
-    let prerequisiteMet: FeatureSet
+    /// Products with transactions known at `at`, by ascending product index.
+    let productOutcomes: [ProductOutcome]
+    /// Enabled features, by ascending feature index.
+    let featureOutcomes: [FeatureOutcome]
     let balanceValues: [Int64]
+    let introUsed: [Int32]
+    /// Receipts of other apps, for upgrade requirements.
+    let otherReceipts: [ParsedReceipt]
     /// The earliest instant after ``at`` at which some feature turns on or off if no new
     /// transaction arrives; `nil` when nothing will change.
     public let reevaluateAt: Instant?
@@ -23,20 +24,17 @@ public struct Entitlements: Sendable {
     public let warnings: [EvaluationWarning]
 
     init(
-        catalog: CompiledCatalog, at: Instant, featureEnabled: [Bool], featureUntil: [Int64],
-        productStates: [ProductState], productUntil: [Int64], everBought: FeatureSet, introUsed: FeatureSet,
-        prerequisiteMet: FeatureSet, balances: [Int64], reevaluateAt: Instant?, warnings: [EvaluationWarning]
+        catalog: CompiledCatalog, at: Instant, products: [ProductOutcome], features: [FeatureOutcome],
+        balances: [Int64], introUsed: [Int32], otherReceipts: [ParsedReceipt], reevaluateAt: Instant?,
+        warnings: [EvaluationWarning]
     ) {
         self.catalog = catalog
         self.at = at
-        self.featureEnabled = featureEnabled
-        self.featureUntil = featureUntil
-        self.productStates = productStates
-        self.productUntil = productUntil
-        self.everBought = everBought
-        self.introUsed = introUsed
-        self.prerequisiteMet = prerequisiteMet
+        self.productOutcomes = products
+        self.featureOutcomes = features
         self.balanceValues = balances
+        self.introUsed = introUsed
+        self.otherReceipts = otherReceipts
         self.reevaluateAt = reevaluateAt
         self.warnings = warnings
     }
@@ -48,13 +46,18 @@ public struct Entitlements: Sendable {
 
     /// Whether a feature is on; `false` for a feature the catalog does not declare.
     public func isEnabled(_ feature: String) -> Bool {
-        guard let index = catalog.featureIds.firstIndex(of: feature) else { return false }
-        return featureEnabled[index]
+        guard let index = catalog.featureIndex[feature] else { return false }
+        return featureOutcome(index) != nil
+    }
+
+    /// The ids of the features that are on, in catalog order.
+    public var enabledFeatures: [String] {
+        featureOutcomes.map { catalog.featureIds[Int($0.feature)] }
     }
 
     /// One feature's status, or `nil` for a feature the catalog does not declare.
     public func feature(_ id: String) -> FeatureStatus? {
-        catalog.featureIds.firstIndex(of: id).map(featureStatus)
+        catalog.featureIndex[id].map(featureStatus)
     }
 
     /// Every declared feature's status, in catalog order.
@@ -62,15 +65,20 @@ public struct Entitlements: Sendable {
         catalog.featureIds.indices.map(featureStatus)
     }
 
+    private func featureOutcome(_ index: Int) -> FeatureOutcome? {
+        let position = Self.search(featureOutcomes, Int32(index), by: \.feature)
+        return position.map { featureOutcomes[$0] }
+    }
+
     private func featureStatus(_ index: Int) -> FeatureStatus {
-        let enabled = featureEnabled[index]
-        let sources = enabled
-            ? catalog.granters[index].filter { productStates[$0] == .active || productStates[$0] == .gracePeriod }
-                .map { catalog.products[$0].id }.sorted()
-            : []
-        return FeatureStatus(
-            id: catalog.featureIds[index], enabled: enabled,
-            until: enabled ? Self.instant(featureUntil[index]) : nil, sources: sources)
+        guard let outcome = featureOutcome(index) else {
+            return FeatureStatus(id: catalog.featureIds[index], enabled: false, until: nil, sources: [])
+        }
+        let sources = catalog.granters[index].filter {
+            let state = state(of: $0)
+            return state == .active || state == .gracePeriod
+        }.map { catalog.products[$0].id }.sorted()
+        return FeatureStatus(id: catalog.featureIds[index], enabled: true, until: Self.instant(outcome.until), sources: sources)
     }
 
     // MARK: Balances
@@ -90,9 +98,7 @@ public struct Entitlements: Sendable {
     /// The state of every product but consumables, in catalog order.
     public var products: [ProductStatus] {
         catalog.products.indices.compactMap { index in
-            let product = catalog.products[index]
-            guard product.type != .consumable else { return nil }
-            return productStatus(index)
+            catalog.products[index].type == .consumable ? nil : productStatus(index)
         }
     }
 
@@ -102,12 +108,21 @@ public struct Entitlements: Sendable {
         return productStatus(index)
     }
 
+    private func outcome(of product: Int) -> ProductOutcome? {
+        Self.search(productOutcomes, Int32(product), by: \.product).map { productOutcomes[$0] }
+    }
+
+    func state(of product: Int) -> ProductState {
+        outcome(of: product)?.state ?? .notPurchased
+    }
+
     private func productStatus(_ index: Int) -> ProductStatus {
-        let state = productStates[index]
+        let outcome = outcome(of: index)
+        let state = outcome?.state ?? .notPurchased
         let covering = state == .active || state == .gracePeriod
         return ProductStatus(
             id: catalog.products[index].id, type: catalog.products[index].type, state: state,
-            until: covering ? Self.instant(productUntil[index]) : nil)
+            until: covering ? outcome.flatMap { Self.instant($0.until) } : nil)
     }
 
     // MARK: Offers
@@ -127,7 +142,7 @@ public struct Entitlements: Sendable {
         let reason = ineligibility(index)
         var introOfferEligible: Bool?
         if product.type == .autoRenewableSubscription, product.introOffer != nil {
-            introOfferEligible = !introUsed.contains(product.group)
+            introOfferEligible = !introUsed.contains(Int32(product.group))
         }
         return Offer(productId: product.id, eligible: reason == nil, reason: reason,
                      introOfferEligible: introOfferEligible, legal: product.legal)
@@ -141,16 +156,19 @@ public struct Entitlements: Sendable {
         case .consumable, .nonRenewingSubscription:
             return nil
         case .autoRenewableSubscription:
-            let state = productStates[index]
+            let state = state(of: index)
             return state == .active || state == .gracePeriod ? .subscribed : nil
         case .nonConsumable:
             break
         }
         if isOwned(index) { return .owned }
-        if case .trial = product.role, everBought.contains(index) { return .trialUsed }
-        if case .upgrade = product.role, !prerequisiteMet.contains(index) { return .prerequisiteMissing }
-        if case .standard = product.role,
-           product.upgrades.contains(where: { catalog.products[$0].available && prerequisiteMet.contains($0) }) {
+        if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
+        if case .upgrade(_, let requirement) = product.role, !meets(requirement) { return .prerequisiteMissing }
+        if case .standard = product.role, product.upgrades.contains(where: { upgrade in
+            guard catalog.products[upgrade].available, case .upgrade(_, let requirement) = catalog.products[upgrade].role
+            else { return false }
+            return meets(requirement)
+        }) {
             return .upgradeAvailable
         }
         return nil
@@ -165,15 +183,42 @@ public struct Entitlements: Sendable {
         case .standard: break
         case .upgrade(let replaces, _): family = replaces
         case .trial(_, let paid):
-            if productStates[index] == .active { return true }
+            if state(of: index) == .active { return true }
             family = paid
         }
-        if productStates[family] == .active { return true }
-        return catalog.products[family].upgrades.contains { productStates[$0] == .active }
+        if state(of: family) == .active { return true }
+        return catalog.products[family].upgrades.contains { state(of: $0) == .active }
     }
+
+    /// Whether some receipt of the required app shows a qualifying purchase at `at`.
+    private func meets(_ requirement: UpgradeRequirement) -> Bool {
+        let at = at.millisecondsSince1970
+        for receipt in otherReceipts where receipt.bytesEqual(receipt.appRange, requirement.app) {
+            guard let anyOf = requirement.anyOf else { return true }
+            for record in receipt.transactions where record.purchase <= at && record.cancellation > at {
+                if let id = receipt.text(record.productId), anyOf.contains(id) { return true }
+            }
+        }
+        return false
+    }
+
+    // MARK: Helpers
 
     private static func instant(_ milliseconds: Int64) -> Instant? {
         milliseconds == CoverageSpan.never ? nil : Instant(millisecondsSince1970: milliseconds)
+    }
+
+    /// Binary search by a sorted integer key.
+    private static func search<Element>(_ elements: [Element], _ key: Int32, by keyPath: KeyPath<Element, Int32>) -> Int? {
+        var low = 0
+        var high = elements.count
+        while low < high {
+            let middle = (low + high) / 2
+            let value = elements[middle][keyPath: keyPath]
+            if value == key { return middle }
+            if value < key { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 }
 
@@ -188,7 +233,21 @@ extension CompiledCatalog {
     ///   - at: the instant to evaluate at. Evaluation never reads the clock.
     /// - Returns: the customer's entitlements at `at`.
     public func evaluate(_ receipts: [Receipt], at: Instant) -> Entitlements {
+        Evaluator.evaluate(self, receipts: receipts.map(ParsedReceipt.init), at: at)
+    }
+
+    /// Evaluates parsed receipts at an instant: the fast path, with no string work beyond one
+    /// product lookup per transaction.
+    public func evaluate(_ receipts: [ParsedReceipt], at: Instant) -> Entitlements {
         Evaluator.evaluate(self, receipts: receipts, at: at)
+    }
+
+    /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
+    ///
+    /// - Throws: ``ReceiptError`` when the receipt is malformed.
+    public func evaluate(receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant) throws(ReceiptError) -> Entitlements {
+        let receipt = try ParsedReceipt(json: receiptJSON)
+        return Evaluator.evaluate(self, receipts: [receipt] + others, at: at)
     }
 }
 
@@ -197,6 +256,14 @@ extension Portfolio {
     ///
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(app: String, receipts: [Receipt], at: Instant) throws(PortfolioError) -> Entitlements {
+        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
+        return catalog.evaluate(receipts, at: at)
+    }
+
+    /// Evaluates parsed receipts for one app of the portfolio.
+    ///
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func evaluate(app: String, receipts: [ParsedReceipt], at: Instant) throws(PortfolioError) -> Entitlements {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
         return catalog.evaluate(receipts, at: at)
     }
@@ -216,3 +283,5 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
         return text
     }
 }
+
+import Foundation

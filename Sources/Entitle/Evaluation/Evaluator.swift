@@ -1,10 +1,10 @@
-/// Applies a compiled catalog to receipts at an instant.
+/// Applies a compiled catalog to parsed receipts at an instant.
 ///
 /// The rules, in the order the code applies them:
-/// - Only what was known at `at` counts: transactions purchased after `at` are ignored, and a
-///   cancellation counts only when dated at or before `at`. Consumptions after `at` are ignored.
 /// - Copies of one `transactionId` (within or across the app's receipts) count once; the earliest
 ///   cancellation among the copies holds.
+/// - Only what was known at `at` counts: transactions purchased after `at` are ignored, and a
+///   cancellation counts only when dated at or before `at`. Consumptions after `at` are ignored.
 /// - A family-shared transaction counts only for a family-shareable product; an upgraded
 ///   transaction (`isUpgraded`) grants nothing.
 /// - Coverage per product: a non-consumable from its first purchase on; a trial for its N days from
@@ -13,255 +13,380 @@
 ///   renewal's `gracePeriodExpiresDate`.
 /// - A feature is on when a granting product covers `at`; its `until` is the end of the unbroken
 ///   union of its granting products' coverage.
+///
+/// Work is proportional to the receipts, not the catalog: only products that have transactions are
+/// looked at, and everything else is answered from the catalog when the result is read.
 enum Evaluator {
-    /// A transaction after deduplication.
-    private struct Merged {
-        var transaction: Transaction
-        var product: Int
-        var cancellation: Int64?
+    /// A transaction after deduplication, with its product resolved.
+    struct Entry {
+        var product: Int32
+        var receipt: Int32
+        var index: Int32
+        var purchase: Int64
+        var cancellation: Int64
     }
 
-    /// What evaluation learns about one product from its transactions.
-    private struct ProductFacts {
-        var visible = 0
-        var latestPurchase = Int64.min
-        var latestTransactionId = ""
-        var latestCancelled = false
-        var hasCounted = false
-        var firstCountedPurchase = Int64.max
-        var trialStart = Int64.max
-        var spans: [CoverageSpan] = []
-        var stack: [(purchase: Int64, quantity: Int, id: String)] = []
-    }
-
-    static func evaluate(_ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant) -> Entitlements {
+    static func evaluate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], at instant: Instant) -> Entitlements {
         let at = instant.millisecondsSince1970
         let products = catalog.products
         var warnings: [EvaluationWarning] = []
-
-        // 1. Deduplicate the app's transactions, resolving each product once.
-        var merged: [Merged] = []
-        var byTransactionId: [String: Int] = [:]
-        var unknownProducts: [String: Int] = [:]
-        var unknownOrder: [String] = []
-        for receipt in receipts where receipt.app == catalog.app {
-            merged.reserveCapacity(merged.count + receipt.transactions.count)
-            for transaction in receipt.transactions {
-                if let existing = byTransactionId[transaction.transactionId] {
-                    if let cancel = transaction.cancellationDate?.millisecondsSince1970 {
-                        merged[existing].cancellation = min(merged[existing].cancellation ?? .max, cancel)
-                    }
-                    if merged[existing].transaction.productId != transaction.productId {
-                        warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: transaction.transactionId)))
-                    }
-                    continue
-                }
-                byTransactionId[transaction.transactionId] = merged.count
-                merged.append(Merged(
-                    transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
-                    cancellation: transaction.cancellationDate?.millisecondsSince1970))
-            }
-        }
-
-        // 2. Gather what each product's transactions say.
-        var facts = [ProductFacts](repeating: ProductFacts(), count: products.count)
-        var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
-        var everBought = FeatureSet(capacity: products.count)
-        var introUsed = FeatureSet(capacity: catalog.groups.count)
-        for entry in merged {
-            let transaction = entry.transaction
-            let purchase = transaction.purchaseDate.millisecondsSince1970
-            guard purchase <= at else { continue }
-            guard entry.product >= 0 else {
-                if unknownProducts[transaction.productId] == nil { unknownOrder.append(transaction.productId) }
-                unknownProducts[transaction.productId, default: 0] += 1
-                continue
-            }
-            let product = products[entry.product]
-            if transaction.ownership == .familyShared && !product.familyShareable {
-                warnings.append(EvaluationWarning(kind: .notFamilyShareable(
-                    transactionId: transaction.transactionId, productId: product.id)))
-                continue
-            }
-            let cancelled = entry.cancellation.map { $0 <= at } ?? false
-            everBought.insert(entry.product)
-            if product.group >= 0, transaction.isTrialPeriod || transaction.isIntroOfferPeriod {
-                introUsed.insert(product.group)
-            }
-            var fact = facts[entry.product]
-            fact.visible += 1
-            if purchase > fact.latestPurchase
-                || (purchase == fact.latestPurchase && transaction.transactionId > fact.latestTransactionId) {
-                fact.latestPurchase = purchase
-                fact.latestTransactionId = transaction.transactionId
-                fact.latestCancelled = cancelled
-            }
-            let start = min(transaction.originalPurchaseDate?.millisecondsSince1970 ?? purchase, purchase)
-            fact.trialStart = min(fact.trialStart, start)
-            if !cancelled && !transaction.isUpgraded {
-                fact.hasCounted = true
-                switch product.type {
-                case .nonConsumable:
-                    fact.firstCountedPurchase = min(fact.firstCountedPurchase, purchase)
-                case .nonRenewingSubscription:
-                    fact.stack.append((purchase, transaction.quantity, transaction.transactionId))
-                case .autoRenewableSubscription:
-                    if let expires = transaction.expiresDate?.millisecondsSince1970 {
-                        if expires > purchase { fact.spans.append(CoverageSpan(start: purchase, end: expires)) }
-                    } else {
-                        warnings.append(EvaluationWarning(kind: .missingExpiry(
-                            transactionId: transaction.transactionId, productId: product.id)))
-                    }
-                case .consumable:
-                    for (currency, amount) in product.credits {
-                        balances[currency] += amount * Int64(transaction.quantity)
-                    }
-                }
-            }
-            facts[entry.product] = fact
-        }
-        for id in unknownOrder {
-            warnings.append(EvaluationWarning(kind: .unknownProduct(productId: id, count: unknownProducts[id]!)))
-        }
-
-        // 3. Coverage spans of non-consumables, trials and stacked non-renewing subscriptions.
-        for index in products.indices where facts[index].hasCounted {
-            let product = products[index]
-            switch product.type {
-            case .nonConsumable:
-                if case .trial(let days, _) = product.role {
-                    let start = facts[index].trialStart
-                    facts[index].spans.append(CoverageSpan(
-                        start: start, end: start + Int64(days) * CivilCalendar.millisecondsPerDay))
-                } else {
-                    facts[index].spans.append(CoverageSpan(start: facts[index].firstCountedPurchase, end: CoverageSpan.never))
-                }
-            case .nonRenewingSubscription:
-                var stack = facts[index].stack
-                stack.sort { $0.purchase != $1.purchase ? $0.purchase < $1.purchase : $0.id < $1.id }
-                var end = Int64.min
-                for purchase in stack {
-                    let start = max(purchase.purchase, end)
-                    end = start
-                    for _ in 0..<purchase.quantity {
-                        end = ISODuration.add(months: product.durationMonths, days: product.durationDays,
-                                              milliseconds: product.durationMilliseconds, to: end)
-                    }
-                    facts[index].spans.append(CoverageSpan(start: start, end: end))
-                }
-            default:
-                break
-            }
-        }
-
-        // 4. Grace periods extend a subscription chain from its latest expiry.
-        for receipt in receipts where receipt.app == catalog.app {
-            for renewal in receipt.renewals {
-                guard let grace = renewal.gracePeriodExpiresDate?.millisecondsSince1970 else { continue }
-                var latest: (expires: Int64, product: Int)?
-                for entry in merged where entry.product >= 0 {
-                    let transaction = entry.transaction
-                    guard (transaction.originalTransactionId ?? transaction.transactionId) == renewal.originalTransactionId,
-                          products[entry.product].type == .autoRenewableSubscription,
-                          transaction.purchaseDate.millisecondsSince1970 <= at,
-                          !(entry.cancellation.map { $0 <= at } ?? false),
-                          !transaction.isUpgraded,
-                          !(transaction.ownership == .familyShared && !products[entry.product].familyShareable),
-                          let expires = transaction.expiresDate?.millisecondsSince1970
-                    else { continue }
-                    if expires > (latest?.expires ?? .min) { latest = (expires, entry.product) }
-                }
-                if let latest, grace > latest.expires {
-                    facts[latest.product].spans.append(CoverageSpan(start: latest.expires, end: grace, isGrace: true))
-                }
-            }
-        }
-
-        // 5. Product states.
-        var states = [ProductState](repeating: .notPurchased, count: products.count)
-        var productUntil = [Int64](repeating: CoverageSpan.never, count: products.count)
-        for index in products.indices {
-            var spans = facts[index].spans
-            let (coveringEnd, _) = CoverageSpan.locate(&spans, at: at)
-            if let coveringEnd {
-                let paid = spans.contains { !$0.isGrace && $0.start <= at && at < $0.end }
-                states[index] = paid ? .active : .gracePeriod
-                productUntil[index] = coveringEnd
-            } else if facts[index].visible == 0 {
-                states[index] = .notPurchased
+        var own: [Int] = []
+        var others: [ParsedReceipt] = []
+        for (index, receipt) in receipts.enumerated() {
+            if receipt.bytesEqual(receipt.appRange, catalog.app) {
+                own.append(index)
             } else {
-                states[index] = facts[index].latestCancelled ? .revoked : .expired
-            }
-            facts[index].spans = spans
-        }
-
-        // 6. Features, and when the answer next changes.
-        var enabled = [Bool](repeating: false, count: catalog.featureIds.count)
-        var featureUntil = [Int64](repeating: CoverageSpan.never, count: catalog.featureIds.count)
-        var reevaluate = Int64.max
-        var spans: [CoverageSpan] = []
-        for feature in catalog.featureIds.indices {
-            spans.removeAll(keepingCapacity: true)
-            for product in catalog.granters[feature] { spans += facts[product].spans }
-            let (coveringEnd, nextStart) = CoverageSpan.locate(&spans, at: at)
-            if let coveringEnd {
-                enabled[feature] = true
-                featureUntil[feature] = coveringEnd
-                reevaluate = min(reevaluate, coveringEnd)
-            } else if let nextStart {
-                reevaluate = min(reevaluate, nextStart)
+                others.append(receipt)
             }
         }
 
-        // 7. Consumptions, deduplicated by id across the app's receipts.
-        var consumed: [String: Consumption] = [:]
-        for receipt in receipts where receipt.app == catalog.app {
-            for consumption in receipt.consumptions {
-                if let first = consumed[consumption.id] {
-                    if first != consumption {
-                        warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: consumption.id)))
+        // 1. Deduplicate the app's transactions and resolve each product once.
+        var entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
+
+        // 2. Keep what is known at `at`; credit consumables; note intro offers used.
+        var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
+        var introUsed: [Int32] = []
+        var unknown: [(receipt: Int32, range: TextRange)] = []
+        var kept = 0
+        for position in entries.indices {
+            let entry = entries[position]
+            guard entry.purchase <= at else { continue }
+            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            guard entry.product >= 0 else {
+                unknown.append((entry.receipt, record.productId))
+                continue
+            }
+            let product = products[Int(entry.product)]
+            if record.flags & TransactionRecord.familyShared != 0 && !product.familyShareable {
+                let receipt = receipts[Int(entry.receipt)]
+                warnings.append(EvaluationWarning(kind: .notFamilyShareable(
+                    transactionId: receipt.text(record.transactionId)!, productId: product.id)))
+                continue
+            }
+            if product.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0,
+               !introUsed.contains(Int32(product.group)) {
+                introUsed.append(Int32(product.group))
+            }
+            if product.type == .consumable {
+                if entry.cancellation > at {
+                    for (currency, amount) in product.credits {
+                        balances[currency] += amount * Int64(record.quantity)
                     }
-                    continue
                 }
-                consumed[consumption.id] = consumption
-                guard consumption.date.millisecondsSince1970 <= at else { continue }
-                guard let currency = catalog.currencyIndex[consumption.currency] else {
-                    warnings.append(EvaluationWarning(kind: .unknownCurrency(
-                        consumptionId: consumption.id, currency: consumption.currency)))
-                    continue
-                }
-                balances[currency] -= consumption.amount
+                continue
+            }
+            entries[kept] = entry
+            kept += 1
+        }
+        entries.removeLast(entries.count - kept)
+        if !unknown.isEmpty { warnings += unknownProductWarnings(unknown, receipts: receipts) }
+
+        // 3. Grace periods, attached to the product holding each chain's latest expiry.
+        let grace = gracePeriods(catalog, receipts: receipts, own: own, entries: entries, at: at)
+
+        // 4. Coverage and state of each product with transactions, grouped by product.
+        if entries.count > 1 {
+            entries.sort { a, b in
+                if a.product != b.product { return a.product < b.product }
+                if a.purchase != b.purchase { return a.purchase < b.purchase }
+                let left = receipts[Int(a.receipt)], right = receipts[Int(b.receipt)]
+                return left.lexicographicallyPrecedes(left.transactions[Int(a.index)].transactionId,
+                                                      right, right.transactions[Int(b.index)].transactionId)
             }
         }
+        var outcomes: [ProductOutcome] = []
+        var spans: [CoverageSpan] = []
+        var groupStart = 0
+        while groupStart < entries.count {
+            var groupEnd = groupStart + 1
+            while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
+            outcomes.append(evaluateProduct(
+                catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, grace: grace, at: at,
+                spans: &spans, warnings: &warnings))
+            groupStart = groupEnd
+        }
+
+        // 5. Features: the union of their granting products' spans.
+        let (features, reevaluate) = evaluateFeatures(catalog, outcomes: outcomes, spans: spans, at: at)
+
+        // 6. Consumptions, deduplicated by id across the app's receipts.
+        spend(catalog, receipts: receipts, own: own, at: at, balances: &balances, warnings: &warnings)
         for (index, balance) in balances.enumerated() where balance < 0 {
             warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
 
-        // 8. Upgrade requirements, met by other apps' receipts.
-        var prerequisiteMet = FeatureSet(capacity: products.count)
-        for (index, product) in products.enumerated() {
-            guard case .upgrade(_, let requirement) = product.role else { continue }
-            if meets(requirement, receipts: receipts, at: at) { prerequisiteMet.insert(index) }
-        }
-
         return Entitlements(
-            catalog: catalog, at: instant, featureEnabled: enabled, featureUntil: featureUntil,
-            productStates: states, productUntil: productUntil, everBought: everBought, introUsed: introUsed,
-            prerequisiteMet: prerequisiteMet, balances: balances,
-            reevaluateAt: reevaluate == .max ? nil : Instant(millisecondsSince1970: reevaluate),
-            warnings: warnings)
+            catalog: catalog, at: instant, products: outcomes, features: features, balances: balances,
+            introUsed: introUsed, otherReceipts: others,
+            reevaluateAt: reevaluate == .max ? nil : Instant(millisecondsSince1970: reevaluate), warnings: warnings)
     }
 
-    /// Whether some receipt of the required app shows a qualifying purchase at `at`.
-    static func meets(_ requirement: UpgradeRequirement, receipts: [Receipt], at: Int64) -> Bool {
-        for receipt in receipts where receipt.app == requirement.app {
-            guard let anyOf = requirement.anyOf else { return true }
-            for transaction in receipt.transactions where anyOf.contains(transaction.productId) {
-                let purchased = transaction.purchaseDate.millisecondsSince1970 <= at
-                let cancelled = transaction.cancellationDate.map { $0.millisecondsSince1970 <= at } ?? false
-                if purchased && !cancelled { return true }
+    // MARK: Steps
+
+    private static func deduplicate(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]
+    ) -> [Entry] {
+        var total = 0
+        for index in own { total += receipts[index].transactions.count }
+        var entries: [Entry] = []
+        guard total > 0 else { return entries }
+        entries.reserveCapacity(total)
+        var capacity = 16
+        while capacity < total * 2 { capacity *= 2 }
+        let mask = capacity - 1
+        var slots = [Int32](repeating: -1, count: capacity)
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(total)
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            receipt.arena.withUnsafeBytes { arena in
+                for (index, record) in receipt.transactions.enumerated() {
+                    var slot = Int(truncatingIfNeeded: record.transactionIdHash) & mask
+                    var duplicate = -1
+                    while slots[slot] >= 0 {
+                        let other = Int(slots[slot])
+                        if hashes[other] == record.transactionIdHash {
+                            let first = receipts[Int(entries[other].receipt)]
+                            let firstRecord = first.transactions[Int(entries[other].index)]
+                            if first.bytesEqual(firstRecord.transactionId, receipt, record.transactionId) {
+                                duplicate = other
+                                break
+                            }
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                    if duplicate >= 0 {
+                        entries[duplicate].cancellation = min(entries[duplicate].cancellation, record.cancellation)
+                        let first = receipts[Int(entries[duplicate].receipt)]
+                        if !first.bytesEqual(first.transactions[Int(entries[duplicate].index)].productId, receipt, record.productId) {
+                            warnings.append(EvaluationWarning(kind: .conflictingTransaction(
+                                transactionId: receipt.text(record.transactionId)!)))
+                        }
+                        continue
+                    }
+                    slots[slot] = Int32(entries.count)
+                    hashes.append(record.transactionIdHash)
+                    let product = catalog.productTable.find(UnsafeRawBufferPointer(
+                        rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
+                    entries.append(Entry(
+                        product: product, receipt: Int32(receiptIndex), index: Int32(index),
+                        purchase: record.purchase, cancellation: record.cancellation))
+                }
             }
         }
-        return false
+        return entries
+    }
+
+    private static func unknownProductWarnings(
+        _ unknown: [(receipt: Int32, range: TextRange)], receipts: [ParsedReceipt]
+    ) -> [EvaluationWarning] {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for (receipt, range) in unknown {
+            let id = receipts[Int(receipt)].text(range)!
+            if counts[id] == nil { order.append(id) }
+            counts[id, default: 0] += 1
+        }
+        return order.map { EvaluationWarning(kind: .unknownProduct(productId: $0, count: counts[$0]!)) }
+    }
+
+    /// Grace spans `[latest expiry, grace end)` per chain with a renewal that has a grace period.
+    private static func gracePeriods(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], entries: [Entry], at: Int64
+    ) -> [(product: Int32, span: CoverageSpan)] {
+        var grace: [(product: Int32, span: CoverageSpan)] = []
+        for receiptIndex in own {
+            let renewalReceipt = receipts[receiptIndex]
+            for renewal in renewalReceipt.renewals where renewal.graceExpires != TransactionRecord.absentDate {
+                var latest: (expires: Int64, product: Int32)?
+                for entry in entries where catalog.products[Int(entry.product)].type == .autoRenewableSubscription {
+                    let receipt = receipts[Int(entry.receipt)]
+                    let record = receipt.transactions[Int(entry.index)]
+                    let chain = record.originalTransactionId.isNone ? record.transactionId : record.originalTransactionId
+                    guard entry.cancellation > at, record.flags & TransactionRecord.upgraded == 0,
+                          record.expires != TransactionRecord.absentDate,
+                          receipt.bytesEqual(chain, renewalReceipt, renewal.originalTransactionId)
+                    else { continue }
+                    if record.expires > (latest?.expires ?? .min) { latest = (record.expires, entry.product) }
+                }
+                if let latest, renewal.graceExpires > latest.expires {
+                    grace.append((latest.product, CoverageSpan(start: latest.expires, end: renewal.graceExpires, isGrace: true)))
+                }
+            }
+        }
+        return grace
+    }
+
+    /// Coverage, state and `until` of one product from its transactions (sorted by purchase).
+    private static func evaluateProduct(
+        _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt],
+        grace: [(product: Int32, span: CoverageSpan)], at: Int64,
+        spans: inout [CoverageSpan], warnings: inout [EvaluationWarning]
+    ) -> ProductOutcome {
+        let productIndex = entries.first!.product
+        let product = catalog.products[Int(productIndex)]
+        let first = spans.count
+        switch product.type {
+        case .nonConsumable:
+            if case .trial(let days, _) = product.role {
+                var start = Int64.max
+                var counted = false
+                for entry in entries {
+                    let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+                    let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
+                    start = min(start, original, record.purchase)
+                    counted = counted || (entry.cancellation > at && record.flags & TransactionRecord.upgraded == 0)
+                }
+                if counted {
+                    spans.append(CoverageSpan(start: start, end: start + Int64(days) * CivilCalendar.millisecondsPerDay))
+                }
+            } else if let entry = entries.first(where: {
+                $0.cancellation > at && receipts[Int($0.receipt)].transactions[Int($0.index)].flags & TransactionRecord.upgraded == 0
+            }) {
+                spans.append(CoverageSpan(start: entry.purchase, end: CoverageSpan.never))
+            }
+        case .nonRenewingSubscription:
+            var end = Int64.min
+            for entry in entries where entry.cancellation > at {
+                let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+                guard record.flags & TransactionRecord.upgraded == 0 else { continue }
+                let start = max(entry.purchase, end)
+                end = start
+                for _ in 0..<record.quantity {
+                    end = ISODuration.add(months: product.durationMonths, days: product.durationDays,
+                                          milliseconds: product.durationMilliseconds, to: end)
+                }
+                spans.append(CoverageSpan(start: start, end: end))
+            }
+        case .autoRenewableSubscription:
+            for entry in entries where entry.cancellation > at {
+                let receipt = receipts[Int(entry.receipt)]
+                let record = receipt.transactions[Int(entry.index)]
+                guard record.flags & TransactionRecord.upgraded == 0 else { continue }
+                if record.expires == TransactionRecord.absentDate {
+                    warnings.append(EvaluationWarning(kind: .missingExpiry(
+                        transactionId: receipt.text(record.transactionId)!, productId: product.id)))
+                } else if record.expires > entry.purchase {
+                    spans.append(CoverageSpan(start: entry.purchase, end: record.expires))
+                }
+            }
+            for extension_ in grace where extension_.product == productIndex { spans.append(extension_.span) }
+        case .consumable:
+            break
+        }
+        let latest = entries.last!
+        var outcome = ProductOutcome(product: productIndex, state: .expired, until: CoverageSpan.never,
+                                     spans: Int32(first)..<Int32(spans.count))
+        let (coveringEnd, _) = spans.withUnsafeMutableBufferPointer { buffer in
+            CoverageSpan.locate(UnsafeMutableBufferPointer(rebasing: buffer[first...]), at: at)
+        }
+        if let coveringEnd {
+            let paid = spans[first...].contains { !$0.isGrace && $0.start <= at && at < $0.end }
+            outcome.state = paid ? .active : .gracePeriod
+            outcome.until = coveringEnd
+        } else {
+            outcome.state = latest.cancellation <= at ? .revoked : .expired
+        }
+        return outcome
+    }
+
+    /// Which features are on, until when, and the earliest instant any of them changes.
+    private static func evaluateFeatures(
+        _ catalog: CompiledCatalog, outcomes: [ProductOutcome], spans: [CoverageSpan], at: Int64
+    ) -> ([FeatureOutcome], Int64) {
+        var featureSpans: [(feature: Int32, span: CoverageSpan)] = []
+        for outcome in outcomes where !outcome.spans.isEmpty {
+            for feature in catalog.products[Int(outcome.product)].grants {
+                for index in outcome.spans { featureSpans.append((Int32(feature), spans[Int(index)])) }
+            }
+        }
+        var features: [FeatureOutcome] = []
+        var reevaluate = Int64.max
+        guard !featureSpans.isEmpty else { return (features, reevaluate) }
+        featureSpans.sort { $0.feature != $1.feature ? $0.feature < $1.feature : $0.span.start < $1.span.start }
+        var groupStart = 0
+        var runs: [CoverageSpan] = []
+        while groupStart < featureSpans.count {
+            let feature = featureSpans[groupStart].feature
+            var groupEnd = groupStart
+            runs.removeAll(keepingCapacity: true)
+            while groupEnd < featureSpans.count, featureSpans[groupEnd].feature == feature {
+                runs.append(featureSpans[groupEnd].span)
+                groupEnd += 1
+            }
+            let (coveringEnd, nextStart) = runs.withUnsafeMutableBufferPointer { CoverageSpan.locate($0, at: at) }
+            if let coveringEnd {
+                features.append(FeatureOutcome(feature: feature, until: coveringEnd))
+                reevaluate = min(reevaluate, coveringEnd)
+            } else if let nextStart {
+                reevaluate = min(reevaluate, nextStart)
+            }
+            groupStart = groupEnd
+        }
+        return (features, reevaluate)
+    }
+
+    private static func spend(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
+        balances: inout [Int64], warnings: inout [EvaluationWarning]
+    ) {
+        // One receipt's consumptions are already unique (the decoder checks); several need merging.
+        var seen: [UInt64: [(receipt: Int, index: Int)]] = [:]
+        let merge = own.count > 1
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            receipt.arena.withUnsafeBytes { arena in
+                for (index, consumption) in receipt.consumptions.enumerated() {
+                    if merge {
+                        let earlier = seen[consumption.idHash, default: []].first {
+                            receipts[$0.receipt].bytesEqual(receipts[$0.receipt].consumptions[$0.index].id, receipt, consumption.id)
+                        }
+                        if let earlier {
+                            let first = receipts[earlier.receipt]
+                            let firstRecord = first.consumptions[earlier.index]
+                            if !(first.bytesEqual(firstRecord.currency, receipt, consumption.currency)
+                                 && firstRecord.amount == consumption.amount && firstRecord.date == consumption.date) {
+                                warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(consumption.id)!)))
+                            }
+                            continue
+                        }
+                        seen[consumption.idHash, default: []].append((receiptIndex, index))
+                    }
+                    guard consumption.date <= at else { continue }
+                    let currency = catalog.currencyTable.find(UnsafeRawBufferPointer(
+                        rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
+                    guard currency >= 0 else {
+                        warnings.append(EvaluationWarning(kind: .unknownCurrency(
+                            consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
+                        continue
+                    }
+                    balances[Int(currency)] -= consumption.amount
+                }
+            }
+        }
+    }
+}
+
+/// A product with transactions, after evaluation.
+struct ProductOutcome: Sendable {
+    var product: Int32
+    var state: ProductState
+    /// End of the covering span, `CoverageSpan.never` when it never ends or does not cover.
+    var until: Int64
+    /// Its coverage spans, in the evaluation's span buffer.
+    var spans: Range<Int32>
+}
+
+/// An enabled feature and the end of its unbroken coverage.
+struct FeatureOutcome: Sendable {
+    var feature: Int32
+    var until: Int64
+}
+
+extension ParsedReceipt {
+    /// Byte-wise ordering of two ranges, for deterministic tie-breaks.
+    func lexicographicallyPrecedes(_ range: TextRange, _ other: ParsedReceipt, _ otherRange: TextRange) -> Bool {
+        arena[Int(range.start)..<Int(range.start + range.count)]
+            .lexicographicallyPrecedes(other.arena[Int(otherRange.start)..<Int(otherRange.start + otherRange.count)])
     }
 }

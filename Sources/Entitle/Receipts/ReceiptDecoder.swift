@@ -27,13 +27,18 @@ public enum ReceiptDecoder {
     /// - Returns: the receipt.
     /// - Throws: ``ReceiptError`` locating the first problem.
     public static func decode(_ data: Data, name: String = "<receipt>") throws(ReceiptError) -> Receipt {
+        try parse(data, name: name).receipt
+    }
+
+    /// Decodes one normalized receipt into its parsed form.
+    static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
         guard data.count <= maxBytes else {
             throw ReceiptError(code: .malformedJSON, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
                                location: SourceLocation(file: name, line: 1, column: 1))
         }
-        let result: Result<Receipt, Failure> = data.withUnsafeBytes { raw in
+        let result: Result<ParsedReceipt, Failure> = data.withUnsafeBytes { raw in
             do {
-                return .success(try decode(raw))
+                return .success(try parse(raw))
             } catch let failure as Failure {
                 return .failure(failure)
             } catch let error as JSONSyntaxError {
@@ -62,43 +67,42 @@ public enum ReceiptDecoder {
         var help: String?
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Receipt {
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws -> ParsedReceipt {
         var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
-        let receipt = try decodeReceipt(&reader)
+        var receipt = ParsedReceipt()
+        // Ids are most of a receipt's text; a quarter of its size is a generous first guess.
+        receipt.arena.reserveCapacity(bytes.count / 4)
+        try decodeReceipt(&reader, into: &receipt)
         try reader.finish()
         return receipt
     }
 
     // MARK: Objects
 
-    private static func decodeReceipt(_ reader: inout JSONReader) throws -> Receipt {
+    private static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt) throws {
         let start = try expectObject(&reader, path: "")
         var seen = KeySet()
-        var app: String?
-        var transactions: [Transaction] = []
-        var renewals: [Renewal] = []
-        var consumptions: [Consumption] = []
-        var consumptionIndex: [String: Int] = [:]
-        var environment: String?
-        var originalApplicationVersion: String?
+        var consumptionIndex: [UInt64: [Int]] = [:]
         try reader.readObject { reader, key in
             if key == "$schema" {
                 try seen.insert(0, key)
                 _ = try string(&reader, path: "$schema")
             } else if key == "app" {
                 try seen.insert(1, key)
-                app = try nonEmptyString(&reader, path: "app")
+                receipt.appRange = try nonEmptyText(&reader, into: &receipt, path: "app")
             } else if key == "transactions" {
                 try seen.insert(2, key)
                 try expectArray(&reader, path: "transactions")
+                // About 200 bytes of JSON per transaction.
+                receipt.transactions.reserveCapacity(reader.bytes.count / 200)
                 try reader.readArray { reader, index in
-                    transactions.append(try decodeTransaction(&reader, path: "transactions[\(index)]"))
+                    receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, path: "transactions[\(index)]"))
                 }
             } else if key == "renewals" {
                 try seen.insert(3, key)
                 try expectArray(&reader, path: "renewals")
                 try reader.readArray { reader, index in
-                    renewals.append(try decodeRenewal(&reader, path: "renewals[\(index)]"))
+                    receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, path: "renewals[\(index)]"))
                 }
             } else if key == "consumptions" {
                 try seen.insert(4, key)
@@ -106,71 +110,71 @@ public enum ReceiptDecoder {
                 try reader.readArray { reader, index in
                     let offset = try reader.peekOffset()
                     let path = "consumptions[\(index)]"
-                    let consumption = try decodeConsumption(&reader, path: path)
-                    if let previous = consumptionIndex[consumption.id] {
-                        guard consumptions[previous] == consumption else {
+                    let consumption = try decodeConsumption(&reader, into: &receipt, path: path)
+                    let earlier = consumptionIndex[consumption.idHash, default: []].first {
+                        receipt.bytesEqual(receipt.consumptions[$0].id, receipt, consumption.id)
+                    }
+                    if let earlier {
+                        let previous = receipt.consumptions[earlier]
+                        guard receipt.bytesEqual(previous.currency, receipt, consumption.currency),
+                              previous.amount == consumption.amount, previous.date == consumption.date else {
                             throw Failure(
-                                offset: offset, message: "consumption `\(consumption.id)` appears twice with different content",
+                                offset: offset,
+                                message: "consumption `\(receipt.text(consumption.id)!)` appears twice with different content",
                                 code: .conflictingConsumption, path: path,
-                                help: "the first is consumptions[\(previous)]; a consumption id must identify one record")
+                                help: "the first is consumptions[\(earlier)]; a consumption id must identify one record")
                         }
                     } else {
-                        consumptionIndex[consumption.id] = consumptions.count
-                        consumptions.append(consumption)
+                        consumptionIndex[consumption.idHash, default: []].append(receipt.consumptions.count)
+                        receipt.consumptions.append(consumption)
                     }
                 }
             } else if key == "environment" {
                 try seen.insert(5, key)
-                environment = try optionalString(&reader, path: "environment")
+                receipt.environment = try optionalString(&reader, path: "environment")
             } else if key == "originalApplicationVersion" {
                 try seen.insert(6, key)
-                originalApplicationVersion = try optionalString(&reader, path: "originalApplicationVersion")
+                receipt.originalApplicationVersion = try optionalString(&reader, path: "originalApplicationVersion")
             } else {
                 throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
             }
         }
-        guard let app else { throw missing("app", in: "receipt", at: start, path: "") }
-        return Receipt(app: app, transactions: transactions, renewals: renewals, consumptions: consumptions,
-                       environment: environment, originalApplicationVersion: originalApplicationVersion)
+        guard !receipt.appRange.isNone else { throw missing("app", in: "receipt", at: start, path: "") }
     }
 
-    private static func decodeTransaction(_ reader: inout JSONReader, path: String) throws -> Transaction {
+    private static func decodeTransaction(
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+    ) throws -> TransactionRecord {
         let start = try expectObject(&reader, path: path)
         var seen = KeySet()
-        var productId: String?
-        var transactionId: String?
-        var originalTransactionId: String?
-        var purchaseDate: Instant?
-        var originalPurchaseDate: Instant?
-        var expiresDate: Instant?
-        var cancellationDate: Instant?
-        var quantity = 1
-        var isTrialPeriod = false
-        var isIntroOfferPeriod = false
-        var isUpgraded = false
-        var ownership = Transaction.Ownership.purchased
+        var record = TransactionRecord(
+            productId: .none, transactionId: .none, transactionIdHash: 0, originalTransactionId: .none,
+            purchase: TransactionRecord.absentDate, originalPurchase: TransactionRecord.absentDate,
+            expires: TransactionRecord.absentDate, cancellation: TransactionRecord.noCancellation,
+            quantity: 1, flags: 0)
         try reader.readObject { reader, key in
             if key == "productId" {
                 try seen.insert(0, key)
-                productId = try nonEmptyString(&reader, path: path + ".productId")
+                record.productId = try nonEmptyText(&reader, into: &receipt, path: path + ".productId")
             } else if key == "transactionId" {
                 try seen.insert(1, key)
-                transactionId = try nonEmptyString(&reader, path: path + ".transactionId")
+                record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path + ".transactionId")
+                record.transactionIdHash = receipt.hash(record.transactionId)
             } else if key == "originalTransactionId" {
                 try seen.insert(2, key)
-                originalTransactionId = try optionalString(&reader, path: path + ".originalTransactionId")
+                record.originalTransactionId = try optionalText(&reader, into: &receipt, path: path + ".originalTransactionId")
             } else if key == "purchaseDate" {
                 try seen.insert(3, key)
-                purchaseDate = try instant(&reader, path: path + ".purchaseDate")
+                record.purchase = try instant(&reader, path: path + ".purchaseDate")
             } else if key == "originalPurchaseDate" {
                 try seen.insert(4, key)
-                originalPurchaseDate = try optionalInstant(&reader, path: path + ".originalPurchaseDate")
+                record.originalPurchase = try optionalInstant(&reader, path: path + ".originalPurchaseDate") ?? TransactionRecord.absentDate
             } else if key == "expiresDate" {
                 try seen.insert(5, key)
-                expiresDate = try optionalInstant(&reader, path: path + ".expiresDate")
+                record.expires = try optionalInstant(&reader, path: path + ".expiresDate") ?? TransactionRecord.absentDate
             } else if key == "cancellationDate" {
                 try seen.insert(6, key)
-                cancellationDate = try optionalInstant(&reader, path: path + ".cancellationDate")
+                record.cancellation = try optionalInstant(&reader, path: path + ".cancellationDate") ?? TransactionRecord.noCancellation
             } else if key == "quantity" {
                 try seen.insert(7, key)
                 let offset = try reader.peekOffset()
@@ -179,90 +183,87 @@ public enum ReceiptDecoder {
                     throw Failure(offset: offset, message: "quantity must be from 1 to 1000000, found \(value)",
                                   code: .badValue, path: path + ".quantity")
                 }
-                quantity = Int(value)
+                record.quantity = Int32(value)
             } else if key == "isTrialPeriod" {
                 try seen.insert(8, key)
-                isTrialPeriod = try optionalBool(&reader, path: path + ".isTrialPeriod") ?? false
+                if try optionalBool(&reader, path: path + ".isTrialPeriod") == true { record.flags |= TransactionRecord.trialPeriod }
             } else if key == "isIntroOfferPeriod" {
                 try seen.insert(9, key)
-                isIntroOfferPeriod = try optionalBool(&reader, path: path + ".isIntroOfferPeriod") ?? false
+                if try optionalBool(&reader, path: path + ".isIntroOfferPeriod") == true { record.flags |= TransactionRecord.introOfferPeriod }
             } else if key == "isUpgraded" {
                 try seen.insert(10, key)
-                isUpgraded = try optionalBool(&reader, path: path + ".isUpgraded") ?? false
+                if try optionalBool(&reader, path: path + ".isUpgraded") == true { record.flags |= TransactionRecord.upgraded }
             } else if key == "ownership" {
                 try seen.insert(11, key)
-                let offset = try reader.peekOffset()
-                let text = try string(&reader, path: path + ".ownership")
-                guard let value = Transaction.Ownership(rawValue: text) else {
+                let token = try stringToken(&reader, path: path + ".ownership")
+                if token == "family-shared" {
+                    record.flags |= TransactionRecord.familyShared
+                } else if !(token == "purchased") {
+                    let text = token.string
                     let names = Transaction.Ownership.allCases.map(\.rawValue)
-                    throw Failure(offset: offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
+                    throw Failure(offset: token.offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
                                   path: path + ".ownership",
                                   help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
                 }
-                ownership = value
             } else {
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path)
             }
         }
-        guard let productId else { throw missing("productId", in: "transaction", at: start, path: path) }
-        guard let transactionId else { throw missing("transactionId", in: "transaction", at: start, path: path) }
-        guard let purchaseDate else { throw missing("purchaseDate", in: "transaction", at: start, path: path) }
-        return Transaction(
-            productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
-            purchaseDate: purchaseDate, originalPurchaseDate: originalPurchaseDate, expiresDate: expiresDate,
-            cancellationDate: cancellationDate, quantity: quantity, isTrialPeriod: isTrialPeriod,
-            isIntroOfferPeriod: isIntroOfferPeriod, isUpgraded: isUpgraded, ownership: ownership)
+        guard !record.productId.isNone else { throw missing("productId", in: "transaction", at: start, path: path) }
+        guard !record.transactionId.isNone else { throw missing("transactionId", in: "transaction", at: start, path: path) }
+        guard record.purchase != TransactionRecord.absentDate else {
+            throw missing("purchaseDate", in: "transaction", at: start, path: path)
+        }
+        return record
     }
 
-    private static func decodeRenewal(_ reader: inout JSONReader, path: String) throws -> Renewal {
+    private static func decodeRenewal(
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+    ) throws -> RenewalRecord {
         let start = try expectObject(&reader, path: path)
         var seen = KeySet()
-        var productId: String?
-        var originalTransactionId: String?
-        var willRenew: Bool?
-        var isInBillingRetry: Bool?
-        var grace: Instant?
+        var record = RenewalRecord(productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
+                                   graceExpires: TransactionRecord.absentDate)
         try reader.readObject { reader, key in
             if key == "productId" {
                 try seen.insert(0, key)
-                productId = try optionalString(&reader, path: path + ".productId")
+                record.productId = try optionalText(&reader, into: &receipt, path: path + ".productId")
             } else if key == "originalTransactionId" {
                 try seen.insert(1, key)
-                originalTransactionId = try nonEmptyString(&reader, path: path + ".originalTransactionId")
+                record.originalTransactionId = try nonEmptyText(&reader, into: &receipt, path: path + ".originalTransactionId")
             } else if key == "willRenew" {
                 try seen.insert(2, key)
-                willRenew = try optionalBool(&reader, path: path + ".willRenew")
+                record.willRenew = try optionalBool(&reader, path: path + ".willRenew").map { $0 ? 1 : 0 } ?? 2
             } else if key == "isInBillingRetry" {
                 try seen.insert(3, key)
-                isInBillingRetry = try optionalBool(&reader, path: path + ".isInBillingRetry")
+                record.isInBillingRetry = try optionalBool(&reader, path: path + ".isInBillingRetry").map { $0 ? 1 : 0 } ?? 2
             } else if key == "gracePeriodExpiresDate" {
                 try seen.insert(4, key)
-                grace = try optionalInstant(&reader, path: path + ".gracePeriodExpiresDate")
+                record.graceExpires = try optionalInstant(&reader, path: path + ".gracePeriodExpiresDate") ?? TransactionRecord.absentDate
             } else {
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path)
             }
         }
-        guard let originalTransactionId else {
+        guard !record.originalTransactionId.isNone else {
             throw missing("originalTransactionId", in: "renewal", at: start, path: path)
         }
-        return Renewal(productId: productId, originalTransactionId: originalTransactionId, willRenew: willRenew,
-                       isInBillingRetry: isInBillingRetry, gracePeriodExpiresDate: grace)
+        return record
     }
 
-    private static func decodeConsumption(_ reader: inout JSONReader, path: String) throws -> Consumption {
+    private static func decodeConsumption(
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+    ) throws -> ConsumptionRecord {
         let start = try expectObject(&reader, path: path)
         var seen = KeySet()
-        var id: String?
-        var currency: String?
-        var amount: Int64?
-        var date: Instant?
+        var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
         try reader.readObject { reader, key in
             if key == "id" {
                 try seen.insert(0, key)
-                id = try nonEmptyString(&reader, path: path + ".id")
+                record.id = try nonEmptyText(&reader, into: &receipt, path: path + ".id")
+                record.idHash = receipt.hash(record.id)
             } else if key == "currency" {
                 try seen.insert(1, key)
-                currency = try nonEmptyString(&reader, path: path + ".currency")
+                record.currency = try nonEmptyText(&reader, into: &receipt, path: path + ".currency")
             } else if key == "amount" {
                 try seen.insert(2, key)
                 let offset = try reader.peekOffset()
@@ -271,19 +272,19 @@ public enum ReceiptDecoder {
                     throw Failure(offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
                                   code: .badValue, path: path + ".amount")
                 }
-                amount = value
+                record.amount = value
             } else if key == "date" {
                 try seen.insert(3, key)
-                date = try instant(&reader, path: path + ".date")
+                record.date = try instant(&reader, path: path + ".date")
             } else {
                 throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path)
             }
         }
-        guard let id else { throw missing("id", in: "consumption", at: start, path: path) }
-        guard let currency else { throw missing("currency", in: "consumption", at: start, path: path) }
-        guard let amount else { throw missing("amount", in: "consumption", at: start, path: path) }
-        guard let date else { throw missing("date", in: "consumption", at: start, path: path) }
-        return Consumption(id: id, currency: currency, amount: amount, date: date)
+        guard !record.id.isNone else { throw missing("id", in: "consumption", at: start, path: path) }
+        guard !record.currency.isNone else { throw missing("currency", in: "consumption", at: start, path: path) }
+        guard record.amount > 0 else { throw missing("amount", in: "consumption", at: start, path: path) }
+        guard record.date != TransactionRecord.absentDate else { throw missing("date", in: "consumption", at: start, path: path) }
+        return record
     }
 
     // MARK: Values
@@ -311,19 +312,34 @@ public enum ReceiptDecoder {
         guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path) }
     }
 
+    private static func stringToken(_ reader: inout JSONReader, path: String) throws -> JSONString {
+        let kind = try reader.peek()
+        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path) }
+        return try reader.readStringToken()
+    }
+
+    /// Reads a non-empty string into the receipt's arena.
+    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String) throws -> TextRange {
+        let token = try stringToken(&reader, path: path)
+        guard token.raw.count > 0 else {
+            throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path)
+        }
+        return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
+    }
+
+    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String) throws -> TextRange {
+        if try reader.peek() == .null {
+            try reader.readNull()
+            return .none
+        }
+        let token = try stringToken(&reader, path: path)
+        return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
+    }
+
     private static func string(_ reader: inout JSONReader, path: String) throws -> String {
         let kind = try reader.peek()
         guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path) }
         return try reader.readString()
-    }
-
-    private static func nonEmptyString(_ reader: inout JSONReader, path: String) throws -> String {
-        let offset = try reader.peekOffset()
-        let value = try string(&reader, path: path)
-        guard !value.isEmpty else {
-            throw Failure(offset: offset, message: "must not be empty", code: .badValue, path: path)
-        }
-        return value
     }
 
     private static func optionalString(_ reader: inout JSONReader, path: String) throws -> String? {
@@ -356,7 +372,7 @@ public enum ReceiptDecoder {
         }
     }
 
-    private static func instant(_ reader: inout JSONReader, path: String) throws -> Instant {
+    private static func instant(_ reader: inout JSONReader, path: String) throws -> Int64 {
         let kind = try reader.peek()
         guard kind == .string else {
             throw wrongType(&reader, expected: "an RFC 3339 instant string", found: kind, path: path)
@@ -370,10 +386,10 @@ public enum ReceiptDecoder {
                           code: .badInstant, path: path,
                           help: "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
         }
-        return parsed
+        return parsed.millisecondsSince1970
     }
 
-    private static func optionalInstant(_ reader: inout JSONReader, path: String) throws -> Instant? {
+    private static func optionalInstant(_ reader: inout JSONReader, path: String) throws -> Int64? {
         if try reader.peek() == .null {
             try reader.readNull()
             return nil

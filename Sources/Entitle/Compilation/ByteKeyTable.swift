@@ -1,0 +1,97 @@
+/// An immutable hash table from byte strings (product or currency ids) to indices, looked up with
+/// the raw bytes of a receipt so no `String` is built on the hot path.
+struct ByteKeyTable: Sendable {
+    private let keys: [UInt8]
+    private let offsets: [Int32]
+    private let slots: [Int32]
+    private let mask: Int
+
+    init(_ strings: [String]) {
+        var keys: [UInt8] = []
+        var offsets: [Int32] = [0]
+        for string in strings {
+            keys += string.utf8
+            offsets.append(Int32(keys.count))
+        }
+        var capacity = 8
+        while capacity < strings.count * 2 { capacity *= 2 }
+        var slots = [Int32](repeating: -1, count: capacity)
+        let mask = capacity - 1
+        keys.withUnsafeBytes { raw in
+            for index in strings.indices {
+                let key = UnsafeRawBufferPointer(rebasing: raw[Int(offsets[index])..<Int(offsets[index + 1])])
+                var slot = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
+                while slots[slot] >= 0 {
+                    // Keep the first of equal keys, as the checker does.
+                    let other = slots[slot]
+                    if raw[Int(offsets[Int(other)])..<Int(offsets[Int(other) + 1])].elementsEqual(key) { break }
+                    slot = (slot + 1) & mask
+                }
+                if slots[slot] < 0 { slots[slot] = Int32(index) }
+            }
+        }
+        self.keys = keys
+        self.offsets = offsets
+        self.slots = slots
+        self.mask = mask
+    }
+
+    /// The index of `key`, or -1.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer) -> Int32 {
+        var slot = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
+        return keys.withUnsafeBytes { raw in
+            while true {
+                let index = slots[slot]
+                if index < 0 { return -1 }
+                let start = Int(offsets[Int(index)])
+                let end = Int(offsets[Int(index) + 1])
+                if end - start == key.count,
+                   key.count == 0 || memcmp(raw.baseAddress! + start, key.baseAddress!, key.count) == 0 {
+                    return index
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+    }
+
+    /// The index of `key`, or -1.
+    func find(_ key: String) -> Int32 {
+        var key = key
+        return key.withUTF8 { find(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A fast, well-mixed 64-bit hash of bytes, eight at a time (not for adversarial use).
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(truncatingIfNeeded: count)
+        var index = 0
+        while index + 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 32
+            index += 8
+        }
+        if index < count {
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < count {
+                word |= UInt64(bytes[index]) << shift
+                shift += 8
+                index += 1
+            }
+            hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 32
+        }
+        return hash
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,82 @@
+extension ParsedReceipt {
+    /// Builds the parsed form of a receipt value.
+    public init(_ receipt: Receipt) {
+        self.init()
+        arena.reserveCapacity(receipt.app.utf8.count + receipt.transactions.count * 48)
+        appRange = store(receipt.app)
+        environment = receipt.environment
+        originalApplicationVersion = receipt.originalApplicationVersion
+        transactions.reserveCapacity(receipt.transactions.count)
+        for transaction in receipt.transactions {
+            let id = store(transaction.transactionId)
+            var flags: UInt8 = 0
+            if transaction.isTrialPeriod { flags |= TransactionRecord.trialPeriod }
+            if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
+            if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
+            if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
+            transactions.append(TransactionRecord(
+                productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
+                originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
+                purchase: transaction.purchaseDate.millisecondsSince1970,
+                originalPurchase: transaction.originalPurchaseDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                expires: transaction.expiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                cancellation: transaction.cancellationDate?.millisecondsSince1970 ?? TransactionRecord.noCancellation,
+                quantity: Int32(clamping: transaction.quantity), flags: flags))
+        }
+        for renewal in receipt.renewals {
+            renewals.append(RenewalRecord(
+                productId: renewal.productId.map { store($0) } ?? .none,
+                originalTransactionId: store(renewal.originalTransactionId),
+                willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
+                isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
+                graceExpires: renewal.gracePeriodExpiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate))
+        }
+        for consumption in receipt.consumptions {
+            let id = store(consumption.id)
+            consumptions.append(ConsumptionRecord(
+                id: id, idHash: hash(id), currency: store(consumption.currency),
+                amount: consumption.amount, date: consumption.date.millisecondsSince1970))
+        }
+    }
+
+    /// The receipt as a value with strings and instants.
+    public var receipt: Receipt {
+        func instant(_ value: Int64, absent: Int64) -> Instant? {
+            value == absent ? nil : Instant(millisecondsSince1970: value)
+        }
+        func bool(_ value: UInt8) -> Bool? { value == 2 ? nil : value == 1 }
+        return Receipt(
+            app: app,
+            transactions: transactions.map { record in
+                Transaction(
+                    productId: text(record.productId)!, transactionId: text(record.transactionId)!,
+                    originalTransactionId: text(record.originalTransactionId),
+                    purchaseDate: Instant(millisecondsSince1970: record.purchase),
+                    originalPurchaseDate: instant(record.originalPurchase, absent: TransactionRecord.absentDate),
+                    expiresDate: instant(record.expires, absent: TransactionRecord.absentDate),
+                    cancellationDate: instant(record.cancellation, absent: TransactionRecord.noCancellation),
+                    quantity: Int(record.quantity),
+                    isTrialPeriod: record.flags & TransactionRecord.trialPeriod != 0,
+                    isIntroOfferPeriod: record.flags & TransactionRecord.introOfferPeriod != 0,
+                    isUpgraded: record.flags & TransactionRecord.upgraded != 0,
+                    ownership: record.flags & TransactionRecord.familyShared != 0 ? .familyShared : .purchased)
+            },
+            renewals: renewals.map { record in
+                Renewal(productId: text(record.productId), originalTransactionId: text(record.originalTransactionId)!,
+                        willRenew: bool(record.willRenew), isInBillingRetry: bool(record.isInBillingRetry),
+                        gracePeriodExpiresDate: instant(record.graceExpires, absent: TransactionRecord.absentDate))
+            },
+            consumptions: consumptions.map { record in
+                Consumption(id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
+                            date: Instant(millisecondsSince1970: record.date))
+            },
+            environment: environment, originalApplicationVersion: originalApplicationVersion)
+    }
+
+    /// The hash of a stored range, as the decoder computes it.
+    func hash(_ range: TextRange) -> UInt64 {
+        arena.withUnsafeBytes { raw in
+            ByteKeyTable.hash(UnsafeRawBufferPointer(rebasing: raw[Int(range.start)..<Int(range.start + range.count)]))
+        }
+    }
+}

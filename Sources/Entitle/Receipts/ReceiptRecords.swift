@@ -1,0 +1,54 @@
+/// A run of bytes in a ``ParsedReceipt``'s text arena.
+struct TextRange: Hashable, Sendable {
+    var start: Int32
+    var count: Int32
+
+    static let none = TextRange(start: 0, count: -1)
+    var isNone: Bool { count < 0 }
+}
+
+/// One transaction reduced to numbers and text ranges.
+struct TransactionRecord: Sendable {
+    static let trialPeriod: UInt8 = 1
+    static let introOfferPeriod: UInt8 = 2
+    static let upgraded: UInt8 = 4
+    static let familyShared: UInt8 = 8
+
+    var productId: TextRange
+    var transactionId: TextRange
+    var transactionIdHash: UInt64
+    /// `.none` when absent.
+    var originalTransactionId: TextRange
+    var purchase: Int64
+    /// `Int64.min` when absent.
+    var originalPurchase: Int64
+    /// `Int64.min` when absent.
+    var expires: Int64
+    /// `Int64.max` when absent.
+    var cancellation: Int64
+    var quantity: Int32
+    var flags: UInt8
+
+    static let absentDate = Int64.min
+    static let noCancellation = Int64.max
+}
+
+/// One renewal entry: which chain, and until when its grace period extends access.
+struct RenewalRecord: Sendable {
+    var productId: TextRange
+    var originalTransactionId: TextRange
+    /// 0 false, 1 true, 2 absent.
+    var willRenew: UInt8
+    var isInBillingRetry: UInt8
+    /// `Int64.min` when absent.
+    var graceExpires: Int64
+}
+
+/// One consumption.
+struct ConsumptionRecord: Sendable {
+    var id: TextRange
+    var idHash: UInt64
+    var currency: TextRange
+    var amount: Int64
+    var date: Int64
+}
