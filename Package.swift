@@ -10,9 +10,12 @@ let package = Package(
     targets: [
         .target(name: "Entitle"),
         .executableTarget(name: "EntitleCLI", dependencies: ["Entitle"]),
+        // Generated workloads, the JSONDecoder baseline and the hand-written evaluator, shared by
+        // the benchmark and the tests that check they agree.
+        .target(name: "EntitleWorkloads", dependencies: ["Entitle"]),
         .testTarget(
             name: "EntitleTests",
-            dependencies: ["Entitle"],
+            dependencies: ["Entitle", "EntitleWorkloads"],
             resources: [.copy("Corpus")]
         ),
     ]

@@ -14,9 +14,12 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
-    /// Creates an instant from a `Date`, rounding down to the millisecond.
+    /// Creates an instant from a `Date`, rounded to the nearest millisecond.
+    ///
+    /// A `Date` holds seconds as a `Double`, so a parsed `...36.239Z` may come back as
+    /// 36.238999...; rounding down would move it a millisecond earlier.
     public init(_ date: Date) {
-        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The same instant as a `Date`.
