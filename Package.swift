@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Entitle", targets: ["Entitle"]),
         .executable(name: "entitle", targets: ["EntitleCLI"]),
+        .executable(name: "entitle-bench", targets: ["EntitleBench"]),
     ],
     targets: [
         .target(name: "Entitle"),
@@ -13,6 +14,9 @@ let package = Package(
         // Generated workloads, the JSONDecoder baseline and the hand-written evaluator, shared by
         // the benchmark and the tests that check they agree.
         .target(name: "EntitleWorkloads", dependencies: ["Entitle"]),
+        // `swift run -c release entitle-bench`: throughput, ratios against baselines, memory.
+        .executableTarget(name: "EntitleBench", dependencies: ["Entitle", "EntitleWorkloads", "CAllocationCounter"]),
+        .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EntitleTests",
             dependencies: ["Entitle", "EntitleWorkloads"],

@@ -133,10 +133,12 @@ public enum HandWrittenDiagrams {
 
     /// The same figures read from an evaluator's result, for comparison.
     public static func result(from entitlements: Entitlements) -> Result {
-        let features = ["pro", "export.pdf", "cloud.sync"].map { entitlements.feature($0)! }
-        func until(_ status: FeatureStatus) -> Int64 { status.until?.millisecondsSince1970 ?? .max }
-        return Result(enabled: (features[0].enabled, features[1].enabled, features[2].enabled),
-                      until: (until(features[0]), until(features[1]), until(features[2])),
+        let pro = entitlements.coverage(of: "pro")!
+        let pdf = entitlements.coverage(of: "export.pdf")!
+        let sync = entitlements.coverage(of: "cloud.sync")!
+        return Result(enabled: (pro.enabled, pdf.enabled, sync.enabled),
+                      until: (pro.until?.millisecondsSince1970 ?? .max, pdf.until?.millisecondsSince1970 ?? .max,
+                              sync.until?.millisecondsSince1970 ?? .max),
                       stencils: entitlements.balance(of: "stencils") ?? 0)
     }
 }

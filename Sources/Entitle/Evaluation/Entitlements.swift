@@ -50,6 +50,14 @@ public struct Entitlements: Sendable {
         return featureOutcome(index) != nil
     }
 
+    /// Whether a feature is on and until when, without the list of sources; `nil` for a feature
+    /// the catalog does not declare. `until` is `nil` when the feature is off or never ends.
+    public func coverage(of feature: String) -> (enabled: Bool, until: Instant?)? {
+        guard let index = catalog.featureIndex[feature] else { return nil }
+        guard let outcome = featureOutcome(index) else { return (false, nil) }
+        return (true, Self.instant(outcome.until))
+    }
+
     /// The ids of the features that are on, in catalog order.
     public var enabledFeatures: [String] {
         featureOutcomes.map { catalog.featureIds[Int($0.feature)] }

@@ -195,18 +195,26 @@ enum Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], entries: [Entry], at: Int64
     ) -> [(product: Int32, span: CoverageSpan)] {
         var grace: [(product: Int32, span: CoverageSpan)] = []
+        guard own.contains(where: { receipts[$0].renewals.contains { $0.graceExpires != TransactionRecord.absentDate } })
+        else { return grace }
+        // Each chain's counted subscription transactions, by the hash of the chain's id.
+        var chains: [UInt64: [Int]] = [:]
+        for (position, entry) in entries.enumerated()
+        where catalog.products[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
+            let receipt = receipts[Int(entry.receipt)]
+            let record = receipt.transactions[Int(entry.index)]
+            guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
+            chains[receipt.hash(record.chainId), default: []].append(position)
+        }
         for receiptIndex in own {
             let renewalReceipt = receipts[receiptIndex]
             for renewal in renewalReceipt.renewals where renewal.graceExpires != TransactionRecord.absentDate {
                 var latest: (expires: Int64, product: Int32)?
-                for entry in entries where catalog.products[Int(entry.product)].type == .autoRenewableSubscription {
+                for position in chains[renewalReceipt.hash(renewal.originalTransactionId)] ?? [] {
+                    let entry = entries[position]
                     let receipt = receipts[Int(entry.receipt)]
                     let record = receipt.transactions[Int(entry.index)]
-                    let chain = record.originalTransactionId.isNone ? record.transactionId : record.originalTransactionId
-                    guard entry.cancellation > at, record.flags & TransactionRecord.upgraded == 0,
-                          record.expires != TransactionRecord.absentDate,
-                          receipt.bytesEqual(chain, renewalReceipt, renewal.originalTransactionId)
-                    else { continue }
+                    guard receipt.bytesEqual(record.chainId, renewalReceipt, renewal.originalTransactionId) else { continue }
                     if record.expires > (latest?.expires ?? .min) { latest = (record.expires, entry.product) }
                 }
                 if let latest, renewal.graceExpires > latest.expires {
@@ -381,6 +389,11 @@ struct ProductOutcome: Sendable {
 struct FeatureOutcome: Sendable {
     var feature: Int32
     var until: Int64
+}
+
+extension TransactionRecord {
+    /// The id of the subscription chain: the original transaction's, else its own.
+    var chainId: TextRange { originalTransactionId.isNone ? transactionId : originalTransactionId }
 }
 
 extension ParsedReceipt {

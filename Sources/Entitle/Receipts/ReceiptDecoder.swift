@@ -96,21 +96,20 @@ public enum ReceiptDecoder {
                 // About 200 bytes of JSON per transaction.
                 receipt.transactions.reserveCapacity(reader.bytes.count / 200)
                 try reader.readArray { reader, index in
-                    receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, path: "transactions[\(index)]"))
+                    receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, index: index))
                 }
             } else if key == "renewals" {
                 try seen.insert(3, key)
                 try expectArray(&reader, path: "renewals")
                 try reader.readArray { reader, index in
-                    receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, path: "renewals[\(index)]"))
+                    receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index))
                 }
             } else if key == "consumptions" {
                 try seen.insert(4, key)
                 try expectArray(&reader, path: "consumptions")
                 try reader.readArray { reader, index in
                     let offset = try reader.peekOffset()
-                    let path = "consumptions[\(index)]"
-                    let consumption = try decodeConsumption(&reader, into: &receipt, path: path)
+                    let consumption = try decodeConsumption(&reader, into: &receipt, index: index)
                     let earlier = consumptionIndex[consumption.idHash, default: []].first {
                         receipt.bytesEqual(receipt.consumptions[$0].id, receipt, consumption.id)
                     }
@@ -121,7 +120,7 @@ public enum ReceiptDecoder {
                             throw Failure(
                                 offset: offset,
                                 message: "consumption `\(receipt.text(consumption.id)!)` appears twice with different content",
-                                code: .conflictingConsumption, path: path,
+                                code: .conflictingConsumption, path: "consumptions[\(index)]",
                                 help: "the first is consumptions[\(earlier)]; a consumption id must identify one record")
                         }
                     } else {
@@ -143,9 +142,11 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeTransaction(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
     ) throws -> TransactionRecord {
-        let start = try expectObject(&reader, path: path)
+        // Paths are built only when an error is thrown: building them eagerly cost most of decoding.
+        func path(_ field: String = "") -> String { "transactions[\(index)]\(field)" }
+        let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = TransactionRecord(
             productId: .none, transactionId: .none, transactionIdHash: 0, originalTransactionId: .none,
@@ -155,135 +156,137 @@ public enum ReceiptDecoder {
         try reader.readObject { reader, key in
             if key == "productId" {
                 try seen.insert(0, key)
-                record.productId = try nonEmptyText(&reader, into: &receipt, path: path + ".productId")
+                record.productId = try nonEmptyText(&reader, into: &receipt, path: path(".productId"))
             } else if key == "transactionId" {
                 try seen.insert(1, key)
-                record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path + ".transactionId")
+                record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path(".transactionId"))
                 record.transactionIdHash = receipt.hash(record.transactionId)
             } else if key == "originalTransactionId" {
                 try seen.insert(2, key)
-                record.originalTransactionId = try optionalText(&reader, into: &receipt, path: path + ".originalTransactionId")
+                record.originalTransactionId = try optionalText(&reader, into: &receipt, path: path(".originalTransactionId"))
             } else if key == "purchaseDate" {
                 try seen.insert(3, key)
-                record.purchase = try instant(&reader, path: path + ".purchaseDate")
+                record.purchase = try instant(&reader, path: path(".purchaseDate"))
             } else if key == "originalPurchaseDate" {
                 try seen.insert(4, key)
-                record.originalPurchase = try optionalInstant(&reader, path: path + ".originalPurchaseDate") ?? TransactionRecord.absentDate
+                record.originalPurchase = try optionalInstant(&reader, path: path(".originalPurchaseDate")) ?? TransactionRecord.absentDate
             } else if key == "expiresDate" {
                 try seen.insert(5, key)
-                record.expires = try optionalInstant(&reader, path: path + ".expiresDate") ?? TransactionRecord.absentDate
+                record.expires = try optionalInstant(&reader, path: path(".expiresDate")) ?? TransactionRecord.absentDate
             } else if key == "cancellationDate" {
                 try seen.insert(6, key)
-                record.cancellation = try optionalInstant(&reader, path: path + ".cancellationDate") ?? TransactionRecord.noCancellation
+                record.cancellation = try optionalInstant(&reader, path: path(".cancellationDate")) ?? TransactionRecord.noCancellation
             } else if key == "quantity" {
                 try seen.insert(7, key)
                 let offset = try reader.peekOffset()
-                let value = try integer(&reader, path: path + ".quantity")
+                let value = try integer(&reader, path: path(".quantity"))
                 guard value >= 1, value <= 1_000_000 else {
                     throw Failure(offset: offset, message: "quantity must be from 1 to 1000000, found \(value)",
-                                  code: .badValue, path: path + ".quantity")
+                                  code: .badValue, path: path(".quantity"))
                 }
                 record.quantity = Int32(value)
             } else if key == "isTrialPeriod" {
                 try seen.insert(8, key)
-                if try optionalBool(&reader, path: path + ".isTrialPeriod") == true { record.flags |= TransactionRecord.trialPeriod }
+                if try optionalBool(&reader, path: path(".isTrialPeriod")) == true { record.flags |= TransactionRecord.trialPeriod }
             } else if key == "isIntroOfferPeriod" {
                 try seen.insert(9, key)
-                if try optionalBool(&reader, path: path + ".isIntroOfferPeriod") == true { record.flags |= TransactionRecord.introOfferPeriod }
+                if try optionalBool(&reader, path: path(".isIntroOfferPeriod")) == true { record.flags |= TransactionRecord.introOfferPeriod }
             } else if key == "isUpgraded" {
                 try seen.insert(10, key)
-                if try optionalBool(&reader, path: path + ".isUpgraded") == true { record.flags |= TransactionRecord.upgraded }
+                if try optionalBool(&reader, path: path(".isUpgraded")) == true { record.flags |= TransactionRecord.upgraded }
             } else if key == "ownership" {
                 try seen.insert(11, key)
-                let token = try stringToken(&reader, path: path + ".ownership")
+                let token = try stringToken(&reader, path: path(".ownership"))
                 if token == "family-shared" {
                     record.flags |= TransactionRecord.familyShared
                 } else if !(token == "purchased") {
                     let text = token.string
                     let names = Transaction.Ownership.allCases.map(\.rawValue)
                     throw Failure(offset: token.offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
-                                  path: path + ".ownership",
+                                  path: path(".ownership"),
                                   help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
                 }
             } else {
-                throw unknownKey(key, in: transactionKeys, what: "transaction", path: path)
+                throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
         }
-        guard !record.productId.isNone else { throw missing("productId", in: "transaction", at: start, path: path) }
-        guard !record.transactionId.isNone else { throw missing("transactionId", in: "transaction", at: start, path: path) }
+        guard !record.productId.isNone else { throw missing("productId", in: "transaction", at: start, path: path()) }
+        guard !record.transactionId.isNone else { throw missing("transactionId", in: "transaction", at: start, path: path()) }
         guard record.purchase != TransactionRecord.absentDate else {
-            throw missing("purchaseDate", in: "transaction", at: start, path: path)
+            throw missing("purchaseDate", in: "transaction", at: start, path: path())
         }
         return record
     }
 
     private static func decodeRenewal(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
     ) throws -> RenewalRecord {
-        let start = try expectObject(&reader, path: path)
+        func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
+        let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = RenewalRecord(productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
                                    graceExpires: TransactionRecord.absentDate)
         try reader.readObject { reader, key in
             if key == "productId" {
                 try seen.insert(0, key)
-                record.productId = try optionalText(&reader, into: &receipt, path: path + ".productId")
+                record.productId = try optionalText(&reader, into: &receipt, path: path(".productId"))
             } else if key == "originalTransactionId" {
                 try seen.insert(1, key)
-                record.originalTransactionId = try nonEmptyText(&reader, into: &receipt, path: path + ".originalTransactionId")
+                record.originalTransactionId = try nonEmptyText(&reader, into: &receipt, path: path(".originalTransactionId"))
             } else if key == "willRenew" {
                 try seen.insert(2, key)
-                record.willRenew = try optionalBool(&reader, path: path + ".willRenew").map { $0 ? 1 : 0 } ?? 2
+                record.willRenew = try optionalBool(&reader, path: path(".willRenew")).map { $0 ? 1 : 0 } ?? 2
             } else if key == "isInBillingRetry" {
                 try seen.insert(3, key)
-                record.isInBillingRetry = try optionalBool(&reader, path: path + ".isInBillingRetry").map { $0 ? 1 : 0 } ?? 2
+                record.isInBillingRetry = try optionalBool(&reader, path: path(".isInBillingRetry")).map { $0 ? 1 : 0 } ?? 2
             } else if key == "gracePeriodExpiresDate" {
                 try seen.insert(4, key)
-                record.graceExpires = try optionalInstant(&reader, path: path + ".gracePeriodExpiresDate") ?? TransactionRecord.absentDate
+                record.graceExpires = try optionalInstant(&reader, path: path(".gracePeriodExpiresDate")) ?? TransactionRecord.absentDate
             } else {
-                throw unknownKey(key, in: renewalKeys, what: "renewal", path: path)
+                throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
         }
         guard !record.originalTransactionId.isNone else {
-            throw missing("originalTransactionId", in: "renewal", at: start, path: path)
+            throw missing("originalTransactionId", in: "renewal", at: start, path: path())
         }
         return record
     }
 
     private static func decodeConsumption(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
     ) throws -> ConsumptionRecord {
-        let start = try expectObject(&reader, path: path)
+        func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
+        let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
         try reader.readObject { reader, key in
             if key == "id" {
                 try seen.insert(0, key)
-                record.id = try nonEmptyText(&reader, into: &receipt, path: path + ".id")
+                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
                 record.idHash = receipt.hash(record.id)
             } else if key == "currency" {
                 try seen.insert(1, key)
-                record.currency = try nonEmptyText(&reader, into: &receipt, path: path + ".currency")
+                record.currency = try nonEmptyText(&reader, into: &receipt, path: path(".currency"))
             } else if key == "amount" {
                 try seen.insert(2, key)
                 let offset = try reader.peekOffset()
-                let value = try integer(&reader, path: path + ".amount")
+                let value = try integer(&reader, path: path(".amount"))
                 guard value > 0, value <= 1_000_000_000_000 else {
                     throw Failure(offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
-                                  code: .badValue, path: path + ".amount")
+                                  code: .badValue, path: path(".amount"))
                 }
                 record.amount = value
             } else if key == "date" {
                 try seen.insert(3, key)
-                record.date = try instant(&reader, path: path + ".date")
+                record.date = try instant(&reader, path: path(".date"))
             } else {
-                throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path)
+                throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path())
             }
         }
-        guard !record.id.isNone else { throw missing("id", in: "consumption", at: start, path: path) }
-        guard !record.currency.isNone else { throw missing("currency", in: "consumption", at: start, path: path) }
-        guard record.amount > 0 else { throw missing("amount", in: "consumption", at: start, path: path) }
-        guard record.date != TransactionRecord.absentDate else { throw missing("date", in: "consumption", at: start, path: path) }
+        guard !record.id.isNone else { throw missing("id", in: "consumption", at: start, path: path()) }
+        guard !record.currency.isNone else { throw missing("currency", in: "consumption", at: start, path: path()) }
+        guard record.amount > 0 else { throw missing("amount", in: "consumption", at: start, path: path()) }
+        guard record.date != TransactionRecord.absentDate else { throw missing("date", in: "consumption", at: start, path: path()) }
         return record
     }
 
@@ -301,81 +304,81 @@ public enum ReceiptDecoder {
         }
     }
 
-    private static func expectObject(_ reader: inout JSONReader, path: String) throws -> Int {
+    private static func expectObject(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int {
         let kind = try reader.peek()
-        guard kind == .object else { throw wrongType(&reader, expected: "an object", found: kind, path: path) }
+        guard kind == .object else { throw wrongType(&reader, expected: "an object", found: kind, path: path()) }
         return reader.valueOffset
     }
 
-    private static func expectArray(_ reader: inout JSONReader, path: String) throws {
+    private static func expectArray(_ reader: inout JSONReader, path: @autoclosure () -> String) throws {
         let kind = try reader.peek()
-        guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path) }
+        guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path()) }
     }
 
-    private static func stringToken(_ reader: inout JSONReader, path: String) throws -> JSONString {
+    private static func stringToken(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> JSONString {
         let kind = try reader.peek()
-        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path) }
+        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path()) }
         return try reader.readStringToken()
     }
 
     /// Reads a non-empty string into the receipt's arena.
-    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String) throws -> TextRange {
-        let token = try stringToken(&reader, path: path)
+    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+        let token = try stringToken(&reader, path: path())
         guard token.raw.count > 0 else {
-            throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path)
+            throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path())
         }
         return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
     }
 
-    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: String) throws -> TextRange {
+    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
         if try reader.peek() == .null {
             try reader.readNull()
             return .none
         }
-        let token = try stringToken(&reader, path: path)
+        let token = try stringToken(&reader, path: path())
         return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
     }
 
-    private static func string(_ reader: inout JSONReader, path: String) throws -> String {
+    private static func string(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String {
         let kind = try reader.peek()
-        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path) }
+        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path()) }
         return try reader.readString()
     }
 
-    private static func optionalString(_ reader: inout JSONReader, path: String) throws -> String? {
+    private static func optionalString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {
         if try reader.peek() == .null {
             try reader.readNull()
             return nil
         }
-        return try string(&reader, path: path)
+        return try string(&reader, path: path())
     }
 
-    private static func integer(_ reader: inout JSONReader, path: String) throws -> Int64 {
+    private static func integer(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {
         let kind = try reader.peek()
-        guard kind == .number else { throw wrongType(&reader, expected: "an integer", found: kind, path: path) }
+        guard kind == .number else { throw wrongType(&reader, expected: "an integer", found: kind, path: path()) }
         let offset = reader.valueOffset
         let number = try reader.readNumber()
         guard let value = number.integer else {
-            throw Failure(offset: offset, message: "expected an integer, found `\(number.text)`", code: .wrongType, path: path)
+            throw Failure(offset: offset, message: "expected an integer, found `\(number.text)`", code: .wrongType, path: path())
         }
         return value
     }
 
-    private static func optionalBool(_ reader: inout JSONReader, path: String) throws -> Bool? {
+    private static func optionalBool(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Bool? {
         let kind = try reader.peek()
         switch kind {
         case .bool: return try reader.readBool()
         case .null:
             try reader.readNull()
             return nil
-        default: throw wrongType(&reader, expected: "`true` or `false`", found: kind, path: path)
+        default: throw wrongType(&reader, expected: "`true` or `false`", found: kind, path: path())
         }
     }
 
-    private static func instant(_ reader: inout JSONReader, path: String) throws -> Int64 {
+    private static func instant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {
         let kind = try reader.peek()
         guard kind == .string else {
-            throw wrongType(&reader, expected: "an RFC 3339 instant string", found: kind, path: path)
+            throw wrongType(&reader, expected: "an RFC 3339 instant string", found: kind, path: path())
         }
         let token = try reader.readStringToken()
         let parsed: Instant? = token.hasEscapes
@@ -383,24 +386,24 @@ public enum ReceiptDecoder {
             : Instant.parseRFC3339(token.raw)
         guard let parsed else {
             throw Failure(offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
-                          code: .badInstant, path: path,
+                          code: .badInstant, path: path(),
                           help: "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
         }
         return parsed.millisecondsSince1970
     }
 
-    private static func optionalInstant(_ reader: inout JSONReader, path: String) throws -> Int64? {
+    private static func optionalInstant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64? {
         if try reader.peek() == .null {
             try reader.readNull()
             return nil
         }
-        return try instant(&reader, path: path)
+        return try instant(&reader, path: path())
     }
 
     // MARK: Failures
 
-    private static func wrongType(_ reader: inout JSONReader, expected: String, found: JSONReader.Kind, path: String) -> Failure {
-        Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path)
+    private static func wrongType(_ reader: inout JSONReader, expected: String, found: JSONReader.Kind, path: @autoclosure () -> String) -> Failure {
+        Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path())
     }
 
     private static func unknownKey(_ key: JSONString, in known: [String], what: String, path: String) -> Failure {

@@ -1,0 +1,338 @@
+import CAllocationCounter
+import Entitle
+import EntitleWorkloads
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The benchmark of issue 3: every figure is a median of repeated rounds in this one process, and
+/// every comparison is a ratio of two figures measured in the same run.
+struct Benchmark {
+    let stopwatch: Stopwatch
+    let quick: Bool
+    var rows: [Row] = []
+    var figures: [(String, Double)] = []
+
+    struct Row {
+        var section: String
+        var name: String
+        var value: String
+    }
+
+    init(quick: Bool) {
+        self.quick = quick
+        stopwatch = quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)
+    }
+
+    static let at = Instant(rfc3339: "2025-09-01T00:00:00Z")!
+
+    mutating func record(_ section: String, _ name: String, _ value: String, key: String? = nil, number: Double? = nil) {
+        rows.append(Row(section: section, name: name, value: value))
+        if let key, let number { figures.append((key, number)) }
+    }
+
+    static func compile(_ json: String, name: String = "bench.json") -> CompiledCatalog {
+        let compilation = Portfolio.compile([CatalogSource(name: name, data: Data(json.utf8))])
+        guard let catalog = compilation.portfolio?.catalogs.first else {
+            fatalError("generated catalog does not compile: \(compilation.errors.map(\.description))")
+        }
+        return catalog
+    }
+
+    // MARK: 6. Memory of compiling
+
+    /// Peak memory of compiling the 10,000-product catalog, measured in a child process that does
+    /// nothing else, so nothing the benchmark did before raises the peak first.
+    mutating func compileMemory() {
+        var generator = WorkloadGenerator(seed: 10_000)
+        let json = Data(generator.catalog(products: 10_000).json.utf8)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-bench-\(getpid()).json")
+        try! json.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--compile-peak", file.path]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        do {
+            try child.run()
+        } catch {
+            record("6. memory", "peak memory compiling 10,000 products", "not measured: \(error)")
+            return
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let numbers = output.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard numbers.count == 4 else {
+            record("6. memory", "peak memory compiling 10,000 products", "not measured: \(output)")
+            return
+        }
+        let (before, after, allocated, allocations) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        let section = "6. memory"
+        record(section, "peak resident memory compiling 10,000 products (\(json.count / 1024) KB JSON)",
+               String(format: "%.1f MiB (%.1f MiB before compiling)", after / 1_048_576, before / 1_048_576),
+               key: "compilePeakResidentMiB10000", number: after / 1_048_576)
+        record(section, "peak growth while compiling", String(format: "%.1f MiB", (after - before) / 1_048_576),
+               key: "compilePeakGrowthMiB10000", number: (after - before) / 1_048_576)
+        if allocations > 0 {
+            record(section, "bytes allocated while compiling (most freed again)",
+                   String(format: "%.1f MiB in %.0f allocations", allocated / 1_048_576, allocations),
+                   key: "compileAllocatedMiB10000", number: allocated / 1_048_576)
+        }
+    }
+
+    /// The child side of ``compileMemory()``: prints peak resident bytes before and after compiling,
+    /// bytes allocated and allocation count.
+    static func compilePeakChild(path: String) -> String {
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        let before = peakResidentBytes()
+        entitle_allocation_counting(1)
+        let compilation = Portfolio.compile([CatalogSource(name: path, data: data)])
+        entitle_allocation_counting(0)
+        let after = peakResidentBytes()
+        Sink.consume(compilation.portfolio?.catalogs.count ?? 0)
+        return "\(before) \(after) \(entitle_allocation_bytes()) \(entitle_allocation_count())\n"
+    }
+
+    // MARK: 1 and 2. End to end against the JSONDecoder baseline
+
+    mutating func endToEnd() {
+        var generator = WorkloadGenerator(seed: 1)
+        let shape = generator.catalog(products: 50)
+        let catalog = Benchmark.compile(shape.json)
+        let decoder = BaselineReceipt.makeDecoder()
+        for size in [1, 20, 200, 2000] {
+            let count = size >= 2000 ? 4 : size >= 200 ? 16 : 64
+            let receipts = (0..<count).map { _ in Data(generator.receipt(for: shape, transactions: size).utf8) }
+            let bytes = receipts.reduce(0) { $0 + $1.count } / receipts.count
+            var next = 0
+            let fast = stopwatch.secondsPerCall {
+                next = (next + 1) % receipts.count
+                let result = try! catalog.evaluate(receiptJSON: receipts[next], at: Benchmark.at)
+                return result.warnings.count + (result.isEnabled("feature.0") ? 1 : 0)
+            }
+            let baseline = stopwatch.secondsPerCall {
+                next = (next + 1) % receipts.count
+                let receipt = try! decoder.decode(BaselineReceipt.self, from: receipts[next]).receipt
+                let result = catalog.evaluate([receipt], at: Benchmark.at)
+                return result.warnings.count + (result.isEnabled("feature.0") ? 1 : 0)
+            }
+            let section = "1. end to end (50-product catalog)"
+            record(section, "\(size) transactions (\(bytes) bytes): entitle",
+                   String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / fast, Double(bytes) / fast / 1e6, fast * 1e6),
+                   key: "endToEndReceiptsPerSecond\(size)", number: 1 / fast)
+            record(section, "\(size) transactions: JSONDecoder (.iso8601) + same evaluator",
+                   String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / baseline, Double(bytes) / baseline / 1e6, baseline * 1e6),
+                   key: "baselineReceiptsPerSecond\(size)", number: 1 / baseline)
+            record("2. speedup over the baseline", "\(size) transactions", String(format: "%.1fx", baseline / fast),
+                   key: "speedupVsJSONDecoder\(size)", number: baseline / fast)
+            figures.append(("endToEndMBPerSecond\(size)", Double(bytes) / fast / 1e6))
+        }
+    }
+
+    // MARK: 3. Evaluation alone against the hand-written function
+
+    mutating func evaluationAlone() {
+        let catalog = Benchmark.compile(String(decoding: FileManager.default.contents(atPath: "products/diagrams.json")
+            ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
+        var generator = WorkloadGenerator(seed: 3)
+        let datas = (0..<64).map { _ in Data(generator.receipt(for: .diagrams, transactions: 20).utf8) }
+        let parsed = datas.map { try! ParsedReceipt(json: $0) }
+        let values = parsed.map(\.receipt)
+        var next = 0
+        let compiled = stopwatch.secondsPerCall {
+            next = (next + 1) % parsed.count
+            let result = catalog.evaluate([parsed[next]], at: Benchmark.at)
+            return HandWrittenDiagrams.result(from: result).stencils == 0 ? 0 : 1
+        }
+        let compiledFromValues = stopwatch.secondsPerCall {
+            next = (next + 1) % values.count
+            let result = catalog.evaluate([values[next]], at: Benchmark.at)
+            return HandWrittenDiagrams.result(from: result).stencils == 0 ? 0 : 1
+        }
+        let handWritten = stopwatch.secondsPerCall {
+            next = (next + 1) % values.count
+            return HandWrittenDiagrams.evaluate(values[next], at: Benchmark.at).stencils == 0 ? 0 : 1
+        }
+        let section = "3. evaluation alone (products/diagrams.json, 20 transactions)"
+        record(section, "compiled evaluator on a ParsedReceipt", String(format: "%.2f µs", compiled * 1e6),
+               key: "evaluationMicroseconds20", number: compiled * 1e6)
+        record(section, "compiled evaluator on a Receipt value (includes converting it)", String(format: "%.2f µs", compiledFromValues * 1e6),
+               key: "evaluationFromReceiptValueMicroseconds20", number: compiledFromValues * 1e6)
+        record(section, "hand-written Swift for this catalog, on a Receipt value", String(format: "%.2f µs", handWritten * 1e6),
+               key: "handWrittenMicroseconds20", number: handWritten * 1e6)
+        record(section, "compiled / hand-written", String(format: "%.2fx", compiled / handWritten),
+               key: "evaluationVsHandWritten", number: compiled / handWritten)
+        record(section, "compiled from a Receipt value / hand-written", String(format: "%.2fx", compiledFromValues / handWritten),
+               key: "evaluationFromReceiptValueVsHandWritten", number: compiledFromValues / handWritten)
+    }
+
+    // MARK: 4. Scaling
+
+    mutating func scaling() {
+        let section = "4. scaling"
+        var evaluation: [Int: Double] = [:]
+        var compile: [Int: Double] = [:]
+        for size in [10, 100, 1000, 10_000] {
+            var generator = WorkloadGenerator(seed: UInt64(size))
+            let shape = generator.catalog(products: size)
+            let json = shape.json
+            let data = Data(json.utf8)
+            let compileWatch = Stopwatch(rounds: stopwatch.rounds, roundTime: size >= 10_000 ? stopwatch.roundTime * 2 : stopwatch.roundTime)
+            compile[size] = compileWatch.secondsPerCall {
+                Portfolio.compile([CatalogSource(name: "scale.json", data: data)]).diagnostics.count
+            }
+            let catalog = Benchmark.compile(json)
+            let receipts = (0..<32).map { _ in try! ParsedReceipt(json: Data(generator.receipt(for: shape, transactions: 20).utf8)) }
+            var next = 0
+            evaluation[size] = stopwatch.secondsPerCall {
+                next = (next + 1) % receipts.count
+                return catalog.evaluate([receipts[next]], at: Benchmark.at).warnings.count
+            }
+            record(section, "evaluate 20 transactions, \(size)-product catalog", String(format: "%.2f µs", evaluation[size]! * 1e6))
+            record(section, "compile a \(size)-product catalog (\(data.count / 1024) KB)",
+                   String(format: "%.2f ms, %.2f µs per product", compile[size]! * 1e3, compile[size]! * 1e6 / Double(size)))
+        }
+        record(section, "evaluation time, 10,000 / 10 products", String(format: "%.2fx", evaluation[10_000]! / evaluation[10]!),
+               key: "catalogScaling10To10000", number: evaluation[10_000]! / evaluation[10]!)
+        let perProduct10 = compile[10]! / 10, perProduct10000 = compile[10_000]! / 10_000
+        record(section, "compile time per product, 10,000 / 10 products", String(format: "%.2fx", perProduct10000 / perProduct10),
+               key: "compilePerProductScaling10To10000", number: perProduct10000 / perProduct10)
+
+        var generator = WorkloadGenerator(seed: 4)
+        let shape = generator.catalog(products: 50)
+        let catalog = Benchmark.compile(shape.json)
+        var byTransactions: [Int: Double] = [:]
+        var endToEnd: [Int: Double] = [:]
+        for size in [1, 20, 200, 2000] {
+            let datas = (0..<(size >= 2000 ? 4 : 16)).map { _ in Data(generator.receipt(for: shape, transactions: size).utf8) }
+            let receipts = datas.map { try! ParsedReceipt(json: $0) }
+            var next = 0
+            byTransactions[size] = stopwatch.secondsPerCall {
+                next = (next + 1) % receipts.count
+                return catalog.evaluate([receipts[next]], at: Benchmark.at).warnings.count
+            }
+            endToEnd[size] = stopwatch.secondsPerCall {
+                next = (next + 1) % datas.count
+                return try! catalog.evaluate(receiptJSON: datas[next], at: Benchmark.at).warnings.count
+            }
+            record(section, "\(size) transactions: evaluate / decode and evaluate",
+                   String(format: "%.2f µs / %.2f µs", byTransactions[size]! * 1e6, endToEnd[size]! * 1e6))
+        }
+        record(section, "decode and evaluate, 2,000 / 20 transactions", String(format: "%.1fx", endToEnd[2000]! / endToEnd[20]!),
+               key: "transactions2000Over20", number: endToEnd[2000]! / endToEnd[20]!)
+        record(section, "evaluate alone, 2,000 / 20 transactions", String(format: "%.1fx", byTransactions[2000]! / byTransactions[20]!),
+               key: "evaluationTransactions2000Over20", number: byTransactions[2000]! / byTransactions[20]!)
+    }
+
+    // MARK: 5. Concurrency
+
+    mutating func concurrency() {
+        var generator = WorkloadGenerator(seed: 5)
+        let shape = generator.catalog(products: 50)
+        let catalog = Benchmark.compile(shape.json)
+        let receipts = (0..<64).map { _ in Data(generator.receipt(for: shape, transactions: 20).utf8) }
+        let perThread = quick ? 4_000 : 40_000
+        func run(threads: Int) -> Double {
+            var samples: [Double] = []
+            for _ in 0..<stopwatch.rounds {
+                let group = DispatchGroup()
+                let start = Stopwatch.now()
+                for thread in 0..<threads {
+                    group.enter()
+                    let worker = Thread {
+                        var total = 0
+                        for iteration in 0..<perThread {
+                            let data = receipts[(iteration + thread * 7) % receipts.count]
+                            total &+= try! catalog.evaluate(receiptJSON: data, at: Benchmark.at).warnings.count
+                        }
+                        Sink.consume(total)
+                        group.leave()
+                    }
+                    worker.start()
+                }
+                group.wait()
+                let seconds = Double(Stopwatch.now() - start) / 1e9
+                samples.append(Double(threads * perThread) / seconds)
+            }
+            return Stopwatch.median(samples)
+        }
+        let one = run(threads: 1)
+        let two = run(threads: 2)
+        let section = "5. concurrency (one shared compiled catalog, 20 transactions)"
+        record(section, "1 thread", String(format: "%.0f receipts/s", one), key: "oneThreadReceiptsPerSecond", number: one)
+        record(section, "2 threads", String(format: "%.0f receipts/s", two), key: "twoThreadReceiptsPerSecond", number: two)
+        record(section, "2 threads / 1 thread", String(format: "%.2fx", two / one), key: "twoThreadSpeedup", number: two / one)
+    }
+
+    // MARK: 6. Memory per evaluation
+
+    mutating func evaluationMemory() {
+        guard entitle_allocation_counter_available() != 0 else {
+            record("6. memory", "allocations per evaluation", "not measurable on this platform")
+            return
+        }
+        var generator = WorkloadGenerator(seed: 6)
+        let shape = generator.catalog(products: 50)
+        let catalog = Benchmark.compile(shape.json)
+        let datas = (0..<64).map { _ in Data(generator.receipt(for: shape, transactions: 20).utf8) }
+        let parsed = datas.map { try! ParsedReceipt(json: $0) }
+        func measure(_ body: (Int) -> Int) -> (count: Double, bytes: Double) {
+            let iterations = 2_000
+            entitle_allocation_counting(1)
+            let count = entitle_allocation_count(), bytes = entitle_allocation_bytes()
+            for iteration in 0..<iterations { Sink.consume(body(iteration)) }
+            let result = (Double(entitle_allocation_count() - count) / Double(iterations),
+                          Double(entitle_allocation_bytes() - bytes) / Double(iterations))
+            entitle_allocation_counting(0)
+            return result
+        }
+        let endToEnd = measure { try! catalog.evaluate(receiptJSON: datas[$0 % datas.count], at: Benchmark.at).warnings.count }
+        let evaluation = measure { catalog.evaluate([parsed[$0 % parsed.count]], at: Benchmark.at).warnings.count }
+        record("6. memory", "decode and evaluate 20 transactions",
+               String(format: "%.1f allocations, %.0f bytes", endToEnd.count, endToEnd.bytes),
+               key: "endToEndBytesAllocated20", number: endToEnd.bytes)
+        record("6. memory", "evaluate a parsed 20-transaction receipt",
+               String(format: "%.1f allocations, %.0f bytes", evaluation.count, evaluation.bytes),
+               key: "evaluationBytesAllocated20", number: evaluation.bytes)
+        figures.append(("endToEndAllocations20", endToEnd.count))
+        figures.append(("evaluationAllocations20", evaluation.count))
+    }
+
+    static func peakResidentBytes() -> Int {
+        #if canImport(Glibc)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+        #else
+        return 0
+        #endif
+    }
+
+    // MARK: Report
+
+    func table() -> String {
+        var lines: [String] = []
+        var sections: [String] = []
+        for row in rows where !sections.contains(row.section) { sections.append(row.section) }
+        let width = rows.map(\.name.count).max() ?? 0
+        for section in sections.sorted() {
+            lines += ["", section]
+            for row in rows where row.section == section {
+                lines.append("  " + row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.value)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func json(machine: String) -> String {
+        var members = ["  \"machine\": \"\(machine)\"", "  \"quick\": \(quick)",
+                       "  \"rounds\": \(stopwatch.rounds)", "  \"roundSeconds\": \(stopwatch.roundTime)"]
+        for (key, value) in figures {
+            members.append("  \"\(key)\": \(value.isFinite ? String(format: "%.6g", value) : "null")")
+        }
+        return "{\n" + members.joined(separator: ",\n") + "\n}\n"
+    }
+}

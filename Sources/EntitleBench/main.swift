@@ -1,0 +1,41 @@
+import Foundation
+
+// entitle-bench: `swift run -c release entitle-bench [--quick] [--json FILE]`.
+let usage = "usage: entitle-bench [--quick] [--json FILE]\n"
+var arguments = Array(CommandLine.arguments.dropFirst())
+var quick = false
+var jsonPath: String?
+while let argument = arguments.first {
+    arguments.removeFirst()
+    switch argument {
+    case "--quick": quick = true
+    case "--json":
+        guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        jsonPath = path
+        arguments.removeFirst()
+    case "--help", "-h": print(usage, terminator: ""); exit(0)
+    case "--compile-peak":
+        // Internal: the child process of the compile-memory figure.
+        print(Benchmark.compilePeakChild(path: arguments.first ?? ""), terminator: "")
+        exit(0)
+    default: FileHandle.standardError.write(Data(("unknown argument `\(argument)`\n" + usage).utf8)); exit(2)
+    }
+}
+#if DEBUG
+FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
+#endif
+
+let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB"
+print("entitle-bench\(quick ? " --quick" : ""): \(machine); each figure is the median of repeated rounds in this process")
+var benchmark = Benchmark(quick: quick)
+benchmark.compileMemory()
+benchmark.endToEnd()
+benchmark.evaluationAlone()
+benchmark.scaling()
+benchmark.concurrency()
+benchmark.evaluationMemory()
+print(benchmark.table(), terminator: "")
+if let jsonPath {
+    try benchmark.json(machine: machine).write(toFile: jsonPath, atomically: true, encoding: .utf8)
+    print("figures written to \(jsonPath)")
+}
