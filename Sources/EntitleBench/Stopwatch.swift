@@ -12,26 +12,37 @@ struct Stopwatch {
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// Median seconds per call of `body`.
-    func secondsPerCall(_ body: () -> Int) -> Double {
-        // Calibrate a batch size that fills a round.
+    func secondsPerCall(_ body: @escaping () -> Int) -> Double {
+        compare([body])[0]
+    }
+
+    /// Median seconds per call of each body, measured in alternating rounds (A, B, A, B, ...) so
+    /// that a disturbance of the machine lands on every side of a comparison alike.
+    func compare(_ bodies: [() -> Int]) -> [Double] {
+        let batches = bodies.map(calibrate)
+        var samples = [[Double]](repeating: [], count: bodies.count)
+        for _ in 0..<rounds {
+            for (index, body) in bodies.enumerated() {
+                let start = Stopwatch.now()
+                for _ in 0..<batches[index] { Sink.consume(body()) }
+                samples[index].append(Double(Stopwatch.now() - start) / 1e9 / Double(batches[index]))
+            }
+        }
+        return samples.map(Stopwatch.median)
+    }
+
+    /// A batch size that makes one round of `body` last about `roundTime`.
+    private func calibrate(_ body: () -> Int) -> Int {
         var batch = 1
         while true {
             let start = Stopwatch.now()
             for _ in 0..<batch { Sink.consume(body()) }
             let elapsed = Double(Stopwatch.now() - start) / 1e9
             if elapsed >= roundTime / 4 || batch >= 1 << 24 {
-                batch = max(1, Int(Double(batch) * roundTime / max(elapsed, 1e-9)))
-                break
+                return max(1, Int(Double(batch) * roundTime / max(elapsed, 1e-9)))
             }
             batch *= 4
         }
-        var samples: [Double] = []
-        for _ in 0..<rounds {
-            let start = Stopwatch.now()
-            for _ in 0..<batch { Sink.consume(body()) }
-            samples.append(Double(Stopwatch.now() - start) / 1e9 / Double(batch))
-        }
-        return Stopwatch.median(samples)
     }
 
     static func median(_ values: [Double]) -> Double {

@@ -14,6 +14,10 @@ while let argument = arguments.first {
         jsonPath = path
         arguments.removeFirst()
     case "--help", "-h": print(usage, terminator: ""); exit(0)
+    case "--profile":
+        // Internal: a fixed loop of decode-and-evaluate for `valgrind --tool=callgrind`.
+        print(Benchmark.profileLoop(iterations: Int(arguments.first ?? "") ?? 2_000))
+        exit(0)
     case "--compile-peak":
         // Internal: the child process of the compile-memory figure.
         print(Benchmark.compilePeakChild(path: arguments.first ?? ""), terminator: "")

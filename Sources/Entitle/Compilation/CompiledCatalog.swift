@@ -25,6 +25,10 @@ public final class CompiledCatalog: Sendable {
     let granters: [[Int]]
     /// Subscription group names; products refer to them by index.
     let groups: [String]
+    /// What evaluation reads per transaction, as plain data (see ``ProductRule``).
+    let rules: [ProductRule]
+    let ruleGrants: [Int32]
+    let ruleCredits: [(currency: Int32, amount: Int64)]
 
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
@@ -55,6 +59,26 @@ public final class CompiledCatalog: Sendable {
             for feature in product.grants { granters[feature].append(index) }
         }
         self.granters = granters
+        var rules: [ProductRule] = []
+        var ruleGrants: [Int32] = []
+        var ruleCredits: [(currency: Int32, amount: Int64)] = []
+        rules.reserveCapacity(products.count)
+        for product in products {
+            let grantsStart = Int32(ruleGrants.count)
+            ruleGrants += product.grants.map { Int32($0) }
+            let creditsStart = Int32(ruleCredits.count)
+            ruleCredits += product.credits.map { (Int32($0.currency), $0.amount) }
+            var trialDays: Int32 = 0
+            if case .trial(let days, _) = product.role { trialDays = Int32(days) }
+            rules.append(ProductRule(
+                type: product.type, familyShareable: product.familyShareable, trialDays: trialDays,
+                group: Int32(product.group), durationMonths: Int32(product.durationMonths),
+                durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
+                grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
+        }
+        self.rules = rules
+        self.ruleGrants = ruleGrants
+        self.ruleCredits = ruleCredits
     }
 
     /// Product ids in catalog order.

@@ -28,7 +28,7 @@ enum Evaluator {
 
     static func evaluate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], at instant: Instant) -> Entitlements {
         let at = instant.millisecondsSince1970
-        let products = catalog.products
+        let rules = catalog.rules
         var warnings: [EvaluationWarning] = []
         var own: [Int] = []
         var others: [ParsedReceipt] = []
@@ -56,21 +56,22 @@ enum Evaluator {
                 unknown.append((entry.receipt, record.productId))
                 continue
             }
-            let product = products[Int(entry.product)]
-            if record.flags & TransactionRecord.familyShared != 0 && !product.familyShareable {
+            let rule = rules[Int(entry.product)]
+            if record.flags & TransactionRecord.familyShared != 0 && !rule.familyShareable {
                 let receipt = receipts[Int(entry.receipt)]
                 warnings.append(EvaluationWarning(kind: .notFamilyShareable(
-                    transactionId: receipt.text(record.transactionId)!, productId: product.id)))
+                    transactionId: receipt.text(record.transactionId)!, productId: catalog.products[Int(entry.product)].id)))
                 continue
             }
-            if product.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0,
-               !introUsed.contains(Int32(product.group)) {
-                introUsed.append(Int32(product.group))
+            if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0,
+               !introUsed.contains(rule.group) {
+                introUsed.append(rule.group)
             }
-            if product.type == .consumable {
+            if rule.type == .consumable {
                 if entry.cancellation > at {
-                    for (currency, amount) in product.credits {
-                        balances[currency] += amount * Int64(record.quantity)
+                    for index in rule.credits {
+                        let credit = catalog.ruleCredits[Int(index)]
+                        balances[Int(credit.currency)] += credit.amount * Int64(record.quantity)
                     }
                 }
                 continue
@@ -200,7 +201,7 @@ enum Evaluator {
         // Each chain's counted subscription transactions, by the hash of the chain's id.
         var chains: [UInt64: [Int]] = [:]
         for (position, entry) in entries.enumerated()
-        where catalog.products[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
+        where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
             let receipt = receipts[Int(entry.receipt)]
             let record = receipt.transactions[Int(entry.index)]
             guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
@@ -232,11 +233,12 @@ enum Evaluator {
         spans: inout [CoverageSpan], warnings: inout [EvaluationWarning]
     ) -> ProductOutcome {
         let productIndex = entries.first!.product
-        let product = catalog.products[Int(productIndex)]
+        let rule = catalog.rules[Int(productIndex)]
         let first = spans.count
-        switch product.type {
+        switch rule.type {
         case .nonConsumable:
-            if case .trial(let days, _) = product.role {
+            if rule.trialDays > 0 {
+                let days = Int64(rule.trialDays)
                 var start = Int64.max
                 var counted = false
                 for entry in entries {
@@ -246,7 +248,7 @@ enum Evaluator {
                     counted = counted || (entry.cancellation > at && record.flags & TransactionRecord.upgraded == 0)
                 }
                 if counted {
-                    spans.append(CoverageSpan(start: start, end: start + Int64(days) * CivilCalendar.millisecondsPerDay))
+                    spans.append(CoverageSpan(start: start, end: start + days * CivilCalendar.millisecondsPerDay))
                 }
             } else if let entry = entries.first(where: {
                 $0.cancellation > at && receipts[Int($0.receipt)].transactions[Int($0.index)].flags & TransactionRecord.upgraded == 0
@@ -261,8 +263,8 @@ enum Evaluator {
                 let start = max(entry.purchase, end)
                 end = start
                 for _ in 0..<record.quantity {
-                    end = ISODuration.add(months: product.durationMonths, days: product.durationDays,
-                                          milliseconds: product.durationMilliseconds, to: end)
+                    end = ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
+                                          milliseconds: rule.durationMilliseconds, to: end)
                 }
                 spans.append(CoverageSpan(start: start, end: end))
             }
@@ -273,7 +275,7 @@ enum Evaluator {
                 guard record.flags & TransactionRecord.upgraded == 0 else { continue }
                 if record.expires == TransactionRecord.absentDate {
                     warnings.append(EvaluationWarning(kind: .missingExpiry(
-                        transactionId: receipt.text(record.transactionId)!, productId: product.id)))
+                        transactionId: receipt.text(record.transactionId)!, productId: catalog.products[Int(productIndex)].id)))
                 } else if record.expires > entry.purchase {
                     spans.append(CoverageSpan(start: entry.purchase, end: record.expires))
                 }
@@ -304,8 +306,9 @@ enum Evaluator {
     ) -> ([FeatureOutcome], Int64) {
         var featureSpans: [(feature: Int32, span: CoverageSpan)] = []
         for outcome in outcomes where !outcome.spans.isEmpty {
-            for feature in catalog.products[Int(outcome.product)].grants {
-                for index in outcome.spans { featureSpans.append((Int32(feature), spans[Int(index)])) }
+            for grant in catalog.rules[Int(outcome.product)].grants {
+                let feature = catalog.ruleGrants[Int(grant)]
+                for index in outcome.spans { featureSpans.append((feature, spans[Int(index)])) }
             }
         }
         var features: [FeatureOutcome] = []

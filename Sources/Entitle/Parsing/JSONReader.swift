@@ -289,8 +289,20 @@ struct JSONReader {
         let start = offset
         var hasEscapes = false
         var nonASCII: UInt8 = 0
+        let count = bytes.count
         while true {
-            guard offset < bytes.count else {
+            // Skip eight plain bytes at a time: no quote, backslash, control or non-ASCII byte.
+            while offset + 8 <= count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                let special = JSONReader.specialBytes(word)
+                if special != 0 {
+                    // The lowest flagged byte is exact; jump to it.
+                    offset += special.trailingZeroBitCount >> 3
+                    break
+                }
+                offset += 8
+            }
+            guard offset < count else {
                 offset = quote
                 throw error("unterminated string")
             }
@@ -299,14 +311,14 @@ struct JSONReader {
             if byte == UInt8(ascii: "\\") {
                 hasEscapes = true
                 offset += 1
-                guard offset < bytes.count else { continue }
+                guard offset < count else { continue }
                 switch bytes[offset] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
                      UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     offset += 1
                 case UInt8(ascii: "u"):
                     for step in 1...4 {
-                        guard offset + step < bytes.count, isHexDigit(bytes[offset + step]) else {
+                        guard offset + step < count, isHexDigit(bytes[offset + step]) else {
                             offset -= 1
                             throw error("invalid `\\u` escape, expected four hexadecimal digits")
                         }
@@ -340,6 +352,21 @@ struct JSONReader {
     }
 
     // MARK: Helpers
+
+    /// The high bits of the bytes of a little-endian word that are a `"`, a `\\`, a control byte
+    /// (< 0x20) or non-ASCII. Bytes above a flagged one may be flagged falsely (borrows), so only
+    /// the lowest flag is exact; the caller looks at that byte and goes on from there.
+    @inline(__always)
+    static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = word &- (ones &* 0x20)
+        return (zeroQuote | zeroBackslash | control | word) & highs
+    }
 
     /// Whether `literal` starts at the current offset, not followed by more letters.
     private func hasLiteral(_ literal: StaticString) -> Bool {

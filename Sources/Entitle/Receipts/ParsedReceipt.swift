@@ -56,7 +56,8 @@ public struct ParsedReceipt: Sendable {
     /// Appends bytes to the arena and returns their range.
     mutating func store(_ bytes: UnsafeRawBufferPointer) -> TextRange {
         let start = arena.count
-        arena.append(contentsOf: bytes)
+        // Typed bytes append with one copy; a raw buffer would go element by element.
+        arena.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
         return TextRange(start: Int32(start), count: Int32(bytes.count))
     }
 

@@ -5,25 +5,28 @@ extension Instant {
     static func parseRFC3339(_ bytes: UnsafeRawBufferPointer, allowCompactOffset: Bool = false) -> Instant? {
         let count = bytes.count
         guard count >= 20 else { return nil }
-        @inline(__always) func digit(_ index: Int) -> Int? {
-            let value = bytes[index] &- UInt8(ascii: "0")
-            return value < 10 ? Int(value) : nil
-        }
+        // Digits at fixed positions, checked all at once: `d &+ 6` reaches 16 only for a non-digit.
+        @inline(__always) func digit(_ index: Int) -> UInt8 { bytes[index] &- UInt8(ascii: "0") }
+        let y0 = digit(0), y1 = digit(1), y2 = digit(2), y3 = digit(3)
+        let mo0 = digit(5), mo1 = digit(6), d0 = digit(8), d1 = digit(9)
+        let h0 = digit(11), h1 = digit(12), mi0 = digit(14), mi1 = digit(15), s0 = digit(17), s1 = digit(18)
+        var check = (y0 &+ 6) | (y1 &+ 6) | (y2 &+ 6) | (y3 &+ 6) | (mo0 &+ 6) | (mo1 &+ 6) | (d0 &+ 6) | (d1 &+ 6)
+        check |= (h0 &+ 6) | (h1 &+ 6) | (mi0 &+ 6) | (mi1 &+ 6) | (s0 &+ 6) | (s1 &+ 6)
+        guard check & 0xF0 == 0, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        let year = Int(y0) * 1000 + Int(y1) * 100 + Int(y2) * 10 + Int(y3)
+        let month = Int(mo0) * 10 + Int(mo1), day = Int(d0) * 10 + Int(d1)
+        let hour = Int(h0) * 10 + Int(h1), minute = Int(mi0) * 10 + Int(mi1), second = Int(s0) * 10 + Int(s1)
         @inline(__always) func number(_ index: Int, _ length: Int) -> Int? {
             var value = 0
             for position in index..<(index + length) {
-                guard let d = digit(position) else { return nil }
-                value = value * 10 + d
+                let d = digit(position)
+                guard d < 10 else { return nil }
+                value = value * 10 + Int(d)
             }
             return value
         }
-        guard let year = number(0, 4), bytes[4] == UInt8(ascii: "-"),
-              let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), bytes[10] | 0x20 == UInt8(ascii: "t"),
-              let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
-              let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
-              let second = number(17, 2)
-        else { return nil }
         guard month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60
         else { return nil }
@@ -32,8 +35,8 @@ extension Instant {
         if bytes[index] == UInt8(ascii: ".") {
             index += 1
             var digits = 0
-            while index < count, let d = digit(index) {
-                if digits < 3 { millisecond = millisecond * 10 + d }
+            while index < count, digit(index) < 10 {
+                if digits < 3 { millisecond = millisecond * 10 + Int(digit(index)) }
                 digits += 1
                 index += 1
             }

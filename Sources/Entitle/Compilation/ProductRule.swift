@@ -1,0 +1,20 @@
+/// The part of a compiled product that evaluation reads for every transaction, as plain data.
+///
+/// Copying a ``CompiledProduct`` retains its strings and arrays; with one catalog shared by many
+/// threads those retains contend on the same memory. A rule holds no references, so reading it
+/// costs nothing shared. Grants and credits are ranges into flat arrays of the catalog.
+struct ProductRule: Sendable {
+    var type: ProductType
+    var familyShareable: Bool
+    /// The trial's length in days, or 0 for a product that is not a trial.
+    var trialDays: Int32
+    /// Subscription group index, or -1.
+    var group: Int32
+    var durationMonths: Int32
+    var durationDays: Int32
+    var durationMilliseconds: Int64
+    /// Range in ``CompiledCatalog/ruleGrants``.
+    var grants: Range<Int32>
+    /// Range in ``CompiledCatalog/ruleCredits``.
+    var credits: Range<Int32>
+}
