@@ -287,21 +287,17 @@ struct Benchmark {
     }
 
     /// Work items per second with `threads` threads, each running `perThread` calls of `body`.
+    ///
+    /// The workers are long-lived, as a service's are: started once, warmed up, then released
+    /// round by round. Threads started per round spent much of it faulting in fresh heap pages.
     private func measureThreads(threads: Int, perThread: Int, _ body: @escaping @Sendable (Int, Int) -> Int) -> Double {
-        let group = DispatchGroup()
+        let pool = WorkerPool(threads: 2, body: body)
+        pool.run(threads: threads, iterations: max(1, perThread / 4))  // warm-up
         let start = Stopwatch.now()
-        for thread in 0..<threads {
-            group.enter()
-            let worker = Thread {
-                var total = 0
-                for iteration in 0..<perThread { total &+= body(thread, iteration) }
-                Sink.consume(total)
-                group.leave()
-            }
-            worker.start()
-        }
-        group.wait()
-        return Double(threads * perThread) / (Double(Stopwatch.now() - start) / 1e9)
+        pool.run(threads: threads, iterations: perThread)
+        let seconds = Double(Stopwatch.now() - start) / 1e9
+        pool.stop()
+        return Double(threads * perThread) / seconds
     }
 
     // MARK: 6. Memory per evaluation
@@ -386,5 +382,47 @@ struct Benchmark {
             members.append("  \"\(key)\": \(value.isFinite ? String(format: "%.6g", value) : "null")")
         }
         return "{\n" + members.joined(separator: ",\n") + "\n}\n"
+    }
+}
+
+/// Long-lived worker threads that run a body a given number of times when released.
+final class WorkerPool: @unchecked Sendable {
+    private let body: @Sendable (Int, Int) -> Int
+    private let start: [DispatchSemaphore]
+    private let done = DispatchSemaphore(value: 0)
+    // Written by the releasing thread before signalling `start`, read by workers after waiting on
+    // it: the semaphores order the accesses.
+    private var iterations = 0
+    private var stopping = false
+
+    init(threads: Int, body: @escaping @Sendable (Int, Int) -> Int) {
+        self.body = body
+        start = (0..<threads).map { _ in DispatchSemaphore(value: 0) }
+        for index in 0..<threads {
+            Thread { [self] in self.work(index) }.start()
+        }
+    }
+
+    private func work(_ index: Int) {
+        while true {
+            start[index].wait()
+            if stopping { return }
+            var total = 0
+            for iteration in 0..<iterations { total &+= body(index, iteration) }
+            Sink.consume(total)
+            done.signal()
+        }
+    }
+
+    /// Releases `threads` workers for `iterations` calls each and waits for them.
+    func run(threads: Int, iterations: Int) {
+        self.iterations = iterations
+        for index in 0..<threads { start[index].signal() }
+        for _ in 0..<threads { done.wait() }
+    }
+
+    func stop() {
+        stopping = true
+        for semaphore in start { semaphore.signal() }
     }
 }

@@ -1,9 +1,12 @@
 /// An immutable hash table from byte strings (product or currency ids) to indices, looked up with
 /// the raw bytes of a receipt so no `String` is built on the hot path.
-struct ByteKeyTable: Sendable {
-    private let keys: [UInt8]
-    private let offsets: [Int32]
-    private let slots: [Int32]
+///
+/// Its storage is allocated once and freed by its owner (``CompiledCatalog``) with
+/// ``deallocate()``: reading it from many threads then touches no reference count.
+struct ByteKeyTable: @unchecked Sendable {
+    private let keys: UnsafeBufferPointer<UInt8>
+    private let offsets: UnsafeBufferPointer<Int32>
+    private let slots: UnsafeBufferPointer<Int32>
     private let mask: Int
 
     init(_ strings: [String]) {
@@ -30,28 +33,39 @@ struct ByteKeyTable: Sendable {
                 if slots[slot] < 0 { slots[slot] = Int32(index) }
             }
         }
-        self.keys = keys
-        self.offsets = offsets
-        self.slots = slots
+        self.keys = ByteKeyTable.copy(keys)
+        self.offsets = ByteKeyTable.copy(offsets)
+        self.slots = ByteKeyTable.copy(slots)
         self.mask = mask
+    }
+
+    /// Frees the storage; the table must not be used afterwards.
+    func deallocate() {
+        keys.deallocate()
+        offsets.deallocate()
+        slots.deallocate()
+    }
+
+    static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
+        _ = buffer.initialize(from: array)
+        return UnsafeBufferPointer(rebasing: buffer[..<array.count])
     }
 
     /// The index of `key`, or -1.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer) -> Int32 {
         var slot = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
-        return keys.withUnsafeBytes { raw in
-            while true {
-                let index = slots[slot]
-                if index < 0 { return -1 }
-                let start = Int(offsets[Int(index)])
-                let end = Int(offsets[Int(index) + 1])
-                if end - start == key.count,
-                   key.count == 0 || memcmp(raw.baseAddress! + start, key.baseAddress!, key.count) == 0 {
-                    return index
-                }
-                slot = (slot + 1) & mask
+        while true {
+            let index = slots[slot]
+            if index < 0 { return -1 }
+            let start = Int(offsets[Int(index)])
+            let end = Int(offsets[Int(index) + 1])
+            if end - start == key.count,
+               key.count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, key.count) == 0 {
+                return index
             }
+            slot = (slot + 1) & mask
         }
     }
 

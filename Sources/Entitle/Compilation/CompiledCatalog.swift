@@ -3,7 +3,11 @@
 ///
 /// Products, features and currencies are dense arrays; receipts are matched to products by one
 /// hash lookup per transaction, and everything after that is index arithmetic.
-public final class CompiledCatalog: Sendable {
+///
+/// Everything is immutable after `init`. The tables evaluation reads for every transaction live in
+/// buffers the catalog allocates once and frees in `deinit`, so threads sharing one catalog read
+/// them without touching reference counts; that is why the class is `@unchecked Sendable`.
+public final class CompiledCatalog: @unchecked Sendable {
     /// The app's bundle id.
     public let app: String
     /// The file the catalog came from.
@@ -26,9 +30,17 @@ public final class CompiledCatalog: Sendable {
     /// Subscription group names; products refer to them by index.
     let groups: [String]
     /// What evaluation reads per transaction, as plain data (see ``ProductRule``).
-    let rules: [ProductRule]
-    let ruleGrants: [Int32]
-    let ruleCredits: [(currency: Int32, amount: Int64)]
+    let rules: UnsafeBufferPointer<ProductRule>
+    let ruleGrants: UnsafeBufferPointer<Int32>
+    let ruleCredits: UnsafeBufferPointer<Credit>
+    /// The app's bundle id as bytes, to match receipts.
+    let appBytes: UnsafeBufferPointer<UInt8>
+
+    /// Credits per unit of a consumable.
+    struct Credit {
+        var currency: Int32
+        var amount: Int64
+    }
 
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
@@ -61,13 +73,13 @@ public final class CompiledCatalog: Sendable {
         self.granters = granters
         var rules: [ProductRule] = []
         var ruleGrants: [Int32] = []
-        var ruleCredits: [(currency: Int32, amount: Int64)] = []
+        var ruleCredits: [Credit] = []
         rules.reserveCapacity(products.count)
         for product in products {
             let grantsStart = Int32(ruleGrants.count)
             ruleGrants += product.grants.map { Int32($0) }
             let creditsStart = Int32(ruleCredits.count)
-            ruleCredits += product.credits.map { (Int32($0.currency), $0.amount) }
+            ruleCredits += product.credits.map { Credit(currency: Int32($0.currency), amount: $0.amount) }
             var trialDays: Int32 = 0
             if case .trial(let days, _) = product.role { trialDays = Int32(days) }
             rules.append(ProductRule(
@@ -76,9 +88,19 @@ public final class CompiledCatalog: Sendable {
                 durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
                 grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
         }
-        self.rules = rules
-        self.ruleGrants = ruleGrants
-        self.ruleCredits = ruleCredits
+        self.rules = ByteKeyTable.copy(rules)
+        self.ruleGrants = ByteKeyTable.copy(ruleGrants)
+        self.ruleCredits = ByteKeyTable.copy(ruleCredits)
+        self.appBytes = ByteKeyTable.copy(Array(app.utf8))
+    }
+
+    deinit {
+        rules.deallocate()
+        ruleGrants.deallocate()
+        ruleCredits.deallocate()
+        appBytes.deallocate()
+        productTable.deallocate()
+        currencyTable.deallocate()
     }
 
     /// Product ids in catalog order.

@@ -33,7 +33,7 @@ enum Evaluator {
         var own: [Int] = []
         var others: [ParsedReceipt] = []
         for (index, receipt) in receipts.enumerated() {
-            if receipt.bytesEqual(receipt.appRange, catalog.app) {
+            if receipt.bytesEqual(receipt.appRange, catalog.appBytes) {
                 own.append(index)
             } else {
                 others.append(receipt)

@@ -49,6 +49,10 @@ public struct ParsedReceipt: Sendable {
                 .elementsEqual(other.arena[Int(otherRange.start)..<Int(otherRange.start + otherRange.count)])
     }
 
+    func bytesEqual(_ range: TextRange, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !range.isNone && arena[Int(range.start)..<Int(range.start + range.count)].elementsEqual(bytes)
+    }
+
     func bytesEqual(_ range: TextRange, _ string: String) -> Bool {
         !range.isNone && arena[Int(range.start)..<Int(range.start + range.count)].elementsEqual(string.utf8)
     }
