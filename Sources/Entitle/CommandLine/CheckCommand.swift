@@ -5,7 +5,9 @@ enum CheckCommand {
                              [--app BUNDLE] [--at INSTANT] [--format text|json]
 
           --catalog PATH    a catalog file, or a directory whose *.json files are catalogs
-          --receipt FILE    a receipt; `-` reads one from standard input; repeat for more
+          --receipt FILE    a receipt: normalized JSON, or Apple's verifyReceipt, App Store
+                            (JWS) or PKCS#7 data, recognized from the content; `-` reads
+                            standard input; repeat for more
           --app BUNDLE      the app to evaluate (default: the first receipt's app)
           --at INSTANT      RFC 3339 instant to evaluate at (default: now)
           --format FORMAT   `text` for people (default) or `json` for scripts
@@ -64,13 +66,18 @@ enum CheckCommand {
 
         var receipts: [Receipt] = []
         var receiptErrors: [Diagnostic] = []
+        var readApple = false
         for path in scanner.all("--receipt") {
             do {
-                receipts.append(try ReceiptFiles.load(path, standardInput: environment.readStandardInput))
+                let loaded = try ReceiptFiles.load(path, standardInput: environment.readStandardInput)
+                receipts.append(loaded.receipt)
+                readApple = readApple || loaded.fromApple
+                for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
             } catch {
                 receiptErrors.append(error.diagnostic)
             }
         }
+        if readApple { errorText = AppleImport.notice + "\n" + errorText }
         guard receiptErrors.isEmpty else {
             errorText += EntitleCommand.render(receiptErrors)
             errorText += "entitle: \(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected\n"

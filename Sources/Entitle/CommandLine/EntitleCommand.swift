@@ -10,6 +10,7 @@ public enum EntitleCommand {
         commands:
           check      evaluate receipts against catalogs and print entitlements
           validate   check catalogs and print their diagnostics
+          normalize  read Apple's receipt data and print the normalized receipt
 
         options:
           --help     show help (also `entitle <command> --help`)
@@ -32,9 +33,11 @@ public enum EntitleCommand {
             return CheckCommand.run(rest, environment: environment)
         case "validate":
             return ValidateCommand.run(rest)
+        case "normalize":
+            return NormalizeCommand.run(rest, environment: environment)
         default:
             var message = "entitle: unknown command `\(command)`"
-            if let suggestion = Suggestion.closest(to: command, in: ["check", "validate"]) {
+            if let suggestion = Suggestion.closest(to: command, in: ["check", "validate", "normalize"]) {
                 message += "; did you mean `\(suggestion)`?"
             }
             return CommandOutput(exitCode: CommandOutput.misuse, standardError: message + "\n\n" + usage)

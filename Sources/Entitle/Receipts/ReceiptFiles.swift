@@ -1,20 +1,41 @@
 import Foundation
 
-/// Reads receipts from files or standard input.
+/// Reads receipts from files or standard input, in any format entitle knows.
 enum ReceiptFiles {
-    /// Reads and decodes the receipt at `path` (`-` for standard input).
-    static func load(_ path: String, standardInput: () -> [UInt8]) throws(ReceiptError) -> Receipt {
-        let name = path == "-" ? "<stdin>" : path
-        let data: Data
-        if path == "-" {
-            data = Data(standardInput())
-        } else {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                throw ReceiptError(code: .unreadableFile, message: "cannot read receipt file",
-                                   location: SourceLocation(file: name, line: 1, column: 1))
-            }
-            data = contents
+    /// A receipt read from a file, and whether it came from Apple's (unverified) data.
+    struct Loaded {
+        var receipt: Receipt
+        var fromApple: Bool
+        var warnings: [ImportWarning]
+    }
+
+    /// Reads the bytes at `path` (`-` for standard input).
+    static func read(_ path: String, standardInput: () -> [UInt8]) throws(ReceiptError) -> Data {
+        if path == "-" { return Data(standardInput()) }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw ReceiptError(code: .unreadableFile, message: "cannot read receipt file",
+                               location: SourceLocation(file: path, line: 1, column: 1))
         }
-        return try ReceiptDecoder.decode(data, name: name)
+        return contents
+    }
+
+    /// Reads and decodes the receipt at `path`: a normalized receipt, or Apple data recognized
+    /// from its content (or read as `format`).
+    static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil,
+                     standardInput: () -> [UInt8]) throws(ReceiptError) -> Loaded {
+        let name = path == "-" ? "<stdin>" : path
+        let data = try read(path, standardInput: standardInput)
+        if format == nil {
+            switch AppleImport.detect(data) {
+            case .normalized?:
+                return Loaded(receipt: try ReceiptDecoder.decode(data, name: name), fromApple: false, warnings: [])
+            case nil:
+                throw AppleImport.unrecognized(name)
+            case .apple?:
+                break
+            }
+        }
+        let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app)
+        return Loaded(receipt: imported.receipt, fromApple: true, warnings: imported.warnings)
     }
 }

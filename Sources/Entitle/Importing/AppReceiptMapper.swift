@@ -1,0 +1,165 @@
+import Foundation
+
+/// Maps an app receipt (PKCS#7 `signedData`, DER or base64, as apps find it on a device) to a
+/// receipt, by walking the ASN.1 to the payload: a SET of attributes `{type, version, value}`
+/// whose values wrap DER.
+///
+/// | attribute | normalized |
+/// |---|---|
+/// | 0 receipt type (`Production`, `ProductionSandbox`, `Xcode`) | `environment` |
+/// | 2 bundle id | `app` |
+/// | 19 original application version | `originalApplicationVersion` |
+/// | 17 in-app purchase receipt (one per transaction) | `transactions[]` |
+/// | 1701 quantity, 1702 product id, 1703 transaction id, 1705 original transaction id | `quantity`, `productId`, `transactionId`, `originalTransactionId` |
+/// | 1704 purchase date, 1706 original purchase date, 1708 expiry, 1712 cancellation (empty when absent) | `purchaseDate`, `originalPurchaseDate`, `expiresDate`, `cancellationDate` |
+/// | 1713 trial period, 1719 introductory price period | `isTrialPeriod`, `isIntroOfferPeriod` |
+///
+/// Dates are RFC 3339, also with an offset written without a colon (`+0100`), as 2020 Xcode
+/// receipts have them. The PKCS#7 signature is not checked.
+enum AppReceiptMapper {
+    static let signedData = "1.2.840.113549.1.7.2"
+    static let data = "1.2.840.113549.1.7.1"
+
+    /// The DER bytes of `input`: itself when it starts as DER, else its base64 decoding.
+    static func der(_ input: Data) -> [UInt8]? {
+        if input.first == 0x30 { return Array(input) }
+        let text = String(decoding: input, as: UTF8.self).filter { !$0.isWhitespace }
+        guard !text.isEmpty, let decoded = Data(base64Encoded: text), decoded.first == 0x30 else { return nil }
+        return Array(decoded)
+    }
+
+    static func map(_ bytes: [UInt8], warnings: inout [ImportWarning]) throws(BERReader.Failure) -> Receipt {
+        var outer = BERReader(bytes[...])
+        let contentInfo = try outer.next(tag: 0x30, "a PKCS#7 ContentInfo SEQUENCE")
+        var info = BERReader(contentInfo.content, depth: 1)
+        let type = try BERReader.objectIdentifier(try info.next(tag: 0x06, "a content type"))
+        guard type == signedData else { throw BERReader.Failure(offset: contentInfo.offset, message: "not PKCS#7 signedData (content type \(type))") }
+        let explicit = try info.next(tag: 0xA0, "the signedData content")
+        var wrapper = BERReader(explicit.content, depth: 2)
+        let signed = try wrapper.next(tag: 0x30, "a SignedData SEQUENCE")
+        var fields = BERReader(signed.content, depth: 3)
+        _ = try fields.next(tag: 0x02, "the SignedData version")
+        _ = try fields.next(tag: 0x31, "the digest algorithms")
+        let encapsulated = try fields.next(tag: 0x30, "the encapsulated content")
+        var content = BERReader(encapsulated.content, depth: 4)
+        let contentType = try BERReader.objectIdentifier(try content.next(tag: 0x06, "the encapsulated content type"))
+        guard contentType == data else {
+            throw BERReader.Failure(offset: encapsulated.offset, message: "the receipt payload is not PKCS#7 data")
+        }
+        let payloadWrapper = try content.next(tag: 0xA0, "the receipt payload")
+        var payloadReader = BERReader(payloadWrapper.content, depth: 5)
+        let payload = try BERReader.octets(try payloadReader.next(tag: 0x04, "the receipt payload OCTET STRING"))
+
+        var receipt = Receipt(app: "")
+        var sawBundle = false
+        try attributes(payload[...]) { (type, value, offset) throws(BERReader.Failure) in
+            switch type {
+            case 0:
+                let raw = try BERReader.text(try single(value))
+                receipt.environment = AppleEnvironment.normalize(raw, path: "attribute 0", warnings: &warnings)
+            case 2:
+                receipt.app = try BERReader.text(try single(value))
+                sawBundle = true
+            case 19:
+                receipt.originalApplicationVersion = try BERReader.text(try single(value))
+            case 17:
+                let set = try single(value)
+                guard set.tag == 0x31 else { throw BERReader.Failure(offset: offset, message: "an in-app purchase receipt is not a SET") }
+                receipt.transactions.append(try transaction(set.content, index: receipt.transactions.count))
+            default:
+                break
+            }
+        }
+        guard sawBundle, !receipt.app.isEmpty else { throw BERReader.Failure(offset: 0, message: "the receipt has no bundle id (attribute 2)") }
+        // Merge copies of one transaction as the other formats do.
+        var merged: [Transaction] = []
+        var index: [String: Int] = [:]
+        for transaction in receipt.transactions {
+            if let existing = index[transaction.transactionId] {
+                merged[existing] = merged[existing].merged(with: transaction)
+            } else {
+                index[transaction.transactionId] = merged.count
+                merged.append(transaction)
+            }
+        }
+        receipt.transactions = merged
+        return receipt
+    }
+
+    /// Calls `body` with each attribute's type, value bytes and offset.
+    private static func attributes(
+        _ bytes: ArraySlice<UInt8>, _ body: (Int64, ArraySlice<UInt8>, Int) throws(BERReader.Failure) -> Void
+    ) throws(BERReader.Failure) {
+        var reader = BERReader(bytes, depth: 6)
+        let set = try reader.next(tag: 0x31, "the receipt attribute SET")
+        var items = BERReader(set.content, depth: 7)
+        while !items.isAtEnd {
+            let attribute = try items.next(tag: 0x30, "a receipt attribute SEQUENCE")
+            var parts = BERReader(attribute.content, depth: 8)
+            let type = try BERReader.integer(try parts.next(tag: 0x02, "an attribute type"))
+            _ = try parts.next(tag: 0x02, "an attribute version")
+            let value = try BERReader.octets(try parts.next(tag: 0x04, "an attribute value"))
+            try body(type, value[...], attribute.offset)
+        }
+    }
+
+    /// The one DER element an attribute value wraps.
+    private static func single(_ value: ArraySlice<UInt8>) throws(BERReader.Failure) -> BERReader.Element {
+        var reader = BERReader(value, depth: 9)
+        return try reader.next()
+    }
+
+    private static func transaction(_ bytes: ArraySlice<UInt8>, index: Int) throws(BERReader.Failure) -> Transaction {
+        var productId: String?
+        var transactionId: String?
+        var originalTransactionId: String?
+        var purchase: Instant?
+        var originalPurchase: Instant?
+        var expires: Instant?
+        var cancellation: Instant?
+        var quantity = 1
+        var trial = false
+        var intro = false
+        func date(_ value: ArraySlice<UInt8>, _ what: String) throws(BERReader.Failure) -> Instant? {
+            let text = try BERReader.text(try single(value))
+            guard !text.isEmpty else { return nil }
+            var copy = text
+            let parsed = copy.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
+            guard let parsed else { throw BERReader.Failure(offset: 0, message: "in-app purchase \(index): \(what) `\(text)` is not a date") }
+            return parsed
+        }
+        var reader = BERReader(bytes, depth: 10)
+        while !reader.isAtEnd {
+            let attribute = try reader.next(tag: 0x30, "an in-app purchase attribute")
+            var parts = BERReader(attribute.content, depth: 11)
+            let type = try BERReader.integer(try parts.next(tag: 0x02, "an attribute type"))
+            _ = try parts.next(tag: 0x02, "an attribute version")
+            let value = try BERReader.octets(try parts.next(tag: 0x04, "an attribute value"))[...]
+            switch type {
+            case 1701:
+                let number = try BERReader.integer(try single(value))
+                guard number >= 1, number <= 1_000_000 else {
+                    throw BERReader.Failure(offset: attribute.offset, message: "in-app purchase \(index): quantity \(number)")
+                }
+                quantity = Int(number)
+            case 1702: productId = try BERReader.text(try single(value))
+            case 1703: transactionId = try BERReader.text(try single(value))
+            case 1704: purchase = try date(value, "purchase date")
+            case 1705: originalTransactionId = try BERReader.text(try single(value))
+            case 1706: originalPurchase = try date(value, "original purchase date")
+            case 1708: expires = try date(value, "expiry date")
+            case 1712: cancellation = try date(value, "cancellation date")
+            case 1713: trial = try BERReader.integer(try single(value)) != 0
+            case 1719: intro = try BERReader.integer(try single(value)) != 0
+            default: break
+            }
+        }
+        guard let productId, !productId.isEmpty, let transactionId, !transactionId.isEmpty, let purchase else {
+            throw BERReader.Failure(offset: 0, message: "in-app purchase \(index) lacks a product id, transaction id or purchase date")
+        }
+        return Transaction(
+            productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
+            purchaseDate: purchase, originalPurchaseDate: originalPurchase, expiresDate: expires,
+            cancellationDate: cancellation, quantity: quantity, isTrialPeriod: trial, isIntroOfferPeriod: intro)
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+
+/// Maps App Store Server API and StoreKit 2 data to a receipt: decoded `JWSTransactionDecodedPayload`
+/// and `JWSRenewalInfoDecodedPayload` objects (alone or in arrays), compact JWS strings whose
+/// payload is one of those, transaction-history (`signedTransactions`) and subscription-status
+/// (`data[].lastTransactions[]`) responses, v2 notifications (`signedPayload`) and app transactions.
+///
+/// | App Store | normalized |
+/// |---|---|
+/// | `bundleId` | `app` |
+/// | `environment` (`Production`, `Sandbox`, `Xcode`, `LocalTesting`) | `environment` |
+/// | `productId`, `transactionId`, `originalTransactionId` | the same fields |
+/// | `purchaseDate`, `originalPurchaseDate`, `expiresDate` (ms) | the same fields |
+/// | `revocationDate` (ms) | `cancellationDate` |
+/// | `quantity`, `isUpgraded` | the same fields |
+/// | `inAppOwnershipType` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
+/// | `offerType` 1 with `offerDiscountType` `FREE_TRIAL` | `isTrialPeriod` |
+/// | `offerType` 1, other discount types | `isIntroOfferPeriod` |
+/// | renewal `originalTransactionId`, `productId` | `renewals[].originalTransactionId`, `productId` |
+/// | renewal `autoRenewStatus` (1/0), `isInBillingRetryPeriod`, `gracePeriodExpiresDate` | `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
+/// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
+///
+/// No signature is checked: a JWS is only split and its payload decoded.
+struct AppStoreMapper {
+    var transactions: [Transaction] = []
+    var renewals: [Renewal] = []
+    var apps: [String] = []
+    var environment: String?
+    var originalApplicationVersion: String?
+    var warnings: [ImportWarning] = []
+    private var transactionIndex: [String: Int] = [:]
+
+    /// Whether a parsed JSON value looks like App Store data.
+    static func recognizes(_ root: JSONNode) -> Bool {
+        switch root.value {
+        case .string(let text): return CompactJWS.looksLike(text)
+        case .array(let elements): return !elements.isEmpty && elements.allSatisfy(recognizes)
+        case .object:
+            return ["transactionId", "originalTransactionId", "signedTransactions", "signedPayload", "signedTransactionInfo",
+                    "signedRenewalInfo", "appTransactionId", "autoRenewProductId", "notificationType", "bundleId", "signedDate"]
+                .contains { root[$0] != nil }
+        default: return false
+        }
+    }
+
+    /// Maps everything in `root`.
+    mutating func map(_ root: JSONNode, path: String, depth: Int = 0) throws(ImportFailure) {
+        guard depth < 8 else { throw ImportFailure(offset: root.offset, message: "App Store data nested too deeply", path: path) }
+        switch root.value {
+        case .string(let text):
+            try mapJWS(text, offset: root.offset, path: path, depth: depth)
+        case .array(let elements):
+            for (index, element) in elements.enumerated() { try map(element, path: "\(path)[\(index)]", depth: depth + 1) }
+        case .object:
+            try mapObject(root, path: path, depth: depth)
+        default:
+            throw ImportFailure(offset: root.offset, message: "expected App Store data (an object, an array or a JWS)", path: path)
+        }
+    }
+
+    private mutating func mapObject(_ node: JSONNode, path: String, depth: Int) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        if let bundle = node["bundleId"]?.lenientString { note(app: bundle) }
+        if let raw = node["environment"]?.lenientString {
+            environment = AppleEnvironment.normalize(raw, path: join("environment"), warnings: &warnings)
+        }
+        if node["transactionId"] != nil {
+            try mapTransaction(node, path: path)
+            return
+        }
+        if node["autoRenewStatus"] != nil || node["autoRenewProductId"] != nil
+            || (node["originalTransactionId"] != nil && node["signedTransactionInfo"] == nil && node["status"] == nil) {
+            try mapRenewal(node, path: path)
+            return
+        }
+        if node["appTransactionId"] != nil || node["originalApplicationVersion"] != nil {
+            originalApplicationVersion = node["originalApplicationVersion"]?.lenientString
+            if let raw = node["receiptType"]?.lenientString, environment == nil {
+                environment = AppleEnvironment.normalize(raw, path: join("receiptType"), warnings: &warnings)
+            }
+            return
+        }
+        // Signed data always has some of these; an object with only them carries no purchase.
+        var recognized = node["bundleId"] != nil || node["signedDate"] != nil || node["environment"] != nil
+        for key in ["signedPayload", "signedTransactionInfo", "signedRenewalInfo"] {
+            if let value = node[key] {
+                recognized = true
+                try signed(value, path: join(key), depth: depth)
+            }
+        }
+        if let list = node["signedTransactions"] {
+            recognized = true
+            guard let elements = list.elements else {
+                throw ImportFailure(offset: list.offset, message: "expected an array of JWS strings", path: join("signedTransactions"))
+            }
+            for (index, element) in elements.enumerated() { try signed(element, path: join("signedTransactions[\(index)]"), depth: depth) }
+        }
+        if let data = node["data"] {
+            recognized = true
+            if let groups = data.elements {
+                for (index, group) in groups.enumerated() {
+                    for (position, item) in (group["lastTransactions"]?.elements ?? []).enumerated() {
+                        try map(item, path: join("data[\(index)].lastTransactions[\(position)]"), depth: depth + 1)
+                    }
+                }
+            } else {
+                try map(data, path: join("data"), depth: depth + 1)
+            }
+        }
+        if let type = node["notificationType"]?.lenientString {
+            recognized = true
+            if transactions.isEmpty, renewals.isEmpty {
+                warnings.append(ImportWarning(path: join("notificationType"), message: "a `\(type)` notification carries no transaction"))
+            }
+        }
+        if !recognized {
+            throw ImportFailure(offset: node.offset, message: "not a transaction, renewal info or App Store response", path: path)
+        }
+    }
+
+    /// A signed field: a compact JWS, or a placeholder that is reported and skipped.
+    private mutating func signed(_ node: JSONNode, path: String, depth: Int) throws(ImportFailure) {
+        guard case .string(let text) = node.value else {
+            throw ImportFailure(offset: node.offset, message: "expected a JWS string", path: path)
+        }
+        guard CompactJWS.looksLike(text) else {
+            warnings.append(ImportWarning(path: path, message: "`\(text.prefix(40))` is not a compact JWS and was skipped"))
+            return
+        }
+        try mapJWS(text, offset: node.offset, path: path, depth: depth)
+    }
+
+    private mutating func mapJWS(_ text: String, offset: Int, path: String, depth: Int) throws(ImportFailure) {
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch {
+            throw ImportFailure(offset: offset, message: error.message, path: path)
+        }
+        if !jws.headerHasCertificateChain {
+            warnings.append(ImportWarning(path: path, message: "the JWS header has no `x5c` certificate chain, so it could never be verified"))
+        }
+        let payload: JSONNode
+        do {
+            payload = try JSONDocument.parse(jws.payload, limits: .init(maxBytes: 1 << 20, maxDepth: 32)).root
+        } catch let error as JSONSyntaxError {
+            throw ImportFailure(offset: offset, message: "the JWS payload is not JSON: \(error.message)", path: path)
+        } catch {
+            throw ImportFailure(offset: offset, message: "the JWS payload is not JSON", path: path)
+        }
+        do {
+            try map(payload, path: path + " (payload)", depth: depth + 1)
+        } catch var failure {
+            // Offsets inside a decoded payload mean nothing in the file: point at the JWS.
+            failure.offset = offset
+            throw failure
+        }
+    }
+
+    private mutating func mapTransaction(_ node: JSONNode, path: String) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        func required(_ key: String) throws(ImportFailure) -> String {
+            guard let text = node[key]?.lenientString, !text.isEmpty else {
+                throw ImportFailure(offset: node.offset, message: "transaction without `\(key)`", path: path)
+            }
+            return text
+        }
+        func instant(_ key: String) throws(ImportFailure) -> Instant? {
+            guard let value = node[key], !value.isNull else { return nil }
+            guard let ms = value.milliseconds else {
+                throw ImportFailure(offset: value.offset, message: "`\(key)` is not milliseconds", path: join(key))
+            }
+            return Instant(millisecondsSince1970: ms)
+        }
+        guard let purchase = try instant("purchaseDate") else {
+            throw ImportFailure(offset: node.offset, message: "transaction without `purchaseDate`", path: path)
+        }
+        var transaction = Transaction(
+            productId: try required("productId"), transactionId: try required("transactionId"),
+            originalTransactionId: node["originalTransactionId"]?.lenientString, purchaseDate: purchase,
+            originalPurchaseDate: try instant("originalPurchaseDate"), expiresDate: try instant("expiresDate"),
+            cancellationDate: try instant("revocationDate"))
+        if let quantity = node["quantity"] {
+            guard let value = quantity.lenientInteger, value >= 1, value <= 1_000_000 else {
+                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not a positive integer", path: join("quantity"))
+            }
+            transaction.quantity = Int(value)
+        }
+        transaction.isUpgraded = node["isUpgraded"]?.lenientBool ?? false
+        if let ownership = node["inAppOwnershipType"]?.lenientString {
+            transaction.ownership = AppleOwnership.map(ownership, path: join("inAppOwnershipType"), warnings: &warnings)
+        }
+        if let offerType = node["offerType"]?.lenientInteger {
+            switch offerType {
+            case 1:
+                if node["offerDiscountType"]?.lenientString == "FREE_TRIAL" {
+                    transaction.isTrialPeriod = true
+                } else {
+                    transaction.isIntroOfferPeriod = true
+                }
+            case 2, 3, 4:
+                break  // promotional, offer code, win-back: not introductory
+            default:
+                warnings.append(ImportWarning(path: join("offerType"), message: "unknown offer type \(offerType), ignored"))
+            }
+        }
+        if let existing = transactionIndex[transaction.transactionId] {
+            transactions[existing] = transactions[existing].merged(with: transaction)
+        } else {
+            transactionIndex[transaction.transactionId] = transactions.count
+            transactions.append(transaction)
+        }
+    }
+
+    private mutating func mapRenewal(_ node: JSONNode, path: String) throws(ImportFailure) {
+        guard let original = node["originalTransactionId"]?.lenientString, !original.isEmpty else {
+            throw ImportFailure(offset: node.offset, message: "renewal info without `originalTransactionId`", path: path)
+        }
+        renewals.append(Renewal(
+            productId: node["productId"]?.lenientString, originalTransactionId: original,
+            willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
+            gracePeriodExpiresDate: node["gracePeriodExpiresDate"]?.milliseconds.map { Instant(millisecondsSince1970: $0) }))
+    }
+
+    private mutating func note(app: String) {
+        if !apps.contains(app) { apps.append(app) }
+    }
+}

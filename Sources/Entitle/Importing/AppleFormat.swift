@@ -1,0 +1,44 @@
+/// The formats Apple hands out that entitle can read, besides its own normalized receipt.
+public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
+    /// A legacy verifyReceipt response, or a v1 server notification with `unified_receipt`.
+    case verifyReceipt = "verify-receipt"
+    /// App Store Server API / StoreKit 2 data: decoded JWS payloads, compact JWS strings, or
+    /// transaction-history, subscription-status and notification responses.
+    case appStore = "app-store"
+    /// An app receipt as found on a device: PKCS#7, DER or base64.
+    case pkcs7
+}
+
+/// A receipt read from Apple's data, with what could not be mapped.
+///
+/// Nothing in it is verified: see ``AppleImport``.
+public struct ImportedReceipt: Sendable {
+    public var receipt: Receipt
+    public var format: AppleFormat
+    /// Values that were kept raw or skipped, each with where it was.
+    public var warnings: [ImportWarning]
+}
+
+/// A value in Apple's data that entitle could not map fully.
+public struct ImportWarning: Hashable, Sendable, CustomStringConvertible {
+    /// Where the value was, such as `latest_receipt_info[3].in_app_ownership_type`.
+    public var path: String
+    public var message: String
+
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+/// Maps Apple's environment spellings to the normalized ones, keeping an unknown value raw.
+enum AppleEnvironment {
+    static func normalize(_ raw: String, path: String, warnings: inout [ImportWarning]) -> String {
+        switch raw.lowercased() {
+        case "production", "prod": return "production"
+        case "sandbox", "productionsandbox": return "sandbox"
+        case "xcode": return "xcode"
+        case "localtesting", "local-testing": return "local-testing"
+        default:
+            warnings.append(ImportWarning(path: path, message: "unknown environment `\(raw)`, kept as is"))
+            return raw
+        }
+    }
+}

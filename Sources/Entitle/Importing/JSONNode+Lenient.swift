@@ -1,0 +1,68 @@
+/// Reading Apple's JSON, which writes numbers and booleans as strings ("1594755400000", "true")
+/// where other tools write them as JSON numbers and booleans: both are accepted.
+extension JSONNode {
+    subscript(key: String) -> JSONNode? {
+        guard case .object(let members) = value else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    var isObject: Bool { if case .object = value { true } else { false } }
+
+    var isNull: Bool { if case .null = value { true } else { false } }
+
+    var elements: [JSONNode]? {
+        if case .array(let elements) = value { return elements }
+        return nil
+    }
+
+    /// A string, or a number's text.
+    var lenientString: String? {
+        switch value {
+        case .string(let text): text
+        case .number(let number): number.text
+        default: nil
+        }
+    }
+
+    /// `true`/`false`, `"true"`/`"false"`, `1`/`0` or `"1"`/`"0"`.
+    var lenientBool: Bool? {
+        switch value {
+        case .bool(let flag): return flag
+        case .number(let number): return number.integer.map { $0 != 0 }
+        case .string(let text):
+            switch text.lowercased() {
+            case "true", "1": return true
+            case "false", "0": return false
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// An integer, as a number or a string of digits.
+    var lenientInteger: Int64? {
+        switch value {
+        case .number(let number): number.integer
+        case .string(let text): Int64(text)
+        default: nil
+        }
+    }
+
+    /// Milliseconds since 1970, as a number (possibly fractional, as Xcode writes them) or a string
+    /// of digits; fractions of a millisecond are dropped.
+    var milliseconds: Int64? {
+        switch value {
+        case .number(let number):
+            if let integer = number.integer { return integer }
+            let double = number.double
+            guard double.isFinite, abs(double) < 1e17 else { return nil }
+            return Int64(double.rounded(.down))
+        case .string(let text):
+            if let integer = Int64(text) { return integer }
+            guard let double = Double(text), double.isFinite, abs(double) < 1e17 else { return nil }
+            return Int64(double.rounded(.down))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// Maps a verifyReceipt response (or a v1 server notification's `unified_receipt`) to a receipt.
+///
+/// | verifyReceipt | normalized |
+/// |---|---|
+/// | `receipt.bundle_id` (notifications: `bid`) | `app` |
+/// | `environment` (else `receipt.receipt_type`) | `environment` |
+/// | `receipt.original_application_version` | `originalApplicationVersion` |
+/// | `receipt.in_app[]`, `latest_receipt_info[]` (merged by `transaction_id`) | `transactions[]` |
+/// | `product_id`, `transaction_id`, `original_transaction_id` | the same fields |
+/// | `purchase_date_ms` (else `purchase_date`) | `purchaseDate` |
+/// | `original_purchase_date_ms`, `expires_date_ms`, `cancellation_date_ms` | `originalPurchaseDate`, `expiresDate`, `cancellationDate` |
+/// | `quantity`, `is_trial_period`, `is_in_intro_offer_period`, `is_upgraded` | `quantity`, `isTrialPeriod`, `isIntroOfferPeriod`, `isUpgraded` |
+/// | `in_app_ownership_type` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
+/// | `pending_renewal_info[]`: `original_transaction_id`, `product_id`, `auto_renew_status`, `is_in_billing_retry_period`, `grace_period_expires_date_ms` | `renewals[]`: `originalTransactionId`, `productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
+enum VerifyReceiptMapper {
+    /// Apple's documented meanings of verifyReceipt status codes.
+    static let statusMeanings: [Int64: String] = [
+        21000: "the request to the App Store was not made using the HTTP POST method",
+        21001: "this status code is no longer sent by the App Store",
+        21002: "the receipt data was malformed or the App Store service had a temporary issue",
+        21003: "the receipt could not be authenticated",
+        21004: "the shared secret does not match the one on file for the account",
+        21005: "the receipt server was temporarily unable to provide the receipt",
+        21006: "the receipt is valid but the subscription has expired",
+        21007: "the receipt is from the test environment but was sent to the production environment",
+        21008: "the receipt is from the production environment but was sent to the test environment",
+        21009: "internal data access error",
+        21010: "the user account cannot be found or has been deleted",
+    ]
+
+    /// Whether a parsed JSON object looks like a verifyReceipt response or v1 notification.
+    static func recognizes(_ root: JSONNode) -> Bool {
+        if let elements = root.elements { return !elements.isEmpty && elements.allSatisfy(recognizes) }
+        return root["receipt"] != nil || root["latest_receipt_info"] != nil || root["unified_receipt"] != nil
+            || root["pending_renewal_info"] != nil || (root["status"] != nil && root["app"] == nil)
+            || isLoneTransaction(root) || isLoneRenewal(root)
+    }
+
+    /// An `in_app` / `latest_receipt_info` entry copied out of a response.
+    static func isLoneTransaction(_ node: JSONNode) -> Bool {
+        node["transaction_id"] != nil && node["product_id"] != nil && !isResponse(node)
+    }
+
+    /// A whole response or notification, which names its app.
+    static func isResponse(_ node: JSONNode) -> Bool {
+        ["receipt", "latest_receipt_info", "unified_receipt", "pending_renewal_info", "notification_type", "status"]
+            .contains { node[$0] != nil }
+    }
+
+    /// A `pending_renewal_info` entry copied out of a response.
+    static func isLoneRenewal(_ node: JSONNode) -> Bool {
+        node["original_transaction_id"] != nil && (node["auto_renew_status"] != nil || node["auto_renew_product_id"] != nil)
+            && node["transaction_id"] == nil && !isResponse(node)
+    }
+
+    static func map(_ root: JSONNode, app: String?, warnings: inout [ImportWarning]) throws(ImportFailure) -> Receipt {
+        // Entries copied out of a response, alone or in an array, name no app: it must be given.
+        let lone = root.elements ?? (isLoneTransaction(root) || isLoneRenewal(root) ? [root] : nil)
+        if let lone {
+            guard let app else {
+                throw ImportFailure(offset: root.offset, message: "a transaction or renewal entry alone names no app",
+                                    help: "give the app (`--app`), or pass the whole verifyReceipt response")
+            }
+            var receipt = Receipt(app: app)
+            for (index, entry) in lone.enumerated() {
+                let path = root.elements == nil ? "" : "[\(index)]"
+                if isLoneRenewal(entry) {
+                    receipt.renewals.append(try mapRenewal(entry, path: path))
+                } else {
+                    receipt.transactions.append(try mapTransaction(entry, path: path, warnings: &warnings))
+                }
+            }
+            return receipt
+        }
+        guard root.isObject else {
+            throw ImportFailure(offset: root.offset, message: "expected a verifyReceipt response object")
+        }
+        // A v1 notification carries the response as `unified_receipt` and the bundle id as `bid`.
+        let response = root["unified_receipt"] ?? root
+        let prefix = root["unified_receipt"] != nil ? "unified_receipt." : ""
+        if let status = response["status"] ?? root["status"] {
+            guard let code = status.lenientInteger else {
+                throw ImportFailure(offset: status.offset, message: "`status` is not a number", path: prefix + "status")
+            }
+            if code != 0 {
+                let meaning = statusMeanings[code] ?? (21100...21199 ~= code ? "internal data access error" : "not a status Apple documents")
+                throw ImportFailure(offset: status.offset, message: "verifyReceipt status \(code): \(meaning)",
+                                    path: prefix + "status", help: "only a response with status 0 carries a receipt to read")
+            }
+        }
+        let receiptNode = response["receipt"]
+        guard let app = receiptNode?["bundle_id"]?.lenientString ?? root["bid"]?.lenientString ?? app, !app.isEmpty else {
+            throw ImportFailure(offset: root.offset, message: "the response names no app (no `receipt.bundle_id`, no `bid`)")
+        }
+        var receipt = Receipt(app: app)
+        if let environment = (response["environment"] ?? root["environment"])?.lenientString
+            ?? receiptNode?["receipt_type"]?.lenientString {
+            receipt.environment = AppleEnvironment.normalize(environment, path: prefix + "environment", warnings: &warnings)
+        }
+        receipt.originalApplicationVersion = receiptNode?["original_application_version"]?.lenientString
+
+        var transactions: [Transaction] = []
+        var index: [String: Int] = [:]
+        func add(_ list: JSONNode?, path: String) throws(ImportFailure) {
+            guard let list else { return }
+            guard let elements = list.elements else {
+                throw ImportFailure(offset: list.offset, message: "expected an array of transactions", path: path)
+            }
+            for (position, element) in elements.enumerated() {
+                let transaction = try mapTransaction(element, path: "\(path)[\(position)]", warnings: &warnings)
+                if let existing = index[transaction.transactionId] {
+                    transactions[existing] = transactions[existing].merged(with: transaction)
+                } else {
+                    index[transaction.transactionId] = transactions.count
+                    transactions.append(transaction)
+                }
+            }
+        }
+        try add(receiptNode?["in_app"], path: "receipt.in_app")
+        try add(response["latest_receipt_info"], path: prefix + "latest_receipt_info")
+        receipt.transactions = transactions
+
+        if let pending = response["pending_renewal_info"] {
+            guard let elements = pending.elements else {
+                throw ImportFailure(offset: pending.offset, message: "expected an array", path: prefix + "pending_renewal_info")
+            }
+            for (position, element) in elements.enumerated() {
+                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]"))
+            }
+        }
+        return receipt
+    }
+
+    private static func mapRenewal(_ element: JSONNode, path: String) throws(ImportFailure) -> Renewal {
+        guard let original = element["original_transaction_id"]?.lenientString, !original.isEmpty else {
+            throw ImportFailure(offset: element.offset, message: "renewal info without `original_transaction_id`", path: path)
+        }
+        return Renewal(
+            productId: element["product_id"]?.lenientString, originalTransactionId: original,
+            willRenew: element["auto_renew_status"]?.lenientBool,
+            isInBillingRetry: element["is_in_billing_retry_period"]?.lenientBool,
+            gracePeriodExpiresDate: element["grace_period_expires_date_ms"]?.milliseconds.map { Instant(millisecondsSince1970: $0) })
+    }
+
+    private static func mapTransaction(_ node: JSONNode, path: String, warnings: inout [ImportWarning]) throws(ImportFailure) -> Transaction {
+        guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a transaction object", path: path) }
+        func required(_ key: String) throws(ImportFailure) -> String {
+            guard let text = node[key]?.lenientString, !text.isEmpty else {
+                throw ImportFailure(offset: node.offset, message: "transaction without `\(key)`", path: path)
+            }
+            return text
+        }
+        func instant(_ key: String) throws(ImportFailure) -> Instant? {
+            if let ms = node[key + "_ms"] {
+                guard let value = ms.milliseconds else {
+                    throw ImportFailure(offset: ms.offset, message: "`\(key)_ms` is not milliseconds", path: "\(path).\(key)_ms")
+                }
+                return Instant(millisecondsSince1970: value)
+            }
+            guard let text = node[key] else { return nil }
+            // Older responses hold milliseconds in the plain field; otherwise "2020-11-13 01:46:07 Etc/GMT".
+            if let value = text.milliseconds { return Instant(millisecondsSince1970: value) }
+            guard let string = text.lenientString, let value = appleDate(string) else {
+                throw ImportFailure(offset: text.offset, message: "`\(key)` is not a date", path: "\(path).\(key)")
+            }
+            return value
+        }
+        let productId = try required("product_id")
+        let transactionId = try required("transaction_id")
+        guard let purchase = try instant("purchase_date") else {
+            throw ImportFailure(offset: node.offset, message: "transaction without `purchase_date`", path: path)
+        }
+        var transaction = Transaction(
+            productId: productId, transactionId: transactionId,
+            originalTransactionId: node["original_transaction_id"]?.lenientString,
+            purchaseDate: purchase, originalPurchaseDate: try instant("original_purchase_date"),
+            expiresDate: try instant("expires_date"), cancellationDate: try instant("cancellation_date"))
+        if let quantity = node["quantity"] {
+            guard let value = quantity.lenientInteger, value >= 1, value <= 1_000_000 else {
+                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not a positive integer", path: path + ".quantity")
+            }
+            transaction.quantity = Int(value)
+        }
+        transaction.isTrialPeriod = node["is_trial_period"]?.lenientBool ?? false
+        transaction.isIntroOfferPeriod = node["is_in_intro_offer_period"]?.lenientBool ?? false
+        transaction.isUpgraded = node["is_upgraded"]?.lenientBool ?? false
+        if let ownership = node["in_app_ownership_type"]?.lenientString {
+            transaction.ownership = AppleOwnership.map(ownership, path: path + ".in_app_ownership_type", warnings: &warnings)
+        }
+        return transaction
+    }
+
+    /// Parses "2020-11-13 01:46:07 Etc/GMT" (UTC), the date form of verifyReceipt's plain fields.
+    static func appleDate(_ text: String) -> Instant? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 3, parts[2] == "Etc/GMT" || parts[2] == "UTC" else { return nil }
+        return Instant(rfc3339: "\(parts[0])T\(parts[1])Z")
+    }
+}
+
+/// Apple's ownership values.
+enum AppleOwnership {
+    static func map(_ raw: String, path: String, warnings: inout [ImportWarning]) -> Transaction.Ownership {
+        switch raw {
+        case "PURCHASED": return .purchased
+        case "FAMILY_SHARED": return .familyShared
+        default:
+            warnings.append(ImportWarning(path: path, message: "unknown ownership `\(raw)`, read as purchased"))
+            return .purchased
+        }
+    }
+}
+
+extension Transaction {
+    /// Two copies of one transaction as one: the first copy's values, filled in from the second,
+    /// with the earliest cancellation.
+    func merged(with other: Transaction) -> Transaction {
+        var result = self
+        result.originalTransactionId = originalTransactionId ?? other.originalTransactionId
+        result.originalPurchaseDate = originalPurchaseDate ?? other.originalPurchaseDate
+        result.expiresDate = expiresDate ?? other.expiresDate
+        switch (cancellationDate, other.cancellationDate) {
+        case (let a?, let b?): result.cancellationDate = min(a, b)
+        case (nil, let b): result.cancellationDate = b
+        default: break
+        }
+        result.isTrialPeriod = isTrialPeriod || other.isTrialPeriod
+        result.isIntroOfferPeriod = isIntroOfferPeriod || other.isIntroOfferPeriod
+        result.isUpgraded = isUpgraded || other.isUpgraded
+        if ownership == .purchased { result.ownership = other.ownership }
+        return result
+    }
+}

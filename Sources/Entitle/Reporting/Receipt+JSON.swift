@@ -1,0 +1,40 @@
+extension Receipt {
+    /// The receipt as normalized receipt JSON (schemas/receipt.schema.json), the form
+    /// `entitle normalize` prints; absent optional fields are left out.
+    public var json: String {
+        func instant(_ value: Instant) -> JSONOutput { .string(value.rfc3339) }
+        var members: [(String, JSONOutput)] = [("app", .string(app))]
+        if let environment { members.append(("environment", .string(environment))) }
+        if let originalApplicationVersion { members.append(("originalApplicationVersion", .string(originalApplicationVersion))) }
+        members.append(("transactions", .array(transactions.map { transaction in
+            var fields: [(String, JSONOutput)] = [
+                ("productId", .string(transaction.productId)), ("transactionId", .string(transaction.transactionId)),
+            ]
+            if let original = transaction.originalTransactionId { fields.append(("originalTransactionId", .string(original))) }
+            fields.append(("purchaseDate", instant(transaction.purchaseDate)))
+            if let date = transaction.originalPurchaseDate { fields.append(("originalPurchaseDate", instant(date))) }
+            if let date = transaction.expiresDate { fields.append(("expiresDate", instant(date))) }
+            if let date = transaction.cancellationDate { fields.append(("cancellationDate", instant(date))) }
+            if transaction.quantity != 1 { fields.append(("quantity", .integer(Int64(transaction.quantity)))) }
+            if transaction.isTrialPeriod { fields.append(("isTrialPeriod", .bool(true))) }
+            if transaction.isIntroOfferPeriod { fields.append(("isIntroOfferPeriod", .bool(true))) }
+            if transaction.isUpgraded { fields.append(("isUpgraded", .bool(true))) }
+            if transaction.ownership != .purchased { fields.append(("ownership", .string(transaction.ownership.rawValue))) }
+            return .object(fields)
+        })))
+        members.append(("renewals", .array(renewals.map { renewal in
+            var fields: [(String, JSONOutput)] = []
+            if let product = renewal.productId { fields.append(("productId", .string(product))) }
+            fields.append(("originalTransactionId", .string(renewal.originalTransactionId)))
+            if let flag = renewal.willRenew { fields.append(("willRenew", .bool(flag))) }
+            if let flag = renewal.isInBillingRetry { fields.append(("isInBillingRetry", .bool(flag))) }
+            if let date = renewal.gracePeriodExpiresDate { fields.append(("gracePeriodExpiresDate", instant(date))) }
+            return .object(fields)
+        })))
+        members.append(("consumptions", .array(consumptions.map { consumption in
+            .object([("id", .string(consumption.id)), ("currency", .string(consumption.currency)),
+                     ("amount", .integer(consumption.amount)), ("date", instant(consumption.date))])
+        })))
+        return JSONOutput.object(members).rendered() + "\n"
+    }
+}
