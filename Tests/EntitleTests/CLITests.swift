@@ -96,7 +96,7 @@ struct CLITests {
     func validate() throws {
         let good = EntitleCommand.run(["validate", Self.products], environment: Self.environment())
         #expect(good.exitCode == 0)
-        #expect(good.standardError == "entitle: 3 catalogs valid: 0 errors, 0 warnings\n")
+        #expect(good.standardError == "entitle: 4 catalogs valid: 0 errors, 0 warnings\n")
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-validate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -296,7 +296,7 @@ struct CatalogCheckerTests {
     @Test("the example portfolio compiles without warnings")
     func examples() {
         let compilation = Portfolio.load(path: Fixtures.productsDirectory)
-        #expect(compilation.portfolio?.apps.sorted() == ["com.example.diagrams", "com.example.diagrams6", "com.example.starquest"])
+        #expect(compilation.portfolio?.apps.sorted() == ["com.example.diagrams", "com.example.diagrams6", "com.example.naturelab.backyardbirds.example", "com.example.starquest"])
         #expect(compilation.diagnostics.isEmpty, "\(compilation.diagnostics.map(\.description))")
     }
 
