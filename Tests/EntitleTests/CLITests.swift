@@ -126,3 +126,80 @@ struct CLITests {
         #expect(output.standardOutput.isEmpty)
     }
 }
+
+@Suite("Command line: Apple data")
+struct AppleCommandLineTests {
+    static func fixture(_ path: String) -> String { Fixtures.sharedFixtures.appendingPathComponent(path).path }
+    static let xcodeTransaction = fixture("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction")
+
+    @Test("check reads the Xcode-signed transaction and turns on the premium features, with the unverified notice")
+    func checkXcodeTransaction() throws {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-10-20T00:00:00Z", "--format", "json"],
+            environment: CLITests.environment())
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(output.standardError.hasPrefix(AppleImport.notice + "\n"))
+        let expected = try JSONSubset.parse("""
+            { "app": "com.example.naturelab.backyardbirds.example",
+              "features": {
+                "pass": { "enabled": true, "until": "2023-11-19T01:45:36.049Z", "sources": ["pass.premium"] },
+                "pass.family": { "enabled": true, "sources": ["pass.premium"] },
+                "pass.premium": { "enabled": true, "sources": ["pass.premium"] } },
+              "products": { "pass.premium": { "state": "active" }, "pass.individual": { "state": "not-purchased" } },
+              "offers": { "pass.premium": { "eligible": false, "reason": "subscribed", "introOfferEligible": false } } }
+            """)
+        #expect(JSONSubset.mismatch(expected: expected, actual: try JSONSubset.parse(output.standardOutput)) == nil)
+        // After the period ends, nothing is on.
+        let later = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-11-19T01:45:36.049Z"],
+            environment: CLITests.environment())
+        #expect(later.standardOutput.contains("  pass          off"))
+    }
+
+    @Test("normalize prints a normalized receipt that check then accepts")
+    func normalize() throws {
+        let output = EntitleCommand.run(["normalize", Self.xcodeTransaction], environment: CLITests.environment())
+        #expect(output.exitCode == 0)
+        #expect(output.standardError == AppleImport.notice + "\n")
+        let receipt = try ReceiptDecoder.decode(Data(output.standardOutput.utf8))
+        #expect(receipt.app == "com.example.naturelab.backyardbirds.example")
+        #expect(receipt.environment == "xcode")
+        #expect(receipt.transactions.map(\.productId) == ["pass.premium"])
+        let check = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--receipt", "-", "--at", "2023-10-20T00:00:00Z"],
+            environment: CLITests.environment(stdin: output.standardOutput))
+        #expect(check.exitCode == 0)
+        #expect(!check.standardError.contains("note:"), "a normalized receipt is not Apple data")
+    }
+
+    @Test("normalize with --from reads the named format and refuses another")
+    func from() {
+        let pkcs7 = Self.fixture("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases")
+        #expect(EntitleCommand.run(["normalize", "--from", "pkcs7", pkcs7], environment: CLITests.environment()).exitCode == 0)
+        let wrong = EntitleCommand.run(["normalize", "--from", "verify-receipt", pkcs7], environment: CLITests.environment())
+        #expect(wrong.exitCode == 1)
+        #expect(EntitleCommand.run(["normalize", "--from", "plist", pkcs7], environment: CLITests.environment()).exitCode == 2)
+    }
+
+    @Test("normalize names the status of a failed verifyReceipt response and the formats it tried for unknown data")
+    func errors() {
+        let status = EntitleCommand.run(
+            ["normalize", Self.fixture("verifyreceipt/aporat-store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json")],
+            environment: CLITests.environment())
+        #expect(status.exitCode == 1)
+        #expect(status.standardError.contains("error: status: verifyReceipt status 21002"))
+        let unknown = EntitleCommand.run(["normalize", "-"], environment: CLITests.environment(stdin: "hello"))
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.standardError.contains("<stdin>:1:1: error: unrecognized receipt format"))
+        #expect(unknown.standardError.contains("verifyReceipt response"))
+        let renewal = EntitleCommand.run(
+            ["normalize", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")],
+            environment: CLITests.environment())
+        #expect(renewal.exitCode == 1)
+        #expect(renewal.standardError.contains("help: renewal info carries no bundle id: give the app (`--app`)"))
+        let given = EntitleCommand.run(
+            ["normalize", "--app", "com.example", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")],
+            environment: CLITests.environment())
+        #expect(given.exitCode == 0)
+    }
+}
