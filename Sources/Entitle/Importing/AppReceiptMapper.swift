@@ -71,18 +71,7 @@ enum AppReceiptMapper {
             }
         }
         guard sawBundle, !receipt.app.isEmpty else { throw BERReader.Failure(offset: 0, message: "the receipt has no bundle id (attribute 2)") }
-        // Merge copies of one transaction as the other formats do.
-        var merged: [Transaction] = []
-        var index: [String: Int] = [:]
-        for transaction in receipt.transactions {
-            if let existing = index[transaction.transactionId] {
-                merged[existing] = merged[existing].merged(with: transaction)
-            } else {
-                index[transaction.transactionId] = merged.count
-                merged.append(transaction)
-            }
-        }
-        receipt.transactions = merged
+        receipt.transactions = Transaction.mergingCopies(receipt.transactions)
         return receipt
     }
 

@@ -28,7 +28,6 @@ struct AppStoreMapper {
     var environment: String?
     var originalApplicationVersion: String?
     var warnings: [ImportWarning] = []
-    private var transactionIndex: [String: Int] = [:]
 
     /// Whether a parsed JSON value looks like App Store data.
     static func recognizes(_ root: JSONNode) -> Bool {
@@ -204,12 +203,7 @@ struct AppStoreMapper {
                 warnings.append(ImportWarning(path: join("offerType"), message: "unknown offer type \(offerType), ignored"))
             }
         }
-        if let existing = transactionIndex[transaction.transactionId] {
-            transactions[existing] = transactions[existing].merged(with: transaction)
-        } else {
-            transactionIndex[transaction.transactionId] = transactions.count
-            transactions.append(transaction)
-        }
+        transactions.append(transaction)
     }
 
     private mutating func mapRenewal(_ node: JSONNode, path: String) throws(ImportFailure) {

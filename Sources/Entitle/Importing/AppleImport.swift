@@ -62,7 +62,7 @@ public enum AppleImport {
                 location: SourceLocation(file: name, line: 1, column: 1),
                 help: apps.isEmpty ? "renewal info carries no bundle id: give the app (`--app`)" : "normalize each app's data separately")
         }
-        let receipt = Receipt(app: apps[0], transactions: mapper.transactions, renewals: mapper.renewals,
+        let receipt = Receipt(app: apps[0], transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
                               environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion)
         var warnings = mapper.warnings
         if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.originalApplicationVersion == nil,

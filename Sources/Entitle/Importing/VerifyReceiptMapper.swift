@@ -102,25 +102,18 @@ enum VerifyReceiptMapper {
         receipt.originalApplicationVersion = receiptNode?["original_application_version"]?.lenientString
 
         var transactions: [Transaction] = []
-        var index: [String: Int] = [:]
         func add(_ list: JSONNode?, path: String) throws(ImportFailure) {
             guard let list else { return }
             guard let elements = list.elements else {
                 throw ImportFailure(offset: list.offset, message: "expected an array of transactions", path: path)
             }
             for (position, element) in elements.enumerated() {
-                let transaction = try mapTransaction(element, path: "\(path)[\(position)]", warnings: &warnings)
-                if let existing = index[transaction.transactionId] {
-                    transactions[existing] = transactions[existing].merged(with: transaction)
-                } else {
-                    index[transaction.transactionId] = transactions.count
-                    transactions.append(transaction)
-                }
+                transactions.append(try mapTransaction(element, path: "\(path)[\(position)]", warnings: &warnings))
             }
         }
         try add(receiptNode?["in_app"], path: "receipt.in_app")
         try add(response["latest_receipt_info"], path: prefix + "latest_receipt_info")
-        receipt.transactions = transactions
+        receipt.transactions = Transaction.mergingCopies(transactions)
 
         if let pending = response["pending_renewal_info"] {
             guard let elements = pending.elements else {
@@ -214,6 +207,21 @@ enum AppleOwnership {
 }
 
 extension Transaction {
+    /// The transactions with copies of one `transactionId` merged into the first, in first-seen order.
+    static func mergingCopies(_ transactions: [Transaction]) -> [Transaction] {
+        var merged: [Transaction] = []
+        var index: [String: Int] = [:]
+        for transaction in transactions {
+            if let existing = index[transaction.transactionId] {
+                merged[existing] = merged[existing].merged(with: transaction)
+            } else {
+                index[transaction.transactionId] = merged.count
+                merged.append(transaction)
+            }
+        }
+        return merged
+    }
+
     /// Two copies of one transaction as one: the first copy's values, filled in from the second,
     /// with the earliest cancellation.
     func merged(with other: Transaction) -> Transaction {
