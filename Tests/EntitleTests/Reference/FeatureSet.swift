@@ -1,4 +1,5 @@
-/// A set of small non-negative integers (feature, product or group indices) as a bit set.
+/// A set of small non-negative integers (product or group indices) as a bit set, for the reference
+/// evaluator.
 struct FeatureSet: Hashable, Sendable {
     private(set) var words: [UInt64]
 
