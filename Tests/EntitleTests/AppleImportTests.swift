@@ -6,7 +6,7 @@ import EntitleWorkloads
 /// Apple's formats, on the real public fixtures in ../shared/fixtures. Expected values are read
 /// from the fixtures themselves (with Foundation's JSONSerialization, or from the fixture set's
 /// `*.decoded.json` files, which were decoded with openssl), not typed in.
-@Suite("Apple formats")
+@Suite("Apple formats", .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures (../shared/fixtures or $ENTITLE_FIXTURES)"))
 struct AppleImportTests {
     static let fixtures = Fixtures.sharedFixtures
 

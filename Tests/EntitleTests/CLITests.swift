@@ -127,7 +127,7 @@ struct CLITests {
     }
 }
 
-@Suite("Command line: Apple data")
+@Suite("Command line: Apple data", .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures"))
 struct AppleCommandLineTests {
     static func fixture(_ path: String) -> String { Fixtures.sharedFixtures.appendingPathComponent(path).path }
     static let xcodeTransaction = fixture("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction")

@@ -9,8 +9,19 @@ enum Fixtures {
 
     static var productsDirectory: String { packageRoot.appendingPathComponent("products").path }
     static var corpusDirectory: URL { packageRoot.appendingPathComponent("Tests/EntitleTests/Corpus") }
-    /// The shared App Store fixtures beside the project.
-    static var sharedFixtures: URL { packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures") }
+    /// The shared App Store fixtures: `$ENTITLE_FIXTURES`, else `../shared/fixtures` beside the project.
+    static var sharedFixtures: URL {
+        if let path = ProcessInfo.processInfo.environment["ENTITLE_FIXTURES"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    }
+
+    /// Whether the shared fixtures are there; the suites that read them run only then (CI
+    /// requires them, see .ci/run).
+    static var sharedFixturesAvailable: Bool {
+        FileManager.default.fileExists(atPath: sharedFixtures.appendingPathComponent("INDEX.md").path)
+    }
 
     /// The example portfolio in products/, compiled.
     static let examples: Portfolio = {
