@@ -1,11 +1,14 @@
+import Foundation
+
 /// Checks what no single catalog can: that each app has one catalog, and that an upgrade's
 /// `requires.anyOf` names products the required app's catalog defines, when that catalog is in
 /// the same portfolio.
 enum PortfolioChecker {
-    static func check(_ catalogs: [CatalogDefinition], lines: [String: LineTable]) -> [Diagnostic] {
+    /// - Parameter texts: each catalog's bytes by file name, to locate diagnostics.
+    static func check(_ catalogs: [CatalogDefinition], texts: [String: Data]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         func report(_ code: DiagnosticCode, _ message: String, file: String, offset: Int, path: String, help: String? = nil) {
-            let (line, column) = lines[file]?.location(of: offset) ?? (1, 1)
+            let (line, column) = texts[file].map { LineTable($0).location(of: offset) } ?? (1, 1)
             diagnostics.append(Diagnostic(
                 severity: .error, code: code, message: message,
                 location: SourceLocation(file: file, line: line, column: column), path: path, help: help))

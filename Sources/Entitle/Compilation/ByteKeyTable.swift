@@ -33,9 +33,9 @@ struct ByteKeyTable: @unchecked Sendable {
                 if slots[slot] < 0 { slots[slot] = Int32(index) }
             }
         }
-        self.keys = ByteKeyTable.copy(keys)
-        self.offsets = ByteKeyTable.copy(offsets)
-        self.slots = ByteKeyTable.copy(slots)
+        self.keys = .allocatedCopy(of: keys)
+        self.offsets = .allocatedCopy(of: offsets)
+        self.slots = .allocatedCopy(of: slots)
         self.mask = mask
     }
 
@@ -46,11 +46,6 @@ struct ByteKeyTable: @unchecked Sendable {
         slots.deallocate()
     }
 
-    static func copy<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
-        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
-        _ = buffer.initialize(from: array)
-        return UnsafeBufferPointer(rebasing: buffer[..<array.count])
-    }
 
     /// The index of `key`, or -1.
     @inline(__always)
@@ -99,6 +94,15 @@ struct ByteKeyTable: @unchecked Sendable {
             hash ^= hash >> 32
         }
         return hash
+    }
+}
+
+extension UnsafeBufferPointer {
+    /// A new buffer holding a copy of `array`, for storage an owner frees with `deallocate()`.
+    static func allocatedCopy(of array: [Element]) -> UnsafeBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: Swift.max(1, array.count))
+        _ = buffer.initialize(from: array)
+        return UnsafeBufferPointer(rebasing: buffer[..<array.count])
     }
 }
 

@@ -14,10 +14,12 @@ public final class CompiledCatalog: @unchecked Sendable {
     public let source: String
     /// Declared feature ids, in catalog order.
     public let featureIds: [String]
-    let featureDescriptions: [String]
+    /// The product manager's description of each feature, in the order of ``featureIds``.
+    public let featureDescriptions: [String]
     /// Declared currency ids, in catalog order.
     public let currencyIds: [String]
-    let currencyDescriptions: [String]
+    /// The description of each currency, in the order of ``currencyIds``.
+    public let currencyDescriptions: [String]
     let products: [CompiledProduct]
     let productIndex: [String: Int]
     let featureIndex: [String: Int]
@@ -88,10 +90,10 @@ public final class CompiledCatalog: @unchecked Sendable {
                 durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
                 grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
         }
-        self.rules = ByteKeyTable.copy(rules)
-        self.ruleGrants = ByteKeyTable.copy(ruleGrants)
-        self.ruleCredits = ByteKeyTable.copy(ruleCredits)
-        self.appBytes = ByteKeyTable.copy(Array(app.utf8))
+        self.rules = .allocatedCopy(of: rules)
+        self.ruleGrants = .allocatedCopy(of: ruleGrants)
+        self.ruleCredits = .allocatedCopy(of: ruleCredits)
+        self.appBytes = .allocatedCopy(of: Array(app.utf8))
     }
 
     deinit {

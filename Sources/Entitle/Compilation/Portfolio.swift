@@ -33,19 +33,19 @@ public struct Portfolio: Sendable {
     public static func compile(_ sources: [CatalogSource]) -> Compilation {
         var diagnostics: [Diagnostic] = []
         var definitions: [CatalogDefinition] = []
-        var lines: [String: LineTable] = [:]
+        var texts: [String: Data] = [:]
         var failed = false
         for source in sources {
             let (definition, found) = CatalogChecker.check(file: source.name, data: source.data)
             diagnostics += found
             if let definition {
                 definitions.append(definition)
-                lines[source.name] = LineTable(source.data)
+                texts[source.name] = source.data
             } else {
                 failed = true
             }
         }
-        let crossFile = PortfolioChecker.check(definitions, lines: lines)
+        let crossFile = PortfolioChecker.check(definitions, texts: texts)
         diagnostics += crossFile
         if sources.isEmpty {
             diagnostics.append(Diagnostic(severity: .error, code: .unreadableFile, message: "no catalogs given"))

@@ -26,7 +26,12 @@ public enum AppleImport {
     public static func unverifiedReceipt(
         fromVerifyReceipt data: Data, name: String = "<receipt>", app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {
-        let root = try parseJSON(data, name: name)
+        try verifyReceipt(data, root: nil, name: name, app: app)
+    }
+
+    private static func verifyReceipt(_ data: Data, root parsed: JSONNode?, name: String, app: String?) throws(ReceiptError) -> ImportedReceipt {
+        let root: JSONNode
+        if let parsed { root = parsed } else { root = try parseJSON(data, name: name) }
         var warnings: [ImportWarning] = []
         do {
             let receipt = try VerifyReceiptMapper.map(root, app: app, warnings: &warnings)
@@ -41,12 +46,20 @@ public enum AppleImport {
     ///
     /// - Parameter app: the bundle id to use when the data names none (renewal info alone).
     public static func unverifiedReceipt(fromAppStore data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try appStore(data, root: nil, name: name, app: app)
+    }
+
+    private static func appStore(_ data: Data, root parsed: JSONNode?, name: String, app: String?) throws(ReceiptError) -> ImportedReceipt {
         let root: JSONNode
-        if CompactJWS.looksLike(text) {
-            root = JSONNode(offset: 0, value: .string(text))
+        if let parsed {
+            root = parsed
         } else {
-            root = try parseJSON(data, name: name)
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if CompactJWS.looksLike(text) {
+                root = JSONNode(offset: 0, value: .string(text))
+            } else {
+                root = try parseJSON(data, name: name)
+            }
         }
         var mapper = AppStoreMapper()
         do {
@@ -97,34 +110,65 @@ public enum AppleImport {
         from data: Data, name: String = "<receipt>", format: AppleFormat? = nil, app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {
         var chosen = format
+        var root: JSONNode?
         if chosen == nil {
-            guard case .apple(let detected)? = detect(data) else { throw unrecognized(name) }
+            guard case .apple(let detected)? = detect(data, root: &root) else { throw unrecognized(name) }
             chosen = detected
         }
         switch chosen! {
-        case .verifyReceipt: return try unverifiedReceipt(fromVerifyReceipt: data, name: name, app: app)
-        case .appStore: return try unverifiedReceipt(fromAppStore: data, name: name, app: app)
+        case .verifyReceipt: return try verifyReceipt(data, root: root, name: name, app: app)
+        case .appStore: return try appStore(data, root: root, name: name, app: app)
         case .pkcs7: return try unverifiedReceipt(fromPKCS7: data, name: name)
         }
     }
 
     /// Recognizes what a receipt file holds, or `nil` when it is none of the known formats.
     public static func detect(_ data: Data) -> Source? {
+        var root: JSONNode?
+        return detect(data, root: &root)
+    }
+
+    /// ``detect(_:)``, also handing back the JSON tree it built for Apple data so it is not parsed
+    /// twice. A normalized receipt is recognized from its top-level member names alone, without a tree.
+    static func detect(_ data: Data, root: inout JSONNode?) -> Source? {
         guard let first = data.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return nil }
+        if first == UInt8(ascii: "{"), let keys = topLevelKeys(data) {
+            if keys.contains("app") { return .normalized }
+        } else if first == UInt8(ascii: "{") {
+            // Malformed JSON: let the normalized decoder say where.
+            return .normalized
+        }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {
-            guard let root = try? JSONDocument.parse(data, limits: jsonLimits).root else {
-                // Malformed JSON: let the normalized decoder say where.
-                return first == UInt8(ascii: "{") ? .normalized : nil
-            }
-            if root.isObject, root["app"] != nil { return .normalized }
-            if VerifyReceiptMapper.recognizes(root) { return .apple(.verifyReceipt) }
-            if AppStoreMapper.recognizes(root) { return .apple(.appStore) }
+            guard let parsed = try? JSONDocument.parse(data, limits: jsonLimits).root else { return nil }
+            root = parsed
+            if VerifyReceiptMapper.recognizes(parsed) { return .apple(.verifyReceipt) }
+            if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
             return nil
         }
         let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
         if CompactJWS.looksLike(text) { return .apple(.appStore) }
         if AppReceiptMapper.der(data) != nil { return .apple(.pkcs7) }
         return nil
+    }
+
+    /// The member names of a top-level JSON object, read without building values; `nil` when the
+    /// text is not one well-formed object.
+    private static func topLevelKeys(_ data: Data) -> [String]? {
+        guard data.count <= ReceiptDecoder.maxBytes else { return nil }
+        return data.withUnsafeBytes { raw in
+            var reader = JSONReader(bytes: raw, maxDepth: jsonLimits.maxDepth)
+            var keys: [String] = []
+            do {
+                try reader.readObject { reader, key in
+                    keys.append(key.string)
+                    try reader.skipValue()
+                }
+                try reader.finish()
+            } catch {
+                return nil
+            }
+            return keys
+        }
     }
 
     /// The error for content that is none of the known formats.

@@ -239,33 +239,21 @@ struct JSONReader {
             text: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self))
     }
 
-    /// Reads an integer without building the number's text; fails on fractions and exponents.
-    mutating func readInt64(_ what: @autoclosure () -> String) throws -> Int64 {
-        let kind = try peek()
-        guard kind == .number else { throw mismatch(expected: .number, found: kind) }
-        let start = offset
-        let number = try readNumber()
-        guard let integer = number.integer else {
-            offset = start
-            throw error("\(what()) must be an integer, found `\(number.text)`")
-        }
-        return integer
-    }
-
     /// Reads `true` or `false`.
     mutating func readBool() throws -> Bool {
         let kind = try peek()
         guard kind == .bool else { throw mismatch(expected: .bool, found: kind) }
-        if matchLiteral("true") { return true }
-        if matchLiteral("false") { return false }
-        throw error("invalid literal, expected `true` or `false`")
+        // `peek` has checked the whole literal.
+        let value = bytes[offset] == UInt8(ascii: "t")
+        offset += value ? 4 : 5
+        return value
     }
 
     /// Reads `null`.
     mutating func readNull() throws {
         let kind = try peek()
         guard kind == .null else { throw mismatch(expected: .null, found: kind) }
-        guard matchLiteral("null") else { throw error("invalid literal, expected `null`") }
+        offset += 4  // `peek` has checked the whole literal.
     }
 
     /// Reads and discards one value of any kind, still checking its syntax.
@@ -381,15 +369,6 @@ struct JSONReader {
         return true
     }
 
-    private mutating func matchLiteral(_ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard offset + count <= bytes.count else { return false }
-        let pointer = literal.utf8Start
-        for index in 0..<count where bytes[offset + index] != pointer[index] { return false }
-        offset += count
-        return true
-    }
-
     @inline(__always) private func isDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10
     }
@@ -400,11 +379,6 @@ struct JSONReader {
 
     /// An error at the current offset.
     func error(_ message: String) -> JSONSyntaxError {
-        JSONSyntaxError(offset: offset, message: message)
-    }
-
-    /// An error at a given offset.
-    func error(_ message: String, at offset: Int) -> JSONSyntaxError {
         JSONSyntaxError(offset: offset, message: message)
     }
 
