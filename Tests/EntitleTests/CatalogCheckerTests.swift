@@ -240,6 +240,8 @@ struct CatalogCheckerTests {
         let errors = Fixtures.compile(json).errors
         #expect(Set(errors.map(\.code)) == [.undeclaredFeature, .unknownKey, .duplicateProduct, .undeclaredCurrency, .badDuration])
         #expect(errors.count == 5)
+        let lines = errors.map { $0.location!.line * 1000 + $0.location!.column }
+        #expect(lines == lines.sorted(), "diagnostics come in file order")
     }
 
     @Test("warnings do not fail: unused features and currencies, products granting nothing, trial-like names")

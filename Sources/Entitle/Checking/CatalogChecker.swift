@@ -58,7 +58,13 @@ struct CatalogChecker {
         }
         let definition = checker.checkCatalog(document.root)
         let hasErrors = checker.diagnostics.contains(where: \.isError)
-        return (hasErrors ? nil : definition, checker.diagnostics)
+        // In file order, as compilers print them; the sort is stable for one location.
+        let ordered = checker.diagnostics.enumerated().sorted { a, b in
+            let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            return left != right ? left < right : a.offset < b.offset
+        }.map(\.element)
+        return (hasErrors ? nil : definition, ordered)
     }
 
     // MARK: Top level
