@@ -72,6 +72,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let badValue = Self(rawValue: "bad-value")
     public static let badDuration = Self(rawValue: "bad-duration")
     public static let badInstant = Self(rawValue: "bad-instant")
+    public static let limitExceeded = Self(rawValue: "limit-exceeded")
     // References
     public static let duplicateProduct = Self(rawValue: "duplicate-product")
     public static let duplicateApp = Self(rawValue: "duplicate-app")

@@ -69,7 +69,7 @@ enum CheckCommand {
         var readApple = false
         for path in scanner.all("--receipt") {
             do {
-                let loaded = try ReceiptFiles.load(path, standardInput: environment.readStandardInput)
+                let loaded = try ReceiptFiles.load(path, app: appOption, standardInput: environment.readStandardInput)
                 receipts.append(loaded.receipt)
                 readApple = readApple || loaded.fromApple
                 for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }

@@ -37,6 +37,8 @@ public final class CompiledCatalog: @unchecked Sendable {
     let ruleCredits: UnsafeBufferPointer<Credit>
     /// The app's bundle id as bytes, to match receipts.
     let appBytes: UnsafeBufferPointer<UInt8>
+    /// The other apps the catalog's upgrades require a purchase in, without repeats.
+    let requiredApps: [String]
 
     /// Credits per unit of a consumable.
     struct Credit {
@@ -94,6 +96,13 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.ruleGrants = .allocatedCopy(of: ruleGrants)
         self.ruleCredits = .allocatedCopy(of: ruleCredits)
         self.appBytes = .allocatedCopy(of: Array(app.utf8))
+        var requiredApps: [String] = []
+        for product in products {
+            if case .upgrade(_, let requirement) = product.role, !requiredApps.contains(requirement.app) {
+                requiredApps.append(requirement.app)
+            }
+        }
+        self.requiredApps = requiredApps
     }
 
     deinit {

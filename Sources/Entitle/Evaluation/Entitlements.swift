@@ -15,8 +15,8 @@ public struct Entitlements: Sendable {
     let featureOutcomes: [FeatureOutcome]
     let balanceValues: [Int64]
     let introUsed: [Int32]
-    /// Receipts of other apps, for upgrade requirements.
-    let otherReceipts: [ParsedReceipt]
+    /// What other apps' receipts show, for upgrade requirements.
+    let prerequisites: UpgradePrerequisites
     /// The earliest instant after ``at`` at which some feature turns on or off if no new
     /// transaction arrives; `nil` when nothing will change.
     public let reevaluateAt: Instant?
@@ -25,7 +25,7 @@ public struct Entitlements: Sendable {
 
     init(
         catalog: CompiledCatalog, at: Instant, products: [ProductOutcome], features: [FeatureOutcome],
-        balances: [Int64], introUsed: [Int32], otherReceipts: [ParsedReceipt], reevaluateAt: Instant?,
+        balances: [Int64], introUsed: [Int32], prerequisites: UpgradePrerequisites, reevaluateAt: Instant?,
         warnings: [EvaluationWarning]
     ) {
         self.catalog = catalog
@@ -34,7 +34,7 @@ public struct Entitlements: Sendable {
         self.featureOutcomes = features
         self.balanceValues = balances
         self.introUsed = introUsed
-        self.otherReceipts = otherReceipts
+        self.prerequisites = prerequisites
         self.reevaluateAt = reevaluateAt
         self.warnings = warnings
     }
@@ -200,14 +200,7 @@ public struct Entitlements: Sendable {
 
     /// Whether some receipt of the required app shows a qualifying purchase at `at`.
     private func meets(_ requirement: UpgradeRequirement) -> Bool {
-        let at = at.millisecondsSince1970
-        for receipt in otherReceipts where receipt.bytesEqual(receipt.appRange, requirement.app) {
-            guard let anyOf = requirement.anyOf else { return true }
-            for record in receipt.transactions where record.purchase <= at && record.cancellation > at {
-                if let id = receipt.text(record.productId), anyOf.contains(id) { return true }
-            }
-        }
-        return false
+        prerequisites.meets(requirement)
     }
 
     // MARK: Helpers

@@ -18,6 +18,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case unknownCurrency(consumptionId: String, currency: String)
         /// More was consumed than bought.
         case negativeBalance(currency: String, balance: Int64)
+        /// Credits or consumptions summed past what a balance can hold (±9,223,372,036,854,775,807);
+        /// the balance stopped at that limit and is not exact.
+        case balanceOutOfRange(currency: String, balance: Int64)
     }
 
     public var kind: Kind
@@ -32,6 +35,7 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .conflictingConsumption: "conflicting-consumption"
         case .unknownCurrency: "unknown-currency"
         case .negativeBalance: "negative-balance"
+        case .balanceOutOfRange: "balance-out-of-range"
         }
     }
 
@@ -51,6 +55,8 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored"
         case .negativeBalance(let currency, let balance):
             "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
+        case .balanceOutOfRange(let currency, let balance):
+            "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         }
     }
 

@@ -45,7 +45,8 @@ enum Evaluator {
 
         // 2. Keep what is known at `at`; credit consumables; note intro offers used.
         var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
-        var introUsed: [Int32] = []
+        var overflowed: [Int32] = []
+        var introUsed = GroupSet()
         var unknown: [(receipt: Int32, range: TextRange)] = []
         var kept = 0
         for position in entries.indices {
@@ -63,15 +64,15 @@ enum Evaluator {
                     transactionId: receipt.text(record.transactionId)!, productId: catalog.products[Int(entry.product)].id)))
                 continue
             }
-            if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0,
-               !introUsed.contains(rule.group) {
-                introUsed.append(rule.group)
+            if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0 {
+                introUsed.insert(rule.group)
             }
             if rule.type == .consumable {
                 if entry.cancellation > at {
                     for index in rule.credits {
                         let credit = catalog.ruleCredits[Int(index)]
-                        balances[Int(credit.currency)] += credit.amount * Int64(record.quantity)
+                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: Int64(record.quantity))
+                        Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
                     }
                 }
                 continue
@@ -83,7 +84,9 @@ enum Evaluator {
         if !unknown.isEmpty { warnings += unknownProductWarnings(unknown, receipts: receipts) }
 
         // 3. Grace periods, attached to the product holding each chain's latest expiry.
-        let grace = gracePeriods(catalog, receipts: receipts, own: own, entries: entries, at: at)
+        var grace = gracePeriods(catalog, receipts: receipts, own: own, entries: entries, at: at)
+        if grace.count > 1 { grace.sort { $0.product < $1.product } }
+        var graceCursor = 0
 
         // 4. Coverage and state of each product with transactions, grouped by product.
         if entries.count > 1 {
@@ -102,7 +105,8 @@ enum Evaluator {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
             outcomes.append(evaluateProduct(
-                catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, grace: grace, at: at,
+                catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, grace: grace,
+                graceCursor: &graceCursor, at: at,
                 spans: &spans, warnings: &warnings))
             groupStart = groupEnd
         }
@@ -111,14 +115,19 @@ enum Evaluator {
         let (features, reevaluate) = evaluateFeatures(catalog, outcomes: outcomes, spans: spans, at: at)
 
         // 6. Consumptions, deduplicated by id across the app's receipts.
-        spend(catalog, receipts: receipts, own: own, at: at, balances: &balances, warnings: &warnings)
+        spend(catalog, receipts: receipts, own: own, at: at, balances: &balances, overflowed: &overflowed, warnings: &warnings)
         for (index, balance) in balances.enumerated() where balance < 0 {
             warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
+        }
+        if overflowed.count > 1 { overflowed = Array(Set(overflowed)).sorted() }
+        for currency in overflowed {
+            warnings.append(EvaluationWarning(kind: .balanceOutOfRange(
+                currency: catalog.currencyIds[Int(currency)], balance: balances[Int(currency)])))
         }
 
         return Entitlements(
             catalog: catalog, at: instant, products: outcomes, features: features, balances: balances,
-            introUsed: introUsed, otherReceipts: others,
+            introUsed: introUsed.members, prerequisites: UpgradePrerequisites(catalog, receipts: others, at: at),
             reevaluateAt: reevaluate == .max ? nil : Instant(millisecondsSince1970: reevaluate), warnings: warnings)
     }
 
@@ -138,13 +147,17 @@ enum Evaluator {
         var slots = [Int32](repeating: -1, count: capacity)
         var hashes: [UInt64] = []
         hashes.reserveCapacity(total)
+        // Crafted ids can share one hash; past this many probes, sort instead (see DuplicateFinder).
+        var budget = 8 * total + 64
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
-            receipt.arena.withUnsafeBytes { arena in
+            let exhausted: Bool = receipt.arena.withUnsafeBytes { arena in
                 for (index, record) in receipt.transactions.enumerated() {
                     var slot = Int(truncatingIfNeeded: record.transactionIdHash) & mask
                     var duplicate = -1
                     while slots[slot] >= 0 {
+                        budget -= 1
+                        if budget < 0 { return true }
                         let other = Int(slots[slot])
                         if hashes[other] == record.transactionIdHash {
                             let first = receipts[Int(entries[other].receipt)]
@@ -157,25 +170,73 @@ enum Evaluator {
                         slot = (slot + 1) & mask
                     }
                     if duplicate >= 0 {
-                        entries[duplicate].cancellation = min(entries[duplicate].cancellation, record.cancellation)
-                        let first = receipts[Int(entries[duplicate].receipt)]
-                        if !first.bytesEqual(first.transactions[Int(entries[duplicate].index)].productId, receipt, record.productId) {
-                            warnings.append(EvaluationWarning(kind: .conflictingTransaction(
-                                transactionId: receipt.text(record.transactionId)!)))
-                        }
+                        merge(record, of: receipt, into: &entries[duplicate], receipts: receipts, warnings: &warnings)
                         continue
                     }
                     slots[slot] = Int32(entries.count)
                     hashes.append(record.transactionIdHash)
-                    let product = catalog.productTable.find(UnsafeRawBufferPointer(
-                        rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
-                    entries.append(Entry(
-                        product: product, receipt: Int32(receiptIndex), index: Int32(index),
-                        purchase: record.purchase, cancellation: record.cancellation))
+                    entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena))
                 }
+                return false
             }
+            if exhausted { return sortedDeduplicate(catalog, receipts: receipts, own: own, warnings: &warnings) }
         }
         return entries
+    }
+
+    /// ``deduplicate(_:receipts:own:warnings:)`` by sorting, for ids crafted to collide.
+    private static func sortedDeduplicate(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]
+    ) -> [Entry] {
+        var items: [(receipt: Int, index: Int)] = []
+        for receiptIndex in own {
+            for index in receipts[receiptIndex].transactions.indices { items.append((receiptIndex, index)) }
+        }
+        func id(_ item: Int) -> (ParsedReceipt, TextRange) {
+            let receipt = receipts[items[item].receipt]
+            return (receipt, receipt.transactions[items[item].index].transactionId)
+        }
+        let first = DuplicateFinder.sortedFirstOccurrences(
+            count: items.count,
+            equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
+            precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+        var entries: [Entry] = []
+        var position = [Int32](repeating: -1, count: items.count)
+        for (item, (receiptIndex, index)) in items.enumerated() {
+            let receipt = receipts[receiptIndex]
+            let record = receipt.transactions[index]
+            let leader = Int(first[item])
+            if leader != item {
+                merge(record, of: receipt, into: &entries[Int(position[leader])], receipts: receipts, warnings: &warnings)
+                continue
+            }
+            position[item] = Int32(entries.count)
+            entries.append(receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0) })
+        }
+        return entries
+    }
+
+    /// A first copy of a transaction, its product looked up by the id's bytes.
+    @inline(__always)
+    private static func entry(
+        _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer
+    ) -> Entry {
+        let product = catalog.productTable.find(UnsafeRawBufferPointer(
+            rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
+        return Entry(product: product, receipt: Int32(receipt), index: Int32(index),
+                     purchase: record.purchase, cancellation: record.cancellation)
+    }
+
+    /// A later copy of a transaction: the earliest cancellation holds.
+    private static func merge(
+        _ record: TransactionRecord, of receipt: ParsedReceipt, into entry: inout Entry, receipts: [ParsedReceipt],
+        warnings: inout [EvaluationWarning]
+    ) {
+        entry.cancellation = min(entry.cancellation, record.cancellation)
+        let first = receipts[Int(entry.receipt)]
+        if !first.bytesEqual(first.transactions[Int(entry.index)].productId, receipt, record.productId) {
+            warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: receipt.text(record.transactionId)!)))
+        }
     }
 
     private static func unknownProductWarnings(
@@ -192,35 +253,55 @@ enum Evaluator {
     }
 
     /// Grace spans `[latest expiry, grace end)` per chain with a renewal that has a grace period.
+    ///
+    /// One pass: chain ids of counted subscription transactions and of renewal entries are
+    /// matched all at once, then each chain's latest expiry is found once.
     private static func gracePeriods(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], entries: [Entry], at: Int64
     ) -> [(product: Int32, span: CoverageSpan)] {
         var grace: [(product: Int32, span: CoverageSpan)] = []
         guard own.contains(where: { receipts[$0].renewals.contains { $0.graceExpires != TransactionRecord.absentDate } })
         else { return grace }
-        // Each chain's counted subscription transactions, by the hash of the chain's id.
-        var chains: [UInt64: [Int]] = [:]
+        // Items: the chain id of each counted subscription transaction, then each renewal with a grace date.
+        var items: [(receipt: Int32, range: TextRange, position: Int32)] = []
         for (position, entry) in entries.enumerated()
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
-            let receipt = receipts[Int(entry.receipt)]
-            let record = receipt.transactions[Int(entry.index)]
+            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
             guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
-            chains[receipt.hash(record.chainId), default: []].append(position)
+            items.append((entry.receipt, record.chainId, Int32(position)))
         }
+        let transactionItems = items.count
         for receiptIndex in own {
-            let renewalReceipt = receipts[receiptIndex]
-            for renewal in renewalReceipt.renewals where renewal.graceExpires != TransactionRecord.absentDate {
-                var latest: (expires: Int64, product: Int32)?
-                for position in chains[renewalReceipt.hash(renewal.originalTransactionId)] ?? [] {
-                    let entry = entries[position]
-                    let receipt = receipts[Int(entry.receipt)]
-                    let record = receipt.transactions[Int(entry.index)]
-                    guard receipt.bytesEqual(record.chainId, renewalReceipt, renewal.originalTransactionId) else { continue }
-                    if record.expires > (latest?.expires ?? .min) { latest = (record.expires, entry.product) }
-                }
-                if let latest, renewal.graceExpires > latest.expires {
-                    grace.append((latest.product, CoverageSpan(start: latest.expires, end: renewal.graceExpires, isGrace: true)))
-                }
+            for renewal in receipts[receiptIndex].renewals where renewal.graceExpires != TransactionRecord.absentDate {
+                items.append((Int32(receiptIndex), renewal.originalTransactionId, -1))
+            }
+        }
+        let first = DuplicateFinder.firstOccurrences(
+            count: items.count,
+            hash: { receipts[Int(items[$0].receipt)].hash(items[$0].range) },
+            equal: { a, b in
+                receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
+            },
+            precedes: { a, b in
+                receipts[Int(items[a].receipt)].lexicographicallyPrecedes(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
+            })
+        // The latest expiry of each chain, kept at the chain's first item.
+        var latest = [(expires: Int64, product: Int32)](repeating: (.min, -1), count: transactionItems)
+        for item in 0..<transactionItems {
+            let entry = entries[Int(items[item].position)]
+            let expires = receipts[Int(entry.receipt)].transactions[Int(entry.index)].expires
+            let leader = Int(first[item])
+            if expires > latest[leader].expires { latest[leader] = (expires, entry.product) }
+        }
+        var renewalIndex = transactionItems
+        for receiptIndex in own {
+            for renewal in receipts[receiptIndex].renewals where renewal.graceExpires != TransactionRecord.absentDate {
+                let leader = Int(first[renewalIndex])
+                renewalIndex += 1
+                // A leader among the renewals means no counted transaction of the chain.
+                guard leader < transactionItems, latest[leader].product >= 0, renewal.graceExpires > latest[leader].expires else { continue }
+                grace.append((latest[leader].product,
+                              CoverageSpan(start: latest[leader].expires, end: renewal.graceExpires, isGrace: true)))
             }
         }
         return grace
@@ -229,7 +310,7 @@ enum Evaluator {
     /// Coverage, state and `until` of one product from its transactions (sorted by purchase).
     private static func evaluateProduct(
         _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt],
-        grace: [(product: Int32, span: CoverageSpan)], at: Int64,
+        grace: [(product: Int32, span: CoverageSpan)], graceCursor: inout Int, at: Int64,
         spans: inout [CoverageSpan], warnings: inout [EvaluationWarning]
     ) -> ProductOutcome {
         let productIndex = entries.first!.product
@@ -248,7 +329,9 @@ enum Evaluator {
                     counted = counted || (entry.cancellation > at && record.flags & TransactionRecord.upgraded == 0)
                 }
                 if counted {
-                    spans.append(CoverageSpan(start: start, end: start + days * CivilCalendar.millisecondsPerDay))
+                    let (end, overflow) = start.addingReportingOverflow(days * CivilCalendar.millisecondsPerDay)
+                    spans.append(CoverageSpan(start: start, end: overflow ? Instant.latest.millisecondsSince1970
+                                                                  : min(end, Instant.latest.millisecondsSince1970)))
                 }
             } else if let entry = entries.first(where: {
                 $0.cancellation > at && receipts[Int($0.receipt)].transactions[Int($0.index)].flags & TransactionRecord.upgraded == 0
@@ -261,12 +344,10 @@ enum Evaluator {
                 let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
                 guard record.flags & TransactionRecord.upgraded == 0 else { continue }
                 let start = max(entry.purchase, end)
-                end = start
-                for _ in 0..<record.quantity {
-                    end = ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
-                                          milliseconds: rule.durationMilliseconds, to: end)
-                }
-                spans.append(CoverageSpan(start: start, end: end))
+                // A quantity of N covers N times the duration, added as one calendar step.
+                end = ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
+                                      milliseconds: rule.durationMilliseconds, times: Int64(record.quantity), to: start)
+                spans.append(CoverageSpan(start: start, end: max(end, start)))
             }
         case .autoRenewableSubscription:
             for entry in entries where entry.cancellation > at {
@@ -280,7 +361,12 @@ enum Evaluator {
                     spans.append(CoverageSpan(start: entry.purchase, end: record.expires))
                 }
             }
-            for extension_ in grace where extension_.product == productIndex { spans.append(extension_.span) }
+            // Grace spans are sorted by product and products come in order: one cursor serves all.
+            while graceCursor < grace.count, grace[graceCursor].product < productIndex { graceCursor += 1 }
+            while graceCursor < grace.count, grace[graceCursor].product == productIndex {
+                spans.append(grace[graceCursor].span)
+                graceCursor += 1
+            }
         case .consumable:
             break
         }
@@ -297,7 +383,27 @@ enum Evaluator {
         } else {
             outcome.state = latest.cancellation <= at ? .revoked : .expired
         }
+        outcome.spans = Int32(first)..<Int32(compactRelevant(&spans, from: first, at: at))
         return outcome
+    }
+
+    /// Replaces a product's spans (sorted by start) with the merged runs that end after `at`:
+    /// runs that ended cannot affect a feature at `at` or later, and merging keeps the feature
+    /// step's work proportional to the runs, not to the transactions. Returns the new end.
+    private static func compactRelevant(_ spans: inout [CoverageSpan], from first: Int, at: Int64) -> Int {
+        var write = first
+        for read in first..<spans.count {
+            let span = spans[read]
+            guard span.end > at, span.end > span.start else { continue }
+            if write > first, span.start <= spans[write - 1].end {
+                spans[write - 1].end = max(spans[write - 1].end, span.end)
+            } else {
+                spans[write] = CoverageSpan(start: span.start, end: span.end)
+                write += 1
+            }
+        }
+        spans.removeSubrange(write...)
+        return write
     }
 
     /// Which features are on, until when, and the earliest instant any of them changes.
@@ -339,29 +445,40 @@ enum Evaluator {
 
     private static func spend(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
-        balances: inout [Int64], warnings: inout [EvaluationWarning]
+        balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning]
     ) {
         // One receipt's consumptions are already unique (the decoder checks); several need merging.
-        var seen: [UInt64: [(receipt: Int, index: Int)]] = [:]
-        let merge = own.count > 1
+        var items: [(receipt: Int32, index: Int32)] = []
+        var first: [Int32] = []
+        if own.count > 1 {
+            for receiptIndex in own {
+                for index in receipts[receiptIndex].consumptions.indices { items.append((Int32(receiptIndex), Int32(index))) }
+            }
+            func id(_ item: Int) -> (ParsedReceipt, TextRange) {
+                let receipt = receipts[Int(items[item].receipt)]
+                return (receipt, receipt.consumptions[Int(items[item].index)].id)
+            }
+            first = DuplicateFinder.firstOccurrences(
+                count: items.count,
+                hash: { receipts[Int(items[$0].receipt)].consumptions[Int(items[$0].index)].idHash },
+                equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
+                precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+        }
+        var item = 0
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
             receipt.arena.withUnsafeBytes { arena in
-                for (index, consumption) in receipt.consumptions.enumerated() {
-                    if merge {
-                        let earlier = seen[consumption.idHash, default: []].first {
-                            receipts[$0.receipt].bytesEqual(receipts[$0.receipt].consumptions[$0.index].id, receipt, consumption.id)
+                for consumption in receipt.consumptions {
+                    defer { item += 1 }
+                    if !first.isEmpty, Int(first[item]) != item {
+                        let earlier = items[Int(first[item])]
+                        let firstReceipt = receipts[Int(earlier.receipt)]
+                        let firstRecord = firstReceipt.consumptions[Int(earlier.index)]
+                        if !(firstReceipt.bytesEqual(firstRecord.currency, receipt, consumption.currency)
+                             && firstRecord.amount == consumption.amount && firstRecord.date == consumption.date) {
+                            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(consumption.id)!)))
                         }
-                        if let earlier {
-                            let first = receipts[earlier.receipt]
-                            let firstRecord = first.consumptions[earlier.index]
-                            if !(first.bytesEqual(firstRecord.currency, receipt, consumption.currency)
-                                 && firstRecord.amount == consumption.amount && firstRecord.date == consumption.date) {
-                                warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(consumption.id)!)))
-                            }
-                            continue
-                        }
-                        seen[consumption.idHash, default: []].append((receiptIndex, index))
+                        continue
                     }
                     guard consumption.date <= at else { continue }
                     let currency = catalog.currencyTable.find(UnsafeRawBufferPointer(
@@ -371,10 +488,48 @@ enum Evaluator {
                             consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
                         continue
                     }
-                    balances[Int(currency)] -= consumption.amount
+                    Balance.add(consumption.amount == .min ? .max : -consumption.amount, to: &balances, Int(currency),
+                                overflowed: &overflowed)
                 }
             }
         }
+    }
+}
+
+/// Balance arithmetic that cannot overflow: a sum past `Int64`'s range stops at its end, and the
+/// currency is noted so evaluation warns about it.
+enum Balance {
+    @inline(__always)
+    static func add(_ amount: Int64, to balances: inout [Int64], _ currency: Int, overflowed: inout [Int32]) {
+        let (sum, overflow) = balances[currency].addingReportingOverflow(amount)
+        if overflow {
+            let limit: Int64 = amount > 0 ? .max : .min
+            // Noted once per arrival at the limit; the caller removes repeats.
+            if balances[currency] != limit { overflowed.append(Int32(currency)) }
+            balances[currency] = limit
+        } else {
+            balances[currency] = sum
+        }
+    }
+}
+
+/// A small set of subscription group indices: a bit set, allocated only when a group is added.
+struct GroupSet {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ group: Int32) {
+        let word = Int(group) >> 6
+        if word >= words.count { words += [UInt64](repeating: 0, count: word + 1 - words.count) }
+        words[word] |= 1 << UInt64(group & 63)
+    }
+
+    /// The members, ascending.
+    var members: [Int32] {
+        var result: [Int32] = []
+        for (index, word) in words.enumerated() where word != 0 {
+            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { result.append(Int32(index * 64 + bit)) }
+        }
+        return result
     }
 }
 

@@ -23,9 +23,8 @@ enum AppReceiptMapper {
     /// The DER bytes of `input`: itself when it starts as DER, else its base64 decoding.
     static func der(_ input: Data) -> [UInt8]? {
         if input.first == 0x30 { return Array(input) }
-        let text = String(decoding: input, as: UTF8.self).filter { !$0.isWhitespace }
-        guard !text.isEmpty, let decoded = Data(base64Encoded: text), decoded.first == 0x30 else { return nil }
-        return Array(decoded)
+        guard let decoded = Base64.decode(input, skippingWhitespace: true), decoded.first == 0x30 else { return nil }
+        return decoded
     }
 
     static func map(_ bytes: [UInt8], warnings: inout [ImportWarning]) throws(BERReader.Failure) -> Receipt {
@@ -127,8 +126,8 @@ enum AppReceiptMapper {
             switch type {
             case 1701:
                 let number = try BERReader.integer(try single(value))
-                guard number >= 1, number <= 1_000_000 else {
-                    throw BERReader.Failure(offset: attribute.offset, message: "in-app purchase \(index): quantity \(number)")
+                guard number >= 1, number <= Int64(ReceiptLimits.maxQuantity) else {
+                    throw BERReader.Failure(offset: attribute.offset, message: "in-app purchase \(index): quantity \(number) is not from 1 to \(ReceiptLimits.maxQuantity)")
                 }
                 quantity = Int(number)
             case 1702: productId = try BERReader.text(try single(value))

@@ -24,7 +24,10 @@ import Foundation
 struct AppStoreMapper {
     var transactions: [Transaction] = []
     var renewals: [Renewal] = []
-    var apps: [String] = []
+    /// The apps the data names, each with the offset of its first `bundleId` (or of the JWS holding it).
+    var apps: [(app: String, offset: Int)] = []
+    /// The offset of the JWS being read, whose payload offsets mean nothing in the file.
+    private var jwsOffset: Int?
     var environment: String?
     var originalApplicationVersion: String?
     var warnings: [ImportWarning] = []
@@ -59,7 +62,9 @@ struct AppStoreMapper {
 
     private mutating func mapObject(_ node: JSONNode, path: String, depth: Int) throws(ImportFailure) {
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-        if let bundle = node["bundleId"]?.lenientString { note(app: bundle) }
+        if let bundleNode = node["bundleId"], let bundle = bundleNode.lenientString {
+            note(app: bundle, offset: jwsOffset ?? bundleNode.offset)
+        }
         if let raw = node["environment"]?.lenientString {
             environment = AppleEnvironment.normalize(raw, path: join("environment"), warnings: &warnings)
         }
@@ -132,7 +137,7 @@ struct AppStoreMapper {
     private mutating func mapJWS(_ text: String, offset: Int, path: String, depth: Int) throws(ImportFailure) {
         let jws: CompactJWS
         do {
-            jws = try CompactJWS(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            jws = try CompactJWS(text)
         } catch {
             throw ImportFailure(offset: offset, message: error.message, path: path)
         }
@@ -147,6 +152,9 @@ struct AppStoreMapper {
         } catch {
             throw ImportFailure(offset: offset, message: "the JWS payload is not JSON", path: path)
         }
+        let outer = jwsOffset
+        jwsOffset = outer ?? offset
+        defer { jwsOffset = outer }
         do {
             try map(payload, path: path + " (payload)", depth: depth + 1)
         } catch var failure {
@@ -166,10 +174,7 @@ struct AppStoreMapper {
         }
         func instant(_ key: String) throws(ImportFailure) -> Instant? {
             guard let value = node[key], !value.isNull else { return nil }
-            guard let ms = value.milliseconds else {
-                throw ImportFailure(offset: value.offset, message: "`\(key)` is not milliseconds", path: join(key))
-            }
-            return Instant(millisecondsSince1970: ms)
+            return try value.instant(key: key, path: join(key))
         }
         guard let purchase = try instant("purchaseDate") else {
             throw ImportFailure(offset: node.offset, message: "transaction without `purchaseDate`", path: path)
@@ -180,8 +185,8 @@ struct AppStoreMapper {
             originalPurchaseDate: try instant("originalPurchaseDate"), expiresDate: try instant("expiresDate"),
             cancellationDate: try instant("revocationDate"))
         if let quantity = node["quantity"] {
-            guard let value = quantity.lenientInteger, value >= 1, value <= 1_000_000 else {
-                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not a positive integer", path: join("quantity"))
+            guard let value = quantity.lenientInteger, value >= 1, value <= ReceiptLimits.maxQuantity else {
+                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: join("quantity"))
             }
             transaction.quantity = Int(value)
         }
@@ -210,13 +215,17 @@ struct AppStoreMapper {
         guard let original = node["originalTransactionId"]?.lenientString, !original.isEmpty else {
             throw ImportFailure(offset: node.offset, message: "renewal info without `originalTransactionId`", path: path)
         }
+        var grace: Instant?
+        if let value = node["gracePeriodExpiresDate"], !value.isNull {
+            grace = try value.instant(key: "gracePeriodExpiresDate", path: path.isEmpty ? "gracePeriodExpiresDate" : path + ".gracePeriodExpiresDate")
+        }
         renewals.append(Renewal(
             productId: node["productId"]?.lenientString, originalTransactionId: original,
             willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
-            gracePeriodExpiresDate: node["gracePeriodExpiresDate"]?.milliseconds.map { Instant(millisecondsSince1970: $0) }))
+            gracePeriodExpiresDate: grace))
     }
 
-    private mutating func note(app: String) {
-        if !apps.contains(app) { apps.append(app) }
+    private mutating func note(app: String, offset: Int) {
+        if !apps.contains(where: { $0.app == app }) { apps.append((app, offset)) }
     }
 }

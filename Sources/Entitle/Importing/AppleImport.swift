@@ -18,97 +18,120 @@ public enum AppleImport {
 
     /// Reads a verifyReceipt response or a v1 server notification.
     ///
+    /// - Parameters:
+    ///   - app: the bundle id of data that names none (a lone transaction or renewal-info object,
+    ///     as copied out of a response). Data that names another app is an error: a receipt of
+    ///     one app never counts for another.
     /// - Throws: ``ReceiptError`` with the location of the problem; a non-zero `status` is an
     ///   error naming the status and Apple's meaning of it.
-    ///
-    /// - Parameter app: the bundle id to use when the data names none (a lone transaction or
-    ///   renewal-info object, as copied out of a response).
     public static func unverifiedReceipt(
         fromVerifyReceipt data: Data, name: String = "<receipt>", app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {
-        try verifyReceipt(data, root: nil, name: name, app: app)
+        try verifyReceipt(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
 
-    private static func verifyReceipt(_ data: Data, root parsed: JSONNode?, name: String, app: String?) throws(ReceiptError) -> ImportedReceipt {
+    private static func verifyReceipt(_ data: Data, root parsed: JSONNode?, name: String, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
         let root: JSONNode
         if let parsed { root = parsed } else { root = try parseJSON(data, name: name) }
         var warnings: [ImportWarning] = []
-        do {
-            let receipt = try VerifyReceiptMapper.map(root, app: app, warnings: &warnings)
-            return ImportedReceipt(receipt: receipt, format: .verifyReceipt, warnings: warnings)
+        let receipt: Receipt
+        do throws(ImportFailure) {
+            receipt = try VerifyReceiptMapper.map(root, app: app, warnings: &warnings)
         } catch {
             throw locate(error, data: data, name: name)
         }
+        return try checked(ImportedReceipt(receipt: receipt, format: .verifyReceipt, warnings: warnings), name: name)
     }
 
     /// Reads App Store Server API / StoreKit 2 data: decoded payloads, compact JWS strings (alone,
     /// in arrays or in JSON), transaction-history, subscription-status and notification bodies.
     ///
-    /// - Parameter app: the bundle id to use when the data names none (renewal info alone).
+    /// - Parameter app: the bundle id of data that names none (renewal info alone). Data that
+    ///   names another app is an error.
     public static func unverifiedReceipt(fromAppStore data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
-        try appStore(data, root: nil, name: name, app: app)
+        try appStore(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
 
-    private static func appStore(_ data: Data, root parsed: JSONNode?, name: String, app: String?) throws(ReceiptError) -> ImportedReceipt {
+    private static func appStore(_ data: Data, root parsed: JSONNode?, name: String, app option: AppOption) throws(ReceiptError) -> ImportedReceipt {
         let root: JSONNode
         if let parsed {
             root = parsed
+        } else if data.withUnsafeBytes({ CompactJWS.looksLike(UnsafeRawBufferPointer($0).bindMemory(to: UInt8.self)) }) {
+            root = JSONNode(offset: 0, value: .string(String(decoding: data, as: UTF8.self)))
         } else {
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if CompactJWS.looksLike(text) {
-                root = JSONNode(offset: 0, value: .string(text))
-            } else {
-                root = try parseJSON(data, name: name)
-            }
+            root = try parseJSON(data, name: name)
         }
         var mapper = AppStoreMapper()
-        do {
+        let app: String
+        do throws(ImportFailure) {
             try mapper.map(root, path: "")
+            if mapper.apps.count > 1 {
+                throw ImportFailure(offset: mapper.apps[1].offset,
+                                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app)))",
+                                    help: "normalize each app's data separately")
+            }
+            guard let resolved = try option.resolve(named: mapper.apps.first?.app, at: mapper.apps.first?.offset ?? 0, path: "bundleId") else {
+                throw ImportFailure(offset: 0, message: "the data names no app (no `bundleId`)",
+                                    help: "renewal info carries no bundle id: give the app (`--app`)")
+            }
+            app = resolved
         } catch {
             throw locate(error, data: data, name: name)
         }
-        let apps = app.map { [$0] } ?? mapper.apps
-        guard apps.count == 1 else {
-            throw ReceiptError(
-                code: .badValue,
-                message: apps.isEmpty ? "the data names no app (no `bundleId`)" : "the data is for several apps: \(CatalogChecker.list(apps))",
-                location: SourceLocation(file: name, line: 1, column: 1),
-                help: apps.isEmpty ? "renewal info carries no bundle id: give the app (`--app`)" : "normalize each app's data separately")
-        }
-        let receipt = Receipt(app: apps[0], transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
+        let receipt = Receipt(app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
                               environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion)
         var warnings = mapper.warnings
         if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.originalApplicationVersion == nil,
            !warnings.contains(where: { $0.message.hasSuffix("carries no transaction") }) {
             warnings.append(ImportWarning(path: "", message: "the data carries no transaction or renewal info"))
         }
-        return ImportedReceipt(receipt: receipt, format: .appStore, warnings: warnings)
+        return try checked(ImportedReceipt(receipt: receipt, format: .appStore, warnings: warnings), name: name)
     }
 
     /// Reads an app receipt: PKCS#7 `signedData`, as DER bytes or base64 text.
-    public static func unverifiedReceipt(fromPKCS7 data: Data, name: String = "<receipt>") throws(ReceiptError) -> ImportedReceipt {
+    ///
+    /// - Parameter app: when given, the receipt must be this app's (its bundle id attribute).
+    public static func unverifiedReceipt(fromPKCS7 data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
+        try pkcs7(data, name: name, app: AppOption(app: app, strict: true))
+    }
+
+    private static func pkcs7(_ data: Data, name: String, app option: AppOption) throws(ReceiptError) -> ImportedReceipt {
+        let start = SourceLocation(file: name, line: 1, column: 1)
         guard data.count <= ReceiptDecoder.maxBytes else {
-            throw ReceiptError(code: .malformedJSON, message: "receipt is \(data.count) bytes, over the limit",
-                               location: SourceLocation(file: name, line: 1, column: 1))
+            throw ReceiptError(code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(ReceiptDecoder.maxBytes) bytes",
+                               location: start)
         }
         guard let der = AppReceiptMapper.der(data) else {
-            throw ReceiptError(code: .malformedJSON, message: "not a PKCS#7 app receipt: neither DER nor base64 of DER",
-                               location: SourceLocation(file: name, line: 1, column: 1))
+            throw ReceiptError(code: .malformedJSON, message: "not a PKCS#7 app receipt: neither DER nor base64 of DER", location: start)
         }
         var warnings: [ImportWarning] = []
+        var receipt: Receipt
         do {
-            let receipt = try AppReceiptMapper.map(der, warnings: &warnings)
-            return ImportedReceipt(receipt: receipt, format: .pkcs7, warnings: warnings)
+            receipt = try AppReceiptMapper.map(der, warnings: &warnings)
         } catch {
-            throw ReceiptError(code: .malformedJSON, message: "\(error.message) (at byte \(error.offset) of the DER data)",
-                               location: SourceLocation(file: name, line: 1, column: 1))
+            throw ReceiptError(code: .malformedJSON, message: "\(error.message) (at byte \(error.offset) of the DER data)", location: start)
         }
+        do {
+            receipt.app = try option.resolve(named: receipt.app, at: 0, path: "attribute 2") ?? receipt.app
+        } catch {
+            throw ReceiptError(code: .badValue, message: error.message, location: start, path: error.path, help: error.help)
+        }
+        return try checked(ImportedReceipt(receipt: receipt, format: .pkcs7, warnings: warnings), name: name)
     }
 
     /// Reads any of the three formats, recognizing it from the content unless `format` is given.
+    ///
+    /// - Parameter app: the bundle id of data that names none; data naming another app is an error.
     public static func unverifiedReceipt(
         from data: Data, name: String = "<receipt>", format: AppleFormat? = nil, app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {
+        try unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: true))
+    }
+
+    /// ``unverifiedReceipt(from:name:format:app:)`` with the app option's strictness chosen:
+    /// `entitle check --app` only fills in data that names no app, since the other receipts a
+    /// customer holds may be other apps' (for upgrade pricing).
+    static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
         var chosen = format
         var root: JSONNode?
         if chosen == nil {
@@ -118,8 +141,19 @@ public enum AppleImport {
         switch chosen! {
         case .verifyReceipt: return try verifyReceipt(data, root: root, name: name, app: app)
         case .appStore: return try appStore(data, root: root, name: name, app: app)
-        case .pkcs7: return try unverifiedReceipt(fromPKCS7: data, name: name)
+        case .pkcs7: return try pkcs7(data, name: name, app: app)
         }
+    }
+
+    /// The imported receipt when it keeps ``ReceiptLimits``, so that whatever `normalize` prints,
+    /// `check` reads.
+    private static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
+        if let (path, message) = imported.receipt.limitViolation {
+            throw ReceiptError(code: .limitExceeded, message: "the normalized receipt would break a limit: \(message)",
+                               location: SourceLocation(file: name, line: 1, column: 1), path: path,
+                               help: "see ReceiptLimits (README: Limits)")
+        }
+        return imported
     }
 
     /// Recognizes what a receipt file holds, or `nil` when it is none of the known formats.
@@ -145,8 +179,9 @@ public enum AppleImport {
             if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
             return nil
         }
-        let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
-        if CompactJWS.looksLike(text) { return .apple(.appStore) }
+        if data.withUnsafeBytes({ CompactJWS.looksLike(UnsafeRawBufferPointer($0).bindMemory(to: UInt8.self)) }) {
+            return .apple(.appStore)
+        }
         if AppReceiptMapper.der(data) != nil { return .apple(.pkcs7) }
         return nil
     }

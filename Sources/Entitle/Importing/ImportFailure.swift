@@ -5,3 +5,26 @@ struct ImportFailure: Error {
     var path: String = ""
     var help: String?
 }
+
+/// What the caller says about the app of Apple data.
+struct AppOption {
+    /// The app to use for data that names none.
+    var app: String?
+    /// Whether data naming another app is an error (`normalize --app`, the library's `app:`);
+    /// otherwise such data stays the receipt of the app it names (`check --app`).
+    var strict: Bool
+
+    static let none = AppOption(app: nil, strict: false)
+
+    /// The app of the receipt: the one the data names (checked against the option when strict),
+    /// else the option.
+    func resolve(named: String?, at offset: Int, path: String) throws(ImportFailure) -> String? {
+        guard let named, !named.isEmpty else { return app }
+        if strict, let app, app != named {
+            throw ImportFailure(
+                offset: offset, message: "the data is for app `\(named)`, not `\(app)`", path: path,
+                help: "the app option only names the app of data that names none; a receipt of one app never counts for another")
+        }
+        return named
+    }
+}

@@ -65,4 +65,17 @@ extension JSONNode {
             return nil
         }
     }
+
+    /// An instant from milliseconds since 1970 (see ``milliseconds``), which must lie within years
+    /// 0001-9999 like every instant entitle reads.
+    func instant(key: String, path: String) throws(ImportFailure) -> Instant {
+        guard let ms = milliseconds else {
+            throw ImportFailure(offset: offset, message: "`\(key)` is not milliseconds", path: path)
+        }
+        guard let instant = Instant(checkedMilliseconds: ms) else {
+            throw ImportFailure(offset: offset, message: "`\(key)` \(ms) ms is outside years 0001-9999", path: path,
+                                help: "instants are read from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z")
+        }
+        return instant
+    }
 }

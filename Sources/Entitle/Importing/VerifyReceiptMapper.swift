@@ -55,7 +55,8 @@ enum VerifyReceiptMapper {
             && node["transaction_id"] == nil && !isResponse(node)
     }
 
-    static func map(_ root: JSONNode, app: String?, warnings: inout [ImportWarning]) throws(ImportFailure) -> Receipt {
+    static func map(_ root: JSONNode, app option: AppOption, warnings: inout [ImportWarning]) throws(ImportFailure) -> Receipt {
+        let app = option.app
         // Entries copied out of a response, alone or in an array, name no app: it must be given.
         let lone = root.elements ?? (isLoneTransaction(root) || isLoneRenewal(root) ? [root] : nil)
         if let lone {
@@ -91,8 +92,12 @@ enum VerifyReceiptMapper {
             }
         }
         let receiptNode = response["receipt"]
-        guard let app = receiptNode?["bundle_id"]?.lenientString ?? root["bid"]?.lenientString ?? app, !app.isEmpty else {
-            throw ImportFailure(offset: root.offset, message: "the response names no app (no `receipt.bundle_id`, no `bid`)")
+        let bundleNode = receiptNode?["bundle_id"] ?? root["bid"]
+        let bundlePath = receiptNode?["bundle_id"] != nil ? "receipt.bundle_id" : "bid"
+        guard let app = try option.resolve(named: bundleNode?.lenientString, at: bundleNode?.offset ?? root.offset, path: bundlePath),
+              !app.isEmpty else {
+            throw ImportFailure(offset: root.offset, message: "the response names no app (no `receipt.bundle_id`, no `bid`)",
+                                help: "give the app (`--app`)")
         }
         var receipt = Receipt(app: app)
         if let environment = (response["environment"] ?? root["environment"])?.lenientString
@@ -130,11 +135,15 @@ enum VerifyReceiptMapper {
         guard let original = element["original_transaction_id"]?.lenientString, !original.isEmpty else {
             throw ImportFailure(offset: element.offset, message: "renewal info without `original_transaction_id`", path: path)
         }
+        var grace: Instant?
+        if let value = element["grace_period_expires_date_ms"], !value.isNull {
+            grace = try value.instant(key: "grace_period_expires_date_ms", path: path + ".grace_period_expires_date_ms")
+        }
         return Renewal(
             productId: element["product_id"]?.lenientString, originalTransactionId: original,
             willRenew: element["auto_renew_status"]?.lenientBool,
             isInBillingRetry: element["is_in_billing_retry_period"]?.lenientBool,
-            gracePeriodExpiresDate: element["grace_period_expires_date_ms"]?.milliseconds.map { Instant(millisecondsSince1970: $0) })
+            gracePeriodExpiresDate: grace)
     }
 
     private static func mapTransaction(_ node: JSONNode, path: String, warnings: inout [ImportWarning]) throws(ImportFailure) -> Transaction {
@@ -147,14 +156,11 @@ enum VerifyReceiptMapper {
         }
         func instant(_ key: String) throws(ImportFailure) -> Instant? {
             if let ms = node[key + "_ms"] {
-                guard let value = ms.milliseconds else {
-                    throw ImportFailure(offset: ms.offset, message: "`\(key)_ms` is not milliseconds", path: "\(path).\(key)_ms")
-                }
-                return Instant(millisecondsSince1970: value)
+                return try ms.instant(key: key + "_ms", path: "\(path).\(key)_ms")
             }
             guard let text = node[key] else { return nil }
             // Older responses hold milliseconds in the plain field; otherwise "2020-11-13 01:46:07 Etc/GMT".
-            if let value = text.milliseconds { return Instant(millisecondsSince1970: value) }
+            if text.milliseconds != nil { return try text.instant(key: key, path: "\(path).\(key)") }
             guard let string = text.lenientString, let value = appleDate(string) else {
                 throw ImportFailure(offset: text.offset, message: "`\(key)` is not a date", path: "\(path).\(key)")
             }
@@ -171,8 +177,8 @@ enum VerifyReceiptMapper {
             purchaseDate: purchase, originalPurchaseDate: try instant("original_purchase_date"),
             expiresDate: try instant("expires_date"), cancellationDate: try instant("cancellation_date"))
         if let quantity = node["quantity"] {
-            guard let value = quantity.lenientInteger, value >= 1, value <= 1_000_000 else {
-                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not a positive integer", path: path + ".quantity")
+            guard let value = quantity.lenientInteger, value >= 1, value <= ReceiptLimits.maxQuantity else {
+                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: path + ".quantity")
             }
             transaction.quantity = Int(value)
         }

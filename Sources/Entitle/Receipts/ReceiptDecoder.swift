@@ -7,9 +7,9 @@ import Foundation
 /// JSON, unknown or repeated keys, wrong types, bad instants, missing required fields, or two
 /// consumptions with one id and different content.
 public enum ReceiptDecoder {
-    /// Receipts larger than this are rejected before reading.
-    public static let maxBytes = 64 << 20
-    static let maxDepth = 32
+    /// Receipts larger than this are rejected before reading (``ReceiptLimits/maxBytes``).
+    public static let maxBytes = ReceiptLimits.maxBytes
+    static let maxDepth = ReceiptLimits.maxDepth
 
     static let receiptKeys = ["$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion"]
     static let transactionKeys = [
@@ -82,7 +82,7 @@ public enum ReceiptDecoder {
     private static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt) throws {
         let start = try expectObject(&reader, path: "")
         var seen = KeySet()
-        var consumptionIndex: [UInt64: [Int]] = [:]
+        var consumptionOffsets: [Int32] = []
         try reader.readObject { reader, key in
             if key == "$schema" {
                 try seen.insert(0, key)
@@ -96,37 +96,23 @@ public enum ReceiptDecoder {
                 // About 200 bytes of JSON per transaction.
                 receipt.transactions.reserveCapacity(reader.bytes.count / 200)
                 try reader.readArray { reader, index in
+                    try checkCount(index, ReceiptLimits.maxTransactions, "transactions", &reader)
                     receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, index: index))
                 }
             } else if key == "renewals" {
                 try seen.insert(3, key)
                 try expectArray(&reader, path: "renewals")
                 try reader.readArray { reader, index in
+                    try checkCount(index, ReceiptLimits.maxRenewals, "renewals", &reader)
                     receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index))
                 }
             } else if key == "consumptions" {
                 try seen.insert(4, key)
                 try expectArray(&reader, path: "consumptions")
                 try reader.readArray { reader, index in
-                    let offset = try reader.peekOffset()
-                    let consumption = try decodeConsumption(&reader, into: &receipt, index: index)
-                    let earlier = consumptionIndex[consumption.idHash, default: []].first {
-                        receipt.bytesEqual(receipt.consumptions[$0].id, receipt, consumption.id)
-                    }
-                    if let earlier {
-                        let previous = receipt.consumptions[earlier]
-                        guard receipt.bytesEqual(previous.currency, receipt, consumption.currency),
-                              previous.amount == consumption.amount, previous.date == consumption.date else {
-                            throw Failure(
-                                offset: offset,
-                                message: "consumption `\(receipt.text(consumption.id)!)` appears twice with different content",
-                                code: .conflictingConsumption, path: "consumptions[\(index)]",
-                                help: "the first is consumptions[\(earlier)]; a consumption id must identify one record")
-                        }
-                    } else {
-                        consumptionIndex[consumption.idHash, default: []].append(receipt.consumptions.count)
-                        receipt.consumptions.append(consumption)
-                    }
+                    try checkCount(index, ReceiptLimits.maxConsumptions, "consumptions", &reader)
+                    consumptionOffsets.append(Int32(try reader.peekOffset()))
+                    receipt.consumptions.append(try decodeConsumption(&reader, into: &receipt, index: index))
                 }
             } else if key == "environment" {
                 try seen.insert(5, key)
@@ -139,6 +125,45 @@ public enum ReceiptDecoder {
             }
         }
         guard !receipt.appRange.isNone else { throw missing("app", in: "receipt", at: start, path: "") }
+        if receipt.consumptions.count > 1 { try removeRepeatedConsumptions(&receipt, offsets: consumptionOffsets) }
+    }
+
+    /// Keeps the first of consumptions repeated with the same id and content; the same id with
+    /// different content rejects the receipt, located at the later one.
+    private static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
+        let consumptions = receipt.consumptions
+        let first = DuplicateFinder.firstOccurrences(
+            count: consumptions.count, hash: { consumptions[$0].idHash },
+            equal: { receipt.bytesEqual(consumptions[$0].id, receipt, consumptions[$1].id) },
+            precedes: { receipt.lexicographicallyPrecedes(consumptions[$0].id, receipt, consumptions[$1].id) })
+        var kept: [ConsumptionRecord] = []
+        kept.reserveCapacity(consumptions.count)
+        for (index, consumption) in consumptions.enumerated() {
+            let earlier = Int(first[index])
+            guard earlier != index else {
+                kept.append(consumption)
+                continue
+            }
+            let previous = consumptions[earlier]
+            guard receipt.bytesEqual(previous.currency, receipt, consumption.currency),
+                  previous.amount == consumption.amount, previous.date == consumption.date else {
+                throw Failure(
+                    offset: Int(offsets[index]),
+                    message: "consumption `\(receipt.text(consumption.id)!)` appears twice with different content",
+                    code: .conflictingConsumption, path: "consumptions[\(index)]",
+                    help: "the first is consumptions[\(earlier)]; a consumption id must identify one record")
+            }
+        }
+        receipt.consumptions = kept
+    }
+
+    /// Rejects an array element past a count limit, located at the element.
+    private static func checkCount(_ index: Int, _ limit: Int, _ what: String, _ reader: inout JSONReader) throws {
+        guard index < limit else {
+            throw Failure(offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one receipt",
+                          code: .limitExceeded, path: "\(what)[\(index)]",
+                          help: "a receipt holds at most \(limit) \(what); split the data into several receipts")
+        }
     }
 
     private static func decodeTransaction(
@@ -179,12 +204,16 @@ public enum ReceiptDecoder {
             } else if key == "quantity" {
                 try seen.insert(7, key)
                 let offset = try reader.peekOffset()
-                let value = try integer(&reader, path: path(".quantity"))
-                guard value >= 1, value <= 1_000_000 else {
-                    throw Failure(offset: offset, message: "quantity must be from 1 to 1000000, found \(value)",
-                                  code: .badValue, path: path(".quantity"))
+                if try reader.peek() == .null {
+                    try reader.readNull()
+                } else {
+                    let value = try integer(&reader, path: path(".quantity"))
+                    guard value >= 1, value <= ReceiptLimits.maxQuantity else {
+                        throw Failure(offset: offset, message: "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(value)",
+                                      code: .badValue, path: path(".quantity"))
+                    }
+                    record.quantity = Int32(value)
                 }
-                record.quantity = Int32(value)
             } else if key == "isTrialPeriod" {
                 try seen.insert(8, key)
                 if try optionalBool(&reader, path: path(".isTrialPeriod")) == true { record.flags |= TransactionRecord.trialPeriod }
@@ -271,7 +300,7 @@ public enum ReceiptDecoder {
                 try seen.insert(2, key)
                 let offset = try reader.peekOffset()
                 let value = try integer(&reader, path: path(".amount"))
-                guard value > 0, value <= 1_000_000_000_000 else {
+                guard value > 0, value <= ReceiptLimits.maxConsumptionAmount else {
                     throw Failure(offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
                                   code: .badValue, path: path(".amount"))
                 }
@@ -327,7 +356,7 @@ public enum ReceiptDecoder {
         guard token.raw.count > 0 else {
             throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path())
         }
-        return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
+        return try store(token, into: &receipt, path: path())
     }
 
     private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
@@ -335,14 +364,32 @@ public enum ReceiptDecoder {
             try reader.readNull()
             return .none
         }
-        let token = try stringToken(&reader, path: path())
+        return try store(try stringToken(&reader, path: path()), into: &receipt, path: path())
+    }
+
+    @inline(__always)
+    private static func store(_ token: JSONString, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+        // Escapes only shorten the text, so the raw length bounds it.
+        if token.raw.count > ReceiptLimits.maxTextBytes {
+            let text = token.string
+            if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
+        }
         return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
+    }
+
+    private static func tooLong(_ text: String, at offset: Int, path: String) -> Failure {
+        Failure(offset: offset, message: "text of \(text.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes",
+                code: .limitExceeded, path: path,
+                help: "ids and other text in a receipt are at most \(ReceiptLimits.maxTextBytes) bytes of UTF-8")
     }
 
     private static func string(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String {
         let kind = try reader.peek()
         guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path()) }
-        return try reader.readString()
+        let token = try reader.readStringToken()
+        let text = token.string
+        if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
+        return text
     }
 
     private static func optionalString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {

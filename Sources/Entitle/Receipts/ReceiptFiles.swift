@@ -21,6 +21,9 @@ enum ReceiptFiles {
 
     /// Reads and decodes the receipt at `path`: a normalized receipt, or Apple data recognized
     /// from its content (or read as `format`).
+    ///
+    /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
+    ///   app's receipt (a customer's receipts may be several apps').
     static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil,
                      standardInput: () -> [UInt8]) throws(ReceiptError) -> Loaded {
         let name = path == "-" ? "<stdin>" : path
@@ -35,7 +38,7 @@ enum ReceiptFiles {
                 break
             }
         }
-        let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app)
+        let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: false))
         return Loaded(receipt: imported.receipt, fromApple: true, warnings: imported.warnings)
     }
 }

@@ -3,11 +3,17 @@
 /// Calendar parts add first (years and months, clamping the day to the target month's length, so
 /// January 31 + P1M is February 28 or 29), then weeks and days, then hours, minutes and seconds.
 public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
-    public var years = 0, months = 0, weeks = 0, days = 0
-    public var hours = 0, minutes = 0, seconds = 0
+    // Set only by the parser and `init(days:)`, which keep every part within
+    // ±`componentLimit`: all arithmetic on them stays far from overflow.
+    public internal(set) var years = 0, months = 0, weeks = 0, days = 0
+    public internal(set) var hours = 0, minutes = 0, seconds = 0
 
-    /// Components above this bound are rejected, which keeps all arithmetic far from overflow.
+    /// Components above this bound are not parsed, which keeps all arithmetic far from overflow.
     static let componentLimit = 1_000_000
+
+    /// The longest duration a catalog may use, in nominal days: `P100Y`, counting a year as 12
+    /// months and a month as 31 days (so `P1200M` and `P36525D` are within it too).
+    public static let maximumNominalDays = 37_200
 
     /// Parses `PnYnMnWnDTnHnMnS`, any parts present in that order, whole numbers only.
     public init?(_ text: String) {
@@ -53,9 +59,9 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
         guard sawPart else { return nil }
     }
 
-    /// A duration of whole days.
+    /// A duration of whole days, clamped to ±1,000,000 days.
     public init(days: Int) {
-        self.days = days
+        self.days = min(max(days, -ISODuration.componentLimit), ISODuration.componentLimit)
     }
 
     /// Whether adding the duration moves time forward at all.
@@ -69,31 +75,59 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
         return weeks * 7 + days
     }
 
+    /// The length in days counting a month as 31 days and any part of a day as a whole day: an
+    /// upper bound of the real length, compared with ``maximumNominalDays``.
+    public var nominalDays: Int {
+        let time = (hours * 3600 + minutes * 60 + seconds + 86_399) / 86_400
+        return totalMonths * 31 + weeks * 7 + days + time
+    }
+
+    /// Whether the duration is no longer than `P100Y` (``maximumNominalDays``).
+    public var isWithinLimit: Bool { nominalDays <= ISODuration.maximumNominalDays }
+
     var totalMonths: Int { years * 12 + months }
     var totalDays: Int64 { Int64(weeks) * 7 + Int64(days) }
     var timeMilliseconds: Int64 { (Int64(hours) * 3600 + Int64(minutes) * 60 + Int64(seconds)) * 1000 }
 
-    /// The instant this duration after `start`.
+    /// The instant this duration after `start`; past ``Instant/latest`` it is ``Instant/latest``.
     public func added(to start: Instant) -> Instant {
         Instant(millisecondsSince1970: ISODuration.add(
             months: totalMonths, days: totalDays, milliseconds: timeMilliseconds,
             to: start.millisecondsSince1970))
     }
 
-    /// Adds calendar months (clamping the day), then days, then milliseconds.
-    static func add(months: Int, days: Int64, milliseconds: Int64, to start: Int64) -> Int64 {
-        var (dayNumber, timeOfDay) = CivilCalendar.floorDivide(start, CivilCalendar.millisecondsPerDay)
-        if months != 0 {
+    /// Adds calendar months (clamping the day), then days, then milliseconds, `times` times over as
+    /// one step (`P1M` three times is `P3M`).
+    ///
+    /// Total for every input: the start is taken within years 0001-9999 and the result saturates
+    /// at ``Instant/earliest`` and ``Instant/latest``, so no value of a receipt or a catalog can
+    /// make it overflow, and its cost does not depend on `times`.
+    static func add(months: Int, days: Int64, milliseconds: Int64, times: Int64 = 1, to start: Int64) -> Int64 {
+        let earliest = Instant.earliest.millisecondsSince1970, latest = Instant.latest.millisecondsSince1970
+        let (totalMonths, o1) = Int64(months).multipliedReportingOverflow(by: times)
+        let (totalDays, o2) = days.multipliedReportingOverflow(by: times)
+        let (totalMilliseconds, o3) = milliseconds.multipliedReportingOverflow(by: times)
+        // Beyond these, the result is past the range whatever the start (10,000 years each).
+        let monthLimit: Int64 = 120_000, dayLimit: Int64 = 3_660_000, millisecondLimit = dayLimit * CivilCalendar.millisecondsPerDay
+        if o1 || o2 || o3 || abs(totalMonths) > monthLimit || abs(totalDays) > dayLimit || abs(totalMilliseconds) > millisecondLimit {
+            let forward = (o1 ? (months > 0) == (times > 0) : totalMonths > 0)
+                || (o2 ? (days > 0) == (times > 0) : totalDays > 0)
+                || (o3 ? (milliseconds > 0) == (times > 0) : totalMilliseconds > 0)
+            return forward ? latest : earliest
+        }
+        var (dayNumber, timeOfDay) = CivilCalendar.floorDivide(min(max(start, earliest), latest), CivilCalendar.millisecondsPerDay)
+        if totalMonths != 0 {
             let (year, month, day) = CivilCalendar.date(dayNumber: dayNumber)
-            let monthIndex = year * 12 + (month - 1) + months
+            let monthIndex = year * 12 + (month - 1) + Int(totalMonths)
             let newYear = monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12
             let newMonth = monthIndex - newYear * 12 + 1
             let newDay = min(day, CivilCalendar.daysInMonth(year: newYear, month: newMonth))
             dayNumber = CivilCalendar.dayNumber(year: newYear, month: newMonth, day: newDay)
         }
-        dayNumber += days
-        timeOfDay += milliseconds
-        return dayNumber * CivilCalendar.millisecondsPerDay + timeOfDay
+        dayNumber += totalDays
+        timeOfDay += totalMilliseconds
+        let result = dayNumber * CivilCalendar.millisecondsPerDay + timeOfDay
+        return min(max(result, earliest), latest)
     }
 
     /// The canonical text, e.g. `P1Y2M` or `PT36H`.

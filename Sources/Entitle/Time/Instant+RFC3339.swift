@@ -5,13 +5,16 @@ extension Instant {
     static func parseRFC3339(_ bytes: UnsafeRawBufferPointer, allowCompactOffset: Bool = false) -> Instant? {
         let count = bytes.count
         guard count >= 20 else { return nil }
-        // Digits at fixed positions, checked all at once: `d &+ 6` reaches 16 only for a non-digit.
+        // Digits at fixed positions, checked all at once. `d = byte - "0"` (wrapping) is a digit
+        // when d < 10: then both d and d + 6 are below 16. A byte below "0" wraps d to 0xF0 or
+        // more, and one from ":" upwards makes d + 6 at least 16, so either sets a high bit.
         @inline(__always) func digit(_ index: Int) -> UInt8 { bytes[index] &- UInt8(ascii: "0") }
+        @inline(__always) func flags(_ d: UInt8) -> UInt8 { d | (d &+ 6) }
         let y0 = digit(0), y1 = digit(1), y2 = digit(2), y3 = digit(3)
         let mo0 = digit(5), mo1 = digit(6), d0 = digit(8), d1 = digit(9)
         let h0 = digit(11), h1 = digit(12), mi0 = digit(14), mi1 = digit(15), s0 = digit(17), s1 = digit(18)
-        var check = (y0 &+ 6) | (y1 &+ 6) | (y2 &+ 6) | (y3 &+ 6) | (mo0 &+ 6) | (mo1 &+ 6) | (d0 &+ 6) | (d1 &+ 6)
-        check |= (h0 &+ 6) | (h1 &+ 6) | (mi0 &+ 6) | (mi1 &+ 6) | (s0 &+ 6) | (s1 &+ 6)
+        var check = flags(y0) | flags(y1) | flags(y2) | flags(y3) | flags(mo0) | flags(mo1) | flags(d0) | flags(d1)
+        check |= flags(h0) | flags(h1) | flags(mi0) | flags(mi1) | flags(s0) | flags(s1)
         guard check & 0xF0 == 0, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
         else { return nil }
@@ -27,7 +30,7 @@ extension Instant {
             }
             return value
         }
-        guard month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60
         else { return nil }
         var index = 19
@@ -71,7 +74,8 @@ extension Instant {
         let milliseconds = days * CivilCalendar.millisecondsPerDay
             + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond)
             - Int64(offsetMinutes) * 60_000
-        return Instant(millisecondsSince1970: milliseconds)
+        // An offset can carry 0001-01-01 or 9999-12-31 past the range.
+        return Instant(checkedMilliseconds: milliseconds)
     }
 
     /// Formats milliseconds as RFC 3339 UTC (`2026-01-15T09:00:00Z`, or `...:00.250Z`).

@@ -14,12 +14,42 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
-    /// Creates an instant from a `Date`, rounded to the nearest millisecond.
+    /// Creates an instant from a `Date`, rounded to the nearest millisecond and clamped to
+    /// ``earliest`` ... ``latest`` (years 0001-9999).
     ///
     /// A `Date` holds seconds as a `Double`, so a parsed `...36.239Z` may come back as
     /// 36.238999...; rounding down would move it a millisecond earlier.
     public init(_ date: Date) {
-        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        if milliseconds.isNaN {
+            millisecondsSince1970 = 0
+        } else {
+            millisecondsSince1970 = Int64(min(max(milliseconds, Double(Instant.earliest.millisecondsSince1970)),
+                                              Double(Instant.latest.millisecondsSince1970)))
+        }
+    }
+
+    /// `0001-01-01T00:00:00Z`, the earliest instant RFC 3339 can write.
+    ///
+    /// Every instant entitle reads (catalogs, receipts, Apple's millisecond dates, `--at`) must lie
+    /// within ``earliest`` ... ``latest``; anything outside is rejected with a located error.
+    public static let earliest = Instant(millisecondsSince1970: -62_135_596_800_000)
+
+    /// `9999-12-31T23:59:59.999Z`, the latest instant RFC 3339 can write. Coverage that would
+    /// end later (a pass stacked for millennia) ends here.
+    public static let latest = Instant(millisecondsSince1970: 253_402_300_799_999)
+
+    /// Whether the instant lies within years 0001-9999, the range RFC 3339 can write.
+    public var isInRange: Bool {
+        millisecondsSince1970 >= Instant.earliest.millisecondsSince1970
+            && millisecondsSince1970 <= Instant.latest.millisecondsSince1970
+    }
+
+    /// `Instant(millisecondsSince1970:)` when the value is within years 0001-9999, else `nil`.
+    public init?(checkedMilliseconds milliseconds: Int64) {
+        let instant = Instant(millisecondsSince1970: milliseconds)
+        guard instant.isInRange else { return nil }
+        self = instant
     }
 
     /// The same instant as a `Date`.

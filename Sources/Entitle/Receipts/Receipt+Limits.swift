@@ -1,0 +1,60 @@
+extension Receipt {
+    /// The first value of the receipt outside ``ReceiptLimits`` (or outside years 0001-9999), as
+    /// its JSON path and a message; `nil` when the receipt keeps every limit.
+    ///
+    /// The normalized decoder checks these while reading; receipts built from Apple's data are
+    /// checked with this, so `entitle normalize` never prints a receipt that `entitle check` refuses.
+    public var limitViolation: (path: String, message: String)? {
+        func text(_ value: String?, _ path: @autoclosure () -> String) -> (String, String)? {
+            guard let value, value.utf8.count > ReceiptLimits.maxTextBytes else { return nil }
+            return (path(), "text of \(value.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes")
+        }
+        func instant(_ value: Instant?, _ path: @autoclosure () -> String) -> (String, String)? {
+            guard let value, !value.isInRange else { return nil }
+            return (path(), "instant \(value.millisecondsSince1970) ms is outside years 0001-9999")
+        }
+        func count(_ value: Int, _ limit: Int, _ what: String) -> (String, String)? {
+            value > limit ? (what, "more than \(limit) \(what) in one receipt") : nil
+        }
+        if let problem = text(app, "app") ?? text(environment, "environment")
+            ?? text(originalApplicationVersion, "originalApplicationVersion")
+            ?? count(transactions.count, ReceiptLimits.maxTransactions, "transactions")
+            ?? count(renewals.count, ReceiptLimits.maxRenewals, "renewals")
+            ?? count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions") {
+            return problem
+        }
+        for (index, transaction) in transactions.enumerated() {
+            let path = "transactions[\(index)]"
+            if let problem = text(transaction.productId, path + ".productId") ?? text(transaction.transactionId, path + ".transactionId")
+                ?? text(transaction.originalTransactionId, path + ".originalTransactionId")
+                ?? instant(transaction.purchaseDate, path + ".purchaseDate")
+                ?? instant(transaction.originalPurchaseDate, path + ".originalPurchaseDate")
+                ?? instant(transaction.expiresDate, path + ".expiresDate")
+                ?? instant(transaction.cancellationDate, path + ".cancellationDate") {
+                return problem
+            }
+            if transaction.quantity < 1 || transaction.quantity > ReceiptLimits.maxQuantity {
+                return (path + ".quantity", "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(transaction.quantity)")
+            }
+        }
+        for (index, renewal) in renewals.enumerated() {
+            let path = "renewals[\(index)]"
+            if let problem = text(renewal.productId, path + ".productId")
+                ?? text(renewal.originalTransactionId, path + ".originalTransactionId")
+                ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate") {
+                return problem
+            }
+        }
+        for (index, consumption) in consumptions.enumerated() {
+            let path = "consumptions[\(index)]"
+            if let problem = text(consumption.id, path + ".id") ?? text(consumption.currency, path + ".currency")
+                ?? instant(consumption.date, path + ".date") {
+                return problem
+            }
+            if consumption.amount < 1 || consumption.amount > ReceiptLimits.maxConsumptionAmount {
+                return (path + ".amount", "amount must be a positive integer up to 10^12, found \(consumption.amount)")
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,540 @@
+// The `structured` target: the input is a stream of choices that builds a catalog and one to three
+// receipts as JSON text, plus an instant; they then go through the public pipeline (compile,
+// decode or import, evaluate, render). Blind byte mutation of JSON rarely produces a catalog that
+// compiles together with receipts that reach its products, so it never got to the evaluation
+// arithmetic; here almost every input does.
+//
+// Values are drawn mostly from edges (0, 1, 2, every limit and its neighbours, Int64.min/max,
+// years 0001 and 9999, month ends) and any element may be repeated up to a few thousand times, so
+// quadratic paths show up as libFuzzer timeouts. An exhausted input reads as zeros, and zero
+// always picks the first (ordinary) option, so short inputs give small, valid documents.
+
+import Foundation
+
+/// The input bytes, read as choices.
+struct Choices {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func byte() -> UInt8 {
+        guard index < bytes.count else { return 0 }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    /// 0..<n for n up to 256.
+    mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(byte()) % n }
+
+    mutating func pick<T>(_ options: [T]) -> T { options[below(options.count)] }
+
+    /// True about `percent` percent of the time; false on an exhausted input.
+    mutating func chance(_ percent: Int) -> Bool {
+        let value = Int(byte())
+        return value != 0 && value * 100 < percent * 256
+    }
+
+    mutating func int64() -> Int64 {
+        var value: UInt64 = 0
+        for _ in 0..<8 { value = value << 8 | UInt64(byte()) }
+        return Int64(bitPattern: value)
+    }
+
+    /// Mostly a value every check accepts; rarely (about 2%) one it refuses, so the error paths
+    /// stay reachable without making most documents fail.
+    mutating func edge<T>(_ valid: [T], invalid: [T]) -> T {
+        chance(2) && !invalid.isEmpty ? pick(invalid) : pick(valid)
+    }
+
+    /// Mostly 1, sometimes a few, rarely thousands: how many times to write an element.
+    mutating func repeatCount() -> Int {
+        guard chance(12) else { return 1 }
+        return pick([2, 3, 10, 100, 1000, 2000, 4000])
+    }
+}
+
+/// JSON text built by appending; every key and string this file writes needs no escaping except
+/// the few names passed through `string(_:)`.
+struct JSONText {
+    var text = ""
+    private var needsComma = [false]
+
+    mutating func comma() {
+        if needsComma[needsComma.count - 1] { text += "," }
+        needsComma[needsComma.count - 1] = true
+    }
+    mutating func open(_ bracket: String, key: String? = nil) {
+        comma()
+        if let key { text += "\"\(key)\":" }
+        text += bracket
+        needsComma.append(false)
+    }
+    mutating func close(_ bracket: String) {
+        needsComma.removeLast()
+        text += bracket
+    }
+    mutating func raw(_ key: String?, _ value: String) {
+        comma()
+        if let key { text += "\"\(key)\":" }
+        text += value
+    }
+    mutating func string(_ key: String?, _ value: String) { raw(key, JSONText.quote(value)) }
+    mutating func int(_ key: String?, _ value: Int64) { raw(key, String(value)) }
+    mutating func bool(_ key: String?, _ value: Bool) { raw(key, value ? "true" : "false") }
+
+    static func quote(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+// MARK: - Edge values
+
+enum Edges {
+    static let fuzzApp = "com.example.fuzz"
+    static let otherApp = "com.example.other"
+    static let otherProducts = ["com.example.other.pro", "com.example.other.lite"]
+    static let features = ["f0", "f1", "f2"]
+    static let currencies = ["c0", "c1"]
+
+    static let durations = [
+        "P1D", "P1M", "P1Y", "PT24H", "P1W", "P100Y", "P1000000D", "P99999D", "P999999D", "P1000000Y", "P1000000M",
+        "P1000000W", "PT1000000H", "PT1000000M", "PT1000000S", "PT1S", "PT1M", "PT12H", "P2W", "P3M", "P6M", "P1Y6M",
+        "P1Y1M1W1DT1H1M1S", "P1000000Y1000000M1000000W1000000DT1000000H1000000M1000000S", "P12M", "P31D", "P1M1D", "PT86399S",
+    ]
+    static let badDurations = ["P0D", "P1000001D", "P", "PT", "P1H", "1D", "P-1D", "P1D1Y"]
+    static let trialDays: [Int64] = [14, 1, 2, 3, 7, 30, 31, 365, 366, 99999, 100000, 999999, 1000000, 3650000, 1_000_000_000]
+    static let badTrialDays: [Int64] = [0, -1, Int64.max, 99_999_999_999_999_999]
+    static let priceTiers: [Int64] = [0, 1, 2, 30, 87, 1000000, Int64.max]
+    static let credits: [Int64] = [
+        10, 1, 2, 1000, 1_000_000, 999_999_999_999, 1_000_000_000_000, 10_000_000_000_000,
+        4_611_686_018_427_387_904, 4_611_686_018_427_387_903, Int64.max, Int64.max - 1, 9_223_372_036_854_775 /* max / 1000 */,
+        9_223_372_036_854, 9_223_372_036_854_775_807 / 1_000_000, 9_223_372_036_854_775_807 / 1_000_000 + 1,
+    ]
+    static let quantities: [Int64] = [1, 2, 3, 10, 1000, 999_999, 1_000_000]
+    static let badQuantities: [Int64] = [0, -1, 1_000_001, Int64.max]
+    static let amounts: [Int64] = [1, 2, 3, 10, 1000, 999_999_999_999, 1_000_000_000_000]
+    static let badAmounts: [Int64] = [0, -1, 1_000_000_000_001]
+    static let introModes = ["free-trial", "pay-as-you-go", "pay-up-front"]
+    static let groups = ["g0", "g1"]
+    static let names = ["Pro", "Ünïcødé ✓", "tab\tnew\nline", "", String(repeating: "x", count: 300)]
+
+    /// RFC 3339 texts: years 0001 and 9999, around 1970, month ends, leap days, offsets, fractions.
+    static let instantTexts = [
+        "2026-01-15T09:00:00Z", "2026-01-01T00:00:00Z", "2026-01-31T00:00:00Z", "2026-01-31T23:59:59.999Z",
+        "2024-01-31T12:00:00Z", "2024-02-29T00:00:00Z", "2024-02-29T23:59:59.999Z", "2026-02-28T23:59:59.999Z",
+        "2026-03-01T00:00:00Z", "2025-12-31T23:59:59.999Z", "2026-03-31T00:00:00Z", "2026-08-31T00:00:00Z",
+        "2000-02-29T00:00:00Z", "2100-02-28T00:00:00Z", "1900-02-28T00:00:00Z",
+        "1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999Z", "1970-01-01T00:00:00.001Z", "1969-12-31T00:00:00Z",
+        "0001-01-01T00:00:00Z", "0001-01-01T00:00:00.001Z", "0001-01-31T00:00:00Z", "0001-12-31T23:59:59.999Z",
+        "9999-12-31T23:59:59.999Z", "9999-12-31T00:00:00Z", "9999-12-01T00:00:00Z", "9999-01-31T00:00:00Z", "9998-12-31T00:00:00Z",
+        "2026-01-15T09:00:00.5+14:00", "2026-01-01T00:00:00-23:59", "2026-01-15T09:00:00.123456789Z",
+        "0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59", "2026-01-15T09:00:00.999999Z",
+    ]
+
+    /// Milliseconds for Apple data and for the evaluation instant: Int64 extremes and their
+    /// neighbours, zero and around it, and the ends of years 0001 and 9999.
+    static let extremeMilliseconds: [Int64] = [
+        Int64.min, Int64.min + 1, Int64.max, Int64.max - 1, 0, -1, 1,
+        -62_135_596_800_000, -62_135_596_800_001, 253_402_300_799_999, 253_402_300_800_000,
+        Int64.max - 86_400_000, Int64.max - 86_399_999, Int64.min + 86_400_000, 9_223_372_036_768_375_809,
+    ]
+}
+
+/// An instant as it is written: normalized receipts use `text`, Apple data `milliseconds`.
+struct DateValue {
+    var milliseconds: Int64
+    var text: String
+}
+
+// MARK: - The generated scenario
+
+struct Scenario {
+    var catalog = ""
+    var receipts: [(text: String, appStore: Bool)] = []
+    var at = Instant(millisecondsSince1970: 0)
+}
+
+struct ScenarioBuilder {
+    var choices: Choices
+    var productIds: [String] = []
+    var paid: [(id: String, grants: [String])] = []
+    var dates: [Int64] = []
+    var transactionIds = ["1000", "1001", "1002", "1003"]
+    var uniqueCounter = 0
+
+    /// Elements written per receipt list, repeats included: bounds the work per input.
+    static let maxElements = 6000
+
+    /// An instant: one of the RFC 3339 edges, an earlier date (±1 ms), any instant of years
+    /// 0001-9999, or (Apple data; rarely in normalized receipts, which cannot say them) Int64
+    /// extremes.
+    mutating func date(appStore: Bool = false) -> DateValue {
+        let value: DateValue
+        switch choices.below(8) {
+        case 0..<5:
+            let text = choices.pick(Edges.instantTexts)
+            value = DateValue(milliseconds: Instant(rfc3339: text)?.millisecondsSince1970 ?? 0, text: text)
+        case 5 where appStore || choices.chance(3):
+            let milliseconds = choices.pick(Edges.extremeMilliseconds)
+            value = DateValue(milliseconds: milliseconds, text: Instant(millisecondsSince1970: milliseconds).rfc3339)
+        case 6 where !dates.isEmpty:
+            // Reuse an earlier date, possibly a millisecond off: ties and half-open ends.
+            let milliseconds = choices.pick(dates) &+ Int64(choices.below(3) - 1)
+            value = DateValue(milliseconds: milliseconds, text: Instant(millisecondsSince1970: milliseconds).rfc3339)
+        default:
+            // Any instant from year 0001 to 9999.
+            let span: Int64 = 253_402_300_800_000 + 62_135_596_800_000
+            let raw = choices.int64()
+            let milliseconds = -62_135_596_800_000 + Int64(UInt64(bitPattern: raw) % UInt64(span))
+            value = DateValue(milliseconds: milliseconds, text: Instant(millisecondsSince1970: milliseconds).rfc3339)
+        }
+        dates.append(value.milliseconds)
+        return value
+    }
+
+    mutating func grants(_ json: inout JSONText, from features: [String] = Edges.features) -> [String] {
+        let mask = Int(choices.byte())
+        var chosen = features.enumerated().filter { mask & (1 << $0.offset) == 0 }.map(\.element)
+        if chosen.isEmpty && mask & 0x80 == 0 { chosen = [features[0]] }
+        json.open("[", key: "grants")
+        for feature in chosen { json.string(nil, feature) }
+        if choices.chance(2) { json.string(nil, "undeclared") }
+        json.close("]")
+        return chosen
+    }
+
+    mutating func name(_ json: inout JSONText, _ ordinary: String) {
+        json.string("name", choices.chance(10) ? choices.pick(Edges.names) : ordinary)
+    }
+
+    mutating func common(_ json: inout JSONText) {
+        if choices.chance(20) { json.int("priceTier", choices.pick(Edges.priceTiers)) }
+        if choices.chance(20) { json.bool("familyShareable", choices.byte() & 1 == 0) }
+        if choices.chance(8) { json.bool("available", false) }
+    }
+
+    mutating func product(_ json: inout JSONText, kind: Int, id: String) {
+        json.open("{")
+        json.string("id", id)
+        switch kind {
+        case 0:  // non-consumable
+            json.string("type", "non-consumable")
+            name(&json, "Pro")
+            common(&json)
+            let granted = grants(&json)
+            paid.append((id, granted))
+        case 1:  // "N-day Trial" of a paid non-consumable
+            let days = choices.edge(Edges.trialDays, invalid: Edges.badTrialDays)
+            json.string("type", "non-consumable")
+            json.string("name", "\(days)-day Trial")
+            json.int("priceTier", 0)
+            if let paid = paid.isEmpty ? nil : choices.pick(paid) {
+                if !choices.chance(5) { json.string("trialOf", paid.id) }
+                _ = grants(&json, from: paid.grants.isEmpty ? Edges.features : paid.grants)
+            } else {
+                _ = grants(&json)
+            }
+            if choices.chance(15) { json.string("duration", choices.chance(95) ? "P\(days)D" : choices.pick(Edges.durations)) }
+        case 2:  // upgrade from another app
+            json.string("type", "non-consumable")
+            name(&json, "Upgrade")
+            common(&json)
+            json.open("{", key: "upgrade")
+            if let paid = paid.isEmpty ? nil : choices.pick(paid) { json.string("replaces", paid.id) }
+            json.open("{", key: "requires")
+            json.string("app", choices.chance(5) ? Edges.fuzzApp : Edges.otherApp)
+            if !choices.chance(30) {
+                json.open("[", key: "anyOf")
+                json.string(nil, choices.pick(Edges.otherProducts))
+                json.close("]")
+            }
+            json.close("}")
+            json.close("}")
+            _ = grants(&json)
+        case 3:  // non-renewing subscription
+            json.string("type", "non-renewing-subscription")
+            name(&json, "Pass")
+            common(&json)
+            json.string("duration", duration())
+            _ = grants(&json)
+        case 4:  // auto-renewable subscription
+            json.string("type", "auto-renewable-subscription")
+            name(&json, "Monthly")
+            common(&json)
+            json.string("group", choices.pick(Edges.groups))
+            if !choices.chance(20) { json.string("duration", duration()) }
+            if choices.chance(50) {
+                json.open("{", key: "introOffer")
+                json.string("mode", choices.pick(Edges.introModes))
+                json.string("duration", duration())
+                json.close("}")
+            }
+            _ = grants(&json)
+        default:  // consumable
+            json.string("type", "consumable")
+            name(&json, "Credits")
+            common(&json)
+            json.open("{", key: "credits")
+            let mask = choices.byte()
+            if mask & 3 != 3 { json.int(Edges.currencies[0], choices.edge(Edges.credits, invalid: [0, -1])) }
+            if mask & 3 != 0 { json.int(Edges.currencies[1], choices.edge(Edges.credits, invalid: [0, -1])) }
+            json.close("}")
+        }
+        json.close("}")
+    }
+
+    mutating func duration() -> String { choices.edge(Edges.durations, invalid: Edges.badDurations) }
+
+    mutating func buildCatalog() -> String {
+        var json = JSONText()
+        json.open("{")
+        json.string("app", Edges.fuzzApp)
+        json.open("{", key: "features")
+        for feature in Edges.features { json.string(feature, "Feature \(feature)") }
+        json.close("}")
+        json.open("{", key: "currencies")
+        for currency in Edges.currencies { json.string(currency, "Currency \(currency)") }
+        json.close("}")
+        json.open("{", key: "legal")
+        let omit = choices.chance(4) ? choices.below(2) : -1
+        if omit != 0 { json.string("auto-renewable-subscription", "Renews automatically.") }
+        if omit != 1 { json.string("non-renewing-subscription", "Does not renew.") }
+        json.close("}")
+        json.open("[", key: "products")
+        let kinds = 1 + choices.below(8)
+        var written = 0
+        for _ in 0..<kinds {
+            let kind = choices.below(6)
+            if kind == 1 || kind == 2, paid.isEmpty {
+                // Trials and upgrades need a paid non-consumable to refer to.
+                let id = "\(Edges.fuzzApp).p\(productIds.count)"
+                productIds.append(id)
+                product(&json, kind: 0, id: id)
+            }
+            let copies = min(choices.repeatCount(), Self.maxElements - written)
+            // A snapshot of the choices, so every copy is the same product under its own id.
+            let saved = choices.index
+            for copy in 0..<copies {
+                if copy > 0 { choices.index = saved }
+                let id = "\(Edges.fuzzApp).p\(productIds.count)"
+                productIds.append(id)
+                product(&json, kind: kind, id: id)
+            }
+            written += copies
+        }
+        json.close("]")
+        json.close("}")
+        return json.text
+    }
+
+    mutating func productId() -> String {
+        switch choices.below(16) {
+        case 14: return "\(Edges.fuzzApp).unknown"
+        case 15: return choices.pick(Edges.otherProducts)
+        default: return productIds.isEmpty ? "\(Edges.fuzzApp).p0" : choices.pick(productIds)
+        }
+    }
+
+    mutating func transactionId() -> String {
+        if choices.chance(60) { return choices.pick(transactionIds) }
+        uniqueCounter += 1
+        return "u\(uniqueCounter)"
+    }
+
+    /// One element of a list, written `repeatCount` times: identical copies, or copies that differ
+    /// only in their ids (renumbered), so both the de-duplication and the stacking paths grow.
+    mutating func list(_ json: inout JSONText, key: String, maxKinds: Int, element: (inout Self, inout JSONText, Int?) -> Void) {
+        json.open("[", key: key)
+        var written = 0
+        var kinds = 0
+        while kinds < maxKinds, written < Self.maxElements, kinds == 0 ? !choices.chance(10) : choices.chance(70) {
+            kinds += 1
+            let copies = min(choices.repeatCount(), Self.maxElements - written)
+            let renumber = copies > 1 && choices.byte() & 1 == 1
+            let saved = (choices.index, dates.count, uniqueCounter)
+            for copy in 0..<copies {
+                if copy > 0 { choices.index = saved.0; dates.removeSubrange(saved.1...); uniqueCounter = saved.2 }
+                element(&self, &json, renumber ? copy : nil)
+            }
+            written += copies
+        }
+        json.close("]")
+    }
+
+    mutating func transaction(_ json: inout JSONText, appStore: Bool, app: String, copy: Int?) {
+        json.open("{")
+        if appStore { json.string("bundleId", app) }
+        let product = app == Edges.fuzzApp ? productId() : choices.pick(Edges.otherProducts)
+        json.string("productId", product)
+        let id = transactionId()
+        json.string("transactionId", copy.map { "\(id)-\($0)" } ?? id)
+        if choices.chance(60) { json.string("originalTransactionId", choices.pick(transactionIds)) }
+        func put(_ key: String, _ value: DateValue) {
+            if appStore { json.int(key, value.milliseconds) } else { json.string(key, value.text) }
+        }
+        put("purchaseDate", date(appStore: appStore))
+        if choices.chance(30) { put("originalPurchaseDate", date(appStore: appStore)) }
+        if choices.chance(50) { put("expiresDate", date(appStore: appStore)) }
+        if choices.chance(20) { put(appStore ? "revocationDate" : "cancellationDate", date(appStore: appStore)) }
+        if choices.chance(30) { json.int("quantity", choices.edge(Edges.quantities, invalid: Edges.badQuantities)) }
+        if choices.chance(10) { json.bool(appStore ? "isUpgraded" : "isTrialPeriod", true) }
+        if !appStore, choices.chance(10) { json.bool("isIntroOfferPeriod", true) }
+        if !appStore, choices.chance(10) { json.bool("isUpgraded", true) }
+        if choices.chance(20) {
+            let shared = choices.byte() & 1 == 0
+            json.string(appStore ? "inAppOwnershipType" : "ownership",
+                        appStore ? (shared ? "FAMILY_SHARED" : "PURCHASED") : (shared ? "family-shared" : "purchased"))
+        }
+        if appStore, choices.chance(10) { json.int("offerType", 1); json.string("offerDiscountType", "FREE_TRIAL") }
+        json.close("}")
+    }
+
+    mutating func renewal(_ json: inout JSONText, appStore: Bool, app: String, copy: Int?) {
+        json.open("{")
+        if appStore, choices.chance(50) { json.string("bundleId", app) }
+        if choices.chance(80) { json.string("productId", productId()) }
+        let original = choices.pick(transactionIds)
+        json.string("originalTransactionId", copy.map { "\(original)-\($0)" } ?? original)
+        if choices.chance(50) { json.bool(appStore ? "autoRenewStatus" : "willRenew", choices.byte() & 1 == 0) }
+        if choices.chance(50) { json.bool(appStore ? "isInBillingRetryPeriod" : "isInBillingRetry", choices.byte() & 1 == 0) }
+        if choices.chance(70) {
+            let grace = date(appStore: appStore)
+            if appStore { json.int("gracePeriodExpiresDate", grace.milliseconds) } else { json.string("gracePeriodExpiresDate", grace.text) }
+        }
+        json.close("}")
+    }
+
+    mutating func consumption(_ json: inout JSONText, copy: Int?) {
+        json.open("{")
+        // A shared id with different content makes the receipt invalid: keep that rare.
+        let id = choices.chance(4) ? "c-\(choices.below(2))" : "c-u\(uniqueCounter)"
+        uniqueCounter += 1
+        json.string("id", copy.map { "\(id)-\($0)" } ?? id)
+        json.string("currency", choices.chance(3) ? "undeclared" : choices.pick(Edges.currencies))
+        json.int("amount", choices.edge(Edges.amounts, invalid: Edges.badAmounts))
+        json.string("date", date().text)
+        json.close("}")
+    }
+
+    /// A normalized receipt, or (rarely) the same content as App Store data: a JSON array of
+    /// decoded transaction and renewal payloads whose dates are milliseconds, which is how
+    /// Int64.min/max dates reach evaluation.
+    mutating func buildReceipt(first: Bool) -> (text: String, appStore: Bool) {
+        let app = first || choices.chance(50) ? Edges.fuzzApp : Edges.otherApp
+        let appStore = choices.chance(15)
+        var json = JSONText()
+        if appStore {
+            json.open("[")
+            // Reuse the list writer for its repeats; the array brackets below are dropped.
+            var transactions = JSONText()
+            list(&transactions, key: "t", maxKinds: 12) { builder, json, copy in
+                builder.transaction(&json, appStore: true, app: app, copy: copy)
+            }
+            var renewals = JSONText()
+            list(&renewals, key: "r", maxKinds: 4) { builder, json, copy in
+                builder.renewal(&json, appStore: true, app: app, copy: copy)
+            }
+            let inner = [transactions.text, renewals.text].map { String($0.dropFirst(5).dropLast()) }.filter { !$0.isEmpty }
+            json.raw(nil, inner.joined(separator: ","))
+            if inner.isEmpty { json.raw(nil, "{\"bundleId\":\"\(app)\",\"signedDate\":0}") }
+            json.close("]")
+        } else {
+            json.open("{")
+            json.string("app", app)
+            list(&json, key: "transactions", maxKinds: 12) { builder, json, copy in
+                builder.transaction(&json, appStore: false, app: app, copy: copy)
+            }
+            if choices.chance(50) {
+                list(&json, key: "renewals", maxKinds: 4) { builder, json, copy in
+                    builder.renewal(&json, appStore: false, app: app, copy: copy)
+                }
+            }
+            if app == Edges.fuzzApp, choices.chance(50) {
+                list(&json, key: "consumptions", maxKinds: 6) { builder, json, copy in
+                    builder.consumption(&json, copy: copy)
+                }
+            }
+            json.close("}")
+        }
+        return (json.text, appStore)
+    }
+
+    mutating func build() -> Scenario {
+        var scenario = Scenario()
+        scenario.catalog = buildCatalog()
+        let count = 1 + choices.below(3)
+        for index in 0..<count { scenario.receipts.append(buildReceipt(first: index == 0)) }
+        switch choices.below(4) {
+        case 0, 1:
+            scenario.at = Instant(rfc3339: choices.pick(Edges.instantTexts)) ?? Instant(millisecondsSince1970: 0)
+        case 2 where !dates.isEmpty:
+            scenario.at = Instant(millisecondsSince1970: choices.pick(dates))
+        default:
+            scenario.at = Instant(millisecondsSince1970: choices.pick(Edges.extremeMilliseconds))
+        }
+        return scenario
+    }
+}
+
+// MARK: - Running a scenario
+
+func fuzzStructured(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var builder = ScenarioBuilder(choices: Choices(bytes))
+    let scenario = builder.build()
+    if printing {
+        consume("== catalog\n\(scenario.catalog)")
+        for receipt in scenario.receipts { consume("== receipt\(receipt.appStore ? " (App Store data)" : "")\n\(receipt.text)") }
+        consume("== at \(scenario.at.millisecondsSince1970) ms = \(scenario.at.rfc3339)")
+    }
+    let compilation = Portfolio.compile([CatalogSource(name: "structured.json", data: Data(scenario.catalog.utf8))])
+    for diagnostic in compilation.diagnostics { consume(diagnostic.description) }
+    guard let portfolio = compilation.portfolio else { return }
+
+    var parsed: [ParsedReceipt] = []
+    var parsedLabels: [String] = []
+    for (index, receipt) in scenario.receipts.enumerated() {
+        let data = Data(receipt.text.utf8)
+        let name = "receipt\(index).json"
+        if receipt.appStore {
+            do {
+                let imported = try AppleImport.unverifiedReceipt(fromAppStore: data, name: name)
+                for warning in imported.warnings { consume(warning.description) }
+                parsed.append(ParsedReceipt(imported.receipt))
+                parsedLabels.append("structured receipt \(index) (App Store data)")
+            } catch {
+                consume(error.description)
+            }
+        } else {
+            do {
+                parsed.append(try ParsedReceipt(json: data, name: name))
+                parsedLabels.append("structured receipt \(index)")
+            } catch {
+                consume(error.description)
+            }
+        }
+    }
+    for instant in withNeighbours(scenario.at) {
+        do {
+            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant)
+            let json = result.json
+            consume(json)
+            consume(result.text)
+            checkJSON(json, what: "Entitlements.json at \(instant.millisecondsSince1970) ms")
+        } catch {
+            fatalError("harness: the structured catalog has no catalog for its own app: \(error)")
+        }
+    }
+    // Checked after evaluation, so an evaluation trap is reported as such.
+    for (receipt, label) in zip(parsed, parsedLabels) { checkRoundTrip(receipt.receipt, what: label) }
+}
