@@ -110,7 +110,7 @@ struct CatalogCheckerTests {
                   path: "products[2].credits.coin", help: "did you mean `coins`?", token: "\"coin\""),
         Rejection(name: "non-positive credit",
                   json: catalogText(products: #"    { "id": "c2", "type": "consumable", "name": "C", "credits": { "coins": 0 } }"#),
-                  code: .badValue, message: "credit amount must be a positive integer, found 0", line: 9, column: 76,
+                  code: .badValue, message: "credit amount must be a positive integer up to 1000000000, found 0", line: 9, column: 76,
                   path: "products[2].credits.coins", token: "0 }"),
         Rejection(name: "grants on a consumable",
                   json: catalogText(products: #"    { "id": "c2", "type": "consumable", "name": "C", "grants": ["pro"] }"#),

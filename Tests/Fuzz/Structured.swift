@@ -49,8 +49,8 @@ struct Choices {
 
     /// Mostly 1, sometimes a few, rarely thousands: how many times to write an element.
     mutating func repeatCount() -> Int {
-        guard chance(12) else { return 1 }
-        return pick([2, 3, 10, 100, 1000, 2000, 4000])
+        guard chance(6) else { return 1 }
+        return pick([2, 2, 3, 3, 10, 10, 100, 1000, 4000])
     }
 }
 
@@ -58,10 +58,13 @@ struct Choices {
 /// the few names passed through `string(_:)`.
 struct JSONText {
     var text = ""
+    /// Whether to start a line after every comma (else the text is one line, as machine-written
+    /// JSON is; a one-line document with many diagnostics exercises locating columns).
+    var lines = false
     private var needsComma = [false]
 
     mutating func comma() {
-        if needsComma[needsComma.count - 1] { text += "," }
+        if needsComma[needsComma.count - 1] { text += lines ? ",\n" : "," }
         needsComma[needsComma.count - 1] = true
     }
     mutating func open(_ bracket: String, key: String? = nil) {
@@ -84,6 +87,9 @@ struct JSONText {
     mutating func bool(_ key: String?, _ value: Bool) { raw(key, value ? "true" : "false") }
 
     static func quote(_ value: String) -> String {
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -298,6 +304,7 @@ struct ScenarioBuilder {
 
     mutating func buildCatalog() -> String {
         var json = JSONText()
+        json.lines = choices.chance(50)
         json.open("{")
         json.string("app", Edges.fuzzApp)
         json.open("{", key: "features")
@@ -445,7 +452,8 @@ struct ScenarioBuilder {
             list(&renewals, key: "r", maxKinds: 4) { builder, json, copy in
                 builder.renewal(&json, appStore: true, app: app, copy: copy)
             }
-            let inner = [transactions.text, renewals.text].map { String($0.dropFirst(5).dropLast()) }.filter { !$0.isEmpty }
+            // `"t":[...]` less the key and the brackets.
+            let inner = [transactions.text, renewals.text].map { String(Substring($0.utf8.dropFirst(5).dropLast())) }.filter { !$0.isEmpty }
             json.raw(nil, inner.joined(separator: ","))
             if inner.isEmpty { json.raw(nil, "{\"bundleId\":\"\(app)\",\"signedDate\":0}") }
             json.close("]")

@@ -8,7 +8,8 @@
 # printed), 2 on a usage or build error. See Tests/Fuzz/README.md.
 #
 # Environment: SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc);
-# ENTITLE_FIXTURES (default ../shared/fixtures) for extra seeds; FUZZ_REBUILD=1 forces a build.
+# ENTITLE_FIXTURES (default ../shared/fixtures) for extra seeds; FUZZ_REBUILD=1 forces a build;
+# FUZZ_NO_BUILD=1 runs the binary already in .build/fuzz as it is.
 
 set -uo pipefail
 
@@ -91,6 +92,10 @@ fingerprint() {  # of the sources in directory $1, the compiler and the flags
 }
 
 build() {
+    if [[ ${FUZZ_NO_BUILD:-0} == 1 && -x $BIN ]]; then
+        echo "fuzz.sh: FUZZ_NO_BUILD=1: running $BIN as it is"
+        return 0
+    fi
     local current
     current=$(fingerprint "$ROOT")
     if [[ ${FUZZ_REBUILD:-0} != 1 && -x $BIN && -f $BIN.fingerprint && $(cat "$BIN.fingerprint") == "$current" ]]; then

@@ -13,6 +13,9 @@ struct CatalogChecker {
     /// Built on the first diagnostic: most catalogs have none.
     private lazy var lines = LineTable(data)
     private(set) var diagnostics: [Diagnostic] = []
+    /// Edit-distance work left for "did you mean": a catalog with thousands of misspellings
+    /// gets suggestions until this runs out, then plain help, so checking stays linear.
+    private var suggestions = Suggestion.Budget.perFile
 
     private init(file: String, data: Data) {
         self.file = file
@@ -87,6 +90,11 @@ struct CatalogChecker {
         var products: [ProductDefinition] = []
         if let productsNode = members["products"]?.value {
             if case .array(let elements) = productsNode.value {
+                if elements.count > CatalogLimits.maxProducts {
+                    report(.limitExceeded, "\(elements.count) products, more than the \(CatalogLimits.maxProducts) a catalog may hold",
+                           at: elements[CatalogLimits.maxProducts].offset, path: "products[\(CatalogLimits.maxProducts)]",
+                           help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
+                }
                 for (index, element) in elements.enumerated() {
                     if let product = checkProduct(element, path: "products[\(index)]") {
                         products.append(product)
@@ -112,8 +120,18 @@ struct CatalogChecker {
         }
         var ids: [Located<String>] = []
         var descriptions: [String] = []
+        if members.count > CatalogLimits.maxDeclarations {
+            let extra = members[CatalogLimits.maxDeclarations]
+            report(.limitExceeded, "\(members.count) \(what == "feature" ? "features" : "currencies"), more than the \(CatalogLimits.maxDeclarations) a catalog may declare",
+                   at: extra.keyOffset, path: Self.path(path, key: extra.key))
+        }
         for member in members {
             let memberPath = Self.path(path, key: member.key)
+            if member.key.utf8.count > CatalogLimits.maxIdentifierBytes {
+                report(.limitExceeded, "\(what) id of \(member.key.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
+                       at: member.keyOffset, path: memberPath)
+                continue
+            }
             guard identifierIsValid(member.key) else {
                 report(.badValue, "\(what) id `\(member.key)` must be letters, digits, `.`, `_` or `-`, starting with a letter or digit",
                        at: member.keyOffset, path: memberPath)
@@ -136,7 +154,7 @@ struct CatalogChecker {
             let memberPath = Self.path("legal", key: member.key)
             guard let type = ProductType(rawValue: member.key) else {
                 report(.unknownKey, "unknown product type `\(member.key)`", at: member.keyOffset, path: memberPath,
-                       help: Suggestion.help(for: member.key, in: ProductType.allCases.map(\.rawValue))
+                       help: Suggestion.help(for: member.key, in: ProductType.allCases.map(\.rawValue), budget: &suggestions)
                            ?? "product types are \(Self.list(ProductType.allCases.map(\.rawValue)))")
                 continue
             }
@@ -186,7 +204,7 @@ struct CatalogChecker {
             product.familyShareable = bool(member.value, path: path + ".familyShareable") ?? false
         }
         if let member = members["duration"] { product.duration = duration(member.value, path: path + ".duration") }
-        if let member = members["group"] { product.group = nonEmptyString(member.value, path: path + ".group")?.value }
+        if let member = members["group"] { product.group = identifierString(member.value, path: path + ".group")?.value }
         if let member = members["introOffer"] { product.introOffer = introOffer(member.value, path: path + ".introOffer") }
         if let member = members["trialOf"] { product.trialOf = productIdentifier(member.value, path: path + ".trialOf") }
         if let member = members["upgrade"] { product.upgrade = upgrade(member.value, path: path + ".upgrade") }
@@ -216,14 +234,16 @@ struct CatalogChecker {
             return []
         }
         var grants: [Located<String>] = []
+        var seen: [String: Int] = [:]
         for (index, element) in elements.enumerated() {
             let elementPath = "\(path)[\(index)]"
             guard let grant = nonEmptyString(element, path: elementPath) else { continue }
-            if let first = grants.first(where: { $0.value == grant.value }) {
+            if let first = seen[grant.value] {
                 report(.duplicateGrant, "feature `\(grant.value)` is granted twice", at: grant.offset, path: elementPath,
-                       help: "it is already listed at \(first.path)")
+                       help: "it is already listed at \(grants[first].path)")
                 continue
             }
+            seen[grant.value] = grants.count
             grants.append(grant)
         }
         return grants
@@ -238,8 +258,8 @@ struct CatalogChecker {
         for member in members {
             let memberPath = Self.path(path, key: member.key)
             guard let amount = integer(member.value, path: memberPath) else { continue }
-            guard amount.value > 0 else {
-                report(.badValue, "credit amount must be a positive integer, found \(amount.value)",
+            guard amount.value > 0, amount.value <= CatalogLimits.maxCredit else {
+                report(.badValue, "credit amount must be a positive integer up to \(CatalogLimits.maxCredit), found \(amount.value)",
                        at: amount.offset, path: memberPath)
                 continue
             }
@@ -273,9 +293,10 @@ struct CatalogChecker {
                 if let list = inner["anyOf"] {
                     if case .array(let elements) = list.value.value {
                         var ids: [Located<String>] = []
+                        var seen: Set<String> = []
                         for (index, element) in elements.enumerated() {
                             guard let id = productIdentifier(element, path: "\(requiresPath).anyOf[\(index)]") else { continue }
-                            if ids.contains(where: { $0.value == id.value }) {
+                            if !seen.insert(id.value).inserted {
                                 report(.badValue, "product `\(id.value)` is listed twice", at: id.offset, path: id.path)
                             } else {
                                 ids.append(id)
@@ -302,6 +323,7 @@ struct CatalogChecker {
     private mutating func checkRules(_ catalog: inout CatalogDefinition) {
         let featureIds = catalog.features.map(\.value)
         let currencyIds = catalog.currencies.map(\.value)
+        let declaredFeatures = Set(featureIds), declaredCurrencies = Set(currencyIds)
         var productsById: [String: ProductDefinition] = [:]
         for product in catalog.products {
             if let first = productsById[product.id.value] {
@@ -318,18 +340,18 @@ struct CatalogChecker {
         for product in catalog.products {
             for grant in product.grants {
                 granted.insert(grant.value)
-                if !featureIds.contains(grant.value) {
+                if !declaredFeatures.contains(grant.value) {
                     report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                           help: Suggestion.help(for: grant.value, in: featureIds)
+                           help: Suggestion.help(for: grant.value, in: featureIds, budget: &suggestions)
                                ?? "declare it under `features`, or grant one of \(Self.list(featureIds))")
                 }
             }
             for (currency, _) in product.credits {
                 credited.insert(currency.value)
-                if !currencyIds.contains(currency.value) {
+                if !declaredCurrencies.contains(currency.value) {
                     report(.undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
                            path: currency.path,
-                           help: Suggestion.help(for: currency.value, in: currencyIds)
+                           help: Suggestion.help(for: currency.value, in: currencyIds, budget: &suggestions)
                                ?? "declare it under `currencies`")
                 }
             }
@@ -404,7 +426,7 @@ struct CatalogChecker {
         guard let paid = productsById[trialOf.value] else {
             report(.unknownProduct, "`trialOf` names `\(trialOf.value)`, which this catalog does not define",
                    at: trialOf.offset, path: trialOf.path,
-                   help: Suggestion.help(for: trialOf.value, in: productIds))
+                   help: Suggestion.help(for: trialOf.value, in: productIds, budget: &suggestions))
             return
         }
         if paid.type != .nonConsumable {
@@ -450,7 +472,7 @@ struct CatalogChecker {
         }
         guard let full = productsById[replaces.value] else {
             report(.unknownProduct, "`replaces` names `\(replaces.value)`, which this catalog does not define",
-                   at: replaces.offset, path: replaces.path, help: Suggestion.help(for: replaces.value, in: productIds))
+                   at: replaces.offset, path: replaces.path, help: Suggestion.help(for: replaces.value, in: productIds, budget: &suggestions))
             return
         }
         if full.type != .nonConsumable {
@@ -477,6 +499,8 @@ struct CatalogChecker {
             return nil
         }
         var byName: [String: JSONMember] = [:]
+        // Allowed keys not used yet: the likelier meaning of a misspelt key. Computed once.
+        var unused: [String]?
         for member in members {
             let memberPath = Self.path(path, key: member.key)
             if allowed.contains(member.key) {
@@ -486,9 +510,13 @@ struct CatalogChecker {
                 report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
                        path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
             } else {
+                if unused == nil {
+                    let present = Set(members.map(\.key))
+                    unused = allowed.filter { !present.contains($0) }
+                }
                 report(.unknownKey, "unknown key `\(member.key)` in \(what)", at: member.keyOffset, path: memberPath,
-                       help: Suggestion.help(for: member.key, in: allowed.filter { !members.map(\.key).contains($0) })
-                           ?? Suggestion.help(for: member.key, in: allowed)
+                       help: Suggestion.help(for: member.key, in: unused!, budget: &suggestions)
+                           ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
                            ?? "allowed keys are \(Self.list(allowed))")
             }
         }
@@ -519,8 +547,19 @@ struct CatalogChecker {
         nonEmptyString(node, path: path)?.value
     }
 
-    private mutating func productIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
+    /// A non-empty string within ``CatalogLimits/maxIdentifierBytes``.
+    private mutating func identifierString(_ node: JSONNode, path: String) -> Located<String>? {
         guard let value = nonEmptyString(node, path: path) else { return nil }
+        guard value.value.utf8.count <= CatalogLimits.maxIdentifierBytes else {
+            report(.limitExceeded, "id of \(value.value.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
+                   at: node.offset, path: path)
+            return nil
+        }
+        return value
+    }
+
+    private mutating func productIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
+        guard let value = identifierString(node, path: path) else { return nil }
         if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) }) {
             report(.badValue, "product id `\(value.value)` may contain only letters, digits, `.`, `_` and `-`",
                    at: node.offset, path: path)
@@ -530,7 +569,7 @@ struct CatalogChecker {
     }
 
     private mutating func bundleIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
-        guard let value = nonEmptyString(node, path: path) else { return nil }
+        guard let value = identifierString(node, path: path) else { return nil }
         if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) || $0 == "_" }) {
             report(.badValue, "bundle id `\(value.value)` may contain only letters, digits, `.` and `-`",
                    at: node.offset, path: path, help: "a bundle id looks like `com.example.app`")
@@ -570,6 +609,11 @@ struct CatalogChecker {
             report(.badDuration, "duration `\(text.value)` must be longer than zero", at: node.offset, path: path)
             return nil
         }
+        guard duration.isWithinLimit else {
+            report(.badDuration, "duration `\(text.value)` is longer than 100 years", at: node.offset, path: path,
+                   help: "durations may be at most `P100Y` (counting a month as 31 days: \(ISODuration.maximumNominalDays) days)")
+            return nil
+        }
         return Located(value: duration, offset: node.offset, path: path)
     }
 
@@ -580,7 +624,7 @@ struct CatalogChecker {
         if let value = E(rawValue: text.value) { return value }
         let names = E.allCases.map(\.rawValue)
         report(.badEnumValue, "unknown \(what) `\(text.value)`", at: node.offset, path: path,
-               help: Suggestion.help(for: text.value, in: names) ?? "expected one of \(Self.list(names))")
+               help: Suggestion.help(for: text.value, in: names, budget: &suggestions) ?? "expected one of \(Self.list(names))")
         return nil
     }
 
@@ -643,7 +687,14 @@ struct CatalogChecker {
         return "\(base)[\"\(escaped)\"]"
     }
 
+    /// `a`, `b` or `c`; past ``listLimit`` items, the first ones and how many more.
+    static let listLimit = 10
+
     static func list(_ items: [String], quote: Bool = true) -> String {
+        if items.count > listLimit {
+            let shown = items.prefix(listLimit - 1).map { quote ? "`\($0)`" : $0 }
+            return shown.joined(separator: ", ") + " or \(items.count - shown.count) more"
+        }
         let quoted = quote ? items.map { "`\($0)`" } : items
         switch quoted.count {
         case 0: return "nothing"

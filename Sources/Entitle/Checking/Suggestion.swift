@@ -1,12 +1,48 @@
 /// "Did you mean" suggestions: the closest candidate by edit distance, when it is close enough.
+///
+/// Edit distance costs the product of two lengths, so suggesting is bounded two ways: words
+/// longer than ``maxWordLength`` get none (nobody misspells a 3 MB id by one letter), and every
+/// call spends from a ``Budget`` of work, which a checker shares across a whole file so that a
+/// catalog with tens of thousands of misspellings is still checked in linear time.
 enum Suggestion {
+    /// Words longer than this (in Unicode scalars) get no suggestion.
+    static let maxWordLength = 128
+
+    /// Work allowed for suggestions, in units of one candidate looked at or one cell of an
+    /// edit-distance table.
+    struct Budget {
+        var remaining: Int
+
+        /// For one call on its own (a command-line option, a receipt's key).
+        static var perCall: Budget { Budget(remaining: 4_000_000) }
+        /// For all the suggestions of one catalog file.
+        static var perFile: Budget { Budget(remaining: 20_000_000) }
+    }
+
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 1,
     /// at most 3 edits) and unambiguous enough to be worth saying.
     static func closest<S: Sequence>(to word: String, in candidates: S) -> String? where S.Element == String {
-        let limit = min(3, max(1, word.count / 3))
+        var budget = Budget.perCall
+        return closest(to: word, in: candidates, budget: &budget)
+    }
+
+    /// ``closest(to:in:)``, spending from `budget`; `nil` once it is spent.
+    static func closest<S: Sequence>(to word: String, in candidates: S, budget: inout Budget) -> String?
+    where S.Element == String {
+        guard word.utf8.count <= maxWordLength * 4 else { return nil }
+        let wordScalars = Array(word.lowercased().unicodeScalars)
+        guard wordScalars.count <= maxWordLength, budget.remaining > 0 else { return nil }
+        let limit = min(3, max(1, wordScalars.count / 3))
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
-            let distance = editDistance(word.lowercased(), candidate.lowercased())
+            budget.remaining -= 1
+            guard budget.remaining > 0 else { return nil }
+            // Lengths further apart than the limit cannot be within it.
+            let length = candidate.unicodeScalars.count
+            guard abs(length - wordScalars.count) <= limit else { continue }
+            budget.remaining -= (length + 1) * (wordScalars.count + 1)
+            guard budget.remaining > 0 else { return nil }
+            let distance = editDistance(wordScalars, Array(candidate.lowercased().unicodeScalars))
             if distance <= limit, distance < (best?.distance ?? .max) {
                 best = (candidate, distance)
             }
@@ -19,9 +55,18 @@ enum Suggestion {
         closest(to: word, in: candidates).map { "did you mean `\($0)`?" }
     }
 
+    /// ``help(for:in:)``, spending from `budget`.
+    static func help<S: Sequence>(for word: String, in candidates: S, budget: inout Budget) -> String?
+    where S.Element == String {
+        closest(to: word, in: candidates, budget: &budget).map { "did you mean `\($0)`?" }
+    }
+
     /// Levenshtein distance with adjacent transpositions counted as one edit.
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        editDistance(Array(a.unicodeScalars), Array(b.unicodeScalars))
+    }
+
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var before = [Int](repeating: 0, count: b.count + 1)

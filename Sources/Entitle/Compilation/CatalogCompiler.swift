@@ -7,6 +7,7 @@ enum CatalogCompiler {
         let productIndex = Dictionary(
             definition.products.enumerated().map { ($1.id.value, $0) }, uniquingKeysWith: { first, _ in first })
         var groups: [String] = []
+        var groupIndex: [String: Int] = [:]
         var upgrades = [[Int]](repeating: [], count: definition.products.count)
         for (index, product) in definition.products.enumerated() {
             if let replaces = product.upgrade?.replaces.value, let target = productIndex[replaces] {
@@ -26,10 +27,11 @@ enum CatalogCompiler {
             }
             var group = -1
             if let name = product.group {
-                if let existing = groups.firstIndex(of: name) {
+                if let existing = groupIndex[name] {
                     group = existing
                 } else {
                     group = groups.count
+                    groupIndex[name] = group
                     groups.append(name)
                 }
             }

@@ -275,7 +275,8 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
     public let missingApp: String
     public let known: [String]
     public var description: String {
-        var text = "no catalog for app `\(missingApp)`"
+        let shown = missingApp.count > 200 ? missingApp.prefix(100) + "… (\(missingApp.utf8.count) bytes)" : Substring(missingApp)
+        var text = "no catalog for app `\(shown)`"
         if let suggestion = Suggestion.closest(to: missingApp, in: known) {
             text += "; did you mean `\(suggestion)`?"
         } else if !known.isEmpty {

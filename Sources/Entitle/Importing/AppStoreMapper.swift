@@ -156,7 +156,7 @@ struct AppStoreMapper {
         jwsOffset = outer ?? offset
         defer { jwsOffset = outer }
         do {
-            try map(payload, path: path + " (payload)", depth: depth + 1)
+            try map(payload, path: path.isEmpty ? "(payload)" : path + " (payload)", depth: depth + 1)
         } catch var failure {
             // Offsets inside a decoded payload mean nothing in the file: point at the JWS.
             failure.offset = offset

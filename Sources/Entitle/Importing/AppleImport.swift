@@ -56,7 +56,7 @@ public enum AppleImport {
         let root: JSONNode
         if let parsed {
             root = parsed
-        } else if data.withUnsafeBytes({ CompactJWS.looksLike(UnsafeRawBufferPointer($0).bindMemory(to: UInt8.self)) }) {
+        } else if CompactJWS.looksLike(data) {
             root = JSONNode(offset: 0, value: .string(String(decoding: data, as: UTF8.self)))
         } else {
             root = try parseJSON(data, name: name)
@@ -179,7 +179,7 @@ public enum AppleImport {
             if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
             return nil
         }
-        if data.withUnsafeBytes({ CompactJWS.looksLike(UnsafeRawBufferPointer($0).bindMemory(to: UInt8.self)) }) {
+        if CompactJWS.looksLike(data) {
             return .apple(.appStore)
         }
         if AppReceiptMapper.der(data) != nil { return .apple(.pkcs7) }

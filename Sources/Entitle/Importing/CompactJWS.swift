@@ -15,7 +15,7 @@ struct CompactJWS {
 
     /// Whether `bytes`, less surrounding whitespace, have the shape of a compact JWS: three
     /// base64url parts joined by dots, the first two of at least four characters.
-    static func looksLike<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8, Bytes.Index == Int {
+    static func looksLike(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let parts = split(bytes) else { return false }
         return parts.0.count >= 4 && parts.1.count >= 4
     }
@@ -23,18 +23,23 @@ struct CompactJWS {
     /// ``looksLike(_:)`` on a string.
     static func looksLike(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { looksLike($0) }
+        return text.withUTF8 { looksLike(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``looksLike(_:)`` on data.
+    static func looksLike(_ data: Data) -> Bool {
+        data.withUnsafeBytes { looksLike($0) }
     }
 
     init(_ text: String) throws(Failure) {
         var text = text
         let result: Result<CompactJWS, Failure> = text.withUTF8 { bytes in
-            do throws(Failure) { return .success(try CompactJWS(bytes: bytes)) } catch { return .failure(error) }
+            do throws(Failure) { return .success(try CompactJWS(bytes: UnsafeRawBufferPointer(bytes))) } catch { return .failure(error) }
         }
         self = try result.get()
     }
 
-    init<Bytes: Collection>(bytes: Bytes) throws(Failure) where Bytes.Element == UInt8, Bytes.Index == Int {
+    init(bytes: UnsafeRawBufferPointer) throws(Failure) {
         guard let (header, payload, _) = CompactJWS.split(bytes) else {
             throw Failure(message: "a compact JWS is three base64url parts joined by dots")
         }
@@ -46,23 +51,26 @@ struct CompactJWS {
 
     /// The three parts, when the bytes (less surrounding whitespace) are base64url characters
     /// and exactly two dots; `nil` otherwise.
-    private static func split<Bytes: Collection>(_ bytes: Bytes) -> (Bytes.SubSequence, Bytes.SubSequence, Bytes.SubSequence)?
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        var start = bytes.startIndex, end = bytes.endIndex
+    private static func split(_ bytes: UnsafeRawBufferPointer)
+        -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+        var start = 0, end = bytes.count
         while start < end, isWhitespace(bytes[start]) { start += 1 }
         while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
-        var dots: [Int] = []
-        for index in start..<end {
+        var dots = (first: -1, second: -1)
+        var index = start
+        while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: ".") {
-                dots.append(index)
-                if dots.count > 2 { return nil }
+                if dots.first < 0 { dots.first = index } else if dots.second < 0 { dots.second = index } else { return nil }
             } else if !Base64.isURLSafe(byte) && byte != UInt8(ascii: "=") {
                 return nil
             }
+            index += 1
         }
-        guard dots.count == 2 else { return nil }
-        return (bytes[start..<dots[0]], bytes[(dots[0] + 1)..<dots[1]], bytes[(dots[1] + 1)..<end])
+        guard dots.second >= 0 else { return nil }
+        return (UnsafeRawBufferPointer(rebasing: bytes[start..<dots.first]),
+                UnsafeRawBufferPointer(rebasing: bytes[(dots.first + 1)..<dots.second]),
+                UnsafeRawBufferPointer(rebasing: bytes[(dots.second + 1)..<end]))
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

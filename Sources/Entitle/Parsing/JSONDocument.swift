@@ -13,7 +13,7 @@ struct JSONDocument {
         var maxDepth: Int
 
         /// Catalogs: a 10,000-product catalog is about 3 MB and 5 levels deep.
-        static let catalog = Limits(maxBytes: 32 << 20, maxDepth: 64)
+        static let catalog = Limits(maxBytes: CatalogLimits.maxBytes, maxDepth: CatalogLimits.maxDepth)
     }
 
     /// A member name seen twice in one object.
