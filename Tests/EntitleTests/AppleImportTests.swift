@@ -115,6 +115,36 @@ struct AppleImportTests {
         }
     }
 
+    @Test("the app option only fills in a missing app: data naming another app is refused, located", arguments: [
+        ("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction", "com.example.naturelab.backyardbirds.example", "bundleId"),
+        ("storekit2/apple-app-store-server-library-swift/models/signedTransaction.json", "com.example", "bundleId"),
+        ("verifyreceipt/revenuecat-purchases-ios/verifyReceiptSample1.json", "com.revenuecat.sampleapp", "receipt.bundle_id"),
+        ("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode", "net.zachariadis.cyclemaps", "attribute 2"),
+    ])
+    func appOptionNeverRelabels(path: String, named: String, field: String) throws {
+        let data = try Self.data(path)
+        let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(from: data, name: path, app: "com.other") }
+        #expect(error.message == "the data is for app `\(named)`, not `com.other`")
+        #expect(error.path == field)
+        #expect(error.location?.file == path)
+        // The same app, or none, is fine.
+        #expect(try AppleImport.unverifiedReceipt(from: data, app: named).receipt.app == named)
+        #expect(try AppleImport.unverifiedReceipt(from: data).receipt.app == named)
+    }
+
+    @Test("a receipt Apple data maps to breaks no limit, so what normalize prints check reads")
+    func importedLimits() throws {
+        let long = String(repeating: "x", count: 300)
+        let json = #"{"transactionId":"\#(long)","productId":"p","bundleId":"com.example","purchaseDate":1767225600000}"#
+        let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromAppStore: Data(json.utf8)) }
+        #expect(error.code == .limitExceeded)
+        #expect(error.path == "transactions[0].transactionId")
+        let quantity = #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1767225600000,"quantity":1001}"#
+        let quantityError = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromAppStore: Data(quantity.utf8)) }
+        #expect(quantityError.message == "`quantity` is not an integer from 1 to 1000")
+        #expect(quantityError.location?.column == 103)
+    }
+
     @Test("numbers and booleans are accepted where Apple writes strings")
     func lenientTypes() throws {
         let path = "verifyreceipt/aporat-store-receipt-validator/inAppPurchaseResponse.json"

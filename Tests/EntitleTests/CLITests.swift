@@ -156,6 +156,34 @@ struct AppleCommandLineTests {
         #expect(later.standardOutput.contains("  pass          off"))
     }
 
+    @Test("check applies --app to Apple data that names no app, and keeps other apps' data as theirs")
+    func checkFillsInApp() throws {
+        let renewal = Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")
+        let output = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", renewal,
+             "--receipt", CLITests.receipt("diagrams-trial.json"), "--at", "2026-01-15T09:00:00Z"],
+            environment: CLITests.environment())
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(!output.standardError.contains("give the app"))
+        // Another app's data with --app: evaluated for --app, the data stays the other app's receipt.
+        let other = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeTransaction,
+             "--at", "2023-10-20T00:00:00Z", "--format", "json"],
+            environment: CLITests.environment())
+        #expect(other.exitCode == 0, "\(other.standardError)")
+        #expect(other.standardOutput.contains("\"app\": \"com.example.diagrams\""))
+        #expect(!other.standardOutput.contains("\"enabled\": true"))
+    }
+
+    @Test("normalize --app refuses data that names another app")
+    func normalizeRefusesRelabel() {
+        let output = EntitleCommand.run(["normalize", "--app", "com.other", Self.xcodeTransaction], environment: CLITests.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardError.contains(
+            "xcode-signed-transaction:1:1: error: bundleId: the data is for app `com.example.naturelab.backyardbirds.example`, not `com.other`"))
+        #expect(output.standardOutput.isEmpty)
+    }
+
     @Test("normalize prints a normalized receipt that check then accepts")
     func normalize() throws {
         let output = EntitleCommand.run(["normalize", Self.xcodeTransaction], environment: CLITests.environment())

@@ -113,6 +113,37 @@ struct EvaluatorTests {
         #expect(Diagrams.evaluate(refunded, at: "2026-01-01T10:30:00Z").feature("pro")?.until == T.instant("2026-01-02T10:00:00Z"))
     }
 
+    @Test("a quantity multiplies the duration in one calendar step: Jan 31 + 2 x P1M is Mar 31")
+    func quantityMultipliesMonths() {
+        let catalog = T.catalog("""
+        { "app": "com.example.news", "features": { "read": "Read" },
+          "legal": { "non-renewing-subscription": "Does not renew." },
+          "products": [ { "id": "month", "type": "non-renewing-subscription", "name": "Month", "duration": "P1M", "grants": ["read"] } ] }
+        """)
+        let receipt = Receipt(app: "com.example.news", transactions: [T.transaction("month", "1", "2026-01-31T10:00:00Z", quantity: 2)])
+        #expect(catalog.evaluate([receipt], at: T.instant("2026-02-01T00:00:00Z")).feature("read")?.until == T.instant("2026-03-31T10:00:00Z"))
+    }
+
+    @Test("balances at the limits add up exactly, and past Int64 they stop at its end with a warning")
+    func balanceLimits() {
+        let catalog = T.catalog("""
+        { "app": "com.example.game", "features": { "play": "Play" }, "currencies": { "gems": "Gems" },
+          "products": [ { "id": "gems", "type": "consumable", "name": "Gems", "credits": { "gems": 1000000000 } },
+                        { "id": "game", "type": "non-consumable", "name": "Game", "grants": ["play"] } ] }
+        """)
+        let at = T.instant("2026-01-02T00:00:00Z")
+        let full = (0..<100).map { T.transaction("gems", "\($0)", "2026-01-01T00:00:00Z", quantity: 1000) }
+        let receipt = Receipt(app: "com.example.game", transactions: full)
+        #expect(catalog.evaluate([receipt], at: at).balance(of: "gems") == 100_000_000_000_000)
+        // Receipts built in code are not held to the limits: a huge quantity saturates instead of trapping.
+        let huge = Receipt(app: "com.example.game", transactions: (0..<20).map {
+            T.transaction("gems", "h\($0)", "2026-01-01T00:00:00Z", quantity: Int(Int32.max))
+        })
+        let result = catalog.evaluate([huge], at: at)
+        #expect(result.balance(of: "gems") == .max)
+        #expect(result.warnings.map(\.code) == ["balance-out-of-range"])
+    }
+
     @Test("stacked months clamp to the month's end: Jan 31 + P1M is Feb 28, and the next starts there")
     func monthEndStacking() {
         let catalog = T.catalog("""
@@ -325,6 +356,25 @@ struct EvaluatorTests {
         #expect(Diagrams.evaluate([], others: [old], at: "2020-01-01T00:00:00Z").offer(for: Diagrams.upgrade)?.reason == .prerequisiteMissing)
         let empty = Receipt(app: Diagrams.oldApp)
         #expect(Diagrams.evaluate([], others: [empty], at: "2026-01-01T00:00:00Z").offer(for: Diagrams.pro)?.eligible == true)
+    }
+
+    @Test("an upgrade prerequisite's copies count once: a refund in any copy, in any receipt of the old app, holds")
+    func prerequisiteCopies() {
+        let bought = T.transaction(Diagrams.oldPro, "9", "2021-01-01T00:00:00Z")
+        let refundedCopy = T.transaction(Diagrams.oldPro, "9", "2021-01-01T00:00:00Z", cancelled: "2021-02-01T00:00:00Z")
+        let first = Receipt(app: Diagrams.oldApp, transactions: [bought])
+        let second = Receipt(app: Diagrams.oldApp, transactions: [refundedCopy])
+        let twiceInOne = Receipt(app: Diagrams.oldApp, transactions: [bought, refundedCopy])
+        for others in [[first, second], [second, first], [twiceInOne]] {
+            #expect(Diagrams.evaluate([], others: others, at: "2026-01-01T00:00:00Z").offer(for: Diagrams.upgrade)?.reason
+                    == .prerequisiteMissing)
+            #expect(Diagrams.evaluate([], others: others, at: "2026-01-01T00:00:00Z").offer(for: Diagrams.pro)?.eligible == true)
+            // Before the refund, the copies qualify.
+            #expect(Diagrams.evaluate([], others: others, at: "2021-01-31T23:59:59.999Z").offer(for: Diagrams.upgrade)?.eligible == true)
+        }
+        // Another transaction of the product still qualifies.
+        let other = Receipt(app: Diagrams.oldApp, transactions: [T.transaction(Diagrams.oldPro, "10", "2022-01-01T00:00:00Z")])
+        #expect(Diagrams.evaluate([], others: [first, second, other], at: "2026-01-01T00:00:00Z").offer(for: Diagrams.upgrade)?.eligible == true)
     }
 
     @Test("without anyOf, any receipt of the required app qualifies")

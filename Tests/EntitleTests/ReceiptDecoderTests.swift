@@ -126,4 +126,40 @@ struct ReceiptDecoderTests {
             _ = Portfolio.compile([CatalogSource(name: "m.json", data: mutated)])
         }
     }
+
+    @Test("`quantity: null` means the default of 1, like every optional field")
+    func nullQuantity() throws {
+        let receipt = try ReceiptDecoder.decode(Data(#"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z","quantity":null}]}"#.utf8))
+        #expect(receipt.transactions[0].quantity == 1)
+    }
+
+    @Test("values past the receipt limits are refused where they are", arguments: [
+        (#"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z","quantity":1001}]}"#,
+         "quantity must be from 1 to 1000, found 1001", "transactions[0].quantity", 114),
+        (#"{"app":"\#(String(repeating: "a", count: 257))"}"#, "text of 257 bytes is longer than 256 bytes", "app", 8),
+        (#"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"0000-12-31T00:00:00Z"}]}"#,
+         "`0000-12-31T00:00:00Z` is not an RFC 3339 instant", "transactions[0].purchaseDate", 80),
+        (#"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"9999-12-31T23:59:59-01:00"}]}"#,
+         "`9999-12-31T23:59:59-01:00` is not an RFC 3339 instant", "transactions[0].purchaseDate", 80),
+        (#"{"app":"a","consumptions":[{"id":"c","currency":"g","amount":1000000000001,"date":"2026-01-01T00:00:00Z"}]}"#,
+         "amount must be a positive integer up to 10^12, found 1000000000001", "consumptions[0].amount", 62),
+    ])
+    func limits(json: String, message: String, path: String, column: Int) throws {
+        let error = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(json.utf8)) }
+        #expect(error.message == message)
+        #expect(error.path == path)
+        #expect(error.location?.column == column)
+    }
+
+    @Test("a receipt of more than 100,000 transactions is refused at the first one too many")
+    func transactionCount() throws {
+        var text = #"{"app":"a","transactions":["#
+        let one = #"{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z"}"#
+        text += Array(repeating: one, count: ReceiptLimits.maxTransactions + 1).joined(separator: ",")
+        text += "]}"
+        let error = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(text.utf8)) }
+        #expect(error.message == "more than 100000 transactions in one receipt")
+        #expect(error.path == "transactions[100000]")
+        #expect(error.location?.column == 27 + ReceiptLimits.maxTransactions * (one.utf8.count + 1) + 1)
+    }
 }

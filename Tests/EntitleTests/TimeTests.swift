@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Entitle
 
@@ -53,6 +54,38 @@ struct TimeTests {
             #expect(Instant(rfc3339: text)?.millisecondsSince1970 == value, "\(text)")
             value += 86_400_000 * 37 + 3_600_000 * 5 + 1_234
         }
+    }
+
+    @Test("every digit position of an RFC 3339 instant takes only digits", arguments: [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])
+    func digitsOnly(position: Int) {
+        for byte in Array("*+,-./:;<=>?@ aZ".utf8) {
+            var text = Array("2026-01-14T18:00:00Z".utf8)
+            text[position] = byte
+            #expect(Instant(rfc3339: String(decoding: text, as: UTF8.self)) == nil, "\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    @Test("instants are read within years 0001-9999, offsets included")
+    func range() {
+        #expect(Instant(rfc3339: "0001-01-01T00:00:00Z") == Instant.earliest)
+        #expect(Instant(rfc3339: "9999-12-31T23:59:59.999Z") == Instant.latest)
+        #expect(Instant(rfc3339: "0000-01-01T00:00:00Z") == nil)
+        #expect(Instant(rfc3339: "0001-01-01T00:00:00+00:01") == nil)
+        #expect(Instant(rfc3339: "9999-12-31T23:59:59-00:01") == nil)
+        #expect(Instant.earliest.rfc3339 == "0001-01-01T00:00:00Z")
+        #expect(Instant.latest.rfc3339 == "9999-12-31T23:59:59.999Z")
+        #expect(Instant(checkedMilliseconds: .max) == nil && Instant(checkedMilliseconds: .min) == nil)
+        #expect(Instant(Date(timeIntervalSince1970: 1e300)) == Instant.latest)
+        #expect(Instant(Date(timeIntervalSince1970: -1e300)) == Instant.earliest)
+        #expect(Instant(Date(timeIntervalSince1970: .nan)).millisecondsSince1970 == 0)
+    }
+
+    @Test("durations longer than P100Y are over the limit", arguments: [
+        ("P100Y", true), ("P1200M", true), ("P36525D", true), ("P37200D", true), ("P37201D", false), ("P101Y", false),
+        ("P99Y12M", true), ("P99Y13M", false), ("PT892800H", true), ("PT892801H", false),
+    ])
+    func durationLimit(text: String, within: Bool) throws {
+        #expect(try #require(ISODuration(text)).isWithinLimit == within)
     }
 
     @Test("ISO 8601 durations parse", arguments: [
