@@ -146,11 +146,10 @@ enum ReferenceEvaluator {
                 var end = Int64.min
                 for purchase in stack {
                     let start = max(purchase.purchase, end)
-                    end = start
-                    for _ in 0..<purchase.quantity {
-                        end = ISODuration.add(months: product.durationMonths, days: product.durationDays,
-                                              milliseconds: product.durationMilliseconds, to: end)
-                    }
+                    // N units cover N times the duration, as one calendar step.
+                    end = ISODuration.add(months: product.durationMonths * purchase.quantity,
+                                          days: product.durationDays * Int64(purchase.quantity),
+                                          milliseconds: product.durationMilliseconds * Int64(purchase.quantity), to: start)
                     facts[index].spans.append(CoverageSpan(start: start, end: end))
                 }
             default:
@@ -301,17 +300,31 @@ enum ReferenceEvaluator {
         return result
     }
 
-    /// Whether some receipt of the required app shows a qualifying purchase at `at`.
+    /// Whether some receipt of the required app shows a qualifying purchase at `at`: copies of one
+    /// transaction across that app's receipts count once, the earliest cancellation holding.
     static func meets(_ requirement: UpgradeRequirement, receipts: [Receipt], at: Int64) -> Bool {
-        for receipt in receipts where receipt.app == requirement.app {
-            guard let anyOf = requirement.anyOf else { return true }
-            for transaction in receipt.transactions where anyOf.contains(transaction.productId) {
-                let purchased = transaction.purchaseDate.millisecondsSince1970 <= at
-                let cancelled = transaction.cancellationDate.map { $0.millisecondsSince1970 <= at } ?? false
-                if purchased && !cancelled { return true }
+        let ofApp = receipts.filter { $0.app == requirement.app }
+        guard !ofApp.isEmpty else { return false }
+        guard let anyOf = requirement.anyOf else { return true }
+        var first: [String: Transaction] = [:]
+        var order: [String] = []
+        var cancellation: [String: Int64] = [:]
+        for receipt in ofApp {
+            for transaction in receipt.transactions {
+                if first[transaction.transactionId] == nil {
+                    first[transaction.transactionId] = transaction
+                    order.append(transaction.transactionId)
+                }
+                if let cancelled = transaction.cancellationDate?.millisecondsSince1970 {
+                    cancellation[transaction.transactionId] = min(cancellation[transaction.transactionId] ?? .max, cancelled)
+                }
             }
         }
-        return false
+        return order.contains { id in
+            let transaction = first[id]!
+            return anyOf.contains(transaction.productId) && transaction.purchaseDate.millisecondsSince1970 <= at
+                && (cancellation[id] ?? .max) > at
+        }
     }
 }
 

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import Entitle
+
+/// The compiled evaluator against the reference evaluator on random catalogs and receipts
+/// (``RandomCase``), at every boundary instant of each.
+///
+/// `swift test` runs 1,600 cases (about 60,000 evaluations); set `ENTITLE_DIFFERENTIAL_CASES` for
+/// more, e.g. `ENTITLE_DIFFERENTIAL_CASES=100000 swift test --filter Differential`, and
+/// `ENTITLE_DIFFERENTIAL_SEED` to start elsewhere. A failure names the seed and the instant.
+@Suite("Differential: compiled against reference")
+struct DifferentialTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let cases = Int(environment["ENTITLE_DIFFERENTIAL_CASES"] ?? "") ?? 1_600
+    static let firstSeed = UInt64(environment["ENTITLE_DIFFERENTIAL_SEED"] ?? "") ?? 1
+    static let chunks = 8
+
+    @Test("random catalogs and receipts agree at every boundary instant", arguments: 0..<chunks)
+    func agree(chunk: Int) throws {
+        var evaluations = 0
+        var failures = 0
+        // What the cases reached, so a generator that stops producing some situation fails.
+        var states: Set<ProductState> = [], reasons: Set<OfferReason> = [], warnings: Set<String> = []
+        var enabled = 0, introUsed = 0, negative = 0
+        for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
+            let seed = Self.firstSeed + UInt64(index)
+            let random = RandomCase(seed: seed)
+            let compilation = Portfolio.compile([CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8))])
+            guard let catalog = compilation.portfolio?.catalogs.first else {
+                Issue.record("seed \(seed): the generated catalog does not compile: \(compilation.errors.map(\.description))")
+                return
+            }
+            let parsed = random.receipts.map(ParsedReceipt.init)
+            for at in random.boundaries(catalog) {
+                let expected = ReferenceEvaluator.evaluate(catalog, receipts: random.receipts, at: at)
+                let actual = ReferenceResult(catalog.evaluate(parsed, at: at))
+                evaluations += 1
+                states.formUnion(expected.products.values.map(\.state))
+                reasons.formUnion(expected.offers.values.compactMap(\.reason))
+                warnings.formUnion(expected.warningCodes)
+                enabled += expected.features.values.filter(\.enabled).count
+                introUsed += expected.offers.values.filter { $0.introOfferEligible == false }.count
+                negative += expected.balances.values.filter { $0 < 0 }.count
+                if actual != expected {
+                    failures += 1
+                    Issue.record("seed \(seed) at \(at): \(expected.difference(from: actual))")
+                    if failures >= 3 { return }
+                    break
+                }
+            }
+        }
+        #expect(evaluations >= Self.cases / Self.chunks * 10)
+        guard Self.cases >= 800 else { return }
+        #expect(states == Set(ProductState.allCases), "states reached: \(states)")
+        #expect(reasons == Set(OfferReason.allCases), "offer reasons reached: \(reasons)")
+        let expectedWarnings: Set<String> = ["unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
+                                             "conflicting-consumption", "unknown-currency", "negative-balance"]
+        #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
+        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0)
+    }
+}
+
+extension ReferenceResult {
+    /// The first field that differs, for a failure message.
+    func difference(from actual: ReferenceResult) -> String {
+        for (id, status) in features.sorted(by: { $0.key < $1.key }) where actual.features[id] != status {
+            return "feature \(id): reference \(status), compiled \(String(describing: actual.features[id]))"
+        }
+        for (id, status) in products.sorted(by: { $0.key < $1.key }) where actual.products[id] != status {
+            return "product \(id): reference \(status), compiled \(String(describing: actual.products[id]))"
+        }
+        for (id, offer) in offers.sorted(by: { $0.key < $1.key }) where actual.offers[id] != offer {
+            return "offer \(id): reference \(offer), compiled \(String(describing: actual.offers[id]))"
+        }
+        if balances != actual.balances { return "balances: reference \(balances), compiled \(actual.balances)" }
+        if reevaluateAt != actual.reevaluateAt {
+            return "reevaluateAt: reference \(String(describing: reevaluateAt)), compiled \(String(describing: actual.reevaluateAt))"
+        }
+        return "warnings: reference \(warningCodes), compiled \(actual.warningCodes)"
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+@testable import Entitle
+
+/// A random catalog with receipts, for checking the compiled evaluator against the reference
+/// evaluator: every product type, trials, upgrades across apps, subscription groups with intro
+/// offers, retired and family-shareable products; receipts with copies of one transaction (with
+/// and without cancellations, across and within receipts), conflicting copies, family sharing,
+/// upgraded transactions, chains with grace periods, consumptions repeated across receipts, and
+/// other apps' receipts for upgrade prerequisites.
+///
+/// Ids and instants are drawn from small pools so that collisions, ties and month ends are common.
+struct RandomCase {
+    let seed: UInt64
+    let catalogJSON: String
+    /// Receipts as the decoder reads them (generated, rendered to JSON and decoded again).
+    let receipts: [Receipt]
+
+    static let app = "com.example.random"
+    static let oldApp = "com.example.old"
+    static let oldProducts = ["com.example.old.pro", "com.example.old.plus", "com.example.old.coins"]
+
+    /// The base instant: 2026-01-31T10:00:00Z, a month end.
+    static let base: Int64 = 1_769_853_600_000
+    static let hour: Int64 = 3_600_000
+    static let day: Int64 = 86_400_000
+
+    struct Product {
+        enum Kind { case standard, trial(days: Int, paid: Int), upgrade(replaces: Int, anyOf: [String]?), pass(String), subscription(group: Int), consumable }
+        var id: String
+        var kind: Kind
+        var grants: [String]
+        var credits: [String: Int64] = [:]
+        var available = true
+        var familyShareable = false
+        var intro = false
+    }
+
+    init(seed: UInt64) {
+        self.seed = seed
+        var random = SplitMix(seed: seed)
+        let features = (0..<(2 + random.below(5))).map { "f\($0)" }
+        let currencies = (0..<(1 + random.below(2))).map { "c\($0)" }
+        var products: [Product] = []
+        func someGrants(_ from: [String], atLeast: Int = 1) -> [String] {
+            var chosen = from.filter { _ in random.below(3) == 0 }
+            if chosen.count < atLeast, let first = from.randomElement(using: &random) { chosen = [first] }
+            return chosen
+        }
+        let count = 3 + random.below(9)
+        for index in 0..<count {
+            let id = "p\(index)"
+            switch random.below(10) {
+            case 0, 1:
+                products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
+            case 2:
+                // A trial of an earlier standard product, granting a subset of what it grants.
+                if let paid = products.indices.filter({ if case .standard = products[$0].kind { return true }; return false })
+                    .randomElement(using: &random) {
+                    products.append(Product(id: id, kind: .trial(days: [1, 7, 14, 30][random.below(4)], paid: paid),
+                                            grants: someGrants(products[paid].grants)))
+                } else {
+                    products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
+                }
+            case 3:
+                if let full = products.indices.filter({ if case .standard = products[$0].kind { return true }; return false })
+                    .randomElement(using: &random) {
+                    let anyOf: [String]? = random.below(3) == 0 ? nil : Array(Self.oldProducts.prefix(1 + random.below(2)))
+                    products.append(Product(id: id, kind: .upgrade(replaces: full, anyOf: anyOf), grants: someGrants(features)))
+                } else {
+                    products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
+                }
+            case 4, 5:
+                products.append(Product(id: id, kind: .pass(["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D"][random.below(6)]),
+                                        grants: someGrants(features)))
+            case 6, 7, 8:
+                products.append(Product(id: id, kind: .subscription(group: random.below(2)), grants: someGrants(features),
+                                        intro: random.below(2) == 0))
+            default:
+                var credits: [String: Int64] = [:]
+                for currency in currencies where random.below(2) == 0 || credits.isEmpty { credits[currency] = Int64(1 + random.below(50)) }
+                products.append(Product(id: id, kind: .consumable, grants: [], credits: credits))
+            }
+            products[products.count - 1].available = random.below(8) != 0
+            products[products.count - 1].familyShareable = random.below(3) == 0
+        }
+        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products)
+        receipts = Self.receipts(products: products, currencies: currencies, random: &random)
+    }
+
+    // MARK: Catalog
+
+    static func catalogJSON(features: [String], currencies: [String], products: [Product]) -> String {
+        func quoted(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+        var entries: [String] = []
+        for product in products {
+            var fields = [#""id":"\#(product.id)""#]
+            switch product.kind {
+            case .standard:
+                fields += [#""type":"non-consumable""#, #""name":"Standard""#, #""priceTier":3"#]
+            case .trial(let days, let paid):
+                fields += [#""type":"non-consumable""#, #""name":"\#(days)-day Trial""#, #""priceTier":0"#,
+                           #""trialOf":"\#(products[paid].id)""#]
+            case .upgrade(let replaces, let anyOf):
+                var requires = #""app":"\#(oldApp)""#
+                if let anyOf { requires += #","anyOf":\#(quoted(anyOf))"# }
+                fields += [#""type":"non-consumable""#, #""name":"Upgrade""#, #""priceTier":2"#,
+                           #""upgrade":{"replaces":"\#(products[replaces].id)","requires":{\#(requires)}}"#]
+            case .pass(let duration):
+                fields += [#""type":"non-renewing-subscription""#, #""name":"Pass""#, #""duration":"\#(duration)""#]
+            case .subscription(let group):
+                fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)""#,
+                           #""duration":"P1M""#]
+                if product.intro { fields.append(#""introOffer":{"mode":"free-trial","duration":"P1W"}"#) }
+            case .consumable:
+                let credits = product.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
+                fields += [#""type":"consumable""#, #""name":"Credits""#, #""credits":{\#(credits)}"#]
+            }
+            if case .consumable = product.kind {} else { fields.append(#""grants":\#(quoted(product.grants))"#) }
+            if !product.available { fields.append(#""available":false"#) }
+            if product.familyShareable { fields.append(#""familyShareable":true"#) }
+            entries.append("{" + fields.joined(separator: ",") + "}")
+        }
+        let featureMembers = features.map { #""\#($0)":"Feature \#($0)""# }.joined(separator: ",")
+        let currencyMembers = currencies.map { #""\#($0)":"Currency \#($0)""# }.joined(separator: ",")
+        return """
+            {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},
+             "legal":{"auto-renewable-subscription":"Renews.","non-renewing-subscription":"Does not renew."},
+             "products":[\(entries.joined(separator: ",\n"))]}
+            """
+    }
+
+    // MARK: Receipts
+
+    /// An instant near the base: whole days and hours apart, so ties and exact boundaries happen.
+    static func instant(_ random: inout SplitMix) -> Int64 {
+        base + Int64(random.below(70) - 20) * day + Int64(random.below(4)) * 6 * hour
+    }
+
+    static func receipts(products: [Product], currencies: [String], random: inout SplitMix) -> [Receipt] {
+        // The purchases, before they are spread over receipts as copies.
+        var transactions: [Transaction] = []
+        var renewals: [Renewal] = []
+        var nextId = 1
+        func id() -> String {
+            defer { nextId += 1 }
+            return "\(nextId)"
+        }
+        let purchases = random.below(12)
+        for _ in 0..<purchases {
+            let product = products[random.below(products.count)]
+            var transaction = Transaction(productId: product.id, transactionId: id(), purchaseDate: Instant(millisecondsSince1970: instant(&random)))
+            if random.below(6) == 0 { transaction.cancellationDate = Instant(millisecondsSince1970: instant(&random)) }
+            if random.below(5) == 0 { transaction.ownership = .familyShared }
+            if random.below(4) == 0 {
+                transaction.originalPurchaseDate = Instant(millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 - Int64(random.below(3)) * day)
+            }
+            switch product.kind {
+            case .pass, .consumable: transaction.quantity = [1, 1, 2, 3][random.below(4)]
+            case .subscription:
+                // A chain of renewals, each paying one month.
+                let chain = transaction.transactionId
+                var start = transaction.purchaseDate.millisecondsSince1970
+                let length = 1 + random.below(4)
+                for period in 0..<length {
+                    var renewal = transaction
+                    if period > 0 {
+                        renewal.transactionId = id()
+                        renewal.cancellationDate = random.below(8) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil
+                        // A gap now and then: the customer came back later.
+                        if random.below(4) == 0 { start += Int64(random.below(10)) * day }
+                    }
+                    let end = ISODuration.add(months: 1, days: 0, milliseconds: 0, to: start)
+                    renewal.originalTransactionId = chain
+                    renewal.purchaseDate = Instant(millisecondsSince1970: start)
+                    renewal.expiresDate = random.below(15) == 0 ? nil : Instant(millisecondsSince1970: end)
+                    renewal.isTrialPeriod = period == 0 && random.below(3) == 0
+                    renewal.isIntroOfferPeriod = period == 0 && !renewal.isTrialPeriod && random.below(4) == 0
+                    renewal.isUpgraded = random.below(10) == 0
+                    // Sometimes the chain moves to another product of the catalog.
+                    if random.below(6) == 0, let other = products.filter({ if case .subscription = $0.kind { return true }; return false })
+                        .randomElement(using: &random) {
+                        renewal.productId = other.id
+                    }
+                    transactions.append(renewal)
+                    start = end
+                }
+                if random.below(2) == 0 {
+                    renewals.append(Renewal(
+                        productId: product.id, originalTransactionId: random.below(8) == 0 ? "999" : chain,
+                        willRenew: random.below(2) == 0, isInBillingRetry: random.below(2) == 0,
+                        gracePeriodExpiresDate: random.below(4) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day)))
+                }
+                continue
+            default: break
+            }
+            transactions.append(transaction)
+        }
+        // Now and then a product the catalog does not define.
+        if random.below(5) == 0 {
+            transactions.append(Transaction(productId: "p.unknown", transactionId: id(), purchaseDate: Instant(millisecondsSince1970: instant(&random))))
+        }
+        // Copies: a transaction repeated within or across receipts, sometimes cancelled in the
+        // copy only, sometimes (rarely) naming another product.
+        let receiptCount = 1 + random.below(3)
+        var spread = [[Transaction]](repeating: [], count: receiptCount)
+        for transaction in transactions {
+            spread[random.below(receiptCount)].append(transaction)
+            if random.below(4) == 0 {
+                var copy = transaction
+                if random.below(2) == 0 { copy.cancellationDate = Instant(millisecondsSince1970: instant(&random)) }
+                if random.below(3) == 0 { copy.originalPurchaseDate = nil }
+                if random.below(12) == 0 { copy.productId = products[random.below(products.count)].id }
+                spread[random.below(receiptCount)].append(copy)
+            }
+        }
+        // Consumptions, some repeated in other receipts (the same or, rarely, conflicting).
+        var consumptions = [[Consumption]](repeating: [], count: receiptCount)
+        for index in 0..<random.below(5) {
+            let currency = random.below(6) == 0 ? "unknown" : currencies[random.below(currencies.count)]
+            let consumption = Consumption(id: "u\(index)", currency: currency, amount: Int64(1 + random.below(30)),
+                                          date: Instant(millisecondsSince1970: instant(&random)))
+            let home = random.below(receiptCount)
+            consumptions[home].append(consumption)
+            if receiptCount > 1, random.below(3) == 0 {
+                var copy = consumption
+                if random.below(4) == 0 { copy.amount += 1 }
+                consumptions[(home + 1) % receiptCount].append(copy)
+            }
+        }
+        var result: [Receipt] = []
+        for index in 0..<receiptCount {
+            let ownRenewals = index == 0 ? renewals : renewals.filter { _ in random.below(3) == 0 }
+            result.append(Receipt(app: app, transactions: spread[index], renewals: ownRenewals, consumptions: consumptions[index]))
+        }
+        // The old app's receipts: prerequisites, with copies and refunds across them.
+        for _ in 0..<random.below(3) {
+            var old = Receipt(app: oldApp)
+            for _ in 0..<random.below(3) {
+                old.transactions.append(Transaction(
+                    productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
+                    purchaseDate: Instant(millisecondsSince1970: instant(&random)),
+                    cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil))
+            }
+            result.append(old)
+        }
+        if random.below(6) == 0 {
+            result.append(Receipt(app: "com.example.unrelated", transactions: [
+                Transaction(productId: products[0].id, transactionId: "1", purchaseDate: Instant(millisecondsSince1970: base))]))
+        }
+        // Through JSON and the decoder, as a service would read them.
+        return result.map { try! ReceiptDecoder.decode(Data($0.json.utf8)) }
+    }
+
+    // MARK: Instants
+
+    /// Every instant at which something in the receipts happens, a millisecond either side, and
+    /// the instants at which the reference says something changes.
+    func boundaries(_ catalog: CompiledCatalog) -> [Instant] {
+        var points: Set<Int64> = [Self.base - 400 * Self.day]
+        for receipt in receipts {
+            for transaction in receipt.transactions {
+                for date in [transaction.purchaseDate, transaction.originalPurchaseDate, transaction.expiresDate, transaction.cancellationDate] {
+                    if let date { points.insert(date.millisecondsSince1970) }
+                }
+            }
+            for renewal in receipt.renewals { if let grace = renewal.gracePeriodExpiresDate { points.insert(grace.millisecondsSince1970) } }
+            for consumption in receipt.consumptions { points.insert(consumption.date.millisecondsSince1970) }
+        }
+        // Ends the reference computes (trials, stacked passes), found by asking it.
+        for point in Array(points) {
+            let result = ReferenceEvaluator.evaluate(catalog, receipts: receipts, at: Instant(millisecondsSince1970: point))
+            if let next = result.reevaluateAt { points.insert(next.millisecondsSince1970) }
+            for feature in result.features.values { if let until = feature.until { points.insert(until.millisecondsSince1970) } }
+            for product in result.products.values { if let until = product.until { points.insert(until.millisecondsSince1970) } }
+        }
+        var instants: Set<Int64> = []
+        for point in points { instants.formUnion([point - 1, point, point + 1]) }
+        return instants.sorted().map { Instant(millisecondsSince1970: $0) }
+    }
+}
+
+/// SplitMix64: small, fast and good enough for test data; deterministic from its seed.
+struct SplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 ^ 0xD1B5_4A32_D192_ED03 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
