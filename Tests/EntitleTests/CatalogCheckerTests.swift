@@ -360,29 +360,4 @@ struct PortfolioStoreTests {
         store.reload([CatalogSource(name: "a.json", data: Data(better.utf8))])
         #expect(store.portfolio?.catalog(for: "com.example.app")?.productIds.last == "p")
     }
-
-    @Test("readers on other threads see a whole portfolio while reloads happen")
-    func concurrentReaders() async throws {
-        let store = PortfolioStore()
-        store.reload(path: Fixtures.productsDirectory)
-        let receipt = try ReceiptDecoder.decode(try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams-trial.json")))
-        let at = Instant(rfc3339: "2026-01-10T00:00:00Z")!
-        await withTaskGroup(of: Bool.self) { group in
-            for task in 0..<4 {
-                group.addTask {
-                    var allOn = true
-                    for iteration in 0..<200 {
-                        if task == 0 && iteration % 20 == 0 {
-                            store.reload([CatalogSource(name: "bad.json", data: Data("{".utf8))])
-                            store.reload(path: Fixtures.productsDirectory)
-                        }
-                        let result = try? store.portfolio?.evaluate(app: "com.example.diagrams", receipts: [receipt], at: at)
-                        allOn = allOn && result?.isEnabled("pro") == true
-                    }
-                    return allOn
-                }
-            }
-            for await allOn in group { #expect(allOn) }
-        }
-    }
 }

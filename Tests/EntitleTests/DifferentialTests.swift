@@ -43,7 +43,11 @@ struct DifferentialTests {
                 negative += expected.balances.values.filter { $0 < 0 }.count
                 if actual != expected {
                     failures += 1
-                    Issue.record("seed \(seed) at \(at): \(expected.difference(from: actual))")
+                    Issue.record("""
+                        seed \(seed) at \(at): \(expected.difference(from: actual))
+                        catalog: \(random.catalogJSON)
+                        receipts: \(random.receipts.map(\.json).joined(separator: "\n"))
+                        """)
                     if failures >= 3 { return }
                     break
                 }

@@ -212,6 +212,13 @@ struct EvaluatorTests {
         #expect(result.product(Diagrams.sync)?.state == .revoked)
     }
 
+    @Test("an upgraded transaction credits nothing either")
+    func upgradedCreditsNothing() {
+        let upgraded = [T.transaction(Diagrams.stencils, "1", "2026-01-01T00:00:00Z", upgraded: true),
+                        T.transaction(Diagrams.stencils, "2", "2026-01-01T00:00:00Z")]
+        #expect(Diagrams.evaluate(upgraded, at: "2026-01-02T00:00:00Z").balance(of: "stencils") == 10)
+    }
+
     @Test("an upgraded transaction grants nothing")
     func upgradedGrantsNothing() {
         let chain = [T.transaction(Diagrams.sync, "1", "2026-01-01T00:00:00Z", expires: "2026-02-01T00:00:00Z", upgraded: true)]

@@ -11,6 +11,10 @@
 
 import Foundation
 
+/// `ENTITLE_FUZZ_MAX_REPEAT` lowers the largest repeat (default 4000), e.g. to 10 to look for
+/// crashes past a known stall that large repeats would keep finding.
+let maxRepeat: Int = ProcessInfo.processInfo.environment["ENTITLE_FUZZ_MAX_REPEAT"].flatMap { Int($0) }.map { max(1, $0) } ?? 4000
+
 /// The input bytes, read as choices.
 struct Choices {
     let bytes: UnsafeBufferPointer<UInt8>
@@ -51,7 +55,7 @@ struct Choices {
     /// (Thousands are kept rare: every such input costs tens of milliseconds.)
     mutating func repeatCount() -> Int {
         guard chance(5) else { return 1 }
-        return chance(8) ? pick([1000, 2000, 4000]) : pick([2, 3, 10, 100])
+        return min(chance(8) ? pick([1000, 2000, 4000]) : pick([2, 3, 10, 100]), maxRepeat)
     }
 }
 

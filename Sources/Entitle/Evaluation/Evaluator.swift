@@ -68,7 +68,8 @@ enum Evaluator {
                 introUsed.insert(rule.group)
             }
             if rule.type == .consumable {
-                if entry.cancellation > at {
+                // An upgraded transaction grants nothing, credits included.
+                if entry.cancellation > at, record.flags & TransactionRecord.upgraded == 0 {
                     for index in rule.credits {
                         let credit = catalog.ruleCredits[Int(index)]
                         let (amount, o1) = credit.amount.multipliedReportingOverflow(by: Int64(record.quantity))
