@@ -239,6 +239,29 @@ struct Benchmark {
                key: "transactions2000Over20", number: endToEnd[2000]! / endToEnd[20]!)
         record(section, "evaluate alone, 2,000 / 20 transactions", String(format: "%.1fx", byTransactions[2000]! / byTransactions[20]!),
                key: "evaluationTransactions2000Over20", number: byTransactions[2000]! / byTransactions[20]!)
+        renewalScaling()
+    }
+
+    /// One subscription chain of N transactions with N renewal entries carrying a grace period:
+    /// grace used to scan the whole chain per renewal (quadratic); linear work makes the ratio
+    /// of 20,000 to 20 about 1,000.
+    mutating func renewalScaling() {
+        let section = "4. scaling"
+        let diagrams = Benchmark.compile(GeneratedCatalog.diagrams.json)
+        var perSize: [Int: Double] = [:]
+        let sizes = [20, 200, 2_000, 20_000]
+        var bodies: [() -> Int] = []
+        for size in sizes {
+            let data = Data(WorkloadGenerator.renewalChain(transactions: size).utf8)
+            bodies.append { try! diagrams.evaluate(receiptJSON: data, at: Benchmark.at).warnings.count }
+        }
+        for (size, time) in zip(sizes, stopwatch.compare(bodies)) {
+            perSize[size] = time
+            record(section, "one chain of \(size) transactions and \(size) renewals: decode and evaluate",
+                   String(format: "%.2f µs, %.3f µs per transaction", time * 1e6, time * 1e6 / Double(size)))
+        }
+        record(section, "renewal chain, 20,000 / 20 transactions", String(format: "%.0fx", perSize[20_000]! / perSize[20]!),
+               key: "renewalChain20000Over20", number: perSize[20_000]! / perSize[20]!)
     }
 
     // MARK: 5. Concurrency

@@ -12,6 +12,27 @@ public struct WorkloadGenerator {
         random = SplitMix64(seed: seed)
     }
 
+    /// One subscription chain of the Diagrams catalog's monthly subscription: `transactions`
+    /// renewals and as many renewal entries with a grace period (the shape that once took time
+    /// quadratic in its length).
+    public static func renewalChain(transactions: Int) -> String {
+        var text = #"{"app":"com.example.diagrams","transactions":["#
+        var start: Int64 = 1_600_000_000_000
+        for index in 0..<transactions {
+            if index > 0 { text += "," }
+            let end = start + 2_592_000_000
+            text += #"{"productId":"com.example.diagrams.sync.monthly","transactionId":"\#(100_000 + index)","originalTransactionId":"100000","purchaseDate":"\#(Instant(millisecondsSince1970: start).rfc3339)","expiresDate":"\#(Instant(millisecondsSince1970: end).rfc3339)"}"#
+            start = end
+        }
+        text += #"],"renewals":["#
+        let grace = Instant(millisecondsSince1970: start + 1_209_600_000).rfc3339
+        for index in 0..<transactions {
+            if index > 0 { text += "," }
+            text += #"{"originalTransactionId":"100000","willRenew":true,"isInBillingRetry":true,"gracePeriodExpiresDate":"\#(grace)"}"#
+        }
+        return text + "]}"
+    }
+
     // MARK: Catalogs
 
     /// Generates a catalog of `productCount` products (at least 6) for `app`.
