@@ -170,16 +170,18 @@ prepare_corpus() {  # copies seeds and example files in (never overwriting what 
 # The one-line reason an artifact crashes: the fatalError message, or the Swift runtime failure
 # (arithmetic overflow, index out of range, ...) named in the symbolized stack, or the sanitizer's.
 crash_reason() {
-    local log=$1 line
-    line=$(grep -m1 -E "Fatal error:|fatal error:" "$log")
-    [[ -z $line ]] && line=$(grep -m1 -oE "Swift runtime failure: [^(]*( \(.*\))?" "$log" | head -1)
-    [[ -z $line ]] && line=$(grep -m1 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)" "$log")
-    local site
-    site=$(grep -m1 -E "#[0-9]+ .* in .* /.*Sources/Entitle/[^ ]*:[0-9]+" "$log" | grep -oE "Sources/Entitle/[^ ]*:[0-9]+(:[0-9]+)?" | head -1)
-    echo "${line:-unknown}${site:+ at $site}"
+    local log=$1 line site
+    line=$(grep -m1 -oE "Fatal error: .*" "$log" | cut -c1-400)
+    [[ -z $line ]] && line=$(grep -m1 -oE "Swift runtime failure: [A-Za-z0-9 ]*[A-Za-z0-9]" "$log")
+    [[ -z $line ]] && line=$(grep -m1 -oE "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer): .*" "$log")
+    # The innermost frame in the library's sources.
+    site=$(grep -E "^ *#[0-9]+ " "$log" | grep -m1 -oE "Sources/Entitle/[^ ]*:[0-9]+(:[0-9]+)?")
+    echo "${line:-unknown}${site:+ (at $site)}"
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-symbolize=1:handle_abort=1}
+# The Swift runtime's own crash backtracer fights the sanitizer's handler; libFuzzer reports.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [[ -x $SYMBOLIZER ]] && export ASAN_SYMBOLIZER_PATH=$SYMBOLIZER
 export ENTITLE_FUZZ_PRODUCTS=$ROOT/products
 
