@@ -10,7 +10,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "Entitle"),
-        .executableTarget(name: "EntitleCLI", dependencies: ["Entitle"]),
+        // The commands of `entitle`, as library code the tests run; `import Entitle` shows the
+        // domain only.
+        .target(name: "EntitleCommandLine", dependencies: ["Entitle"]),
+        .executableTarget(name: "EntitleCLI", dependencies: ["EntitleCommandLine"]),
         // Generated workloads, the JSONDecoder baseline and the hand-written evaluator, shared by
         // the benchmark and the tests that check they agree.
         .target(name: "EntitleWorkloads", dependencies: ["Entitle"]),
@@ -19,7 +22,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EntitleTests",
-            dependencies: ["Entitle", "EntitleWorkloads"],
+            dependencies: ["Entitle", "EntitleCommandLine", "EntitleWorkloads"],
             resources: [.copy("Corpus")]
         ),
     ]

@@ -1,3 +1,4 @@
+import EntitleCommandLine
 import Entitle
 import Foundation
 

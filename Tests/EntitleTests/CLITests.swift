@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
+@testable import EntitleCommandLine
 
 @Suite("Command line")
 struct CLITests {

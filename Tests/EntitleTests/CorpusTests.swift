@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
+@testable import EntitleCommandLine
 
 /// The shared corpus (Corpus/cases/*.json), run through the library and through `entitle check`.
 @Suite("Corpus")

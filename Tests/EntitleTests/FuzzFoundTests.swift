@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
+@testable import EntitleCommandLine
 
 /// Every input that ever crashed or stalled entitle, replayed with the outcome it must have now
 /// (Corpus/fuzz-found/cases.json), and the large inputs behind the stalls, generated here at a

@@ -7,7 +7,7 @@ import Foundation
 /// features, broken trials and upgrades, missing legal text) are all reported; a catalog with any
 /// error yields no definition. Rules that need another app's catalog are checked by
 /// ``PortfolioChecker``.
-struct CatalogChecker {
+package struct CatalogChecker {
     let file: String
     private let data: Data
     /// Built on the first diagnostic: most catalogs have none.
@@ -690,7 +690,7 @@ struct CatalogChecker {
     /// `a`, `b` or `c`; past ``listLimit`` items, the first ones and how many more.
     static let listLimit = 10
 
-    static func list(_ items: [String], quote: Bool = true) -> String {
+    package static func list(_ items: [String], quote: Bool = true) -> String {
         if items.count > listLimit {
             let shown = items.prefix(listLimit - 1).map { quote ? "`\($0)`" : $0 }
             return shown.joined(separator: ", ") + " or \(items.count - shown.count) more"

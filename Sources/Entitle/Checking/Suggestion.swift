@@ -4,7 +4,7 @@
 /// longer than ``maxWordLength`` get none (nobody misspells a 3 MB id by one letter), and every
 /// call spends from a ``Budget`` of work, which a checker shares across a whole file so that a
 /// catalog with tens of thousands of misspellings is still checked in linear time.
-enum Suggestion {
+package enum Suggestion {
     /// Words longer than this (in Unicode scalars) get no suggestion.
     static let maxWordLength = 128
 
@@ -21,7 +21,7 @@ enum Suggestion {
 
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 1,
     /// at most 3 edits) and unambiguous enough to be worth saying.
-    static func closest<S: Sequence>(to word: String, in candidates: S) -> String? where S.Element == String {
+    package static func closest<S: Sequence>(to word: String, in candidates: S) -> String? where S.Element == String {
         var budget = Budget.perCall
         return closest(to: word, in: candidates, budget: &budget)
     }
@@ -51,7 +51,7 @@ enum Suggestion {
     }
 
     /// `help: did you mean ...?` text, or `nil`.
-    static func help<S: Sequence>(for word: String, in candidates: S) -> String? where S.Element == String {
+    package static func help<S: Sequence>(for word: String, in candidates: S) -> String? where S.Element == String {
         closest(to: word, in: candidates).map { "did you mean `\($0)`?" }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Finds catalog files on disk: a file, or the `*.json` files directly inside a directory.
-enum CatalogFiles {
-    static func sources(at path: String) -> Result<[CatalogSource], Diagnostic> {
+package enum CatalogFiles {
+    package static func sources(at path: String) -> Result<[CatalogSource], Diagnostic> {
         func failure(_ message: String) -> Result<[CatalogSource], Diagnostic> {
             .failure(Diagnostic(severity: .error, code: .unreadableFile, message: message,
                                 location: SourceLocation(file: path, line: 1, column: 1)))

@@ -131,7 +131,7 @@ public enum AppleImport {
     /// ``unverifiedReceipt(from:name:format:app:)`` with the app option's strictness chosen:
     /// `entitle check --app` only fills in data that names no app, since the other receipts a
     /// customer holds may be other apps' (for upgrade pricing).
-    static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
+    package static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
         var chosen = format
         var root: JSONNode?
         if chosen == nil {
@@ -207,7 +207,7 @@ public enum AppleImport {
     }
 
     /// The error for content that is none of the known formats.
-    static func unrecognized(_ name: String) -> ReceiptError {
+    package static func unrecognized(_ name: String) -> ReceiptError {
         ReceiptError(
             code: .malformedJSON, message: "unrecognized receipt format",
             location: SourceLocation(file: name, line: 1, column: 1),

@@ -7,14 +7,19 @@ struct ImportFailure: Error {
 }
 
 /// What the caller says about the app of Apple data.
-struct AppOption {
+package struct AppOption {
     /// The app to use for data that names none.
-    var app: String?
+    package var app: String?
     /// Whether data naming another app is an error (`normalize --app`, the library's `app:`);
     /// otherwise such data stays the receipt of the app it names (`check --app`).
-    var strict: Bool
+    package var strict: Bool
 
-    static let none = AppOption(app: nil, strict: false)
+    package init(app: String?, strict: Bool) {
+        self.app = app
+        self.strict = strict
+    }
+
+    package static let none = AppOption(app: nil, strict: false)
 
     /// The app of the receipt: the one the data names (checked against the option when strict),
     /// else the option.

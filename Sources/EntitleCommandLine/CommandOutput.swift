@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// What a command printed and how it exited; the executable writes it out, tests read it.
 public struct CommandOutput: Sendable, Equatable {
     /// 0 done, 1 invalid catalog or receipt, 2 misuse.

@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// `entitle check`: evaluates receipts against catalogs at an instant and prints the entitlements.
 enum CheckCommand {
     static let usage = """

@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// The `entitle` command line: dispatches to a subcommand and returns what to print.
 ///
 /// Everything here is library code, so the tests run the same commands the executable does.

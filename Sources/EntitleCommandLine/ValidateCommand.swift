@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// `entitle validate PATH...`: checks catalogs (files, or directories of `*.json` files) as one
 /// portfolio and prints every diagnostic to standard error.
 enum ValidateCommand {

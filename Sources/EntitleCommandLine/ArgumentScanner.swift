@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// Splits a command's arguments into options with values and positional arguments.
 ///
 /// Accepts `--name value` and `--name=value`; `--` ends options; a lone `-` is a value (standard

@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 /// `entitle normalize`: reads Apple's receipt data and prints the normalized receipt.
 enum NormalizeCommand {
     static let usage = """

@@ -1,3 +1,6 @@
+import Entitle
+import Foundation
+
 import Foundation
 
 /// Reads receipts from files or standard input, in any format entitle knows.
