@@ -59,7 +59,10 @@ public enum EntitleCommand {
     /// `2 errors, 1 warning`.
     static func summary(_ diagnostics: [Diagnostic]) -> String {
         let errors = diagnostics.filter(\.isError).count
-        let warnings = diagnostics.count - errors
-        return "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+        let warnings = diagnostics.filter { $0.severity == .warning }.count
+        let notes = diagnostics.count - errors - warnings
+        var text = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
+        if notes > 0 { text += ", \(notes) note\(notes == 1 ? "" : "s")" }
+        return text
     }
 }

@@ -118,24 +118,32 @@ enum Edges {
     static let features = ["f0", "f1", "f2"]
     static let currencies = ["c0", "c1"]
 
+    // Valid values sit at and just inside the library's limits (CatalogLimits, ReceiptLimits:
+    // durations up to P100Y = 37,200 nominal days, credits up to 10^9, quantity up to 1000,
+    // consumption amounts up to 10^12); the "bad" lists hold the values just past them and the
+    // far ones (P1000000D, Int64.max, ...) that overflowed before the limits existed.
     static let durations = [
-        "P1D", "P1M", "P1Y", "PT24H", "P1W", "P100Y", "P1000000D", "P99999D", "P999999D", "P1000000Y", "P1000000M",
-        "P1000000W", "PT1000000H", "PT1000000M", "PT1000000S", "PT1S", "PT1M", "PT12H", "P2W", "P3M", "P6M", "P1Y6M",
-        "P1Y1M1W1DT1H1M1S", "P1000000Y1000000M1000000W1000000DT1000000H1000000M1000000S", "P12M", "P31D", "P1M1D", "PT86399S",
+        "P1D", "P1M", "P1Y", "PT24H", "P1W", "P100Y", "P1200M", "P36525D", "P37200D", "P5314W", "PT892800H", "P99Y11M",
+        "P99Y11M30D", "PT1S", "PT1M", "PT12H", "P2W", "P3M", "P6M", "P1Y6M", "P12M", "P31D", "P1M1D", "PT86399S",
+        "P1Y1M1W1DT1H1M1S", "PT1000000S", "PT1000000M", "P10000D",
     ]
-    static let badDurations = ["P0D", "P1000001D", "P", "PT", "P1H", "1D", "P-1D", "P1D1Y"]
-    static let trialDays: [Int64] = [14, 1, 2, 3, 7, 30, 31, 365, 366, 99999, 100000, 999999, 1000000, 3650000, 1_000_000_000]
-    static let badTrialDays: [Int64] = [0, -1, Int64.max, 99_999_999_999_999_999]
+    static let badDurations = [
+        "P0D", "P37201D", "P101Y", "P1201M", "P5315W", "PT892801H", "P100YT1S", "P99999D", "P999999D", "P1000000D",
+        "P1000001D", "P1000000Y", "P1000000M", "P1000000W", "PT1000000H", "P1000000Y1000000M1000000W1000000DT1000000H1000000M1000000S",
+        "P", "PT", "P1H", "1D", "P-1D", "P1D1Y", "P1.5D",
+    ]
+    static let trialDays: [Int64] = [14, 1, 2, 3, 7, 30, 31, 365, 366, 9999, 36525, 37200, 37201, 99999]
+    static let badTrialDays: [Int64] = [0, -1, 100000, 1000000, 1_000_000_000, Int64.max, 99_999_999_999_999_999]
     static let priceTiers: [Int64] = [0, 1, 2, 30, 87, 1000000, Int64.max]
-    static let credits: [Int64] = [
-        10, 1, 2, 1000, 1_000_000, 999_999_999_999, 1_000_000_000_000, 10_000_000_000_000,
-        4_611_686_018_427_387_904, 4_611_686_018_427_387_903, Int64.max, Int64.max - 1, 9_223_372_036_854_775 /* max / 1000 */,
-        9_223_372_036_854, 9_223_372_036_854_775_807 / 1_000_000, 9_223_372_036_854_775_807 / 1_000_000 + 1,
+    static let credits: [Int64] = [10, 1, 2, 1000, 1_000_000, 999_999_999, 1_000_000_000]
+    static let badCredits: [Int64] = [
+        0, -1, 1_000_000_001, 999_999_999_999, 1_000_000_000_000, 10_000_000_000_000, 9_223_372_036_854,
+        9_223_372_036_854_775 /* max / 1000 */, 4_611_686_018_427_387_904, 4_611_686_018_427_387_903, Int64.max, Int64.max - 1,
     ]
-    static let quantities: [Int64] = [1, 2, 3, 10, 1000, 999_999, 1_000_000]
-    static let badQuantities: [Int64] = [0, -1, 1_000_001, Int64.max]
+    static let quantities: [Int64] = [1, 2, 3, 10, 999, 1000]
+    static let badQuantities: [Int64] = [0, -1, 1001, 999_999, 1_000_000, 1_000_001, Int64.max]
     static let amounts: [Int64] = [1, 2, 3, 10, 1000, 999_999_999_999, 1_000_000_000_000]
-    static let badAmounts: [Int64] = [0, -1, 1_000_000_000_001]
+    static let badAmounts: [Int64] = [0, -1, 1_000_000_000_001, Int64.max]
     static let introModes = ["free-trial", "pay-as-you-go", "pay-up-front"]
     static let groups = ["g0", "g1"]
     static let names = ["Pro", "Ünïcødé ✓", "tab\tnew\nline", "", String(repeating: "x", count: 300)]
@@ -298,8 +306,8 @@ struct ScenarioBuilder {
             common(&json)
             json.open("{", key: "credits")
             let mask = choices.byte()
-            if mask & 3 != 3 { json.int(Edges.currencies[0], choices.edge(Edges.credits, invalid: [0, -1])) }
-            if mask & 3 != 0 { json.int(Edges.currencies[1], choices.edge(Edges.credits, invalid: [0, -1])) }
+            if mask & 3 != 3 { json.int(Edges.currencies[0], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
+            if mask & 3 != 0 { json.int(Edges.currencies[1], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
             json.close("}")
         }
         json.close("}")

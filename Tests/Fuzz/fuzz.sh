@@ -85,7 +85,7 @@ ensure_link_dependencies() {
 
 SOURCES=()
 while IFS= read -r file; do SOURCES+=("$file"); done < <(find Sources/Entitle Tests/Fuzz -name '*.swift' | LC_ALL=C sort)
-SWIFT_FLAGS=(-sanitize=fuzzer,address -parse-as-library -module-name EntitleFuzz -swift-version 6 -O -g "${LINKER_FLAGS[@]}")
+SWIFT_FLAGS=(-sanitize=fuzzer,address -parse-as-library -module-name EntitleFuzz -package-name entitle -swift-version 6 -O -g "${LINKER_FLAGS[@]}")
 
 fingerprint() {  # of the sources in directory $1, the compiler and the flags
     (cd "$1" && cat "${SOURCES[@]}"; "$SWIFTC" --version 2>&1; echo "${SWIFT_FLAGS[*]}") | sha256sum | cut -d' ' -f1

@@ -1,8 +1,12 @@
 /// A catalog after checking: every value typed and well-formed, every reference resolved within
 /// the file. The compiler turns it into a ``CompiledCatalog``.
+///
+/// The checker builds a definition even for a catalog with errors, with what it could read, so
+/// that rules across products and across catalogs are still checked; only a definition without
+/// errors is compiled, and then every optional that a valid catalog must have is present.
 struct CatalogDefinition {
     var file: String
-    var app: Located<String>
+    var app: Located<String>?
     /// Declared features in file order, with their descriptions.
     var features: [Located<String>]
     var featureDescriptions: [String]
@@ -15,22 +19,46 @@ struct CatalogDefinition {
 }
 
 /// One product of a ``CatalogDefinition``.
+///
+/// A product is kept even when some of its values are broken (a misspelt `type`, `grants` that
+/// is not a list): the rules that do not depend on the broken value are still checked, and the
+/// `...Broken` flags let the rules that do stay quiet instead of reporting what only follows from
+/// an error already reported.
 struct ProductDefinition {
     var path: String
-    var id: Located<String>
-    var type: ProductType
-    var name: Located<String>
+    /// The offset of the product object.
+    var offset: Int
+    var id: Located<String>?
+    /// `nil` when missing or not a product type (reported).
+    var type: ProductType?
+    var name: Located<String>?
     var grants: [Located<String>] = []
+    /// `grants` is there but not a list of strings, or some element is not a string.
+    var grantsBroken = false
     var priceTier: Located<Int>?
+    /// `priceTier` is there but not a whole number of 0 or more.
+    var priceTierBroken = false
     var legal: String?
+    /// `legal` is there but not usable text.
+    var legalBroken = false
     var available = true
     var familyShareable = false
     var duration: Located<ISODuration>?
-    var group: String?
+    /// `duration` is there but not a valid duration.
+    var durationBroken = false
+    var group: Located<String>?
     var introOffer: IntroOfferDefinition?
     var trialOf: Located<String>?
     var upgrade: UpgradeDefinition?
+    /// Credits with valid amounts.
     var credits: [(currency: Located<String>, amount: Int64)] = []
+    /// Every currency `credits` names, whatever its amount.
+    var creditedCurrencies: [Located<String>] = []
+    /// `credits` is there but not an object, or some amount is not valid.
+    var creditsBroken = false
+
+    /// What the product is called in messages: its id, or its path when it has none.
+    var label: String { id.map { "`\($0.value)`" } ?? path }
 }
 
 /// An auto-renewable subscription's introductory offer.
@@ -42,9 +70,9 @@ struct IntroOfferDefinition {
 /// A non-consumable sold at upgrade pricing to owners of another app.
 struct UpgradeDefinition {
     /// The full-price non-consumable this product stands in for.
-    var replaces: Located<String>
+    var replaces: Located<String>?
     /// The other app whose receipt qualifies.
-    var requiredApp: Located<String>
+    var requiredApp: Located<String>?
     /// That app's products, any one of which qualifies; `nil` means any receipt of the app does.
     var anyOf: [Located<String>]?
 }

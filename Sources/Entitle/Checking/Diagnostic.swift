@@ -13,6 +13,8 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         case error
         /// The input is accepted; something is probably not what was meant.
         case warning
+        /// The input is accepted; something could not be checked, or is worth knowing.
+        case note
     }
 
     public var severity: Severity
@@ -80,6 +82,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let undeclaredCurrency = Self(rawValue: "undeclared-currency")
     public static let duplicateGrant = Self(rawValue: "duplicate-grant")
     public static let unknownProduct = Self(rawValue: "unknown-product")
+    public static let unknownApp = Self(rawValue: "unknown-app")
     // Rules
     public static let trialRule = Self(rawValue: "trial-rule")
     public static let upgradeRule = Self(rawValue: "upgrade-rule")

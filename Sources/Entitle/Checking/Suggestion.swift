@@ -47,7 +47,18 @@ package enum Suggestion {
                 best = (candidate, distance)
             }
         }
-        return best?.candidate
+        if let best { return best.candidate }
+        // A word that is the start of exactly one candidate (`auto-renewable` for
+        // `auto-renewable-subscription`) means that one.
+        guard wordScalars.count >= 4 else { return nil }
+        let lowered = word.lowercased()
+        var prefixed: String?
+        for candidate in candidates where candidate.lowercased().hasPrefix(lowered) {
+            budget.remaining -= candidate.utf8.count
+            guard prefixed == nil, budget.remaining > 0 else { return nil }
+            prefixed = candidate
+        }
+        return prefixed
     }
 
     /// `help: did you mean ...?` text, or `nil`.

@@ -1,32 +1,36 @@
-/// Turns checked catalog definitions into ``CompiledCatalog``s. It cannot fail: everything it
-/// relies on was checked by ``CatalogChecker``.
+/// Turns checked catalog definitions into ``CompiledCatalog``s. It cannot fail: it is given only
+/// definitions ``CatalogChecker`` found no error in, where every required value is present and
+/// every reference resolves.
 enum CatalogCompiler {
     static func compile(_ definition: CatalogDefinition) -> CompiledCatalog {
         let featureIndex = Dictionary(uniqueKeysWithValues: definition.features.enumerated().map { ($1.value, $0) })
         let currencyIndex = Dictionary(uniqueKeysWithValues: definition.currencies.enumerated().map { ($1.value, $0) })
+        let products = definition.products.filter { $0.id != nil && $0.type != nil && $0.name != nil }
         let productIndex = Dictionary(
-            definition.products.enumerated().map { ($1.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+            products.enumerated().map { ($1.id!.value, $0) }, uniquingKeysWith: { first, _ in first })
         var groups: [String] = []
         var groupIndex: [String: Int] = [:]
-        var upgrades = [[Int]](repeating: [], count: definition.products.count)
-        for (index, product) in definition.products.enumerated() {
-            if let replaces = product.upgrade?.replaces.value, let target = productIndex[replaces] {
+        var upgrades = [[Int]](repeating: [], count: products.count)
+        for (index, product) in products.enumerated() {
+            if let replaces = product.upgrade?.replaces?.value, let target = productIndex[replaces] {
                 upgrades[target].append(index)
             }
         }
-        var products: [CompiledProduct] = []
-        products.reserveCapacity(definition.products.count)
-        for (index, product) in definition.products.enumerated() {
+        var compiled: [CompiledProduct] = []
+        compiled.reserveCapacity(products.count)
+        for (index, product) in products.enumerated() {
+            let type = product.type!
             var role = CompiledProduct.Role.standard
             if let trialOf = product.trialOf?.value, let paid = productIndex[trialOf],
-               let days = CatalogChecker.trialDays(in: product.name.value) {
+               let days = CatalogChecker.trialDays(in: product.name!.value) {
                 role = .trial(days: days, paid: paid)
-            } else if let upgrade = product.upgrade, let replaces = productIndex[upgrade.replaces.value] {
+            } else if let upgrade = product.upgrade, let replaces = upgrade.replaces.flatMap({ productIndex[$0.value] }),
+                      let app = upgrade.requiredApp?.value {
                 role = .upgrade(replaces: replaces, requirement: UpgradeRequirement(
-                    app: upgrade.requiredApp.value, anyOf: upgrade.anyOf.map { Set($0.map(\.value)) }))
+                    app: app, anyOf: upgrade.anyOf.map { Set($0.map(\.value)) }))
             }
             var group = -1
-            if let name = product.group {
+            if let name = product.group?.value {
                 if let existing = groupIndex[name] {
                     group = existing
                 } else {
@@ -35,11 +39,11 @@ enum CatalogCompiler {
                     groups.append(name)
                 }
             }
-            let duration = product.type == .nonRenewingSubscription ? product.duration?.value : nil
-            products.append(CompiledProduct(
-                id: product.id.value, name: product.name.value, type: product.type, role: role,
+            let duration = type == .nonRenewingSubscription ? product.duration?.value : nil
+            compiled.append(CompiledProduct(
+                id: product.id!.value, name: product.name!.value, type: type, role: role,
                 available: product.available, familyShareable: product.familyShareable,
-                legal: product.legal ?? definition.legal[product.type],
+                legal: product.legal ?? definition.legal[type],
                 grants: product.grants.compactMap { featureIndex[$0.value] },
                 durationMonths: duration?.totalMonths ?? 0,
                 durationDays: duration?.totalDays ?? 0,
@@ -51,9 +55,9 @@ enum CatalogCompiler {
                 upgrades: upgrades[index]))
         }
         return CompiledCatalog(
-            app: definition.app.value, source: definition.file,
+            app: definition.app!.value, source: definition.file,
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
             currencyIds: definition.currencies.map(\.value), currencyDescriptions: definition.currencyDescriptions,
-            products: products, groups: groups)
+            products: compiled, groups: groups)
     }
 }

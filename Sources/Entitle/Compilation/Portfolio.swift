@@ -34,27 +34,32 @@ public struct Portfolio: Sendable {
         var diagnostics: [Diagnostic] = []
         var definitions: [CatalogDefinition] = []
         var texts: [String: Data] = [:]
-        var failed = false
+        var failedFiles: Set<String> = []
         for source in sources {
             let (definition, found) = CatalogChecker.check(file: source.name, data: source.data)
             diagnostics += found
+            if found.contains(where: \.isError) { failedFiles.insert(source.name) }
             if let definition {
                 definitions.append(definition)
                 texts[source.name] = source.data
-            } else {
-                failed = true
             }
         }
+        // Across catalogs, also those with errors: every problem in one pass.
         let crossFile = PortfolioChecker.check(definitions, texts: texts)
         diagnostics += crossFile
+        for diagnostic in crossFile where diagnostic.isError {
+            if let file = diagnostic.location?.file { failedFiles.insert(file) }
+        }
         if sources.isEmpty {
             diagnostics.append(Diagnostic(severity: .error, code: .unreadableFile, message: "no catalogs given"))
-            failed = true
         }
-        guard !failed, !crossFile.contains(where: \.isError) else {
-            return Compilation(portfolio: nil, diagnostics: diagnostics)
-        }
-        return Compilation(portfolio: Portfolio(catalogs: definitions.map(CatalogCompiler.compile)), diagnostics: diagnostics)
+        // Each catalog without an error of its own compiles, whatever the others hold.
+        let compiled = definitions.filter { !failedFiles.contains($0.file) && $0.app != nil }.map(CatalogCompiler.compile)
+        let failedApps = Set(definitions.filter { failedFiles.contains($0.file) }.compactMap(\.app?.value))
+        let complete = failedFiles.isEmpty && !sources.isEmpty && compiled.count == definitions.count
+            && definitions.count == sources.count
+        return Compilation(portfolio: complete ? Portfolio(catalogs: compiled) : nil, diagnostics: diagnostics,
+                           compiled: compiled, failedApps: failedApps)
     }
 
     /// Checks and compiles the catalog at `path`, or every `*.json` file directly inside the
@@ -80,10 +85,22 @@ public struct CatalogSource: Sendable {
 
 /// The outcome of compiling catalogs: a portfolio when there were no errors, and every diagnostic.
 public struct Compilation: Sendable {
-    /// The compiled portfolio, or `nil` when any diagnostic is an error.
+    /// The compiled portfolio, or `nil` when any diagnostic is an error: a service keeps its last
+    /// good portfolio rather than run with part of a new one (see ``PortfolioStore``).
     public let portfolio: Portfolio?
-    /// Every error and warning, in file order.
+    /// Every error, warning and note, in file order.
     public let diagnostics: [Diagnostic]
+    /// Each catalog that compiled without an error of its own, even when others did not.
+    public let compiledCatalogs: [CompiledCatalog]
+    /// Apps whose catalog has errors.
+    let failedApps: Set<String>
+
+    init(portfolio: Portfolio?, diagnostics: [Diagnostic], compiled: [CompiledCatalog] = [], failedApps: Set<String> = []) {
+        self.portfolio = portfolio
+        self.diagnostics = diagnostics
+        self.compiledCatalogs = portfolio?.catalogs ?? compiled
+        self.failedApps = failedApps
+    }
 
     /// The errors among the diagnostics.
     public var errors: [Diagnostic] { diagnostics.filter(\.isError) }
@@ -92,6 +109,19 @@ public struct Compilation: Sendable {
     public func get() throws(CompilationError) -> Portfolio {
         guard let portfolio else { throw CompilationError(diagnostics: diagnostics) }
         return portfolio
+    }
+
+    /// A portfolio good enough to evaluate `app` with: its catalog compiled, and so did the
+    /// catalog of every app its upgrades require that the sources hold, even if other catalogs
+    /// of the sources have errors. `nil` when the app's answer could depend on a broken catalog.
+    ///
+    /// For tools that inspect one app in a directory being edited (`entitle check`); a service
+    /// should use the all-or-nothing ``portfolio``.
+    public func portfolio(evaluating app: String) -> Portfolio? {
+        if let portfolio { return portfolio.catalog(for: app) == nil ? nil : portfolio }
+        guard let catalog = compiledCatalogs.first(where: { $0.app == app }), !failedApps.contains(app) else { return nil }
+        guard catalog.requiredApps.allSatisfy({ !failedApps.contains($0) }) else { return nil }
+        return Portfolio(catalogs: compiledCatalogs)
     }
 }
 

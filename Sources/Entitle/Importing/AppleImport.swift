@@ -223,7 +223,7 @@ public enum AppleImport {
         } catch let error as JSONSyntaxError {
             let (line, column) = LineTable(data).location(of: error.offset)
             throw ReceiptError(code: .malformedJSON, message: error.message,
-                               location: SourceLocation(file: name, line: line, column: column))
+                               location: SourceLocation(file: name, line: line, column: column), help: error.help)
         } catch {
             throw ReceiptError(code: .malformedJSON, message: "\(error)", location: SourceLocation(file: name, line: 1, column: 1))
         }

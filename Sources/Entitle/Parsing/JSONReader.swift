@@ -67,7 +67,7 @@ struct JSONReader {
         case UInt8(ascii: "n"):
             guard hasLiteral("null") else { throw error("invalid literal, expected `null`") }
             return .null
-        default: throw error("unexpected \(describeByte(at: offset)), expected a value")
+        default: throw unexpected("expected a value")
         }
     }
 
@@ -78,7 +78,7 @@ struct JSONReader {
     mutating func finish() throws {
         skipWhitespace()
         if offset < bytes.count {
-            throw error("unexpected \(describeByte(at: offset)) after the end of the JSON value")
+            throw unexpected("after the end of the JSON value")
         }
     }
 
@@ -99,18 +99,19 @@ struct JSONReader {
             }
             if !first {
                 guard bytes[offset] == UInt8(ascii: ",") else {
-                    throw (self.error("expected `,` or `}` after an object member, found \(describeByte(at: offset))"))
+                    throw unexpected("expected `,` or `}` after an object member")
                 }
+                let comma = offset
                 offset += 1
                 skipWhitespace()
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+                    throw JSONSyntaxError(offset: comma, message: "trailing comma before `}`",
+                                          help: "JSON allows no comma after the last member: remove this one")
+                }
             }
             guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-                    throw (self.error("trailing comma before `}`"))
-                }
-                throw (self.error(offset < bytes.count
-                    ? "expected a member name in double quotes, found \(describeByte(at: offset))"
-                    : "unexpected end of input inside an object"))
+                guard offset < bytes.count else { throw error("unexpected end of input inside an object") }
+                throw unexpected("expected a member name in double quotes")
             }
             let key = try readKey()
             skipWhitespace()
@@ -138,12 +139,14 @@ struct JSONReader {
             }
             if index > 0 {
                 guard bytes[offset] == UInt8(ascii: ",") else {
-                    throw (self.error("expected `,` or `]` after an array element, found \(describeByte(at: offset))"))
+                    throw unexpected("expected `,` or `]` after an array element")
                 }
+                let comma = offset
                 offset += 1
                 skipWhitespace()
                 if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-                    throw (self.error("trailing comma before `]`"))
+                    throw JSONSyntaxError(offset: comma, message: "trailing comma before `]`",
+                                          help: "JSON allows no comma after the last element: remove this one")
                 }
             }
             try body(&self, index)
@@ -384,6 +387,28 @@ struct JSONReader {
 
     func mismatch(expected: Kind, found: Kind) -> JSONSyntaxError {
         error("expected \(expected.phrase), found \(found.phrase)")
+    }
+
+    /// An error for an unexpected byte at the current offset, `"<context>, found <byte>"` (or
+    /// `"unexpected <byte> <context>"` when `context` does not say what was expected), naming
+    /// what people usually meant: curly quotes pasted from a document, comments, single quotes.
+    func unexpected(_ context: String) -> JSONSyntaxError {
+        let byte = bytes[offset]
+        func next(_ distance: Int) -> UInt8? { offset + distance < bytes.count ? bytes[offset + distance] : nil }
+        var thing = describeByte(at: offset)
+        var help: String?
+        if byte == 0xE2, next(1) == 0x80, let third = next(2), [0x9C, 0x9D, 0x98, 0x99].contains(third) {
+            thing = "a curly quote `\([0x9C: "“", 0x9D: "”", 0x98: "‘", 0x99: "’"][third]!)`"
+            help = "JSON needs straight double quotes `\"`; curly quotes come from pasting out of a document"
+        } else if (byte == UInt8(ascii: "/") && (next(1) == UInt8(ascii: "/") || next(1) == UInt8(ascii: "*"))) || byte == UInt8(ascii: "#") {
+            thing = "a comment `\(byte == UInt8(ascii: "#") ? "#" : "/" + String(UnicodeScalar(next(1)!)))`"
+            help = "JSON has no comments; write a `\"$comment\": \"...\"` member instead"
+        } else if byte == UInt8(ascii: "'") {
+            thing = "a single quote"
+            help = "JSON strings and member names take double quotes `\"`"
+        }
+        let message = context.hasPrefix("expected") ? "\(context), found \(thing)" : "unexpected \(thing) \(context)"
+        return JSONSyntaxError(offset: offset, message: message, help: help)
     }
 
     private func describeByte(at index: Int) -> String {

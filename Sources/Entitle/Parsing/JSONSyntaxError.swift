@@ -6,4 +6,6 @@ struct JSONSyntaxError: Error, Sendable, Equatable {
     var offset: Int
     /// Lowercase description, no trailing period.
     var message: String
+    /// Advice for a mistake people make, such as a pasted curly quote or a comment.
+    var help: String? = nil
 }

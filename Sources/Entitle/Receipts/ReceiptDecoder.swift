@@ -42,7 +42,7 @@ public enum ReceiptDecoder {
             } catch let failure as Failure {
                 return .failure(failure)
             } catch let error as JSONSyntaxError {
-                return .failure(Failure(offset: error.offset, message: error.message, code: .malformedJSON))
+                return .failure(Failure(offset: error.offset, message: error.message, code: .malformedJSON, help: error.help))
             } catch {
                 return .failure(Failure(offset: 0, message: "\(error)", code: .malformedJSON))
             }

@@ -1,0 +1,94 @@
+/// Rules across a catalog's products: unique ids, declared features and currencies, legal text,
+/// and what nothing uses; then each product's trial and upgrade rules (`+Trials`, `+Upgrades`).
+extension CatalogChecker {
+    /// What the rules share about a catalog.
+    struct RuleContext {
+        /// Product index by id, the first of repeated ids.
+        var productsById: [String: Int] = [:]
+        var productIds: [String] = []
+        var declaredFeatures: Set<String> = []
+        /// Products with a grant that is not declared (reported): what they grant is not known.
+        var undeclaredGrants: Set<Int> = []
+    }
+
+    mutating func checkRules(_ catalog: inout CatalogDefinition) {
+        var context = RuleContext()
+        for (index, product) in catalog.products.enumerated() {
+            guard let id = product.id else { continue }
+            context.productIds.append(id.value)
+            if let first = context.productsById[id.value], let firstId = catalog.products[first].id {
+                report(.duplicateProduct, "duplicate product id `\(id.value)`", at: id.offset, path: id.path,
+                       help: "it is already defined at \(catalog.products[first].path) (line \(line(of: firstId.offset)))")
+            } else {
+                context.productsById[id.value] = index
+            }
+        }
+        let featureIds = catalog.features.map(\.value)
+        let currencyIds = catalog.currencies.map(\.value)
+        context.declaredFeatures = Set(featureIds)
+        let declaredCurrencies = Set(currencyIds)
+        var granted = Set<String>()
+        var credited = Set<String>()
+        // Declared features a misspelt grant probably meant: not "unused", the misspelling is the error.
+        var meant = Set<String>()
+
+        for (index, product) in catalog.products.enumerated() {
+            for grant in product.grants {
+                granted.insert(grant.value)
+                guard !context.declaredFeatures.contains(grant.value) else { continue }
+                context.undeclaredGrants.insert(index)
+                // A broken `features` or a broken declaration of this id is the error already reported.
+                guard !broken.features, !broken.featureIds.contains(grant.value) else { continue }
+                let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
+                if let suggestion { meant.insert(suggestion) }
+                report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
+                       help: suggestion.map { "did you mean `\($0)`?" }
+                           ?? "declare it under `features`, or grant one of \(Self.list(featureIds))")
+            }
+            for currency in product.creditedCurrencies {
+                credited.insert(currency.value)
+                guard !declaredCurrencies.contains(currency.value), !broken.currencies,
+                      !broken.currencyIds.contains(currency.value) else { continue }
+                report(.undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
+                       path: currency.path,
+                       help: Suggestion.help(for: currency.value, in: currencyIds, budget: &suggestions)
+                           ?? "declare it under `currencies`")
+            }
+            checkLegal(product, catalog: catalog)
+            if let type = product.type, product.grants.isEmpty, product.credits.isEmpty, product.creditedCurrencies.isEmpty,
+               !product.grantsBroken, !product.creditsBroken {
+                warn(.grantsNothing, "product \(product.label) grants nothing", at: product.id?.offset ?? product.offset,
+                     path: product.path, help: type == .consumable ? "add `credits`" : "add `grants`")
+            }
+            if let trialOf = product.trialOf {
+                checkTrial(catalog.products[index], index: index, trialOf: trialOf, catalog: catalog, context: context)
+            } else if product.type == .nonConsumable, product.priceTier?.value == 0, let name = product.name,
+                      Self.trialDays(in: name.value) != nil {
+                warn(.looksLikeTrial, "`\(name.value)` is named like a trial but has no `trialOf`, so it never expires",
+                     at: name.offset, path: name.path,
+                     help: "add `trialOf` naming the paid product it is a trial of")
+            }
+            if let upgrade = product.upgrade {
+                checkUpgrade(product, upgrade: upgrade, app: catalog.app?.value, catalog: catalog, context: context)
+            }
+        }
+        checkTrialsPerPaidProduct(catalog, context: context)
+        for feature in catalog.features where !granted.contains(feature.value) && !meant.contains(feature.value) {
+            warn(.unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
+                 at: feature.offset, path: feature.path)
+        }
+        for currency in catalog.currencies where !credited.contains(currency.value) {
+            warn(.unusedCurrency, "currency `\(currency.value)` is declared but no product credits it",
+                 at: currency.offset, path: currency.path)
+        }
+    }
+
+    /// A subscription needs legal text, its own or its type's default.
+    private mutating func checkLegal(_ product: ProductDefinition, catalog: CatalogDefinition) {
+        guard let type = product.type, type.isSubscription, product.legal == nil, catalog.legal[type] == nil else { return }
+        // Text that is there but broken was reported where it is.
+        guard !product.legalBroken, !broken.legal, !broken.legalTypes.contains(type) else { return }
+        report(.missingLegal, "\(type.phrase) needs legal text", at: product.id?.offset ?? product.offset, path: product.path,
+               help: "add `legal` to the product, or a default under the catalog's `legal.\(type.rawValue)`")
+    }
+}
