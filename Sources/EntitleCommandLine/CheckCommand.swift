@@ -4,16 +4,23 @@ import Foundation
 /// `entitle check`: evaluates receipts against catalogs at an instant and prints the entitlements.
 enum CheckCommand {
     static let usage = """
-        usage: entitle check --catalog PATH --receipt FILE [--receipt FILE ...]
+        usage: entitle check --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                              [--app BUNDLE] [--at INSTANT] [--format text|json]
 
-          --catalog PATH    a catalog file, or a directory whose *.json files are catalogs
+          --catalog PATH    a catalog file, or a directory whose *.json files are catalogs;
+                            repeat to add more
           --receipt FILE    a receipt: normalized JSON, or Apple's verifyReceipt, App Store
                             (JWS) or PKCS#7 data, recognized from the content; `-` reads
                             standard input; repeat for more
-          --app BUNDLE      the app to evaluate (default: the first receipt's app)
-          --at INSTANT      RFC 3339 instant to evaluate at (default: now)
+          --app BUNDLE      the app to evaluate (default: the first receipt's app); also the
+                            app of Apple data that names none (renewal info alone)
+          --at INSTANT      when to evaluate: RFC 3339 (2026-01-15T09:00:00Z) or a date alone
+                            (2026-01-15, midnight UTC); default: now
           --format FORMAT   `text` for people (default) or `json` for scripts
+
+        Catalog errors are printed as they are; the app is still evaluated when its catalog, and
+        the catalogs it refers to, compiled. With `--format json`, a failure prints
+        {"errors": [...]} on standard output.
 
         Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse.
 
@@ -21,11 +28,10 @@ enum CheckCommand {
 
     static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
         let scanner: ArgumentScanner
-        let catalogPath: String
         let format: String
         let appOption: String?
         let at: Instant
-        do {
+        do throws(UsageError) {
             scanner = try ArgumentScanner(
                 arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format"], flags: ["--help", "-h"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") {
@@ -34,8 +40,7 @@ enum CheckCommand {
             guard scanner.positional.isEmpty else {
                 throw UsageError(message: "unexpected argument `\(scanner.positional[0])`")
             }
-            guard let catalog = try scanner.single("--catalog") else { throw UsageError(message: "`--catalog` is required") }
-            catalogPath = catalog
+            guard !scanner.all("--catalog").isEmpty else { throw UsageError(message: "`--catalog` is required") }
             guard !scanner.all("--receipt").isEmpty else { throw UsageError(message: "give at least one `--receipt`") }
             if scanner.all("--receipt").filter({ $0 == "-" }).count > 1 {
                 throw UsageError(message: "standard input (`-`) can be read only once")
@@ -45,27 +50,17 @@ enum CheckCommand {
                 throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
             }
             appOption = try scanner.single("--app")
-            if let text = try scanner.single("--at") {
-                guard let parsed = Instant(rfc3339: text) else {
-                    throw UsageError(message: "`--at` must be an RFC 3339 instant such as 2026-01-15T09:00:00Z, not `\(text)`")
-                }
-                at = parsed
-            } else {
-                at = environment.now()
-            }
-        } catch let error as UsageError {
-            return EntitleCommand.misuse(error.message, usage: usage)
+            at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
         } catch {
-            return EntitleCommand.misuse("\(error)", usage: usage)
+            return EntitleCommand.misuse(error.message, command: "check")
         }
+        let json = format == "json"
 
         var errorText = ""
-        let compilation = Portfolio.load(path: catalogPath)
-        errorText += EntitleCommand.render(compilation.diagnostics)
-        guard let portfolio = compilation.portfolio else {
-            errorText += "entitle: catalogs have errors: \(EntitleCommand.summary(compilation.diagnostics))\n"
-            return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: errorText)
-        }
+        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
+        let compilation = Portfolio.compile(sources)
+        let catalogDiagnostics = unreadable + compilation.diagnostics
+        errorText += EntitleCommand.render(catalogDiagnostics)
 
         var receipts: [Receipt] = []
         var receiptErrors: [Diagnostic] = []
@@ -81,22 +76,39 @@ enum CheckCommand {
             }
         }
         if readApple { errorText = AppleImport.notice + "\n" + errorText }
+        func failure(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> CommandOutput {
+            CommandOutput(exitCode: exitCode, standardOutput: json ? EntitleCommand.jsonErrors(diagnostics) : "",
+                          standardError: errorText + EntitleCommand.render(diagnostics.filter { !catalogDiagnostics.contains($0) })
+                              + "entitle: \(line)\n")
+        }
         guard receiptErrors.isEmpty else {
-            errorText += EntitleCommand.render(receiptErrors)
-            errorText += "entitle: \(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected\n"
-            return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: errorText)
+            return failure(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
         }
 
         let app = appOption ?? receipts[0].app
+        // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
+        guard let portfolio = compilation.portfolio(evaluating: app) else {
+            let errors = catalogDiagnostics.filter(\.isError)
+            if !errors.isEmpty {
+                return failure(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
+            }
+            let missing = Diagnostic(severity: .error, code: .unknownApp,
+                                     message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
+            return failure([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
+        }
         let result: Entitlements
         do {
             result = try portfolio.evaluate(app: app, receipts: receipts, at: at)
         } catch {
-            return CommandOutput(exitCode: CommandOutput.misuse, standardError: errorText + "entitle: \(error)\n")
+            return failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
+                           exitCode: CommandOutput.misuse)
+        }
+        if catalogDiagnostics.contains(where: \.isError) {
+            errorText += "entitle: other catalogs have errors (\(EntitleCommand.summary(catalogDiagnostics))); `\(app)` is not affected\n"
         }
         return CommandOutput(
             exitCode: CommandOutput.success,
-            standardOutput: format == "json" ? result.json : result.text,
+            standardOutput: json ? result.json : result.text,
             standardError: errorText)
     }
 }

@@ -32,7 +32,7 @@ public struct CommandEnvironment: Sendable {
     }
 }
 
-/// A command-line mistake: printed with the command's usage, exit code 2.
+/// A command-line mistake: printed as one line and where to find the usage, exit code 2.
 struct UsageError: Error {
     var message: String
 }

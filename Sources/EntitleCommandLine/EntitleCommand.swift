@@ -1,54 +1,82 @@
 import Entitle
-import Foundation
 
 /// The `entitle` command line: dispatches to a subcommand and returns what to print.
 ///
 /// Everything here is library code, so the tests run the same commands the executable does.
 public enum EntitleCommand {
-    public static let version = "0.1.0"
+    /// The version `entitle --version` prints.
+    public static let version = "0.2.0"
 
-    static let usage = """
-        usage: entitle <command> [options]
+    /// A subcommand: its name, one line for the overview, its help, and what it does.
+    struct Subcommand: Sendable {
+        var name: String
+        var summary: String
+        var usage: String
+        var run: @Sendable ([String], CommandEnvironment) -> CommandOutput
+    }
 
-        commands:
-          check      evaluate receipts against catalogs and print entitlements
-          validate   check catalogs and print their diagnostics
-          normalize  read Apple's receipt data and print the normalized receipt
+    static let subcommands: [Subcommand] = [
+        Subcommand(name: "check", summary: "evaluate receipts against catalogs and print entitlements",
+                   usage: CheckCommand.usage, run: CheckCommand.run),
+        Subcommand(name: "validate", summary: "check catalogs and print their diagnostics",
+                   usage: ValidateCommand.usage, run: { arguments, _ in ValidateCommand.run(arguments) }),
+        Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
+                   usage: NormalizeCommand.usage, run: NormalizeCommand.run),
+    ]
 
-        options:
-          --help     show help (also `entitle <command> --help`)
-          --version  show the version
+    static var usage: String {
+        let width = subcommands.map(\.name.count).max() ?? 0
+        let commands = subcommands.map { "  " + $0.name.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.summary }
+        return """
+            usage: entitle <command> [options]
 
-        """
+            commands:
+            \(commands.joined(separator: "\n"))
+
+            options:
+              --help     show help (also `entitle help <command>`, `entitle <command> --help`)
+              --version  show the version
+
+            """
+    }
 
     /// Runs `entitle` with its arguments (without the program name).
+    ///
+    /// - Parameters:
+    ///   - arguments: the command line after the program name.
+    ///   - environment: standard input and the clock.
+    /// - Returns: what to print on standard output and standard error, and the exit code.
     public static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
         guard let command = arguments.first else {
             return CommandOutput(exitCode: CommandOutput.misuse, standardError: usage)
         }
         let rest = Array(arguments.dropFirst())
         switch command {
-        case "--help", "-h", "help":
+        case "--help", "-h":
             return CommandOutput(standardOutput: usage)
+        case "help":
+            guard let name = rest.first else { return CommandOutput(standardOutput: usage) }
+            guard let subcommand = subcommands.first(where: { $0.name == name }) else { return unknown(name) }
+            return CommandOutput(standardOutput: subcommand.usage)
         case "--version":
             return CommandOutput(standardOutput: "entitle \(version)\n")
-        case "check":
-            return CheckCommand.run(rest, environment: environment)
-        case "validate":
-            return ValidateCommand.run(rest)
-        case "normalize":
-            return NormalizeCommand.run(rest, environment: environment)
         default:
-            var message = "entitle: unknown command `\(command)`"
-            if let suggestion = Suggestion.closest(to: command, in: ["check", "validate", "normalize"]) {
-                message += "; did you mean `\(suggestion)`?"
-            }
-            return CommandOutput(exitCode: CommandOutput.misuse, standardError: message + "\n\n" + usage)
+            guard let subcommand = subcommands.first(where: { $0.name == command }) else { return unknown(command) }
+            return subcommand.run(rest, environment)
         }
     }
 
-    static func misuse(_ message: String, usage: String) -> CommandOutput {
-        CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle: \(message)\n\n\(usage)")
+    private static func unknown(_ command: String) -> CommandOutput {
+        var message = "entitle: unknown command `\(command)`"
+        if let suggestion = Suggestion.closest(to: command, in: subcommands.map(\.name)) {
+            message += "; did you mean `\(suggestion)`?"
+        }
+        return CommandOutput(exitCode: CommandOutput.misuse, standardError: message + "\nrun 'entitle --help' for the commands\n")
+    }
+
+    /// Misuse of a command: the one-line problem and where to read the usage, exit code 2.
+    static func misuse(_ message: String, command: String) -> CommandOutput {
+        CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(message)\nrun 'entitle \(command) --help' for usage\n")
     }
 
     /// Diagnostics as printed on standard error, one per line (help lines indented under them).
@@ -56,7 +84,7 @@ public enum EntitleCommand {
         diagnostics.map { $0.description + "\n" }.joined()
     }
 
-    /// `2 errors, 1 warning`.
+    /// `2 errors, 1 warning` (and notes, when there are some).
     static func summary(_ diagnostics: [Diagnostic]) -> String {
         let errors = diagnostics.filter(\.isError).count
         let warnings = diagnostics.filter { $0.severity == .warning }.count
@@ -64,5 +92,11 @@ public enum EntitleCommand {
         var text = "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"
         if notes > 0 { text += ", \(notes) note\(notes == 1 ? "" : "s")" }
         return text
+    }
+
+    /// `{"errors": [...]}`: what a command asked for JSON prints on standard output when it fails,
+    /// so a script reading standard output always gets JSON.
+    static func jsonErrors(_ diagnostics: [Diagnostic]) -> String {
+        JSONOutput.object([("errors", .array(diagnostics.map(\.jsonOutput)))]).rendered() + "\n"
     }
 }

@@ -33,9 +33,9 @@ enum NormalizeCommand {
                 format = nil
             }
         } catch let error as UsageError {
-            return EntitleCommand.misuse(error.message, usage: usage)
+            return EntitleCommand.misuse(error.message, command: "normalize")
         } catch {
-            return EntitleCommand.misuse("\(error)", usage: usage)
+            return EntitleCommand.misuse("\(error)", command: "normalize")
         }
         let path = scanner.positional[0]
         let name = path == "-" ? "<stdin>" : path

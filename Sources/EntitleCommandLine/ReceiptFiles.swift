@@ -1,8 +1,6 @@
 import Entitle
 import Foundation
 
-import Foundation
-
 /// Reads receipts from files or standard input, in any format entitle knows.
 enum ReceiptFiles {
     /// A receipt read from a file, and whether it came from Apple's (unverified) data.
@@ -13,11 +11,22 @@ enum ReceiptFiles {
     }
 
     /// Reads the bytes at `path` (`-` for standard input).
+    ///
+    /// - Throws: ``ReceiptError`` saying whether the file is missing, a directory or unreadable.
     static func read(_ path: String, standardInput: () -> [UInt8]) throws(ReceiptError) -> Data {
         if path == "-" { return Data(standardInput()) }
+        func failure(_ message: String, help: String? = nil) -> ReceiptError {
+            ReceiptError(code: .unreadableFile, message: message, location: SourceLocation(file: path, line: 1, column: 1), help: help)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw failure("no such receipt file")
+        }
+        if isDirectory.boolValue {
+            throw failure("is a directory, not a receipt file", help: "name each receipt file with its own `--receipt`")
+        }
         guard let contents = FileManager.default.contents(atPath: path) else {
-            throw ReceiptError(code: .unreadableFile, message: "cannot read receipt file",
-                               location: SourceLocation(file: path, line: 1, column: 1))
+            throw failure("cannot read the receipt file (permission denied?)")
         }
         return contents
     }

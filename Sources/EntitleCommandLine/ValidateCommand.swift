@@ -8,7 +8,8 @@ enum ValidateCommand {
         usage: entitle validate PATH...
 
           PATH   a catalog file, or a directory whose *.json files are catalogs;
-                 all paths together are checked as one portfolio
+                 all paths together are checked as one portfolio (a file named twice
+                 is one catalog)
 
         Prints diagnostics to standard error; exits 1 on any error, 0 otherwise.
 
@@ -19,20 +20,14 @@ enum ValidateCommand {
         do {
             scanner = try ArgumentScanner(arguments, valued: [], flags: ["--help", "-h"])
         } catch {
-            return EntitleCommand.misuse(error.message, usage: usage)
+            return EntitleCommand.misuse(error.message, command: "validate")
         }
         if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-        guard !scanner.positional.isEmpty else { return EntitleCommand.misuse("give at least one catalog path", usage: usage) }
-        var sources: [CatalogSource] = []
-        var diagnostics: [Diagnostic] = []
-        for path in scanner.positional {
-            switch CatalogFiles.sources(at: path) {
-            case .success(let found): sources += found
-            case .failure(let diagnostic): diagnostics.append(diagnostic)
-            }
-        }
-        let compilation = Portfolio.compile(sources)
-        diagnostics += compilation.diagnostics
+        guard !scanner.positional.isEmpty else { return EntitleCommand.misuse("give at least one catalog path", command: "validate") }
+        let (sources, unreadable) = CatalogArguments.sources(scanner.positional)
+        var diagnostics = unreadable
+        // With nothing readable, the unreadable paths are the whole story.
+        if !sources.isEmpty || unreadable.isEmpty { diagnostics += Portfolio.compile(sources).diagnostics }
         let failed = diagnostics.contains(where: \.isError)
         var errorText = EntitleCommand.render(diagnostics)
         let counted = "\(sources.count) catalog\(sources.count == 1 ? "" : "s")"

@@ -61,19 +61,157 @@ struct CLITests {
         }
     }
 
-    @Test("misuse exits 2 with usage", arguments: [
-        [String](), ["frobnicate"], ["check"], ["check", "--catalog", "products"],
-        ["check", "--catalog", "x", "--receipt", "r", "--at", "yesterday"],
-        ["check", "--catalog", "x", "--receipt", "r", "--format", "yaml"],
-        ["check", "--catalog", "x", "--receipt", "r", "--colour"],
-        ["check", "--catalog", "x", "--receipt", "-", "--receipt", "-"],
-        ["validate"],
+    @Test("misuse exits 2 with the one-line problem and where to find the usage", arguments: [
+        (["check"], "entitle check: `--catalog` is required", "check"),
+        (["check", "--catalog", "products"], "entitle check: give at least one `--receipt`", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--at", "yesterday"],
+         "entitle check: `--at yesterday`: it must look like `2026-01-15T09:00:00Z`", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--at", "2026-02-30T10:00:00Z"],
+         "entitle check: `--at 2026-02-30T10:00:00Z`: 2026-02-30 does not exist: February 2026 has 28 days", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--at", "2026-02-30"],
+         "entitle check: `--at 2026-02-30`: 2026-02-30 does not exist: February 2026 has 28 days", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--at", "2026-01-15T24:00:00Z"],
+         "entitle check: `--at 2026-01-15T24:00:00Z`: hour 24 does not exist: hours go from 00 to 23", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--at", "2026-01-15T09:00:00"],
+         "entitle check: `--at 2026-01-15T09:00:00`: it has no time zone: add `Z` for UTC, or an offset such as `+01:00`", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--format", "yaml"], "entitle check: `--format` must be `text` or `json`, not `yaml`", "check"),
+        (["check", "--catalog", "x", "--receipt", "r", "--colour"], "entitle check: unknown option `--colour`", "check"),
+        (["check", "--catalog", "x", "--receipt", "-", "--receipt", "-"], "entitle check: standard input (`-`) can be read only once", "check"),
+        (["validate"], "entitle validate: give at least one catalog path", "validate"),
     ])
-    func misuse(_ arguments: [String]) {
+    func misuse(_ arguments: [String], problem: String, command: String) {
         let output = EntitleCommand.run(arguments, environment: Self.environment())
         #expect(output.exitCode == 2)
-        #expect(output.standardError.contains("usage: entitle"))
+        let lines = output.standardError.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first.map(String.init)?.hasPrefix(problem) == true, "\(output.standardError)")
+        #expect(lines.dropFirst().first == "run 'entitle \(command) --help' for usage")
+        #expect(lines.count == 3, "one problem line, one pointer: \(output.standardError)")
         #expect(output.standardOutput.isEmpty)
+    }
+
+    @Test("no command or an unknown one points to the overview")
+    func unknownCommand() {
+        #expect(EntitleCommand.run([], environment: Self.environment()).standardError.contains("usage: entitle <command>"))
+        let unknown = EntitleCommand.run(["chek"], environment: Self.environment())
+        #expect(unknown.exitCode == 2)
+        #expect(unknown.standardError == "entitle: unknown command `chek`; did you mean `check`?\nrun 'entitle --help' for the commands\n")
+    }
+
+    @Test("`entitle help check` prints the help of check, as `check --help` does")
+    func helpCommand() {
+        let help = EntitleCommand.run(["help", "check"], environment: Self.environment())
+        #expect(help.exitCode == 0)
+        #expect(help.standardOutput.hasPrefix("usage: entitle check"))
+        #expect(help.standardOutput == EntitleCommand.run(["check", "--help"], environment: Self.environment()).standardOutput)
+        #expect(EntitleCommand.run(["help", "validate"], environment: Self.environment()).standardOutput.hasPrefix("usage: entitle validate"))
+    }
+
+    @Test("--at with a date alone means midnight UTC")
+    func dateAlone() {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--format", "json"],
+            environment: Self.environment())
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("\"at\": \"2026-01-15T00:00:00Z\""))
+    }
+
+    @Test("a missing receipt file, a directory and an unreadable file each get their own message")
+    func receiptFileProblems() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let unreadable = directory.appendingPathComponent("locked.json")
+        try Data("{}".utf8).write(to: unreadable)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: unreadable.path)
+        let running = getuid() != 0  // root reads any file
+        for (path, message) in [(directory.appendingPathComponent("nope.json").path, "no such receipt file"),
+                                (directory.path, "is a directory, not a receipt file"),
+                                (unreadable.path, "cannot read the receipt file (permission denied?)")] {
+            if path == unreadable.path && !running { continue }
+            let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", path], environment: Self.environment())
+            #expect(output.exitCode == 1)
+            #expect(output.standardError.contains("\(path):1:1: error: \(message)"), "\(output.standardError)")
+        }
+    }
+
+    /// A directory of catalogs copied from products/, with extra files.
+    static func catalogDirectory(extra: [String: String] = [:], without: [String] = []) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-catalogs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: products) where name.hasSuffix(".json") && !without.contains(name) {
+            try FileManager.default.copyItem(atPath: products + "/" + name, toPath: directory.appendingPathComponent(name).path)
+        }
+        for (name, text) in extra { try Data(text.utf8).write(to: directory.appendingPathComponent(name)) }
+        return directory
+    }
+
+    @Test("validate: an unreadable path is one error, and a catalog named twice is one catalog")
+    func validatePaths() {
+        let nope = EntitleCommand.run(["validate", "nope"], environment: Self.environment())
+        #expect(nope.exitCode == 1)
+        #expect(nope.standardError == "nope:1:1: error: no such file or directory\nentitle: 0 catalogs checked: 1 error, 0 warnings\n")
+        let twice = EntitleCommand.run(["validate", Self.products, Self.products + "/diagrams.json"], environment: Self.environment())
+        #expect(twice.exitCode == 0, "\(twice.standardError)")
+        #expect(twice.standardError.hasSuffix("entitle: 4 catalogs valid: 0 errors, 0 warnings\n"))
+    }
+
+    @Test("check evaluates an app whose catalogs compiled while another catalog of the directory has errors")
+    func partialCatalogs() throws {
+        let broken = #"{ "app": "com.example.other", "features": {}, "products": [ { "id": "x", "type": "thing", "name": "X" } ] }"#
+        let directory = try Self.catalogDirectory(extra: ["other.json": broken])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = EntitleCommand.run(
+            ["check", "--catalog", directory.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z"],
+            environment: Self.environment())
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("pro         on"))
+        #expect(output.standardError.contains("other.json:1:82: error: products[0].type: unknown product type `thing`"))
+        #expect(output.standardError.contains("`com.example.diagrams` is not affected"))
+
+        // When a catalog the app refers to has errors, the app's answer could depend on it.
+        let brokenOld = #"{ "app": "com.example.diagrams6", "features": {}, "products": "oops" }"#
+        let second = try Self.catalogDirectory(extra: ["diagrams6.json": brokenOld])
+        defer { try? FileManager.default.removeItem(at: second) }
+        let affected = EntitleCommand.run(
+            ["check", "--catalog", second.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z",
+             "--format", "json"],
+            environment: Self.environment())
+        #expect(affected.exitCode == 1)
+        #expect(affected.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
+        #expect(affected.standardOutput.contains("\"errors\""))
+    }
+
+    @Test("--catalog may be repeated, and a receipt saved among the catalogs is named as such")
+    func catalogsAndReceipts() throws {
+        let receipt = try String(contentsOfFile: Self.receipt("diagrams-trial.json"), encoding: .utf8)
+        let directory = try Self.catalogDirectory(extra: ["customer.json": receipt], without: ["diagrams6.json"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let validate = EntitleCommand.run(["validate", directory.path], environment: Self.environment())
+        #expect(validate.exitCode == 1)
+        #expect(validate.standardError.contains("customer.json:1:1: error: this looks like a receipt (it has `transactions`), not a catalog"))
+        #expect(!validate.standardError.contains("missing required key"))
+        let repeated = EntitleCommand.run(
+            ["check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.json",
+             "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"),
+             "--at", "2026-01-15T09:00:00Z", "--format", "json"],
+            environment: Self.environment())
+        #expect(repeated.exitCode == 0, "\(repeated.standardError)")
+        #expect(repeated.standardOutput.contains("\"upgrade-available\""))
+    }
+
+    @Test("check --format json prints {\"errors\": [...]} on standard output when it fails")
+    func jsonErrors() throws {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", "/nonexistent/receipt.json", "--format", "json"],
+            environment: Self.environment())
+        #expect(output.exitCode == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        let errors = try #require(object["errors"] as? [[String: Any]])
+        #expect(errors.count == 1)
+        #expect(errors.first?["code"] as? String == "unreadable-file")
+        #expect(errors.first?["file"] as? String == "/nonexistent/receipt.json")
+        #expect(errors.first?["line"] as? Int == 1)
+        #expect(errors.first?["message"] as? String == "no such receipt file")
     }
 
     @Test("a receipt for an app with no catalog is misuse, with a suggestion")

@@ -45,6 +45,11 @@ package struct CatalogChecker {
     }
 
     static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products"]
+    /// Top-level keys of normalized receipts and of Apple's formats, none of which a catalog has.
+    static let receiptKeys: Set<String> = [
+        "transactions", "renewals", "consumptions", "receipt", "latest_receipt_info", "pending_renewal_info",
+        "signedTransactions", "signedPayload", "signedTransactionInfo", "transactionId", "originalTransactionId", "bundleId",
+    ]
     static let commonProductKeys = ["$comment", "id", "type", "name", "priceTier", "legal", "available", "familyShareable"]
     static let typeProductKeys: [ProductType: [String]] = [
         .nonConsumable: ["grants", "trialOf", "upgrade", "duration"],
@@ -97,6 +102,13 @@ package struct CatalogChecker {
     // MARK: Top level
 
     private mutating func checkCatalog(_ root: JSONNode) -> CatalogDefinition? {
+        // A receipt saved among the catalogs: say so, rather than list the keys it lacks.
+        if case .object(let raw) = root.value, !raw.contains(where: { $0.key == "products" || $0.key == "features" }),
+           let key = raw.first(where: { Self.receiptKeys.contains($0.key) }) {
+            report(.notACatalog, "this looks like a receipt (it has `\(key.key)`), not a catalog", at: root.offset, path: "",
+                   help: "every *.json directly inside a catalog directory is read as a catalog: keep receipts in a subfolder such as receipts/")
+            return nil
+        }
         guard let members = object(root, path: "", allowed: Self.topLevelKeys,
                                    required: ["app", "features", "products"], what: "catalog")
         else { return nil }

@@ -64,6 +64,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     // Reading
     public static let unreadableFile = Self(rawValue: "unreadable-file")
     public static let malformedJSON = Self(rawValue: "malformed-json")
+    public static let notACatalog = Self(rawValue: "not-a-catalog")
     public static let duplicateKey = Self(rawValue: "duplicate-key")
     // Shape
     public static let unknownKey = Self(rawValue: "unknown-key")

@@ -272,8 +272,16 @@ extension Portfolio {
 
 /// A request for an app the portfolio has no catalog for.
 public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The app that was asked for.
     public let missingApp: String
+    /// The apps the portfolio has catalogs for.
     public let known: [String]
+
+    package init(missingApp: String, known: [String]) {
+        self.missingApp = missingApp
+        self.known = known
+    }
+
     public var description: String {
         let shown = missingApp.count > 200 ? missingApp.prefix(100) + "… (\(missingApp.utf8.count) bytes)" : Substring(missingApp)
         var text = "no catalog for app `\(shown)`"

@@ -2,7 +2,7 @@
 ///
 /// Output is built as a small tree and rendered once: results are printed for people and scripts,
 /// never on the evaluation path.
-indirect enum JSONOutput: Equatable {
+package indirect enum JSONOutput: Equatable {
     case object([(String, JSONOutput)])
     case array([JSONOutput])
     case string(String)
@@ -10,10 +10,10 @@ indirect enum JSONOutput: Equatable {
     case bool(Bool)
     case null
 
-    static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool { lhs.rendered() == rhs.rendered() }
+    package static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool { lhs.rendered() == rhs.rendered() }
 
     /// Renders with two-space indentation; empty containers and scalar arrays stay on one line.
-    func rendered(indent: Int = 0) -> String {
+    package func rendered(indent: Int = 0) -> String {
         var text = ""
         render(into: &text, indent: indent)
         return text
