@@ -145,6 +145,31 @@ struct AppleImportTests {
         #expect(quantityError.location?.column == 103)
     }
 
+    @Test("offers and refund reasons are carried into the normalized receipt, in all three formats")
+    func offersAndReasons() throws {
+        let revoked = try AppleImport.unverifiedReceipt(
+            from: Self.data("storekit2/apple-app-store-server-library-swift/models/signedTransactionWithRevocation.json")).receipt
+        let transaction = try #require(revoked.transactions.first)
+        #expect(transaction.offerType == .introductory && transaction.offerId == "abc.123")
+        #expect(transaction.revocationReason == .appIssue)
+        let production = try AppleImport.unverifiedReceipt(from: Self.data("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-production")).receipt
+        #expect(production.transactions.contains { $0.offerType == .promotional && $0.offerId == "org.getpure.pure.Month.Offer.3M.PayToGo" })
+        let verify = #"""
+            {"status":0,"receipt":{"bundle_id":"com.example","in_app":[
+              {"product_id":"p","transaction_id":"1","purchase_date_ms":"1700000000000","promotional_offer_id":"winter"},
+              {"product_id":"p","transaction_id":"2","purchase_date_ms":"1700000000000","offer_code_ref_name":"SPRING",
+               "cancellation_date_ms":"1700000100000","cancellation_reason":"0","web_order_line_item_id":"9"}]}}
+            """#
+        let imported = try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(verify.utf8))
+        #expect(imported.receipt.transactions.map(\.offerType) == [.promotional, .offerCode])
+        #expect(imported.receipt.transactions.map(\.offerId) == ["winter", "SPRING"])
+        #expect(imported.receipt.transactions.map(\.revocationReason) == [nil, .other])
+        #expect(imported.warnings.map(\.description) == [
+            "not carried into the normalized receipt (entitle does not use them): `web_order_line_item_id`"])
+        // What normalize prints, check reads back the same.
+        #expect(try ReceiptDecoder.decode(Data(imported.receipt.json.utf8)) == imported.receipt)
+    }
+
     @Test("numbers and booleans are accepted where Apple writes strings")
     func lenientTypes() throws {
         let path = "verifyreceipt/aporat-store-receipt-validator/inAppPurchaseResponse.json"

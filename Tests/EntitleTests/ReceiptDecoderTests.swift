@@ -162,4 +162,17 @@ struct ReceiptDecoderTests {
         #expect(error.path == "transactions[100000]")
         #expect(error.location?.column == 27 + ReceiptLimits.maxTransactions * (one.utf8.count + 1) + 1)
     }
+
+    @Test("offer type, offer id and revocation reason decode, and a wrong offer type is located")
+    func offerFields() throws {
+        let json = #"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z","offerType":"win-back","offerId":"w1","revocationReason":"app-issue"}]}"#
+        let receipt = try ReceiptDecoder.decode(Data(json.utf8))
+        #expect(receipt.transactions[0].offerType == .winBack && receipt.transactions[0].offerId == "w1")
+        #expect(receipt.transactions[0].revocationReason == .appIssue)
+        #expect(try ReceiptDecoder.decode(Data(receipt.json.utf8)) == receipt)
+        let bad = json.replacingOccurrences(of: "win-back", with: "winback")
+        let error = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(bad.utf8)) }
+        #expect(error.message == "unknown offer type `winback`")
+        #expect(error.help == "did you mean `win-back`?")
+    }
 }

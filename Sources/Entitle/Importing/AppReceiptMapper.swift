@@ -51,6 +51,7 @@ enum AppReceiptMapper {
 
         var receipt = Receipt(app: "")
         var sawBundle = false
+        var dropped: Set<Int64> = []
         try attributes(payload[...]) { (type, value, offset) throws(BERReader.Failure) in
             switch type {
             case 0:
@@ -64,10 +65,15 @@ enum AppReceiptMapper {
             case 17:
                 let set = try single(value)
                 guard set.tag == 0x31 else { throw BERReader.Failure(offset: offset, message: "an in-app purchase receipt is not a SET") }
-                receipt.transactions.append(try transaction(set.content, index: receipt.transactions.count))
+                receipt.transactions.append(try transaction(set.content, index: receipt.transactions.count, dropped: &dropped))
             default:
-                break
+                dropped.insert(type)
             }
+        }
+        if !dropped.isEmpty {
+            let names = dropped.sorted().map { "attribute \($0)" }
+            warnings.append(ImportWarning(path: "", message: "not carried into the normalized receipt (entitle does not use them): "
+                                          + names.prefix(40).joined(separator: ", ") + (names.count > 40 ? " and \(names.count - 40) more" : "")))
         }
         guard sawBundle, !receipt.app.isEmpty else { throw BERReader.Failure(offset: 0, message: "the receipt has no bundle id (attribute 2)") }
         receipt.transactions = Transaction.mergingCopies(receipt.transactions)
@@ -97,7 +103,10 @@ enum AppReceiptMapper {
         return try reader.next()
     }
 
-    private static func transaction(_ bytes: ArraySlice<UInt8>, index: Int) throws(BERReader.Failure) -> Transaction {
+    private static func transaction(
+        _ bytes: ArraySlice<UInt8>, index: Int, dropped: inout Set<Int64>
+    ) throws(BERReader.Failure) -> Transaction {
+        var offerId: String?
         var productId: String?
         var transactionId: String?
         var originalTransactionId: String?
@@ -139,7 +148,8 @@ enum AppReceiptMapper {
             case 1712: cancellation = try date(value, "cancellation date")
             case 1713: trial = try BERReader.integer(try single(value)) != 0
             case 1719: intro = try BERReader.integer(try single(value)) != 0
-            default: break
+            case 1721: offerId = try BERReader.text(try single(value))
+            default: dropped.insert(type)
             }
         }
         guard let productId, !productId.isEmpty, let transactionId, !transactionId.isEmpty, let purchase else {
@@ -148,6 +158,8 @@ enum AppReceiptMapper {
         return Transaction(
             productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
             purchaseDate: purchase, originalPurchaseDate: originalPurchase, expiresDate: expires,
-            cancellationDate: cancellation, quantity: quantity, isTrialPeriod: trial, isIntroOfferPeriod: intro)
+            cancellationDate: cancellation, quantity: quantity, isTrialPeriod: trial, isIntroOfferPeriod: intro,
+            offerType: offerId?.isEmpty == false ? .promotional : (trial || intro ? .introductory : nil),
+            offerId: offerId?.isEmpty == false ? offerId : nil)
     }
 }

@@ -31,6 +31,17 @@ struct AppStoreMapper {
     var environment: String?
     var originalApplicationVersion: String?
     var warnings: [ImportWarning] = []
+    /// Fields of transactions and renewal info that the normalized receipt does not carry.
+    var dropped: Set<String> = []
+
+    static let transactionFields: Set<String> = [
+        "transactionId", "originalTransactionId", "productId", "bundleId", "purchaseDate", "originalPurchaseDate",
+        "expiresDate", "revocationDate", "quantity", "isUpgraded", "inAppOwnershipType", "offerType", "offerDiscountType",
+        "offerIdentifier", "revocationReason", "environment",
+    ]
+    static let renewalFields: Set<String> = [
+        "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
+    ]
 
     /// Whether a parsed JSON value looks like App Store data.
     static func recognizes(_ root: JSONNode) -> Bool {
@@ -197,17 +208,29 @@ struct AppStoreMapper {
         if let offerType = node["offerType"]?.lenientInteger {
             switch offerType {
             case 1:
+                transaction.offerType = .introductory
                 if node["offerDiscountType"]?.lenientString == "FREE_TRIAL" {
                     transaction.isTrialPeriod = true
                 } else {
                     transaction.isIntroOfferPeriod = true
                 }
-            case 2, 3, 4:
-                break  // promotional, offer code, win-back: not introductory
+            case 2: transaction.offerType = .promotional
+            case 3: transaction.offerType = .offerCode
+            case 4: transaction.offerType = .winBack
             default:
                 warnings.append(ImportWarning(path: join("offerType"), message: "unknown offer type \(offerType), ignored"))
             }
         }
+        if let offerId = node["offerIdentifier"]?.lenientString, !offerId.isEmpty { transaction.offerId = offerId }
+        if let reason = node["revocationReason"]?.lenientInteger {
+            switch reason {
+            case 0: transaction.revocationReason = .other
+            case 1: transaction.revocationReason = .appIssue
+            default:
+                warnings.append(ImportWarning(path: join("revocationReason"), message: "unknown revocation reason \(reason), ignored"))
+            }
+        }
+        noteDropped(node, known: Self.transactionFields)
         transactions.append(transaction)
     }
 
@@ -219,10 +242,17 @@ struct AppStoreMapper {
         if let value = node["gracePeriodExpiresDate"], !value.isNull {
             grace = try value.instant(key: "gracePeriodExpiresDate", path: path.isEmpty ? "gracePeriodExpiresDate" : path + ".gracePeriodExpiresDate")
         }
+        noteDropped(node, known: Self.renewalFields)
         renewals.append(Renewal(
             productId: node["productId"]?.lenientString, originalTransactionId: original,
             willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
             gracePeriodExpiresDate: grace))
+    }
+
+    /// Notes the fields of `node` that are not carried into the normalized receipt.
+    private mutating func noteDropped(_ node: JSONNode, known: Set<String>) {
+        guard case .object(let members) = node.value else { return }
+        for member in members where !known.contains(member.key) { dropped.insert(member.key) }
     }
 
     private mutating func note(app: String, offset: Int) {

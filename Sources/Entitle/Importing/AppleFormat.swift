@@ -26,6 +26,15 @@ public struct ImportWarning: Hashable, Sendable, CustomStringConvertible {
     public var message: String
 
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+
+    /// The one warning listing the fields a mapper did not carry into the normalized receipt.
+    static func dropped(_ fields: Set<String>) -> ImportWarning? {
+        guard !fields.isEmpty else { return nil }
+        let sorted = fields.sorted()
+        let shown = sorted.prefix(40).map { "`\($0)`" }.joined(separator: ", ")
+        let more = sorted.count > 40 ? " and \(sorted.count - 40) more" : ""
+        return ImportWarning(path: "", message: "not carried into the normalized receipt (entitle does not use them): \(shown)\(more)")
+    }
 }
 
 /// Maps Apple's environment spellings to the normalized ones, keeping an unknown value raw.

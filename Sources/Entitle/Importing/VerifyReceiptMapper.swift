@@ -55,7 +55,21 @@ enum VerifyReceiptMapper {
             && node["transaction_id"] == nil && !isResponse(node)
     }
 
+    static let transactionFields: Set<String> = [
+        "product_id", "transaction_id", "original_transaction_id", "purchase_date", "purchase_date_ms", "purchase_date_pst",
+        "original_purchase_date", "original_purchase_date_ms", "original_purchase_date_pst", "expires_date", "expires_date_ms",
+        "expires_date_pst", "cancellation_date", "cancellation_date_ms", "cancellation_date_pst", "quantity", "is_trial_period",
+        "is_in_intro_offer_period", "is_upgraded", "in_app_ownership_type", "promotional_offer_id", "offer_code_ref_name",
+        "cancellation_reason",
+    ]
+    static let renewalFields: Set<String> = [
+        "original_transaction_id", "product_id", "auto_renew_status", "is_in_billing_retry_period", "grace_period_expires_date_ms",
+        "grace_period_expires_date", "grace_period_expires_date_pst",
+    ]
+
     static func map(_ root: JSONNode, app option: AppOption, warnings: inout [ImportWarning]) throws(ImportFailure) -> Receipt {
+        var dropped: Set<String> = []
+        defer { if let note = ImportWarning.dropped(dropped) { warnings.append(note) } }
         let app = option.app
         // Entries copied out of a response, alone or in an array, name no app: it must be given.
         let lone = root.elements ?? (isLoneTransaction(root) || isLoneRenewal(root) ? [root] : nil)
@@ -68,9 +82,9 @@ enum VerifyReceiptMapper {
             for (index, entry) in lone.enumerated() {
                 let path = root.elements == nil ? "" : "[\(index)]"
                 if isLoneRenewal(entry) {
-                    receipt.renewals.append(try mapRenewal(entry, path: path))
+                    receipt.renewals.append(try mapRenewal(entry, path: path, dropped: &dropped))
                 } else {
-                    receipt.transactions.append(try mapTransaction(entry, path: path, warnings: &warnings))
+                    receipt.transactions.append(try mapTransaction(entry, path: path, warnings: &warnings, dropped: &dropped))
                 }
             }
             return receipt
@@ -113,7 +127,7 @@ enum VerifyReceiptMapper {
                 throw ImportFailure(offset: list.offset, message: "expected an array of transactions", path: path)
             }
             for (position, element) in elements.enumerated() {
-                transactions.append(try mapTransaction(element, path: "\(path)[\(position)]", warnings: &warnings))
+                transactions.append(try mapTransaction(element, path: "\(path)[\(position)]", warnings: &warnings, dropped: &dropped))
             }
         }
         try add(receiptNode?["in_app"], path: "receipt.in_app")
@@ -125,13 +139,14 @@ enum VerifyReceiptMapper {
                 throw ImportFailure(offset: pending.offset, message: "expected an array", path: prefix + "pending_renewal_info")
             }
             for (position, element) in elements.enumerated() {
-                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]"))
+                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]", dropped: &dropped))
             }
         }
         return receipt
     }
 
-    private static func mapRenewal(_ element: JSONNode, path: String) throws(ImportFailure) -> Renewal {
+    private static func mapRenewal(_ element: JSONNode, path: String, dropped: inout Set<String>) throws(ImportFailure) -> Renewal {
+        noteDropped(element, known: renewalFields, into: &dropped)
         guard let original = element["original_transaction_id"]?.lenientString, !original.isEmpty else {
             throw ImportFailure(offset: element.offset, message: "renewal info without `original_transaction_id`", path: path)
         }
@@ -146,8 +161,11 @@ enum VerifyReceiptMapper {
             gracePeriodExpiresDate: grace)
     }
 
-    private static func mapTransaction(_ node: JSONNode, path: String, warnings: inout [ImportWarning]) throws(ImportFailure) -> Transaction {
+    private static func mapTransaction(
+        _ node: JSONNode, path: String, warnings: inout [ImportWarning], dropped: inout Set<String>
+    ) throws(ImportFailure) -> Transaction {
         guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a transaction object", path: path) }
+        noteDropped(node, known: transactionFields, into: &dropped)
         func required(_ key: String) throws(ImportFailure) -> String {
             guard let text = node[key]?.lenientString, !text.isEmpty else {
                 throw ImportFailure(offset: node.offset, message: "transaction without `\(key)`", path: path)
@@ -188,7 +206,28 @@ enum VerifyReceiptMapper {
         if let ownership = node["in_app_ownership_type"]?.lenientString {
             transaction.ownership = AppleOwnership.map(ownership, path: path + ".in_app_ownership_type", warnings: &warnings)
         }
+        if transaction.isTrialPeriod || transaction.isIntroOfferPeriod { transaction.offerType = .introductory }
+        if let offer = node["promotional_offer_id"]?.lenientString, !offer.isEmpty {
+            transaction.offerType = .promotional
+            transaction.offerId = offer
+        } else if let code = node["offer_code_ref_name"]?.lenientString, !code.isEmpty {
+            transaction.offerType = .offerCode
+            transaction.offerId = code
+        }
+        if let reason = node["cancellation_reason"]?.lenientInteger {
+            switch reason {
+            case 0: transaction.revocationReason = .other
+            case 1: transaction.revocationReason = .appIssue
+            default:
+                warnings.append(ImportWarning(path: path + ".cancellation_reason", message: "unknown cancellation reason \(reason), ignored"))
+            }
+        }
         return transaction
+    }
+
+    private static func noteDropped(_ node: JSONNode, known: Set<String>, into dropped: inout Set<String>) {
+        guard case .object(let members) = node.value else { return }
+        for member in members where !known.contains(member.key) { dropped.insert(member.key) }
     }
 
     /// Parses "2020-11-13 01:46:07 Etc/GMT" (UTC), the date form of verifyReceipt's plain fields.

@@ -21,7 +21,9 @@ extension ParsedReceipt {
                 originalPurchase: transaction.originalPurchaseDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
                 expires: transaction.expiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
                 cancellation: transaction.cancellationDate?.millisecondsSince1970 ?? TransactionRecord.noCancellation,
-                quantity: Int32(clamping: transaction.quantity), flags: flags))
+                quantity: Int32(clamping: transaction.quantity), flags: flags,
+                offerType: Self.code(transaction.offerType), revocationReason: Self.code(transaction.revocationReason),
+                offerId: transaction.offerId.map { store($0) } ?? .none))
         }
         for renewal in receipt.renewals {
             renewals.append(RenewalRecord(
@@ -59,7 +61,9 @@ extension ParsedReceipt {
                     isTrialPeriod: record.flags & TransactionRecord.trialPeriod != 0,
                     isIntroOfferPeriod: record.flags & TransactionRecord.introOfferPeriod != 0,
                     isUpgraded: record.flags & TransactionRecord.upgraded != 0,
-                    ownership: record.flags & TransactionRecord.familyShared != 0 ? .familyShared : .purchased)
+                    ownership: record.flags & TransactionRecord.familyShared != 0 ? .familyShared : .purchased,
+                    offerType: Self.value(record.offerType), offerId: text(record.offerId),
+                    revocationReason: Self.value(record.revocationReason))
             },
             renewals: renewals.map { record in
                 Renewal(productId: text(record.productId), originalTransactionId: text(record.originalTransactionId)!,
@@ -71,6 +75,18 @@ extension ParsedReceipt {
                             date: Instant(millisecondsSince1970: record.date))
             },
             environment: environment, originalApplicationVersion: originalApplicationVersion)
+    }
+
+    /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.
+    static func code<E: CaseIterable & Equatable>(_ value: E?) -> UInt8 {
+        guard let value, let index = E.allCases.firstIndex(of: value) else { return 0 }
+        return UInt8(E.allCases.distance(from: E.allCases.startIndex, to: index) + 1)
+    }
+
+    /// The value of a code from ``code(_:)``.
+    static func value<E: CaseIterable>(_ code: UInt8) -> E? {
+        guard code > 0, Int(code) <= E.allCases.count else { return nil }
+        return E.allCases[E.allCases.index(E.allCases.startIndex, offsetBy: Int(code) - 1)]
     }
 
     /// The hash of a stored range, as the decoder computes it.

@@ -27,6 +27,7 @@ extension Receipt {
             let path = "transactions[\(index)]"
             if let problem = text(transaction.productId, path + ".productId") ?? text(transaction.transactionId, path + ".transactionId")
                 ?? text(transaction.originalTransactionId, path + ".originalTransactionId")
+                ?? text(transaction.offerId, path + ".offerId")
                 ?? instant(transaction.purchaseDate, path + ".purchaseDate")
                 ?? instant(transaction.originalPurchaseDate, path + ".originalPurchaseDate")
                 ?? instant(transaction.expiresDate, path + ".expiresDate")

@@ -49,12 +49,20 @@ public struct Transaction: Hashable, Sendable {
     /// The customer upgraded to another subscription in the group; this transaction grants nothing.
     public var isUpgraded: Bool
     public var ownership: Ownership
+    /// The kind of offer the purchase used, when Apple says (carried along; evaluation reads the
+    /// intro flags).
+    public var offerType: OfferType?
+    /// The promotional offer, offer code or win-back offer the purchase used.
+    public var offerId: String?
+    /// Why Apple refunded or revoked it, when it says.
+    public var revocationReason: RevocationReason?
 
     public init(
         productId: String, transactionId: String, originalTransactionId: String? = nil,
         purchaseDate: Instant, originalPurchaseDate: Instant? = nil, expiresDate: Instant? = nil,
         cancellationDate: Instant? = nil, quantity: Int = 1, isTrialPeriod: Bool = false,
-        isIntroOfferPeriod: Bool = false, isUpgraded: Bool = false, ownership: Ownership = .purchased
+        isIntroOfferPeriod: Bool = false, isUpgraded: Bool = false, ownership: Ownership = .purchased,
+        offerType: OfferType? = nil, offerId: String? = nil, revocationReason: RevocationReason? = nil
     ) {
         self.productId = productId
         self.transactionId = transactionId
@@ -68,6 +76,25 @@ public struct Transaction: Hashable, Sendable {
         self.isIntroOfferPeriod = isIntroOfferPeriod
         self.isUpgraded = isUpgraded
         self.ownership = ownership
+        self.offerType = offerType
+        self.offerId = offerId
+        self.revocationReason = revocationReason
+    }
+
+    /// The kinds of offer Apple reports (`offerType` 1 to 4).
+    public enum OfferType: String, Hashable, Sendable, CaseIterable {
+        case introductory
+        case promotional
+        case offerCode = "offer-code"
+        case winBack = "win-back"
+    }
+
+    /// Why Apple refunded a transaction (`revocationReason` 0 and 1).
+    public enum RevocationReason: String, Hashable, Sendable, CaseIterable {
+        /// Refunded for another reason, such as an accidental purchase.
+        case other
+        /// Refunded because of an actual or perceived issue in the app.
+        case appIssue = "app-issue"
     }
 }
 

@@ -15,6 +15,7 @@ public enum ReceiptDecoder {
     static let transactionKeys = [
         "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
+        "offerType", "offerId", "revocationReason",
     ]
     static let renewalKeys = ["productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate"]
     static let consumptionKeys = ["id", "currency", "amount", "date"]
@@ -235,6 +236,16 @@ public enum ReceiptDecoder {
                                   path: path(".ownership"),
                                   help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
                 }
+            } else if key == "offerType" {
+                try seen.insert(12, key)
+                record.offerType = try optionalEnum(&reader, Transaction.OfferType.self, what: "offer type", path: path(".offerType"))
+            } else if key == "offerId" {
+                try seen.insert(13, key)
+                record.offerId = try optionalText(&reader, into: &receipt, path: path(".offerId"))
+            } else if key == "revocationReason" {
+                try seen.insert(14, key)
+                record.revocationReason = try optionalEnum(
+                    &reader, Transaction.RevocationReason.self, what: "revocation reason", path: path(".revocationReason"))
             } else {
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -398,6 +409,24 @@ public enum ReceiptDecoder {
             return nil
         }
         return try string(&reader, path: path())
+    }
+
+    /// An optional enumeration value as its code (index plus one, 0 for `null`).
+    private static func optionalEnum<E: RawRepresentable & CaseIterable>(
+        _ reader: inout JSONReader, _: E.Type, what: String, path: @autoclosure () -> String
+    ) throws -> UInt8 where E.RawValue == String {
+        if try reader.peek() == .null {
+            try reader.readNull()
+            return 0
+        }
+        let token = try stringToken(&reader, path: path())
+        let names = E.allCases.map(\.rawValue)
+        let text = token.string
+        guard let index = names.firstIndex(of: text) else {
+            throw Failure(offset: token.offset, message: "unknown \(what) `\(text)`", code: .badEnumValue, path: path(),
+                          help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
+        }
+        return UInt8(index + 1)
     }
 
     private static func integer(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {

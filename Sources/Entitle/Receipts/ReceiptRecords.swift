@@ -28,6 +28,11 @@ struct TransactionRecord: Sendable {
     var cancellation: Int64
     var quantity: Int32
     var flags: UInt8
+    /// `Transaction.OfferType` by its index in `allCases`, plus one; 0 when absent.
+    var offerType: UInt8 = 0
+    /// `Transaction.RevocationReason` by its index, plus one; 0 when absent.
+    var revocationReason: UInt8 = 0
+    var offerId: TextRange = .none
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max

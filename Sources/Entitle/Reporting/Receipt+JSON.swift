@@ -20,6 +20,9 @@ extension Receipt {
             if transaction.isIntroOfferPeriod { fields.append(("isIntroOfferPeriod", .bool(true))) }
             if transaction.isUpgraded { fields.append(("isUpgraded", .bool(true))) }
             if transaction.ownership != .purchased { fields.append(("ownership", .string(transaction.ownership.rawValue))) }
+            if let offerType = transaction.offerType { fields.append(("offerType", .string(offerType.rawValue))) }
+            if let offerId = transaction.offerId { fields.append(("offerId", .string(offerId))) }
+            if let reason = transaction.revocationReason { fields.append(("revocationReason", .string(reason.rawValue))) }
             return .object(fields)
         })))
         members.append(("renewals", .array(renewals.map { renewal in
