@@ -3,7 +3,7 @@
 #
 #   bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]
 #
-# Targets: catalog receipt detect jws verifyreceipt pkcs7 structured (default: all; 60 s each).
+# Targets: catalog receipt detect jws verifyreceipt pkcs7 structured stalls (default: all; 60 s each).
 # Exits 1 when a target found a crash, timeout or out-of-memory input (the artifact path is
 # printed), 2 on a usage or build error. See Tests/Fuzz/README.md.
 #
@@ -13,7 +13,7 @@
 
 set -uo pipefail
 
-ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 structured)
+ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 structured stalls)
 
 usage() {
     echo "usage: bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]" >&2
@@ -143,7 +143,7 @@ example_files() {
         jws) dirs=("$FIXTURES/storekit2") ;;
         verifyreceipt) dirs=("$FIXTURES/verifyreceipt") ;;
         pkcs7) dirs=("$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.json') ;;
-        structured) return 0 ;;
+        structured|stalls) return 0 ;;
     esac
     for dir in "${dirs[@]}"; do
         [[ -d $dir ]] && find "$dir" "${patterns[@]}" -size -"$(max_len "$1")"c
@@ -154,8 +154,10 @@ example_files() {
 prepare_corpus() {  # copies seeds and example files in (never overwriting what the fuzzer kept)
     local target=$1 corpus=$OUT/corpus/$1 file name
     mkdir -p "$corpus" "$OUT/artifacts/$target"
-    if [[ -d Tests/Fuzz/Seeds/$target ]]; then
-        for file in Tests/Fuzz/Seeds/"$target"/*; do
+    local seeds=Tests/Fuzz/Seeds/$target
+    [[ $target == stalls ]] && seeds=Tests/Fuzz/Seeds/structured
+    if [[ -d $seeds ]]; then
+        for file in "$seeds"/*; do
             [[ -f $file ]] && cp -n "$file" "$corpus/seed-$(basename "$file")"
         done
     fi

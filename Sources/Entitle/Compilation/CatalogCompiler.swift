@@ -17,7 +17,9 @@ enum CatalogCompiler {
             }
         }
         var compiled: [CompiledProduct] = []
+        var details: [CatalogProduct] = []
         compiled.reserveCapacity(products.count)
+        details.reserveCapacity(products.count)
         for (index, product) in products.enumerated() {
             let type = product.type!
             var role = CompiledProduct.Role.standard
@@ -53,11 +55,25 @@ enum CatalogCompiler {
                     currencyIndex[credit.currency.value].map { ($0, credit.amount) }
                 },
                 upgrades: upgrades[index]))
+            var upgrade: CatalogProduct.Upgrade?
+            if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
+                upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
+            }
+            var trialDays: Int?
+            if case .trial(let days, _) = role { trialDays = days }
+            details.append(CatalogProduct(
+                id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
+                priceTier: product.priceTier?.value, group: product.group?.value, duration: product.duration?.value,
+                introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) },
+                legal: product.legal ?? definition.legal[type], available: product.available,
+                familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
+                trialDays: trialDays, upgrade: upgrade,
+                credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) }))
         }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
             currencyIds: definition.currencies.map(\.value), currencyDescriptions: definition.currencyDescriptions,
-            products: compiled, groups: groups)
+            products: compiled, details: details, groups: groups)
     }
 }

@@ -20,7 +20,23 @@ public final class CompiledCatalog: @unchecked Sendable {
     public let currencyIds: [String]
     /// The description of each currency, in the order of ``currencyIds``.
     public let currencyDescriptions: [String]
-    let products: [CompiledProduct]
+    let compiledProducts: [CompiledProduct]
+    /// Every product as the catalog defines it, in catalog order: what a paywall needs.
+    public let products: [CatalogProduct]
+    /// Every declared feature with its description and the products that grant it.
+    public var features: [CatalogFeature] {
+        featureIds.indices.map { index in
+            CatalogFeature(id: featureIds[index], description: featureDescriptions[index],
+                           grantedBy: granters[index].map { compiledProducts[$0].id })
+        }
+    }
+    /// Every declared currency with its description and the consumables that credit it.
+    public var currencies: [CatalogCurrency] {
+        currencyIds.indices.map { index in
+            CatalogCurrency(id: currencyIds[index], description: currencyDescriptions[index],
+                            creditedBy: products.filter { $0.credits.contains { $0.currency == currencyIds[index] } }.map(\.id))
+        }
+    }
     let productIndex: [String: Int]
     let featureIndex: [String: Int]
     let currencyIndex: [String: Int]
@@ -48,15 +64,17 @@ public final class CompiledCatalog: @unchecked Sendable {
 
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
-        currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], groups: [String]
+        currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], details: [CatalogProduct],
+        groups: [String]
     ) {
+        self.products = details
         self.app = app
         self.source = source
         self.featureIds = featureIds
         self.featureDescriptions = featureDescriptions
         self.currencyIds = currencyIds
         self.currencyDescriptions = currencyDescriptions
-        self.products = products
+        self.compiledProducts = products
         self.groups = groups
         var productIndex: [String: Int] = [:]
         productIndex.reserveCapacity(products.count)
@@ -115,10 +133,15 @@ public final class CompiledCatalog: @unchecked Sendable {
     }
 
     /// Product ids in catalog order.
-    public var productIds: [String] { products.map(\.id) }
+    public var productIds: [String] { compiledProducts.map(\.id) }
+
+    /// A product as the catalog defines it, or `nil` when the catalog does not define it.
+    public func product(_ id: String) -> CatalogProduct? {
+        productIndex[id].map { products[$0] }
+    }
 
     /// The type of a product, or `nil` when the catalog does not define it.
     public func productType(_ id: String) -> ProductType? {
-        productIndex[id].map { products[$0].type }
+        productIndex[id].map { compiledProducts[$0].type }
     }
 }

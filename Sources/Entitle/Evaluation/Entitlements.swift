@@ -22,6 +22,8 @@ public struct Entitlements: Sendable {
     public let reevaluateAt: Instant?
     /// Things in the receipts that were accepted but need a look.
     public let warnings: [EvaluationWarning]
+    /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
+    let decoded: DecodedViews?
 
     init(
         catalog: CompiledCatalog, at: Instant, products: [ProductOutcome], features: [FeatureOutcome],
@@ -37,6 +39,21 @@ public struct Entitlements: Sendable {
         self.prerequisites = prerequisites
         self.reevaluateAt = reevaluateAt
         self.warnings = warnings
+        self.decoded = nil
+    }
+
+    /// A result read back from its JSON form, answering from the views it holds.
+    init(decoded views: DecodedViews, catalog: CompiledCatalog, at: Instant, reevaluateAt: Instant?, warnings: [EvaluationWarning]) {
+        self.catalog = catalog
+        self.at = at
+        self.productOutcomes = []
+        self.featureOutcomes = []
+        self.balanceValues = views.balances.map(\.balance)
+        self.introUsed = []
+        self.prerequisites = .none
+        self.reevaluateAt = reevaluateAt
+        self.warnings = warnings
+        self.decoded = views
     }
 
     /// The app the result is for.
@@ -47,6 +64,7 @@ public struct Entitlements: Sendable {
     /// Whether a feature is on; `false` for a feature the catalog does not declare.
     public func isEnabled(_ feature: String) -> Bool {
         guard let index = catalog.featureIndex[feature] else { return false }
+        if let decoded { return decoded.feature(catalog.featureIds[index])?.enabled ?? false }
         return featureOutcome(index) != nil
     }
 
@@ -54,13 +72,15 @@ public struct Entitlements: Sendable {
     /// the catalog does not declare. `until` is `nil` when the feature is off or never ends.
     public func coverage(of feature: String) -> (enabled: Bool, until: Instant?)? {
         guard let index = catalog.featureIndex[feature] else { return nil }
+        if let decoded, let status = decoded.feature(catalog.featureIds[index]) { return (status.enabled, status.until) }
         guard let outcome = featureOutcome(index) else { return (false, nil) }
         return (true, Self.instant(outcome.until))
     }
 
     /// The ids of the features that are on, in catalog order.
     public var enabledFeatures: [String] {
-        featureOutcomes.map { catalog.featureIds[Int($0.feature)] }
+        if let decoded { return decoded.features.filter(\.enabled).map(\.id) }
+        return featureOutcomes.map { catalog.featureIds[Int($0.feature)] }
     }
 
     /// One feature's status, or `nil` for a feature the catalog does not declare.
@@ -79,13 +99,14 @@ public struct Entitlements: Sendable {
     }
 
     private func featureStatus(_ index: Int) -> FeatureStatus {
+        if let decoded, let status = decoded.feature(catalog.featureIds[index]) { return status }
         guard let outcome = featureOutcome(index) else {
             return FeatureStatus(id: catalog.featureIds[index], enabled: false, until: nil, sources: [])
         }
         let sources = catalog.granters[index].filter {
             let state = state(of: $0)
             return state == .active || state == .gracePeriod
-        }.map { catalog.products[$0].id }.sorted()
+        }.map { catalog.compiledProducts[$0].id }.sorted()
         return FeatureStatus(id: catalog.featureIds[index], enabled: true, until: Self.instant(outcome.until), sources: sources)
     }
 
@@ -105,14 +126,16 @@ public struct Entitlements: Sendable {
 
     /// The state of every product but consumables, in catalog order.
     public var products: [ProductStatus] {
-        catalog.products.indices.compactMap { index in
-            catalog.products[index].type == .consumable ? nil : productStatus(index)
+        if let decoded { return decoded.products }
+        return catalog.compiledProducts.indices.compactMap { index in
+            catalog.compiledProducts[index].type == .consumable ? nil : productStatus(index)
         }
     }
 
     /// One product's status, or `nil` for a consumable or unknown product.
     public func product(_ id: String) -> ProductStatus? {
-        guard let index = catalog.productIndex[id], catalog.products[index].type != .consumable else { return nil }
+        guard let index = catalog.productIndex[id], catalog.compiledProducts[index].type != .consumable else { return nil }
+        if let decoded { return decoded.products.first { $0.id == id } }
         return productStatus(index)
     }
 
@@ -129,7 +152,7 @@ public struct Entitlements: Sendable {
         let state = outcome?.state ?? .notPurchased
         let covering = state == .active || state == .gracePeriod
         return ProductStatus(
-            id: catalog.products[index].id, type: catalog.products[index].type, state: state,
+            id: catalog.compiledProducts[index].id, type: catalog.compiledProducts[index].type, state: state,
             until: covering ? outcome.flatMap { Self.instant($0.until) } : nil)
     }
 
@@ -137,7 +160,8 @@ public struct Entitlements: Sendable {
 
     /// Whether each product may be offered for sale, in catalog order.
     public var offers: [Offer] {
-        catalog.products.indices.map(offer)
+        if let decoded { return decoded.offers }
+        return catalog.compiledProducts.indices.map(offer)
     }
 
     /// One product's offer, or `nil` for a product the catalog does not define.
@@ -146,7 +170,8 @@ public struct Entitlements: Sendable {
     }
 
     private func offer(_ index: Int) -> Offer {
-        let product = catalog.products[index]
+        if let decoded, let offer = decoded.offers.first(where: { $0.productId == catalog.compiledProducts[index].id }) { return offer }
+        let product = catalog.compiledProducts[index]
         let reason = ineligibility(index)
         var introOfferEligible: Bool?
         if product.type == .autoRenewableSubscription, product.introOffer != nil {
@@ -158,7 +183,7 @@ public struct Entitlements: Sendable {
 
     /// The first reason, in the documented order, that a product may not be offered.
     private func ineligibility(_ index: Int) -> OfferReason? {
-        let product = catalog.products[index]
+        let product = catalog.compiledProducts[index]
         if !product.available { return .retired }
         switch product.type {
         case .consumable, .nonRenewingSubscription:
@@ -173,7 +198,7 @@ public struct Entitlements: Sendable {
         if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
         if case .upgrade(_, let requirement) = product.role, !meets(requirement) { return .prerequisiteMissing }
         if case .standard = product.role, product.upgrades.contains(where: { upgrade in
-            guard catalog.products[upgrade].available, case .upgrade(_, let requirement) = catalog.products[upgrade].role
+            guard catalog.compiledProducts[upgrade].available, case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role
             else { return false }
             return meets(requirement)
         }) {
@@ -184,7 +209,7 @@ public struct Entitlements: Sendable {
 
     /// Whether a non-consumable, or what stands in for it, is active.
     private func isOwned(_ index: Int) -> Bool {
-        let product = catalog.products[index]
+        let product = catalog.compiledProducts[index]
         // The full-price product this one belongs with: itself, what it replaces, or what it is a trial of.
         var family = index
         switch product.role {
@@ -195,7 +220,7 @@ public struct Entitlements: Sendable {
             family = paid
         }
         if state(of: family) == .active { return true }
-        return catalog.products[family].upgrades.contains { state(of: $0) == .active }
+        return catalog.compiledProducts[family].upgrades.contains { state(of: $0) == .active }
     }
 
     /// Whether some receipt of the required app shows a qualifying purchase at `at`.

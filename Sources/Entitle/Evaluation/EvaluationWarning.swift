@@ -21,6 +21,8 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         /// Credits or consumptions summed past what a balance can hold (±9,223,372,036,854,775,807);
         /// the balance stopped at that limit and is not exact.
         case balanceOutOfRange(currency: String, balance: Int64)
+        /// A warning read back from JSON: its code and message as they were printed.
+        case reported(code: String, message: String)
     }
 
     public var kind: Kind
@@ -36,6 +38,7 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .unknownCurrency: "unknown-currency"
         case .negativeBalance: "negative-balance"
         case .balanceOutOfRange: "balance-out-of-range"
+        case .reported(let code, _): code
         }
     }
 
@@ -55,6 +58,8 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored"
         case .negativeBalance(let currency, let balance):
             "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
+        case .reported(_, let message):
+            message
         case .balanceOutOfRange(let currency, let balance):
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         }

@@ -61,7 +61,7 @@ enum Evaluator {
             if record.flags & TransactionRecord.familyShared != 0 && !rule.familyShareable {
                 let receipt = receipts[Int(entry.receipt)]
                 warnings.append(EvaluationWarning(kind: .notFamilyShareable(
-                    transactionId: receipt.text(record.transactionId)!, productId: catalog.products[Int(entry.product)].id)))
+                    transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(entry.product)].id)))
                 continue
             }
             if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0 {
@@ -357,7 +357,7 @@ enum Evaluator {
                 guard record.flags & TransactionRecord.upgraded == 0 else { continue }
                 if record.expires == TransactionRecord.absentDate {
                     warnings.append(EvaluationWarning(kind: .missingExpiry(
-                        transactionId: receipt.text(record.transactionId)!, productId: catalog.products[Int(productIndex)].id)))
+                        transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
                 } else if record.expires > entry.purchase {
                     spans.append(CoverageSpan(start: entry.purchase, end: record.expires))
                 }

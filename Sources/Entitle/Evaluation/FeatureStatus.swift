@@ -1,5 +1,5 @@
 /// Whether one feature is on, until when, and which products turn it on.
-public struct FeatureStatus: Hashable, Sendable {
+public struct FeatureStatus: Hashable, Sendable, Codable {
     public var id: String
     public var enabled: Bool
     /// The end of the unbroken span of coverage containing the instant; `nil` when the feature is
@@ -10,7 +10,7 @@ public struct FeatureStatus: Hashable, Sendable {
 }
 
 /// One product's state at the instant.
-public struct ProductStatus: Hashable, Sendable {
+public struct ProductStatus: Hashable, Sendable, Codable {
     public var id: String
     public var type: ProductType
     public var state: ProductState
@@ -20,7 +20,7 @@ public struct ProductStatus: Hashable, Sendable {
 }
 
 /// Whether a product may be offered for sale, and the legal text to show with it.
-public struct Offer: Hashable, Sendable {
+public struct Offer: Hashable, Sendable, Codable {
     public var productId: String
     public var eligible: Bool
     /// Why not, when not eligible.
@@ -32,7 +32,7 @@ public struct Offer: Hashable, Sendable {
 }
 
 /// A currency's balance at the instant.
-public struct CurrencyBalance: Hashable, Sendable {
+public struct CurrencyBalance: Hashable, Sendable, Codable {
     public var currency: String
     public var balance: Int64
 }

@@ -54,15 +54,26 @@ struct JSONDocument {
         switch kind {
         case .object:
             var members: [JSONMember] = []
-            var seen: [String: Int] = [:]
+            // Small objects (most of a catalog) find repeated names by a scan; large ones by hashing.
+            var seen: [String: Int]?
             try reader.readObject { reader, key in
                 let name = key.string
                 let value = try readNode(&reader, duplicates: &duplicates)
-                if let first = seen[name] {
-                    duplicates.append(DuplicateKey(key: name, offset: key.offset, firstOffset: first))
+                var first: Int?
+                if let index = seen {
+                    first = index[name]
                 } else {
-                    seen[name] = key.offset
-                    members.append(JSONMember(key: name, keyOffset: key.offset, value: value))
+                    first = members.first { $0.key == name }?.keyOffset
+                }
+                if let first {
+                    duplicates.append(DuplicateKey(key: name, offset: key.offset, firstOffset: first))
+                    return
+                }
+                members.append(JSONMember(key: name, keyOffset: key.offset, value: value))
+                if seen != nil {
+                    seen![name] = key.offset
+                } else if members.count == 16 {
+                    seen = Dictionary(members.map { ($0.key, $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
                 }
             }
             return JSONNode(offset: offset, value: .object(members))

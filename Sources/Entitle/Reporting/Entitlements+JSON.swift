@@ -1,5 +1,6 @@
 extension Entitlements {
-    /// The result as one JSON object, the form `entitle check --format json` prints:
+    /// The result as one JSON object, the form `entitle check --format json` prints (and
+    /// `JSONEncoder` writes, see ``encode(to:)``):
     /// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`,
     /// listing every declared feature and currency and every product, instants in RFC 3339 UTC.
     public var json: String { jsonOutput.rendered() + "\n" }
@@ -15,7 +16,9 @@ extension Entitlements {
         }
         let balances = self.balances.map { ($0.currency, JSONOutput.integer($0.balance)) }
         let products = self.products.map { status in
-            (status.id, JSONOutput.object([("state", .string(status.state.rawValue)), ("until", instant(status.until))]))
+            (status.id, JSONOutput.object([
+                ("type", .string(status.type.rawValue)), ("state", .string(status.state.rawValue)), ("until", instant(status.until)),
+            ]))
         }
         let offers = self.offers.map { offer in
             var members: [(String, JSONOutput)] = [("eligible", .bool(offer.eligible))]

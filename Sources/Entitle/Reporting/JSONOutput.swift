@@ -14,50 +14,59 @@ package indirect enum JSONOutput: Equatable {
 
     /// Renders with two-space indentation; empty containers and scalar arrays stay on one line.
     package func rendered(indent: Int = 0) -> String {
-        var text = ""
-        render(into: &text, indent: indent)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        render(into: &bytes, indent: indent)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func render(into text: inout String, indent: Int) {
+    private static func indentation(_ count: Int, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
+    }
+
+    private func render(into bytes: inout [UInt8], indent: Int) {
         switch self {
         case .object(let members):
-            guard !members.isEmpty else { text += "{}"; return }
-            text += "{\n"
+            guard !members.isEmpty else { bytes += Array("{}".utf8); return }
+            bytes += Array("{\n".utf8)
             for (index, (key, value)) in members.enumerated() {
-                text += String(repeating: " ", count: indent + 2)
-                JSONOutput.appendString(key, to: &text)
-                text += ": "
-                value.render(into: &text, indent: indent + 2)
-                text += index == members.count - 1 ? "\n" : ",\n"
+                JSONOutput.indentation(indent + 2, into: &bytes)
+                JSONOutput.appendString(key, to: &bytes)
+                bytes += [UInt8(ascii: ":"), UInt8(ascii: " ")]
+                value.render(into: &bytes, indent: indent + 2)
+                if index < members.count - 1 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(UInt8(ascii: "\n"))
             }
-            text += String(repeating: " ", count: indent) + "}"
+            JSONOutput.indentation(indent, into: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
-            guard !elements.isEmpty else { text += "[]"; return }
+            guard !elements.isEmpty else { bytes += Array("[]".utf8); return }
             if elements.allSatisfy(\.isScalar) {
-                text += "["
+                bytes.append(UInt8(ascii: "["))
                 for (index, element) in elements.enumerated() {
-                    if index > 0 { text += ", " }
-                    element.render(into: &text, indent: indent)
+                    if index > 0 { bytes += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+                    element.render(into: &bytes, indent: indent)
                 }
-                text += "]"
+                bytes.append(UInt8(ascii: "]"))
                 return
             }
-            text += "[\n"
+            bytes += Array("[\n".utf8)
             for (index, element) in elements.enumerated() {
-                text += String(repeating: " ", count: indent + 2)
-                element.render(into: &text, indent: indent + 2)
-                text += index == elements.count - 1 ? "\n" : ",\n"
+                JSONOutput.indentation(indent + 2, into: &bytes)
+                element.render(into: &bytes, indent: indent + 2)
+                if index < elements.count - 1 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(UInt8(ascii: "\n"))
             }
-            text += String(repeating: " ", count: indent) + "]"
+            JSONOutput.indentation(indent, into: &bytes)
+            bytes.append(UInt8(ascii: "]"))
         case .string(let value):
-            JSONOutput.appendString(value, to: &text)
+            JSONOutput.appendString(value, to: &bytes)
         case .integer(let value):
-            text += String(value)
+            bytes += Array(String(value).utf8)
         case .bool(let value):
-            text += value ? "true" : "false"
+            bytes += Array((value ? "true" : "false").utf8)
         case .null:
-            text += "null"
+            bytes += Array("null".utf8)
         }
     }
 
@@ -68,21 +77,29 @@ package indirect enum JSONOutput: Equatable {
         }
     }
 
-    static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    /// Appends a JSON string literal, escaping quotes, backslashes and control characters, and
+    /// copying runs of other bytes at once.
+    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+                case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }

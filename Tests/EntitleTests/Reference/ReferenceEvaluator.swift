@@ -40,7 +40,7 @@ enum ReferenceEvaluator {
 
     static func evaluate(_ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant) -> ReferenceResult {
         let at = instant.millisecondsSince1970
-        let products = catalog.products
+        let products = catalog.compiledProducts
         var warnings: [EvaluationWarning] = []
 
         // 1. Deduplicate the app's transactions, resolving each product once.

@@ -1,0 +1,89 @@
+/// A product as its catalog defines it: what a paywall shows and what a service checks before
+/// selling. Read-only, from ``CompiledCatalog/products``.
+public struct CatalogProduct: Hashable, Sendable, Codable {
+    /// The App Store product id.
+    public let id: String
+    /// The display name.
+    public let name: String
+    public let type: ProductType
+    /// The ids of the features it grants, in catalog order.
+    public let grants: [String]
+    /// The App Store price tier, when the catalog gives one (0 is free).
+    public let priceTier: Int?
+    /// The subscription group of an auto-renewable subscription.
+    public let group: String?
+    /// How long it lasts: a non-renewing subscription's duration, an auto-renewable's period or
+    /// a trial's length when the catalog gives one.
+    public let duration: ISODuration?
+    /// An auto-renewable subscription's introductory offer.
+    public let introOffer: IntroOffer?
+    /// The legal text to show with it: its own or its type's default.
+    public let legal: String?
+    /// `false` for a retired product: honored, never offered.
+    public let available: Bool
+    public let familyShareable: Bool
+    /// For a free "N-day Trial": the paid product it is a trial of, and its days.
+    public let trialOf: String?
+    public let trialDays: Int?
+    /// For upgrade pricing: the full-price product it stands in for and what qualifies.
+    public let upgrade: Upgrade?
+    /// For a consumable: currency id to amount credited per unit, in catalog order.
+    public let credits: [Credit]
+
+    /// An introductory offer: how it is paid and for how long.
+    public struct IntroOffer: Hashable, Sendable, Codable {
+        public let mode: IntroOfferMode
+        public let duration: ISODuration
+    }
+
+    /// Upgrade pricing: the product it replaces and the purchase in another app it requires.
+    public struct Upgrade: Hashable, Sendable, Codable {
+        public let replaces: String
+        public let requiresApp: String
+        /// The other app's qualifying products; `nil` when any receipt of that app qualifies.
+        public let anyOf: [String]?
+    }
+
+    /// What one unit of a consumable credits.
+    public struct Credit: Hashable, Sendable, Codable {
+        public let currency: String
+        public let amount: Int64
+    }
+}
+
+/// A declared feature: its id, the product manager's description, and what grants it.
+public struct CatalogFeature: Hashable, Sendable, Codable {
+    public let id: String
+    public let description: String
+    /// The ids of the products that grant it, in catalog order.
+    public let grantedBy: [String]
+}
+
+/// A declared currency: its id, description, and the consumables that credit it.
+public struct CatalogCurrency: Hashable, Sendable, Codable {
+    public let id: String
+    public let description: String
+    /// The ids of the consumables that credit it, in catalog order.
+    public let creditedBy: [String]
+}
+
+extension ISODuration: Codable {
+    /// Decodes the ISO 8601 text, such as `"P1M"`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let duration = ISODuration(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "`\(text)` is not an ISO 8601 duration")
+        }
+        self = duration
+    }
+
+    /// Encodes the canonical text, such as `"P1M"`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension IntroOfferMode: Codable {}
+extension ProductType: Codable {}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import Entitle
+
+/// What a service builds on: results it can embed in its responses, and what a paywall needs.
+@Suite("Library API")
+struct LibraryAPITests {
+    static func results() throws -> [Entitlements] {
+        let portfolio = Fixtures.examples
+        let trial = try ReceiptDecoder.decode(try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams-trial.json")))
+        let owner = try ReceiptDecoder.decode(try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams6-owner.json")))
+        return try ["2026-01-01T10:00:00Z", "2026-01-15T09:00:00Z", "2026-02-12T00:00:00Z"].map { at in
+            try portfolio.evaluate(app: "com.example.diagrams", receipts: [trial, owner], at: Fixtures.instant(at))
+        }
+    }
+
+    static func object(_ data: Data) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
+    }
+
+    @Test("a result encodes with JSONEncoder to exactly what check --format json prints")
+    func encodesLikeCheck() throws {
+        for result in try Self.results() {
+            let encoded = try JSONEncoder().encode(result)
+            #expect(try Self.object(encoded) == (try Self.object(Data(result.json.utf8))))
+        }
+    }
+
+    @Test("a result decodes back and answers the same, listed by id")
+    func decodes() throws {
+        for result in try Self.results() {
+            let decoded = try JSONDecoder().decode(Entitlements.self, from: Data(result.json.utf8))
+            #expect(decoded.app == result.app && decoded.at == result.at && decoded.reevaluateAt == result.reevaluateAt)
+            #expect(decoded.features == result.features.sorted { $0.id < $1.id })
+            #expect(decoded.balances == result.balances.sorted { $0.currency < $1.currency })
+            #expect(decoded.offers == result.offers.sorted { $0.productId < $1.productId })
+            #expect(decoded.products == result.products.sorted { $0.id < $1.id })
+            for id in result.catalog.featureIds {
+                #expect(decoded.isEnabled(id) == result.isEnabled(id))
+                #expect(decoded.feature(id) == result.feature(id))
+                #expect(decoded.coverage(of: id)?.until == result.coverage(of: id)?.until)
+            }
+            for id in result.catalog.productIds {
+                #expect(decoded.offer(for: id) == result.offer(for: id))
+                #expect(decoded.product(id) == result.product(id))
+            }
+            #expect(decoded.balance(of: "stencils") == result.balance(of: "stencils"))
+            #expect(decoded.warnings.map(\.code) == result.warnings.map(\.code))
+            #expect(try Self.object(try JSONEncoder().encode(decoded)) == (try Self.object(Data(result.json.utf8))),
+                    "encoding again gives the same JSON")
+        }
+    }
+
+    @Test("a service embeds results and values in its own Codable types")
+    func embeds() throws {
+        struct Response: Codable {
+            var customer: String
+            var entitlements: Entitlements
+            var checkedAt: Instant
+        }
+        let result = try #require(try Self.results().last)
+        let data = try JSONEncoder().encode(Response(customer: "c-1", entitlements: result, checkedAt: result.at))
+        let back = try JSONDecoder().decode(Response.self, from: data)
+        #expect(back.customer == "c-1" && back.checkedAt == result.at)
+        #expect(back.entitlements.enabledFeatures == result.enabledFeatures)
+        #expect(String(decoding: try JSONEncoder().encode(result.at), as: UTF8.self) == "\"2026-02-12T00:00:00Z\"")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Instant.self, from: Data("\"2026-02-30T00:00:00Z\"".utf8)) }
+    }
+
+    @Test("a compiled catalog shows a paywall everything about its products, features and currencies")
+    func paywall() throws {
+        let catalog = Fixtures.diagrams
+        #expect(catalog.products.map(\.id) == catalog.productIds)
+        let monthly = try #require(catalog.product("com.example.diagrams.sync.monthly"))
+        #expect(monthly.type == .autoRenewableSubscription && monthly.group == "sync" && monthly.duration == ISODuration("P1M"))
+        #expect(monthly.introOffer == CatalogProduct.IntroOffer(mode: .freeTrial, duration: ISODuration("P1W")!))
+        #expect(monthly.legal?.hasPrefix("Renews automatically") == true)
+        #expect(monthly.grants == ["cloud.sync"])
+        let trial = try #require(catalog.product("com.example.diagrams.trial"))
+        #expect(trial.trialOf == "com.example.diagrams.pro" && trial.trialDays == 14 && trial.priceTier == 0)
+        let upgrade = try #require(catalog.product("com.example.diagrams.pro.upgrade"))
+        #expect(upgrade.upgrade == CatalogProduct.Upgrade(replaces: "com.example.diagrams.pro", requiresApp: "com.example.diagrams6",
+                                                          anyOf: ["com.example.diagrams6.pro"]))
+        let stencils = try #require(catalog.product("com.example.diagrams.stencils.10"))
+        #expect(stencils.credits == [CatalogProduct.Credit(currency: "stencils", amount: 10)])
+        let pro = try #require(catalog.features.first { $0.id == "pro" })
+        #expect(pro.description == "All drawing tools")
+        #expect(pro.grantedBy.contains("com.example.diagrams.daypass"))
+        #expect(catalog.currencies.map(\.creditedBy) == [["com.example.diagrams.stencils.10"]])
+        // Values a service sends to its own apps.
+        let data = try JSONEncoder().encode(catalog.products)
+        #expect(try JSONDecoder().decode([CatalogProduct].self, from: data) == catalog.products)
+    }
+}
