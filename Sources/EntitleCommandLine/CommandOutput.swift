@@ -5,9 +5,12 @@ import Foundation
 public struct CommandOutput: Sendable, Equatable {
     /// 0 done, 1 invalid catalog or receipt, 2 misuse.
     public var exitCode: Int32
+    /// What to print on standard output.
     public var standardOutput: String
+    /// What to print on standard error.
     public var standardError: String
 
+    /// Creates an outcome.
     public init(exitCode: Int32 = 0, standardOutput: String = "", standardError: String = "") {
         self.exitCode = exitCode
         self.standardOutput = standardOutput
@@ -26,6 +29,7 @@ public struct CommandEnvironment: Sendable {
     /// The current instant, used only when `--at` is not given.
     public var now: @Sendable () -> Instant
 
+    /// Creates an environment from a reader of standard input and a clock.
     public init(readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant) {
         self.readStandardInput = readStandardInput
         self.now = now

@@ -58,7 +58,7 @@ struct DifferentialTests {
         #expect(states == Set(ProductState.allCases), "states reached: \(states)")
         #expect(reasons == Set(OfferReason.allCases), "offer reasons reached: \(reasons)")
         let expectedWarnings: Set<String> = ["unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
-                                             "conflicting-consumption", "unknown-currency", "negative-balance"]
+                                             "conflicting-consumption", "unknown-currency", "negative-balance", "orphan-renewal"]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0)
     }

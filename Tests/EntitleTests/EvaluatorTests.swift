@@ -212,6 +212,17 @@ struct EvaluatorTests {
         #expect(result.product(Diagrams.sync)?.state == .revoked)
     }
 
+    @Test("a renewal entry with no transaction of its chain is warned about, once per chain")
+    func orphanRenewal() {
+        let result = Diagrams.evaluate(
+            [T.transaction(Diagrams.sync, "1", "2026-01-01T00:00:00Z", expires: "2026-02-01T00:00:00Z")],
+            renewals: [Renewal(originalTransactionId: "1", willRenew: true), Renewal(originalTransactionId: "7", willRenew: true),
+                       Renewal(originalTransactionId: "7", gracePeriodExpiresDate: T.instant("2026-03-01T00:00:00Z"))],
+            at: "2026-01-15T00:00:00Z")
+        #expect(result.warnings.map(\.message) == [
+            "renewal entry for chain `7` has no transaction of that chain in the receipts and is ignored"])
+    }
+
     @Test("an upgraded transaction credits nothing either")
     func upgradedCreditsNothing() {
         let upgraded = [T.transaction(Diagrams.stencils, "1", "2026-01-01T00:00:00Z", upgraded: true),

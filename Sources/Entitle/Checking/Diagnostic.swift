@@ -17,16 +17,20 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         case note
     }
 
+    /// Whether the input is rejected (`error`) or accepted (`warning`, `note`).
     public var severity: Severity
+    /// A stable identifier of the kind of problem, for tools and tests.
     public var code: DiagnosticCode
     /// Lowercase, no trailing period, user input in backticks.
     public var message: String
+    /// Where the problem is; `nil` for problems of no one file (no catalogs given).
     public var location: SourceLocation?
     /// The JSON path of the value concerned, such as `products[3].grants[1]`; empty for the root.
     public var path: String
     /// Extra advice, printed on its own `help:` line.
     public var help: String?
 
+    /// Creates a diagnostic.
     public init(
         severity: Severity, code: DiagnosticCode, message: String,
         location: SourceLocation? = nil, path: String = "", help: String? = nil
@@ -39,6 +43,7 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         self.help = help
     }
 
+    /// Whether the diagnostic rejects the input.
     public var isError: Bool { severity == .error }
 
     /// `file:line:column: severity: path: message`, then `  help: ...` when there is help.
@@ -62,37 +67,65 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public var description: String { rawValue }
 
     // Reading
+    /// A file that is missing, a directory, or cannot be read.
     public static let unreadableFile = Self(rawValue: "unreadable-file")
+    /// Text that is not JSON (or a binary format entitle cannot read).
     public static let malformedJSON = Self(rawValue: "malformed-json")
+    /// A receipt, or Apple data, where a catalog was expected.
     public static let notACatalog = Self(rawValue: "not-a-catalog")
+    /// A member name repeated in one JSON object.
     public static let duplicateKey = Self(rawValue: "duplicate-key")
     // Shape
+    /// A member name the catalog or receipt language does not have.
     public static let unknownKey = Self(rawValue: "unknown-key")
+    /// A member that belongs to another product type.
     public static let keyNotAllowed = Self(rawValue: "key-not-allowed")
+    /// A required member that is missing.
     public static let missingKey = Self(rawValue: "missing-key")
+    /// A value of the wrong JSON type.
     public static let wrongType = Self(rawValue: "wrong-type")
+    /// A string that is not one of the allowed values.
     public static let badEnumValue = Self(rawValue: "bad-enum-value")
+    /// A value of the right type that is not allowed (empty, negative, not an id).
     public static let badValue = Self(rawValue: "bad-value")
+    /// A duration that is not ISO 8601, zero, or longer than `P100Y`.
     public static let badDuration = Self(rawValue: "bad-duration")
+    /// An instant that is not RFC 3339 within years 0001-9999.
     public static let badInstant = Self(rawValue: "bad-instant")
+    /// A value or a count past one of entitle's limits (README: Limits).
     public static let limitExceeded = Self(rawValue: "limit-exceeded")
     // References
+    /// A product id defined twice in one catalog.
     public static let duplicateProduct = Self(rawValue: "duplicate-product")
+    /// Two catalogs for one app in a portfolio.
     public static let duplicateApp = Self(rawValue: "duplicate-app")
+    /// A grant of a feature the catalog does not declare.
     public static let undeclaredFeature = Self(rawValue: "undeclared-feature")
+    /// A credit in a currency the catalog does not declare.
     public static let undeclaredCurrency = Self(rawValue: "undeclared-currency")
+    /// A feature granted twice by one product.
     public static let duplicateGrant = Self(rawValue: "duplicate-grant")
+    /// A reference to a product that is not defined.
     public static let unknownProduct = Self(rawValue: "unknown-product")
+    /// An app that has no catalog where one was looked for.
     public static let unknownApp = Self(rawValue: "unknown-app")
     // Rules
+    /// A broken rule of free trials.
     public static let trialRule = Self(rawValue: "trial-rule")
+    /// A broken rule of upgrade pricing.
     public static let upgradeRule = Self(rawValue: "upgrade-rule")
+    /// A subscription without legal text.
     public static let missingLegal = Self(rawValue: "missing-legal")
     // Warnings
+    /// A declared feature no product grants (a warning).
     public static let unusedFeature = Self(rawValue: "unused-feature")
+    /// A declared currency no product credits (a warning).
     public static let unusedCurrency = Self(rawValue: "unused-currency")
+    /// A product that grants and credits nothing (a warning).
     public static let grantsNothing = Self(rawValue: "grants-nothing")
+    /// A free "N-day Trial" without `trialOf`, which never expires (a warning).
     public static let looksLikeTrial = Self(rawValue: "looks-like-trial")
     // Receipts
+    /// One consumption id with two different contents in one receipt.
     public static let conflictingConsumption = Self(rawValue: "conflicting-consumption")
 }

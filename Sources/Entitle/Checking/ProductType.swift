@@ -27,7 +27,10 @@ public enum ProductType: String, CaseIterable, Hashable, Sendable {
 
 /// How an auto-renewable subscription's introductory offer is paid.
 public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
+    /// Free for the offer's duration.
     case freeTrial = "free-trial"
+    /// A reduced price each period of the offer.
     case payAsYouGo = "pay-as-you-go"
+    /// A reduced price paid once for the offer's duration.
     case payUpFront = "pay-up-front"
 }

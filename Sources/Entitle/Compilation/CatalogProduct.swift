@@ -5,6 +5,7 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let id: String
     /// The display name.
     public let name: String
+    /// The App Store product type.
     public let type: ProductType
     /// The ids of the features it grants, in catalog order.
     public let grants: [String]
@@ -21,9 +22,11 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let legal: String?
     /// `false` for a retired product: honored, never offered.
     public let available: Bool
+    /// Whether family members get it through Family Sharing.
     public let familyShareable: Bool
     /// For a free "N-day Trial": the paid product it is a trial of, and its days.
     public let trialOf: String?
+    /// A trial's length in days, from its name "N-day Trial".
     public let trialDays: Int?
     /// For upgrade pricing: the full-price product it stands in for and what qualifies.
     public let upgrade: Upgrade?
@@ -32,13 +35,17 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
 
     /// An introductory offer: how it is paid and for how long.
     public struct IntroOffer: Hashable, Sendable, Codable {
+        /// How the offer is paid.
         public let mode: IntroOfferMode
+        /// How long the offer lasts.
         public let duration: ISODuration
     }
 
     /// Upgrade pricing: the product it replaces and the purchase in another app it requires.
     public struct Upgrade: Hashable, Sendable, Codable {
+        /// The full-price product the upgrade stands in for.
         public let replaces: String
+        /// The other app whose receipt qualifies.
         public let requiresApp: String
         /// The other app's qualifying products; `nil` when any receipt of that app qualifies.
         public let anyOf: [String]?
@@ -46,14 +53,18 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
 
     /// What one unit of a consumable credits.
     public struct Credit: Hashable, Sendable, Codable {
+        /// The currency credited.
         public let currency: String
+        /// The amount per unit bought.
         public let amount: Int64
     }
 }
 
 /// A declared feature: its id, the product manager's description, and what grants it.
 public struct CatalogFeature: Hashable, Sendable, Codable {
+    /// The feature id apps ask for.
     public let id: String
+    /// The product manager's description of the feature.
     public let description: String
     /// The ids of the products that grant it, in catalog order.
     public let grantedBy: [String]
@@ -61,7 +72,9 @@ public struct CatalogFeature: Hashable, Sendable, Codable {
 
 /// A declared currency: its id, description, and the consumables that credit it.
 public struct CatalogCurrency: Hashable, Sendable, Codable {
+    /// The currency id.
     public let id: String
+    /// The product manager's description of the currency.
     public let description: String
     /// The ids of the consumables that credit it, in catalog order.
     public let creditedBy: [String]

@@ -74,9 +74,12 @@ public struct Portfolio: Sendable {
 
 /// A catalog's name (for diagnostics) and JSON bytes.
 public struct CatalogSource: Sendable {
+    /// The name diagnostics use for the catalog, usually its path.
     public var name: String
+    /// The catalog's JSON bytes.
     public var data: Data
 
+    /// Creates a source from a name and JSON bytes.
     public init(name: String, data: Data) {
         self.name = name
         self.data = data

@@ -3,6 +3,7 @@
 /// Warnings carry their facts; the message is only built when read, so evaluation does no string
 /// work for them.
 public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
+    /// The kinds of warning, each carrying the ids it concerns.
     public enum Kind: Hashable, Sendable {
         /// Transactions for a product the catalog does not define; they grant nothing.
         case unknownProduct(productId: String, count: Int)
@@ -21,10 +22,13 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         /// Credits or consumptions summed past what a balance can hold (±9,223,372,036,854,775,807);
         /// the balance stopped at that limit and is not exact.
         case balanceOutOfRange(currency: String, balance: Int64)
+        /// A renewal entry whose chain has no transaction in the app's receipts; it is ignored.
+        case orphanRenewal(originalTransactionId: String)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
 
+    /// What was found, with its facts.
     public var kind: Kind
 
     /// A stable code for the kind of warning.
@@ -38,10 +42,12 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .unknownCurrency: "unknown-currency"
         case .negativeBalance: "negative-balance"
         case .balanceOutOfRange: "balance-out-of-range"
+        case .orphanRenewal: "orphan-renewal"
         case .reported(let code, _): code
         }
     }
 
+    /// The warning in words, as `entitle check` prints it.
     public var message: String {
         switch kind {
         case .unknownProduct(let product, let count):
@@ -60,6 +66,8 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
         case .reported(_, let message):
             message
+        case .orphanRenewal(let chain):
+            "renewal entry for chain `\(chain)` has no transaction of that chain in the receipts and is ignored"
         case .balanceOutOfRange(let currency, let balance):
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         }

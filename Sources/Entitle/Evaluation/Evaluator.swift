@@ -85,6 +85,7 @@ enum Evaluator {
         if !unknown.isEmpty { warnings += unknownProductWarnings(unknown, receipts: receipts) }
 
         // 3. Grace periods, attached to the product holding each chain's latest expiry.
+        warnings += orphanRenewals(receipts, own: own)
         var grace = gracePeriods(catalog, receipts: receipts, own: own, entries: entries, at: at)
         if grace.count > 1 { grace.sort { $0.product < $1.product } }
         var graceCursor = 0
@@ -251,6 +252,33 @@ enum Evaluator {
             counts[id, default: 0] += 1
         }
         return order.map { EvaluationWarning(kind: .unknownProduct(productId: $0, count: counts[$0]!)) }
+    }
+
+    /// A warning for each chain that renewal entries name but no transaction of the app's receipts
+    /// belongs to (a renewal-info file without its transactions, or a typo in an id).
+    private static func orphanRenewals(_ receipts: [ParsedReceipt], own: [Int]) -> [EvaluationWarning] {
+        guard own.contains(where: { !receipts[$0].renewals.isEmpty }) else { return [] }
+        var items: [(receipt: Int32, range: TextRange)] = []
+        for receiptIndex in own {
+            for record in receipts[receiptIndex].transactions { items.append((Int32(receiptIndex), record.chainId)) }
+        }
+        let transactionItems = items.count
+        for receiptIndex in own {
+            for renewal in receipts[receiptIndex].renewals { items.append((Int32(receiptIndex), renewal.originalTransactionId)) }
+        }
+        let first = DuplicateFinder.firstOccurrences(
+            count: items.count,
+            hash: { receipts[Int(items[$0].receipt)].hash(items[$0].range) },
+            equal: { a, b in receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range) },
+            precedes: { a, b in
+                receipts[Int(items[a].receipt)].lexicographicallyPrecedes(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
+            })
+        var warnings: [EvaluationWarning] = []
+        for item in transactionItems..<items.count where Int(first[item]) == item {
+            warnings.append(EvaluationWarning(kind: .orphanRenewal(
+                originalTransactionId: receipts[Int(items[item].receipt)].text(items[item].range)!)))
+        }
+        return warnings
     }
 
     /// Grace spans `[latest expiry, grace end)` per chain with a renewal that has a grace period.

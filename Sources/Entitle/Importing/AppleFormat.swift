@@ -13,7 +13,9 @@ public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
 ///
 /// Nothing in it is verified: see ``AppleImport``.
 public struct ImportedReceipt: Sendable {
+    /// The normalized receipt.
     public var receipt: Receipt
+    /// The format the data was read as.
     public var format: AppleFormat
     /// Values that were kept raw or skipped, each with where it was.
     public var warnings: [ImportWarning]
@@ -23,6 +25,7 @@ public struct ImportedReceipt: Sendable {
 public struct ImportWarning: Hashable, Sendable, CustomStringConvertible {
     /// Where the value was, such as `latest_receipt_info[3].in_app_ownership_type`.
     public var path: String
+    /// What was kept raw or skipped, in words.
     public var message: String
 
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }

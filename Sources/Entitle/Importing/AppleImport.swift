@@ -12,7 +12,9 @@ public enum AppleImport {
 
     /// What a receipt file holds.
     public enum Source: Equatable, Sendable {
+        /// A normalized receipt (JSON with `app`).
         case normalized
+        /// One of Apple's formats.
         case apple(AppleFormat)
     }
 

@@ -3,8 +3,11 @@
 public struct Receipt: Hashable, Sendable {
     /// The bundle id of the app the receipt belongs to.
     public var app: String
+    /// Purchases, renewals and restores; copies of one transaction count once.
     public var transactions: [Transaction]
+    /// What the App Store says about each subscription chain's next renewal.
     public var renewals: [Renewal]
+    /// Credits a backend recorded as spent, deduplicated by id.
     public var consumptions: [Consumption]
     /// Where the data came from: `production`, `sandbox`, `xcode` or `local-testing` (or Apple's raw
     /// value when it is none of these); `nil` when unknown.
@@ -12,6 +15,7 @@ public struct Receipt: Hashable, Sendable {
     /// The app version the customer first bought or downloaded, when the source says.
     public var originalApplicationVersion: String?
 
+    /// Creates a receipt.
     public init(
         app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
         environment: String? = nil, originalApplicationVersion: String? = nil
@@ -29,25 +33,35 @@ public struct Receipt: Hashable, Sendable {
 public struct Transaction: Hashable, Sendable {
     /// Whether the customer bought it or it is shared with them through Family Sharing.
     public enum Ownership: String, Hashable, Sendable, CaseIterable {
+        /// Bought by the customer.
         case purchased
+        /// Shared with the customer by a family member.
         case familyShared = "family-shared"
     }
 
+    /// The App Store product id.
     public var productId: String
+    /// Unique per purchase; copies of one purchase in several receipts share it.
     public var transactionId: String
     /// The first transaction of a subscription chain or restore; `nil` when the source has none.
     public var originalTransactionId: String?
+    /// When it was bought, renewed or restored.
     public var purchaseDate: Instant
+    /// When the original purchase of a restore or renewal chain was made.
     public var originalPurchaseDate: Instant?
     /// The end of the period an auto-renewable subscription transaction pays for.
     public var expiresDate: Instant?
     /// When Apple refunded or revoked the transaction.
     public var cancellationDate: Instant?
+    /// How many units were bought (consumables, passes), 1 to 1,000.
     public var quantity: Int
+    /// Bought in an auto-renewable subscription's free trial.
     public var isTrialPeriod: Bool
+    /// Bought at an introductory price.
     public var isIntroOfferPeriod: Bool
     /// The customer upgraded to another subscription in the group; this transaction grants nothing.
     public var isUpgraded: Bool
+    /// Whether the customer bought it or it is shared through Family Sharing.
     public var ownership: Ownership
     /// The kind of offer the purchase used, when Apple says (carried along; evaluation reads the
     /// intro flags).
@@ -57,6 +71,7 @@ public struct Transaction: Hashable, Sendable {
     /// Why Apple refunded or revoked it, when it says.
     public var revocationReason: RevocationReason?
 
+    /// Creates a transaction.
     public init(
         productId: String, transactionId: String, originalTransactionId: String? = nil,
         purchaseDate: Instant, originalPurchaseDate: Instant? = nil, expiresDate: Instant? = nil,
@@ -83,9 +98,13 @@ public struct Transaction: Hashable, Sendable {
 
     /// The kinds of offer Apple reports (`offerType` 1 to 4).
     public enum OfferType: String, Hashable, Sendable, CaseIterable {
+        /// An introductory offer (free trial or reduced price for new subscribers).
         case introductory
+        /// A promotional offer the app presented.
         case promotional
+        /// An offer code the customer redeemed.
         case offerCode = "offer-code"
+        /// A win-back offer for a lapsed subscriber.
         case winBack = "win-back"
     }
 
@@ -100,14 +119,18 @@ public struct Transaction: Hashable, Sendable {
 
 /// What the App Store says will happen to an auto-renewable subscription chain next.
 public struct Renewal: Hashable, Sendable {
+    /// The product the chain is on, when the source says.
     public var productId: String?
     /// The chain this information is about.
     public var originalTransactionId: String
+    /// Whether the subscription is set to renew; `nil` when unknown.
     public var willRenew: Bool?
+    /// Whether Apple is retrying a failed payment; `nil` when unknown.
     public var isInBillingRetry: Bool?
     /// While billing is retried, access continues until this instant.
     public var gracePeriodExpiresDate: Instant?
 
+    /// Creates a renewal entry.
     public init(
         productId: String? = nil, originalTransactionId: String, willRenew: Bool? = nil,
         isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil
@@ -124,10 +147,14 @@ public struct Renewal: Hashable, Sendable {
 public struct Consumption: Hashable, Sendable {
     /// Unique per consumption; the same id seen twice counts once.
     public var id: String
+    /// The currency spent.
     public var currency: String
+    /// How much was spent, at least 1.
     public var amount: Int64
+    /// When it was spent; it counts at that instant and after.
     public var date: Instant
 
+    /// Creates a consumption.
     public init(id: String, currency: String, amount: Int64, date: Instant) {
         self.id = id
         self.currency = currency

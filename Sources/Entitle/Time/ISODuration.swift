@@ -5,8 +5,20 @@
 public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     // Set only by the parser and `init(days:)`, which keep every part within
     // ±`componentLimit`: all arithmetic on them stays far from overflow.
-    public internal(set) var years = 0, months = 0, weeks = 0, days = 0
-    public internal(set) var hours = 0, minutes = 0, seconds = 0
+    /// Calendar years of twelve months.
+    public internal(set) var years = 0
+    /// Calendar months.
+    public internal(set) var months = 0
+    /// Weeks of seven days.
+    public internal(set) var weeks = 0
+    /// Days.
+    public internal(set) var days = 0
+    /// Hours.
+    public internal(set) var hours = 0
+    /// Minutes.
+    public internal(set) var minutes = 0
+    /// Seconds.
+    public internal(set) var seconds = 0
 
     /// Components above this bound are not parsed, which keeps all arithmetic far from overflow.
     static let componentLimit = 1_000_000

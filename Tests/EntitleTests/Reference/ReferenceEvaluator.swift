@@ -157,7 +157,18 @@ enum ReferenceEvaluator {
             }
         }
 
-        // 4. Grace periods extend a subscription chain from its latest expiry.
+        // 4. Renewal entries whose chain has no transaction are warned about, once per chain.
+        let chains = Set(receipts.filter { $0.app == catalog.app }.flatMap(\.transactions).map { $0.originalTransactionId ?? $0.transactionId })
+        var orphans: Set<String> = []
+        for receipt in receipts where receipt.app == catalog.app {
+            for renewal in receipt.renewals where !chains.contains(renewal.originalTransactionId) {
+                if orphans.insert(renewal.originalTransactionId).inserted {
+                    warnings.append(EvaluationWarning(kind: .orphanRenewal(originalTransactionId: renewal.originalTransactionId)))
+                }
+            }
+        }
+
+        // 5. Grace periods extend a subscription chain from its latest expiry.
         for receipt in receipts where receipt.app == catalog.app {
             for renewal in receipt.renewals {
                 guard let grace = renewal.gracePeriodExpiresDate?.millisecondsSince1970 else { continue }
@@ -180,7 +191,7 @@ enum ReferenceEvaluator {
             }
         }
 
-        // 5. Product states.
+        // 6. Product states.
         var states = [ProductState](repeating: .notPurchased, count: products.count)
         var productUntil = [Int64](repeating: CoverageSpan.never, count: products.count)
         for index in products.indices {
@@ -198,7 +209,7 @@ enum ReferenceEvaluator {
             facts[index].spans = spans
         }
 
-        // 6. Features, and when the answer next changes.
+        // 7. Features, and when the answer next changes.
         var enabled = [Bool](repeating: false, count: catalog.featureIds.count)
         var featureUntil = [Int64](repeating: CoverageSpan.never, count: catalog.featureIds.count)
         var reevaluate = Int64.max
@@ -216,7 +227,7 @@ enum ReferenceEvaluator {
             }
         }
 
-        // 7. Consumptions, deduplicated by id across the app's receipts.
+        // 8. Consumptions, deduplicated by id across the app's receipts.
         var consumed: [String: Consumption] = [:]
         for receipt in receipts where receipt.app == catalog.app {
             for consumption in receipt.consumptions {
@@ -240,14 +251,14 @@ enum ReferenceEvaluator {
             warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
 
-        // 8. Upgrade requirements, met by other apps' receipts.
+        // 9. Upgrade requirements, met by other apps' receipts.
         var prerequisiteMet = FeatureSet(capacity: products.count)
         for (index, product) in products.enumerated() {
             guard case .upgrade(_, let requirement) = product.role else { continue }
             if meets(requirement, receipts: receipts, at: at) { prerequisiteMet.insert(index) }
         }
 
-        // 9. The views, keyed by id.
+        // 10. The views, keyed by id.
         func instantOrNil(_ value: Int64) -> Instant? { value == CoverageSpan.never ? nil : Instant(millisecondsSince1970: value) }
         var result = ReferenceResult()
         for (index, id) in catalog.featureIds.enumerated() {
