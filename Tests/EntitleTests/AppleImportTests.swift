@@ -342,7 +342,7 @@ struct AppleImportTests {
         ("storekit2/apple-app-store-server-library-swift/models/getAllSubscriptionStatusesResponse.json", "com.example", 7),
         ("storekit2/apple-app-store-server-library-swift/models/signedNotification.json", "com.example", 3),
         ("storekit2/apple-app-store-server-library-swift/models/appTransaction.json", "com.example", 0),
-        ("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-app-transaction", "com.example.naturelab.backyardbirds.example", 0),
+        ("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-app-transaction", "com.example.naturelab.backyardbirds.example", 1),
         ("storekit2/real-apple-signed/imdhemy-appstore-iap/test-notification-signed-payload.json", "com.Abilities", 1),
         ("storekit2/apple-app-store-server-library-swift/mock_signed_data/testNotification", "com.example", 1),
         ("storekit2/apple-app-store-server-library-swift/mock_signed_data/transactionInfo", "com.example", 1),

@@ -128,4 +128,6 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     // Receipts
     /// One consumption id with two different contents in one receipt.
     public static let conflictingConsumption = Self(rawValue: "conflicting-consumption")
+    /// One grant id with two different contents in one receipt.
+    public static let conflictingGrant = Self(rawValue: "conflicting-grant")
 }

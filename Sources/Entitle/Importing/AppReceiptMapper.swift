@@ -62,6 +62,15 @@ enum AppReceiptMapper {
                 sawBundle = true
             case 19:
                 receipt.originalApplicationVersion = try BERReader.text(try single(value))
+            case 18:
+                let text = try BERReader.text(try single(value))
+                if !text.isEmpty {
+                    var copy = text
+                    guard let date = copy.withUTF8({ Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }) else {
+                        throw BERReader.Failure(offset: offset, message: "original purchase date `\(text)` is not a date")
+                    }
+                    receipt.originalPurchaseDate = date
+                }
             case 17:
                 let set = try single(value)
                 guard set.tag == 0x31 else { throw BERReader.Failure(offset: offset, message: "an in-app purchase receipt is not a SET") }

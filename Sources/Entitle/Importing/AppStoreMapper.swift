@@ -41,7 +41,14 @@ struct AppStoreMapper {
     ]
     static let renewalFields: Set<String> = [
         "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
+        "signedDate", "autoRenewProductId", "expirationIntent",
     ]
+    /// `Date.distantPast` in milliseconds, the placeholder Xcode writes.
+    static let distantPast: Int64 = -62_135_769_600_000
+    /// The receipt-level `originalPurchaseDate` (from an app transaction).
+    var originalPurchaseDate: Instant?
+    /// The `signedDate` of the notification being read, for renewal info that has none.
+    private var notificationSignedDate: Instant?
 
     /// Whether a parsed JSON value looks like App Store data.
     static func recognizes(_ root: JSONNode) -> Bool {
@@ -90,6 +97,15 @@ struct AppStoreMapper {
         }
         if node["appTransactionId"] != nil || node["originalApplicationVersion"] != nil {
             originalApplicationVersion = node["originalApplicationVersion"]?.lenientString
+            if let value = node["originalPurchaseDate"], !value.isNull {
+                // Xcode signs app transactions with `Date.distantPast` (0000-12-30) for "unknown".
+                if value.milliseconds == Self.distantPast {
+                    warnings.append(ImportWarning(path: join("originalPurchaseDate"),
+                                                  message: "Xcode's placeholder date (0000-12-30, `Date.distantPast`) read as absent"))
+                } else {
+                    originalPurchaseDate = try value.instant(key: "originalPurchaseDate", path: join("originalPurchaseDate"))
+                }
+            }
             if let raw = node["receiptType"]?.lenientString, environment == nil {
                 environment = AppleEnvironment.normalize(raw, path: join("receiptType"), warnings: &warnings)
             }
@@ -97,6 +113,12 @@ struct AppStoreMapper {
         }
         // Signed data always has some of these; an object with only them carries no purchase.
         var recognized = node["bundleId"] != nil || node["signedDate"] != nil || node["environment"] != nil
+        // A notification's signing date stands in for renewal info without one of its own.
+        let outerSignedDate = notificationSignedDate
+        if node["notificationType"] != nil, let value = node["signedDate"], !value.isNull {
+            notificationSignedDate = try value.instant(key: "signedDate", path: join("signedDate"))
+        }
+        defer { notificationSignedDate = outerSignedDate }
         for key in ["signedPayload", "signedTransactionInfo", "signedRenewalInfo"] {
             if let value = node[key] {
                 recognized = true
@@ -243,10 +265,16 @@ struct AppStoreMapper {
             grace = try value.instant(key: "gracePeriodExpiresDate", path: path.isEmpty ? "gracePeriodExpiresDate" : path + ".gracePeriodExpiresDate")
         }
         noteDropped(node, known: Self.renewalFields)
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        var signed = notificationSignedDate
+        if let value = node["signedDate"], !value.isNull { signed = try value.instant(key: "signedDate", path: join("signedDate")) }
+        let product = node["productId"]?.lenientString
+        let renewsTo = node["autoRenewProductId"]?.lenientString.flatMap { $0.isEmpty || $0 == product ? nil : $0 }
         renewals.append(Renewal(
-            productId: node["productId"]?.lenientString, originalTransactionId: original,
+            productId: product, originalTransactionId: original,
             willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
-            gracePeriodExpiresDate: grace))
+            gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
+            expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings)))
     }
 
     /// Notes the fields of `node` that are not carried into the normalized receipt.

@@ -54,3 +54,20 @@ enum AppleEnvironment {
         }
     }
 }
+
+/// Maps Apple's `expirationIntent` (1 to 5) to the normalized values.
+enum ExpirationIntents {
+    static func map(_ node: JSONNode?, path: String, warnings: inout [ImportWarning]) -> Renewal.ExpirationIntent? {
+        guard let node, let code = node.lenientInteger else { return nil }
+        switch code {
+        case 1: return .voluntary
+        case 2: return .billingError
+        case 3: return .priceIncrease
+        case 4: return .productUnavailable
+        case 5: return .other
+        default:
+            warnings.append(ImportWarning(path: path, message: "unknown expiration intent \(code), ignored"))
+            return nil
+        }
+    }
+}

@@ -81,7 +81,8 @@ public enum AppleImport {
             throw locate(error, data: data, name: name)
         }
         let receipt = Receipt(app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
-                              environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion)
+                              environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion,
+                              originalPurchaseDate: mapper.originalPurchaseDate)
         var warnings = mapper.warnings
         if let note = ImportWarning.dropped(mapper.dropped) { warnings.append(note) }
         if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.originalApplicationVersion == nil,

@@ -64,7 +64,7 @@ enum VerifyReceiptMapper {
     ]
     static let renewalFields: Set<String> = [
         "original_transaction_id", "product_id", "auto_renew_status", "is_in_billing_retry_period", "grace_period_expires_date_ms",
-        "grace_period_expires_date", "grace_period_expires_date_pst",
+        "grace_period_expires_date", "grace_period_expires_date_pst", "auto_renew_product_id", "expiration_intent",
     ]
 
     static func map(_ root: JSONNode, app option: AppOption, warnings: inout [ImportWarning]) throws(ImportFailure) -> Receipt {
@@ -119,6 +119,9 @@ enum VerifyReceiptMapper {
             receipt.environment = AppleEnvironment.normalize(environment, path: prefix + "environment", warnings: &warnings)
         }
         receipt.originalApplicationVersion = receiptNode?["original_application_version"]?.lenientString
+        if let value = receiptNode?["original_purchase_date_ms"], !value.isNull {
+            receipt.originalPurchaseDate = try value.instant(key: "original_purchase_date_ms", path: "receipt.original_purchase_date_ms")
+        }
 
         var transactions: [Transaction] = []
         func add(_ list: JSONNode?, path: String) throws(ImportFailure) {
@@ -154,11 +157,15 @@ enum VerifyReceiptMapper {
         if let value = element["grace_period_expires_date_ms"], !value.isNull {
             grace = try value.instant(key: "grace_period_expires_date_ms", path: path + ".grace_period_expires_date_ms")
         }
+        let product = element["product_id"]?.lenientString
+        var unused: [ImportWarning] = []
         return Renewal(
-            productId: element["product_id"]?.lenientString, originalTransactionId: original,
+            productId: product, originalTransactionId: original,
             willRenew: element["auto_renew_status"]?.lenientBool,
             isInBillingRetry: element["is_in_billing_retry_period"]?.lenientBool,
-            gracePeriodExpiresDate: grace)
+            gracePeriodExpiresDate: grace,
+            renewsTo: element["auto_renew_product_id"]?.lenientString.flatMap { $0.isEmpty || $0 == product ? nil : $0 },
+            expirationIntent: ExpirationIntents.map(element["expiration_intent"], path: path + ".expiration_intent", warnings: &unused))
     }
 
     private static func mapTransaction(

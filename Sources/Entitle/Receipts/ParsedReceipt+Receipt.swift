@@ -6,6 +6,7 @@ extension ParsedReceipt {
         appRange = store(receipt.app)
         environment = receipt.environment
         originalApplicationVersion = receipt.originalApplicationVersion
+        originalPurchase = receipt.originalPurchaseDate?.millisecondsSince1970 ?? TransactionRecord.absentDate
         transactions.reserveCapacity(receipt.transactions.count)
         for transaction in receipt.transactions {
             let id = store(transaction.transactionId)
@@ -31,7 +32,19 @@ extension ParsedReceipt {
                 originalTransactionId: store(renewal.originalTransactionId),
                 willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
                 isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
-                graceExpires: renewal.gracePeriodExpiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate))
+                graceExpires: renewal.gracePeriodExpiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                signed: renewal.signedDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
+                expirationIntent: Self.code(renewal.expirationIntent)))
+        }
+        for grant in receipt.grants {
+            let id = store(grant.id)
+            let first = Int32(grantFeatures.count)
+            for feature in grant.features { grantFeatures.append(store(feature)) }
+            grants.append(GrantRecord(
+                id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
+                start: grant.start.millisecondsSince1970, end: grant.end?.millisecondsSince1970 ?? .max,
+                revoked: grant.revokedAt?.millisecondsSince1970 ?? .max))
         }
         for consumption in receipt.consumptions {
             let id = store(consumption.id)
@@ -68,13 +81,21 @@ extension ParsedReceipt {
             renewals: renewals.map { record in
                 Renewal(productId: text(record.productId), originalTransactionId: text(record.originalTransactionId)!,
                         willRenew: bool(record.willRenew), isInBillingRetry: bool(record.isInBillingRetry),
-                        gracePeriodExpiresDate: instant(record.graceExpires, absent: TransactionRecord.absentDate))
+                        gracePeriodExpiresDate: instant(record.graceExpires, absent: TransactionRecord.absentDate),
+                        signedDate: instant(record.signed, absent: TransactionRecord.absentDate),
+                        renewsTo: text(record.renewsTo), expirationIntent: Self.value(record.expirationIntent))
             },
             consumptions: consumptions.map { record in
                 Consumption(id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
                             date: Instant(millisecondsSince1970: record.date))
             },
-            environment: environment, originalApplicationVersion: originalApplicationVersion)
+            environment: environment, originalApplicationVersion: originalApplicationVersion,
+            originalPurchaseDate: instant(originalPurchase, absent: TransactionRecord.absentDate),
+            grants: grants.map { record in
+                Grant(id: text(record.id)!, features: grantFeatures[Int(record.features.lowerBound)..<Int(record.features.upperBound)].map { text($0)! },
+                      start: Instant(millisecondsSince1970: record.start), end: instant(record.end, absent: .max),
+                      revokedAt: instant(record.revoked, absent: .max))
+            })
     }
 
     /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.

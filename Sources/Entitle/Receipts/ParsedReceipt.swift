@@ -13,6 +13,11 @@ public struct ParsedReceipt: Sendable {
     var consumptions: [ConsumptionRecord]
     var environment: String?
     var originalApplicationVersion: String?
+    /// When the customer first got the app; `Int64.min` when absent.
+    var originalPurchase: Int64 = TransactionRecord.absentDate
+    var grants: [GrantRecord] = []
+    /// The feature ids of all grants, as ranges into the arena.
+    var grantFeatures: [TextRange] = []
 
     init() {
         arena = []
@@ -55,6 +60,15 @@ public struct ParsedReceipt: Sendable {
 
     func bytesEqual(_ range: TextRange, _ string: String) -> Bool {
         !range.isNone && arena[Int(range.start)..<Int(range.start + range.count)].elementsEqual(string.utf8)
+    }
+
+    /// Whether two grants (of this receipt and `other`) have the same content.
+    func sameGrant(_ grant: GrantRecord, _ other: ParsedReceipt, _ otherGrant: GrantRecord) -> Bool {
+        guard grant.start == otherGrant.start, grant.end == otherGrant.end, grant.revoked == otherGrant.revoked,
+              grant.features.count == otherGrant.features.count else { return false }
+        return zip(grant.features, otherGrant.features).allSatisfy { a, b in
+            bytesEqual(grantFeatures[Int(a)], other, other.grantFeatures[Int(b)])
+        }
     }
 
     /// Appends bytes to the arena and returns their range.

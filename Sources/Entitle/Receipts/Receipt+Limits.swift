@@ -20,7 +20,9 @@ extension Receipt {
             ?? text(originalApplicationVersion, "originalApplicationVersion")
             ?? count(transactions.count, ReceiptLimits.maxTransactions, "transactions")
             ?? count(renewals.count, ReceiptLimits.maxRenewals, "renewals")
-            ?? count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions") {
+            ?? count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions")
+            ?? count(grants.count, ReceiptLimits.maxGrants, "grants")
+            ?? instant(originalPurchaseDate, "originalPurchaseDate") {
             return problem
         }
         for (index, transaction) in transactions.enumerated() {
@@ -42,7 +44,8 @@ extension Receipt {
             let path = "renewals[\(index)]"
             if let problem = text(renewal.productId, path + ".productId")
                 ?? text(renewal.originalTransactionId, path + ".originalTransactionId")
-                ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate") {
+                ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate")
+                ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo") {
                 return problem
             }
         }
@@ -54,6 +57,17 @@ extension Receipt {
             }
             if consumption.amount < 1 || consumption.amount > ReceiptLimits.maxConsumptionAmount {
                 return (path + ".amount", "amount must be a positive integer up to 10^12, found \(consumption.amount)")
+            }
+        }
+        for (index, grant) in grants.enumerated() {
+            let path = "grants[\(index)]"
+            if let problem = text(grant.id, path + ".id") ?? instant(grant.start, path + ".start") ?? instant(grant.end, path + ".end")
+                ?? instant(grant.revokedAt, path + ".revokedAt")
+                ?? count(grant.features.count, ReceiptLimits.maxGrantFeatures, path + ".features") {
+                return problem
+            }
+            for (position, feature) in grant.features.enumerated() {
+                if let problem = text(feature, "\(path).features[\(position)]") { return problem }
             }
         }
         return nil

@@ -14,11 +14,16 @@ public struct Receipt: Hashable, Sendable {
     public var environment: String?
     /// The app version the customer first bought or downloaded, when the source says.
     public var originalApplicationVersion: String?
+    /// When the customer first got the app, when the source says; grandfather rules read it.
+    public var originalPurchaseDate: Instant?
+    /// Access the service granted itself: support compensation, press, beta testers.
+    public var grants: [Grant]
 
     /// Creates a receipt.
     public init(
         app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
-        environment: String? = nil, originalApplicationVersion: String? = nil
+        environment: String? = nil, originalApplicationVersion: String? = nil, originalPurchaseDate: Instant? = nil,
+        grants: [Grant] = []
     ) {
         self.app = app
         self.transactions = transactions
@@ -26,6 +31,8 @@ public struct Receipt: Hashable, Sendable {
         self.consumptions = consumptions
         self.environment = environment
         self.originalApplicationVersion = originalApplicationVersion
+        self.originalPurchaseDate = originalPurchaseDate
+        self.grants = grants
     }
 }
 
@@ -129,12 +136,37 @@ public struct Renewal: Hashable, Sendable {
     public var isInBillingRetry: Bool?
     /// While billing is retried, access continues until this instant.
     public var gracePeriodExpiresDate: Instant?
+    /// When Apple took this snapshot; the entry counts from then on (always, when absent).
+    public var signedDate: Instant?
+    /// The product the subscription renews to when it is not `productId`: a scheduled downgrade
+    /// or crossgrade.
+    public var renewsTo: String?
+    /// Why the subscription expired or will expire, when Apple says.
+    public var expirationIntent: ExpirationIntent?
+
+    /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
+    public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
+        /// The customer canceled it.
+        case voluntary
+        /// Billing failed.
+        case billingError = "billing-error"
+        /// The customer did not consent to a price increase.
+        case priceIncrease = "price-increase"
+        /// The product was not available at renewal.
+        case productUnavailable = "product-unavailable"
+        /// Any other reason.
+        case other
+    }
 
     /// Creates a renewal entry.
     public init(
         productId: String? = nil, originalTransactionId: String, willRenew: Bool? = nil,
-        isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil
+        isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil, signedDate: Instant? = nil,
+        renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil
     ) {
+        self.signedDate = signedDate
+        self.renewsTo = renewsTo
+        self.expirationIntent = expirationIntent
         self.productId = productId
         self.originalTransactionId = originalTransactionId
         self.willRenew = willRenew
@@ -160,5 +192,29 @@ public struct Consumption: Hashable, Sendable {
         self.currency = currency
         self.amount = amount
         self.date = date
+    }
+}
+
+/// Access a service granted a customer itself, outside the App Store (support compensation, press,
+/// beta testers), recorded by the service and passed in a receipt.
+public struct Grant: Hashable, Sendable {
+    /// Unique per grant; the same id in several receipts counts once.
+    public var id: String
+    /// The ids of the features it turns on.
+    public var features: [String]
+    /// When it starts; it counts from then on.
+    public var start: Instant
+    /// When it ends (exclusive); `nil` for no end.
+    public var end: Instant?
+    /// When it was taken back; from then on it counts no more.
+    public var revokedAt: Instant?
+
+    /// Creates a grant.
+    public init(id: String, features: [String], start: Instant, end: Instant? = nil, revokedAt: Instant? = nil) {
+        self.id = id
+        self.features = features
+        self.start = start
+        self.end = end
+        self.revokedAt = revokedAt
     }
 }

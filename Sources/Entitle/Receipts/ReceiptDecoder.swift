@@ -11,13 +11,20 @@ public enum ReceiptDecoder {
     public static let maxBytes = ReceiptLimits.maxBytes
     static let maxDepth = ReceiptLimits.maxDepth
 
-    static let receiptKeys = ["$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion"]
+    static let receiptKeys = [
+        "$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion",
+        "originalPurchaseDate", "grants",
+    ]
     static let transactionKeys = [
         "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
         "offerType", "offerId", "revocationReason",
     ]
-    static let renewalKeys = ["productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate"]
+    static let renewalKeys = [
+        "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
+        "expirationIntent",
+    ]
+    static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
     static let consumptionKeys = ["id", "currency", "amount", "date"]
 
     /// Decodes one normalized receipt.
@@ -84,6 +91,7 @@ public enum ReceiptDecoder {
         let start = try expectObject(&reader, path: "")
         var seen = KeySet()
         var consumptionOffsets: [Int32] = []
+        var grantOffsets: [Int32] = []
         try reader.readObject { reader, key in
             if key == "$schema" {
                 try seen.insert(0, key)
@@ -121,12 +129,51 @@ public enum ReceiptDecoder {
             } else if key == "originalApplicationVersion" {
                 try seen.insert(6, key)
                 receipt.originalApplicationVersion = try optionalString(&reader, path: "originalApplicationVersion")
+            } else if key == "originalPurchaseDate" {
+                try seen.insert(7, key)
+                receipt.originalPurchase = try optionalInstant(&reader, path: "originalPurchaseDate") ?? TransactionRecord.absentDate
+            } else if key == "grants" {
+                try seen.insert(8, key)
+                try expectArray(&reader, path: "grants")
+                try reader.readArray { reader, index in
+                    try checkCount(index, ReceiptLimits.maxGrants, "grants", &reader)
+                    grantOffsets.append(Int32(try reader.peekOffset()))
+                    receipt.grants.append(try decodeGrant(&reader, into: &receipt, index: index))
+                }
             } else {
                 throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
             }
         }
         guard !receipt.appRange.isNone else { throw missing("app", in: "receipt", at: start, path: "") }
         if receipt.consumptions.count > 1 { try removeRepeatedConsumptions(&receipt, offsets: consumptionOffsets) }
+        if receipt.grants.count > 1 { try removeRepeatedGrants(&receipt, offsets: grantOffsets) }
+    }
+
+    /// Keeps the first of grants repeated with the same id and content; the same id with
+    /// different content rejects the receipt, located at the later one.
+    private static func removeRepeatedGrants(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
+        let grants = receipt.grants
+        let first = DuplicateFinder.firstOccurrences(
+            count: grants.count, hash: { grants[$0].idHash },
+            equal: { receipt.bytesEqual(grants[$0].id, receipt, grants[$1].id) },
+            precedes: { receipt.lexicographicallyPrecedes(grants[$0].id, receipt, grants[$1].id) })
+        var kept: [GrantRecord] = []
+        kept.reserveCapacity(grants.count)
+        for (index, grant) in grants.enumerated() {
+            let earlier = Int(first[index])
+            guard earlier != index else {
+                kept.append(grant)
+                continue
+            }
+            guard receipt.sameGrant(grants[earlier], receipt, grant) else {
+                throw Failure(
+                    offset: Int(offsets[index]),
+                    message: "grant `\(receipt.text(grant.id)!)` appears twice with different content",
+                    code: .conflictingGrant, path: "grants[\(index)]",
+                    help: "the first is grants[\(earlier)]; a grant id must identify one grant")
+            }
+        }
+        receipt.grants = kept
     }
 
     /// Keeps the first of consumptions repeated with the same id and content; the same id with
@@ -282,6 +329,16 @@ public enum ReceiptDecoder {
             } else if key == "gracePeriodExpiresDate" {
                 try seen.insert(4, key)
                 record.graceExpires = try optionalInstant(&reader, path: path(".gracePeriodExpiresDate")) ?? TransactionRecord.absentDate
+            } else if key == "signedDate" {
+                try seen.insert(5, key)
+                record.signed = try optionalInstant(&reader, path: path(".signedDate")) ?? TransactionRecord.absentDate
+            } else if key == "renewsTo" {
+                try seen.insert(6, key)
+                record.renewsTo = try optionalText(&reader, into: &receipt, path: path(".renewsTo"))
+            } else if key == "expirationIntent" {
+                try seen.insert(7, key)
+                record.expirationIntent = try optionalEnum(
+                    &reader, Renewal.ExpirationIntent.self, what: "expiration intent", path: path(".expirationIntent"))
             } else {
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
@@ -289,6 +346,48 @@ public enum ReceiptDecoder {
         guard !record.originalTransactionId.isNone else {
             throw missing("originalTransactionId", in: "renewal", at: start, path: path())
         }
+        return record
+    }
+
+    private static func decodeGrant(
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
+    ) throws -> GrantRecord {
+        func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        var record = GrantRecord(id: .none, idHash: 0, features: 0..<0, start: TransactionRecord.absentDate, end: .max, revoked: .max)
+        var sawFeatures = false
+        try reader.readObject { reader, key in
+            if key == "id" {
+                try seen.insert(0, key)
+                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
+                record.idHash = receipt.hash(record.id)
+            } else if key == "features" {
+                try seen.insert(1, key)
+                try expectArray(&reader, path: path(".features"))
+                let first = Int32(receipt.grantFeatures.count)
+                try reader.readArray { reader, position in
+                    try checkCount(position, ReceiptLimits.maxGrantFeatures, "features of one grant", &reader)
+                    receipt.grantFeatures.append(try nonEmptyText(&reader, into: &receipt, path: path(".features[\(position)]")))
+                }
+                record.features = first..<Int32(receipt.grantFeatures.count)
+                sawFeatures = true
+            } else if key == "start" {
+                try seen.insert(2, key)
+                record.start = try instant(&reader, path: path(".start"))
+            } else if key == "end" {
+                try seen.insert(3, key)
+                record.end = try optionalInstant(&reader, path: path(".end")) ?? .max
+            } else if key == "revokedAt" {
+                try seen.insert(4, key)
+                record.revoked = try optionalInstant(&reader, path: path(".revokedAt")) ?? .max
+            } else {
+                throw unknownKey(key, in: grantKeys, what: "grant", path: path())
+            }
+        }
+        guard !record.id.isNone else { throw missing("id", in: "grant", at: start, path: path()) }
+        guard sawFeatures else { throw missing("features", in: "grant", at: start, path: path()) }
+        guard record.start != TransactionRecord.absentDate else { throw missing("start", in: "grant", at: start, path: path()) }
         return record
     }
 

@@ -16,6 +16,10 @@ public enum ReceiptLimits {
     public static let maxRenewals = 100_000
     /// Consumptions in one receipt.
     public static let maxConsumptions = 1_000_000
+    /// Grants in one receipt.
+    public static let maxGrants = 100_000
+    /// Features one grant names.
+    public static let maxGrantFeatures = 10_000
     /// The longest id (app, product, transaction, consumption, currency) and other text value, in
     /// UTF-8 bytes.
     public static let maxTextBytes = 256

@@ -47,6 +47,24 @@ struct RenewalRecord: Sendable {
     var isInBillingRetry: UInt8
     /// `Int64.min` when absent.
     var graceExpires: Int64
+    /// `Int64.min` when absent (the entry counts at every instant).
+    var signed: Int64 = TransactionRecord.absentDate
+    var renewsTo: TextRange = .none
+    /// `Renewal.ExpirationIntent` by its index plus one; 0 when absent.
+    var expirationIntent: UInt8 = 0
+}
+
+/// One grant of access by the service: its id, features (ranges into the arena), and span.
+struct GrantRecord: Sendable {
+    var id: TextRange
+    var idHash: UInt64
+    /// Range into ``ParsedReceipt/grantFeatures``.
+    var features: Range<Int32>
+    var start: Int64
+    /// `Int64.max` when there is no end.
+    var end: Int64
+    /// `Int64.max` when not revoked.
+    var revoked: Int64
 }
 
 /// One consumption.

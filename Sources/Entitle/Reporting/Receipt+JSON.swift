@@ -6,6 +6,7 @@ extension Receipt {
         var members: [(String, JSONOutput)] = [("app", .string(app))]
         if let environment { members.append(("environment", .string(environment))) }
         if let originalApplicationVersion { members.append(("originalApplicationVersion", .string(originalApplicationVersion))) }
+        if let originalPurchaseDate { members.append(("originalPurchaseDate", instant(originalPurchaseDate))) }
         members.append(("transactions", .array(transactions.map { transaction in
             var fields: [(String, JSONOutput)] = [
                 ("productId", .string(transaction.productId)), ("transactionId", .string(transaction.transactionId)),
@@ -32,12 +33,26 @@ extension Receipt {
             if let flag = renewal.willRenew { fields.append(("willRenew", .bool(flag))) }
             if let flag = renewal.isInBillingRetry { fields.append(("isInBillingRetry", .bool(flag))) }
             if let date = renewal.gracePeriodExpiresDate { fields.append(("gracePeriodExpiresDate", instant(date))) }
+            if let date = renewal.signedDate { fields.append(("signedDate", instant(date))) }
+            if let product = renewal.renewsTo { fields.append(("renewsTo", .string(product))) }
+            if let intent = renewal.expirationIntent { fields.append(("expirationIntent", .string(intent.rawValue))) }
             return .object(fields)
         })))
         members.append(("consumptions", .array(consumptions.map { consumption in
             .object([("id", .string(consumption.id)), ("currency", .string(consumption.currency)),
                      ("amount", .integer(consumption.amount)), ("date", instant(consumption.date))])
         })))
+        if !grants.isEmpty {
+            members.append(("grants", .array(grants.map { grant in
+                var fields: [(String, JSONOutput)] = [
+                    ("id", .string(grant.id)), ("features", .array(grant.features.map(JSONOutput.string))),
+                    ("start", instant(grant.start)),
+                ]
+                if let end = grant.end { fields.append(("end", instant(end))) }
+                if let revoked = grant.revokedAt { fields.append(("revokedAt", instant(revoked))) }
+                return .object(fields)
+            })))
+        }
         return JSONOutput.object(members).rendered() + "\n"
     }
 }
