@@ -26,7 +26,9 @@ struct CLITests {
         #expect(lines[3] == "  pro         on   until 2026-01-15T09:00:00Z  from com.example.diagrams.trial")
         #expect(lines[4] == "  export.pdf  on   until 2026-01-15T09:00:00Z  from com.example.diagrams.trial")
         #expect(lines[5] == "  cloud.sync  on   until 2026-02-17T00:00:00Z  from com.example.diagrams.sync.monthly")
-        #expect(output.standardOutput.contains("reevaluate at 2026-01-15T09:00:00Z"))
+        // The consumption recorded for 2026-01-12 changes the balance then.
+        #expect(output.standardOutput.contains("reevaluate at 2026-01-12T16:45:00Z"))
+        #expect(output.standardOutput.contains("  com.example.diagrams.sync.monthly  active until 2026-02-17T00:00:00Z, renews\n"))
     }
 
     @Test("--at defaults to the environment's now, and - reads standard input")

@@ -25,19 +25,24 @@ struct DifferentialTests {
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
             let random = RandomCase(seed: seed)
-            let compilation = Portfolio.compile([CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8))])
-            guard let catalog = compilation.portfolio?.catalogs.first else {
+            let compilation = Portfolio.compile([
+                CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8)),
+                CatalogSource(name: "old.json", data: Data(random.oldCatalogJSON.utf8)),
+            ])
+            guard let portfolio = compilation.portfolio, let catalog = portfolio.catalog(for: RandomCase.app),
+                  let old = portfolio.catalog(for: RandomCase.oldApp) else {
                 Issue.record("seed \(seed): the generated catalog does not compile: \(compilation.errors.map(\.description))")
                 return
             }
             let parsed = random.receipts.map(ParsedReceipt.init)
             for at in random.boundaries(catalog) {
-                let expected = ReferenceEvaluator.evaluate(catalog, receipts: random.receipts, at: at)
-                let actual = ReferenceResult(catalog.evaluate(parsed, at: at))
+                let expected = ReferenceEvaluator.evaluate(catalog, receipts: random.receipts, at: at, environments: random.environments,
+                                                           catalogs: [RandomCase.oldApp: old])
+                let actual = ReferenceResult(try portfolio.evaluate(app: RandomCase.app, receipts: parsed, at: at, environments: random.environments))
                 evaluations += 1
                 states.formUnion(expected.products.values.map(\.state))
                 reasons.formUnion(expected.offers.values.compactMap(\.reason))
-                warnings.formUnion(expected.warningCodes)
+                warnings.formUnion(expected.warnings.map { String($0.prefix { $0 != ":" }) })
                 enabled += expected.features.values.filter(\.enabled).count
                 introUsed += expected.offers.values.filter { $0.introOfferEligible == false }.count
                 negative += expected.balances.values.filter { $0 < 0 }.count
@@ -45,6 +50,7 @@ struct DifferentialTests {
                     failures += 1
                     Issue.record("""
                         seed \(seed) at \(at): \(expected.difference(from: actual))
+                        environments: \(String(describing: random.environments))
                         catalog: \(random.catalogJSON)
                         receipts: \(random.receipts.map(\.json).joined(separator: "\n"))
                         """)
@@ -80,6 +86,6 @@ extension ReferenceResult {
         if reevaluateAt != actual.reevaluateAt {
             return "reevaluateAt: reference \(String(describing: reevaluateAt)), compiled \(String(describing: actual.reevaluateAt))"
         }
-        return "warnings: reference \(warningCodes), compiled \(actual.warningCodes)"
+        return "warnings: reference \(warnings), compiled \(actual.warnings)"
     }
 }

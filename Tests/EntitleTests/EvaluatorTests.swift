@@ -38,7 +38,8 @@ struct EvaluatorTests {
         let result = Diagrams.evaluate([T.transaction(Diagrams.pro, "1", "2026-03-01T00:00:00Z")], at: "2026-02-01T00:00:00Z")
         #expect(!result.isEnabled("pro"))
         #expect(result.product(Diagrams.pro)?.state == .notPurchased)
-        #expect(result.reevaluateAt == nil, "a purchase not yet made is not a known change")
+        // Evaluated later, the same data gives another answer: the purchase is dated.
+        #expect(result.reevaluateAt == T.instant("2026-03-01T00:00:00Z"))
     }
 
     // MARK: Trials
@@ -193,11 +194,13 @@ struct EvaluatorTests {
         let inGrace = Diagrams.evaluate(chain, renewals: renewal, at: "2026-02-01T00:00:00Z")
         #expect(inGrace.isEnabled("cloud.sync"))
         #expect(inGrace.product(Diagrams.sync) == ProductStatus(
-            id: Diagrams.sync, type: .autoRenewableSubscription, state: .gracePeriod, until: T.instant("2026-02-17T00:00:00Z")))
+            id: Diagrams.sync, type: .autoRenewableSubscription, state: .gracePeriod, until: T.instant("2026-02-17T00:00:00Z"),
+            willRenew: true))
         #expect(inGrace.offer(for: Diagrams.sync)?.reason == .subscribed)
         let over = Diagrams.evaluate(chain, renewals: renewal, at: "2026-02-17T00:00:00Z")
         #expect(!over.isEnabled("cloud.sync"))
-        #expect(over.product(Diagrams.sync)?.state == .expired)
+        // The grace period is over and billing is still retried: billing retry, which grants nothing.
+        #expect(over.product(Diagrams.sync)?.state == .billingRetry)
         // A renewal for another chain extends nothing.
         let other = [Renewal(originalTransactionId: "99", gracePeriodExpiresDate: T.instant("2026-02-17T00:00:00Z"))]
         #expect(!Diagrams.evaluate(chain, renewals: other, at: "2026-02-01T00:00:00Z").isEnabled("cloud.sync"))
@@ -301,7 +304,8 @@ struct EvaluatorTests {
         #expect(result.feature("export.pdf")?.until == T.instant("2026-01-15T09:00:00Z"))
         #expect(result.reevaluateAt == T.instant("2026-01-15T09:00:00Z"), "export.pdf changes first")
         let owned = Diagrams.evaluate(purchases + [T.transaction(Diagrams.pro, "3", "2026-01-12T00:00:00Z")], at: "2026-01-14T18:00:00Z")
-        #expect(owned.reevaluateAt == nil)
+        // The features stay on, but the trial's state changes when it ends.
+        #expect(owned.reevaluateAt == T.instant("2026-01-15T09:00:00Z"))
         #expect(owned.feature("pro")?.until == nil, "a source that never ends makes the feature never end")
         #expect(owned.feature("pro")?.sources == [Diagrams.dayPass, Diagrams.pro, Diagrams.trial])
     }

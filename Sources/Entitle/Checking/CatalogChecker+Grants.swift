@@ -73,6 +73,18 @@ extension CatalogChecker {
             }
         }
         checkTrialsPerPaidProduct(catalog, context: context)
+        checkGroups(catalog)
+        for rule in catalog.grandfathered {
+            for grant in rule.grants {
+                granted.insert(grant.value)
+                guard !context.declaredFeatures.contains(grant.value), !broken.features, !broken.featureIds.contains(grant.value) else { continue }
+                let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
+                if let suggestion { meant.insert(suggestion) }
+                report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
+                       help: suggestion.map { "did you mean `\($0)`?" }
+                           ?? "declare it under `features`, or grant one of \(Self.list(featureIds))")
+            }
+        }
         for feature in catalog.features where !granted.contains(feature.value) && !meant.contains(feature.value) {
             warn(.unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
                  at: feature.offset, path: feature.path)

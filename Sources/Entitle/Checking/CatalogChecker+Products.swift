@@ -49,6 +49,14 @@ extension CatalogChecker {
             product.durationBroken = product.duration == nil
         }
         if let member = members["group"] { product.group = identifierString(member.value, path: path + ".group") }
+        if let member = members["level"], let level = integer(member.value, path: path + ".level") {
+            if level.value < 1 || level.value > Int64(CatalogLimits.maxProducts) {
+                report(.badValue, "`level` must be a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts), found \(level.value)",
+                       at: level.offset, path: level.path)
+            } else {
+                product.level = Located(value: Int(level.value), offset: level.offset, path: level.path)
+            }
+        }
         if let member = members["introOffer"] { product.introOffer = introOffer(member.value, path: path + ".introOffer") }
         if let member = members["trialOf"] { product.trialOf = productIdentifier(member.value, path: path + ".trialOf") }
         if let member = members["upgrade"] { product.upgrade = upgrade(member.value, path: path + ".upgrade") }

@@ -12,7 +12,8 @@ import Foundation
 /// checked by ``PortfolioChecker``.
 ///
 /// The rules live one family per file: `CatalogChecker+Products` (shape of a product),
-/// `+Grants` (features, currencies, legal text), `+Trials`, `+Upgrades`, `+Values` (reading values).
+/// `+Grants` (features, currencies, legal text), `+Trials`, `+Upgrades`, `+Groups` (subscription
+/// groups, levels, pass groups), `+Grandfathering`, `+Values` (reading values).
 package struct CatalogChecker {
     let file: String
     let data: Data
@@ -44,7 +45,7 @@ package struct CatalogChecker {
         self.data = data
     }
 
-    static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products"]
+    static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products", "grandfathered"]
     /// Top-level keys of normalized receipts and of Apple's formats, none of which a catalog has.
     static let receiptKeys: Set<String> = [
         "transactions", "renewals", "consumptions", "receipt", "latest_receipt_info", "pending_renewal_info",
@@ -53,8 +54,8 @@ package struct CatalogChecker {
     static let commonProductKeys = ["$comment", "id", "type", "name", "priceTier", "legal", "available", "familyShareable"]
     static let typeProductKeys: [ProductType: [String]] = [
         .nonConsumable: ["grants", "trialOf", "upgrade", "duration"],
-        .nonRenewingSubscription: ["grants", "duration"],
-        .autoRenewableSubscription: ["grants", "group", "duration", "introOffer"],
+        .nonRenewingSubscription: ["grants", "duration", "group"],
+        .autoRenewableSubscription: ["grants", "group", "level", "duration", "introOffer"],
         .consumable: ["credits"],
     ]
     static let allProductKeys: [String] = {
@@ -152,10 +153,12 @@ package struct CatalogChecker {
                 wrongType(productsNode, expected: "an array of products", path: "products")
             }
         }
-        return CatalogDefinition(
+        var definition = CatalogDefinition(
             file: file, app: app, features: features, featureDescriptions: featureDescriptions,
             currencies: currencies, currencyDescriptions: currencyDescriptions,
             legal: legal, products: products)
+        if let member = members["grandfathered"] { definition.grandfathered = grandfatherRules(member.value) }
+        return definition
     }
 
     /// Feature or currency declarations; `nil` when the value is not an object.

@@ -16,6 +16,26 @@ struct CatalogDefinition {
     /// Default legal text per product type.
     var legal: [ProductType: String]
     var products: [ProductDefinition]
+    /// Rules for customers who bought the app before it turned free.
+    var grandfathered: [GrandfatherRuleDefinition] = []
+}
+
+/// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
+struct GrandfatherRuleDefinition {
+    var path: String
+    var offset: Int
+    var id: Located<String>?
+    var grants: [Located<String>] = []
+    var grantsBroken = false
+    var condition: GrandfatherCondition?
+}
+
+/// What makes a grandfather rule match a receipt.
+enum GrandfatherCondition: Hashable, Sendable {
+    /// The receipt's `originalApplicationVersion` is lower than these dot-separated numbers.
+    case originalApplicationVersionBefore([Int])
+    /// The receipt's `originalPurchaseDate` is before this instant (milliseconds).
+    case originalPurchaseBefore(Int64)
 }
 
 /// One product of a ``CatalogDefinition``.
@@ -47,6 +67,8 @@ struct ProductDefinition {
     /// `duration` is there but not a valid duration.
     var durationBroken = false
     var group: Located<String>?
+    /// An auto-renewable's level in its group, 1 the highest service.
+    var level: Located<Int>?
     var introOffer: IntroOfferDefinition?
     var trialOf: Located<String>?
     var upgrade: UpgradeDefinition?

@@ -114,6 +114,8 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let trialRule = Self(rawValue: "trial-rule")
     /// A broken rule of upgrade pricing.
     public static let upgradeRule = Self(rawValue: "upgrade-rule")
+    /// A broken rule of subscription groups, levels or pass groups.
+    public static let groupRule = Self(rawValue: "group-rule")
     /// A subscription without legal text.
     public static let missingLegal = Self(rawValue: "missing-legal")
     // Warnings

@@ -10,6 +10,8 @@ enum CatalogCompiler {
             products.enumerated().map { ($1.id!.value, $0) }, uniquingKeysWith: { first, _ in first })
         var groups: [String] = []
         var groupIndex: [String: Int] = [:]
+        var passGroups: [String] = []
+        var passGroupIndex: [String: Int] = [:]
         var upgrades = [[Int]](repeating: [], count: products.count)
         for (index, product) in products.enumerated() {
             if let replaces = product.upgrade?.replaces?.value, let target = productIndex[replaces] {
@@ -32,7 +34,16 @@ enum CatalogCompiler {
                     app: app, anyOf: upgrade.anyOf.map { Set($0.map(\.value)) }))
             }
             var group = -1
-            if let name = product.group?.value {
+            var passGroup = -1
+            if type == .nonRenewingSubscription, let name = product.group?.value {
+                if let existing = passGroupIndex[name] {
+                    passGroup = existing
+                } else {
+                    passGroup = passGroups.count
+                    passGroupIndex[name] = passGroup
+                    passGroups.append(name)
+                }
+            } else if let name = product.group?.value {
                 if let existing = groupIndex[name] {
                     group = existing
                 } else {
@@ -54,7 +65,8 @@ enum CatalogCompiler {
                 credits: product.credits.compactMap { credit in
                     currencyIndex[credit.currency.value].map { ($0, credit.amount) }
                 },
-                upgrades: upgrades[index]))
+                upgrades: upgrades[index], level: product.level?.value, passGroup: passGroup,
+                period: type == .autoRenewableSubscription ? product.duration?.value : nil))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
                 upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
@@ -63,7 +75,8 @@ enum CatalogCompiler {
             if case .trial(let days, _) = role { trialDays = days }
             details.append(CatalogProduct(
                 id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
-                priceTier: product.priceTier?.value, group: product.group?.value, duration: product.duration?.value,
+                priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
+                duration: product.duration?.value,
                 introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) },
                 legal: product.legal ?? definition.legal[type], available: product.available,
                 familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
@@ -74,6 +87,10 @@ enum CatalogCompiler {
             app: definition.app!.value, source: definition.file,
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
             currencyIds: definition.currencies.map(\.value), currencyDescriptions: definition.currencyDescriptions,
-            products: compiled, details: details, groups: groups)
+            products: compiled, details: details, groups: groups, passGroups: passGroups,
+            grandfatherRules: definition.grandfathered.compactMap { rule in
+                guard let id = rule.id?.value, let condition = rule.condition else { return nil }
+                return GrandfatherRule(id: id, grants: rule.grants.compactMap { featureIndex[$0.value] }, condition: condition)
+            })
     }
 }

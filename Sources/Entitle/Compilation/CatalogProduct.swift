@@ -11,8 +11,11 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let grants: [String]
     /// The App Store price tier, when the catalog gives one (0 is free).
     public let priceTier: Int?
-    /// The subscription group of an auto-renewable subscription.
+    /// The subscription group of an auto-renewable subscription, or the pass group of a
+    /// non-renewing subscription whose purchases add up with others'.
     public let group: String?
+    /// An auto-renewable's level in its group, 1 the highest service.
+    public let level: Int?
     /// How long it lasts: a non-renewing subscription's duration, an auto-renewable's period or
     /// a trial's length when the catalog gives one.
     public let duration: ISODuration?

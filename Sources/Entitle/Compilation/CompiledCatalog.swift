@@ -43,10 +43,18 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// Product and currency ids by their bytes, for receipts.
     let productTable: ByteKeyTable
     let currencyTable: ByteKeyTable
+    /// Feature ids by their bytes, for grants in receipts.
+    let featureTable: ByteKeyTable
     /// For each feature, the products that grant it.
     let granters: [[Int]]
     /// Subscription group names; products refer to them by index.
     let groups: [String]
+    /// Pass group names; non-renewing subscriptions refer to them by index.
+    let passGroups: [String]
+    /// Grandfather rules, in catalog order.
+    let grandfatherRules: [GrandfatherRule]
+    /// For each feature, the grandfather rules that grant it.
+    let grandfatherGranters: [[Int]]
     /// What evaluation reads per transaction, as plain data (see ``ProductRule``).
     let rules: UnsafeBufferPointer<ProductRule>
     let ruleGrants: UnsafeBufferPointer<Int32>
@@ -65,9 +73,16 @@ public final class CompiledCatalog: @unchecked Sendable {
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
         currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], details: [CatalogProduct],
-        groups: [String]
+        groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = []
     ) {
         self.products = details
+        self.passGroups = passGroups
+        self.grandfatherRules = grandfatherRules
+        var grandfatherGranters = [[Int]](repeating: [], count: featureIds.count)
+        for (index, rule) in grandfatherRules.enumerated() {
+            for feature in rule.grants { grandfatherGranters[feature].append(index) }
+        }
+        self.grandfatherGranters = grandfatherGranters
         self.app = app
         self.source = source
         self.featureIds = featureIds
@@ -88,6 +103,7 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.featureIndex = featureIndex
         self.productTable = ByteKeyTable(products.map(\.id))
         self.currencyTable = ByteKeyTable(currencyIds)
+        self.featureTable = ByteKeyTable(featureIds)
         var granters = [[Int]](repeating: [], count: featureIds.count)
         for (index, product) in products.enumerated() {
             for feature in product.grants { granters[feature].append(index) }
@@ -106,7 +122,7 @@ public final class CompiledCatalog: @unchecked Sendable {
             if case .trial(let days, _) = product.role { trialDays = Int32(days) }
             rules.append(ProductRule(
                 type: product.type, familyShareable: product.familyShareable, trialDays: trialDays,
-                group: Int32(product.group), durationMonths: Int32(product.durationMonths),
+                group: Int32(product.group), passGroup: Int32(product.passGroup), durationMonths: Int32(product.durationMonths),
                 durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
                 grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
         }
@@ -130,6 +146,7 @@ public final class CompiledCatalog: @unchecked Sendable {
         appBytes.deallocate()
         productTable.deallocate()
         currencyTable.deallocate()
+        featureTable.deallocate()
     }
 
     /// Product ids in catalog order.

@@ -31,6 +31,12 @@ struct CompiledProduct: Sendable {
     let credits: [(currency: Int, amount: Int64)]
     /// Indices of upgrades that stand in for this product.
     let upgrades: [Int]
+    /// An auto-renewable's level in its group (1 the highest service); `nil` without levels.
+    var level: Int? = nil
+    /// A non-renewing subscription's pass group index, else -1.
+    var passGroup: Int = -1
+    /// An auto-renewable's period, when the catalog gives one (for crossgrade timing).
+    var period: ISODuration? = nil
 
     var trialPaidProduct: Int? {
         if case .trial(_, let paid) = role { return paid }
@@ -49,4 +55,12 @@ public struct UpgradeRequirement: Hashable, Sendable {
     public let app: String
     /// Qualifying product ids in that app; `nil` when any receipt of the app qualifies.
     public let anyOf: Set<String>?
+}
+
+/// A compiled grandfather rule: features for customers whose receipt shows an early purchase.
+struct GrandfatherRule: Sendable {
+    let id: String
+    /// Indices of the features it grants.
+    let grants: [Int]
+    let condition: GrandfatherCondition
 }

@@ -15,6 +15,9 @@ public struct Portfolio: Sendable {
     public let catalogs: [CompiledCatalog]
     private let byApp: [String: CompiledCatalog]
 
+    /// The catalogs by app, for evaluation across apps.
+    var catalogsByApp: [String: CompiledCatalog] { byApp }
+
     init(catalogs: [CompiledCatalog]) {
         self.catalogs = catalogs
         self.byApp = Dictionary(catalogs.map { ($0.app, $0) }, uniquingKeysWith: { first, _ in first })

@@ -10,6 +10,8 @@ struct ProductRule: Sendable {
     var trialDays: Int32
     /// Subscription group index, or -1.
     var group: Int32
+    /// Pass group index of a non-renewing subscription, or -1.
+    var passGroup: Int32 = -1
     var durationMonths: Int32
     var durationDays: Int32
     var durationMilliseconds: Int64

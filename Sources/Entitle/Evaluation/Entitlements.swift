@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a customer is entitled to at an instant: features, balances, product states and offers.
 ///
 /// Evaluation records only the products the receipts touch and the features they turn on; every
@@ -13,32 +15,32 @@ public struct Entitlements: Sendable {
     let productOutcomes: [ProductOutcome]
     /// Enabled features, by ascending feature index.
     let featureOutcomes: [FeatureOutcome]
+    /// Coverage by grandfather rules and grants.
+    let access: [Evaluator.AccessSpan]
     let balanceValues: [Int64]
     let introUsed: [Int32]
     /// What other apps' receipts show, for upgrade requirements.
     let prerequisites: UpgradePrerequisites
-    /// The earliest instant after ``at`` at which some feature turns on or off if no new
-    /// transaction arrives; `nil` when nothing will change.
+    /// The earliest instant after ``at`` at which evaluating the same data gives a different
+    /// answer (features, product states and untils, offers, balances, warnings); `nil` when
+    /// nothing would change.
     public let reevaluateAt: Instant?
     /// Things in the receipts that were accepted but need a look.
     public let warnings: [EvaluationWarning]
     /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
     let decoded: DecodedViews?
 
-    init(
-        catalog: CompiledCatalog, at: Instant, products: [ProductOutcome], features: [FeatureOutcome],
-        balances: [Int64], introUsed: [Int32], prerequisites: UpgradePrerequisites, reevaluateAt: Instant?,
-        warnings: [EvaluationWarning]
-    ) {
+    init(catalog: CompiledCatalog, at: Instant, core: Evaluator.Core, reevaluateAt: Instant?) {
         self.catalog = catalog
         self.at = at
-        self.productOutcomes = products
-        self.featureOutcomes = features
-        self.balanceValues = balances
-        self.introUsed = introUsed
-        self.prerequisites = prerequisites
+        self.productOutcomes = core.outcomes
+        self.featureOutcomes = core.features
+        self.access = core.access
+        self.balanceValues = core.balances
+        self.introUsed = core.introUsed
+        self.prerequisites = core.prerequisites
         self.reevaluateAt = reevaluateAt
-        self.warnings = warnings
+        self.warnings = core.warnings
         self.decoded = nil
     }
 
@@ -48,6 +50,7 @@ public struct Entitlements: Sendable {
         self.at = at
         self.productOutcomes = []
         self.featureOutcomes = []
+        self.access = []
         self.balanceValues = views.balances.map(\.balance)
         self.introUsed = []
         self.prerequisites = .none
@@ -58,6 +61,13 @@ public struct Entitlements: Sendable {
 
     /// The app the result is for.
     public var app: String { catalog.app }
+
+    /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside.
+    func hasSameAnswer(as other: Entitlements) -> Bool {
+        featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues
+            && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
+            && features == other.features && products == other.products && offers == other.offers
+    }
 
     // MARK: Features
 
@@ -90,10 +100,11 @@ public struct Entitlements: Sendable {
 
     /// Every declared feature's status, in catalog order.
     public var features: [FeatureStatus] {
-        catalog.featureIds.indices.map(featureStatus)
+        if let decoded { return decoded.features }
+        return catalog.featureIds.indices.map(featureStatus)
     }
 
-    private func featureOutcome(_ index: Int) -> FeatureOutcome? {
+    func featureOutcome(_ index: Int) -> FeatureOutcome? {
         let position = Self.search(featureOutcomes, Int32(index), by: \.feature)
         return position.map { featureOutcomes[$0] }
     }
@@ -103,11 +114,22 @@ public struct Entitlements: Sendable {
         guard let outcome = featureOutcome(index) else {
             return FeatureStatus(id: catalog.featureIds[index], enabled: false, until: nil, sources: [])
         }
-        let sources = catalog.granters[index].filter {
+        var sources = catalog.granters[index].filter {
             let state = state(of: $0)
             return state == .active || state == .gracePeriod
-        }.map { catalog.compiledProducts[$0].id }.sorted()
-        return FeatureStatus(id: catalog.featureIds[index], enabled: true, until: Self.instant(outcome.until), sources: sources)
+        }.map { catalog.compiledProducts[$0].id }
+        let at = at.millisecondsSince1970
+        for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
+            sources.append(item.source)
+        }
+        return FeatureStatus(id: catalog.featureIds[index], enabled: true, until: Self.instant(outcome.until),
+                             sources: Array(Set(sources)).sorted())
+    }
+
+    /// Whether a grandfather rule covers a feature at the instant.
+    func isGrandfathered(_ feature: Int) -> Bool {
+        let at = at.millisecondsSince1970
+        return access.contains { $0.isGrandfathered && $0.feature == Int32(feature) && $0.span.start <= at && at < $0.span.end }
     }
 
     // MARK: Balances
@@ -139,7 +161,7 @@ public struct Entitlements: Sendable {
         return productStatus(index)
     }
 
-    private func outcome(of product: Int) -> ProductOutcome? {
+    func outcome(of product: Int) -> ProductOutcome? {
         Self.search(productOutcomes, Int32(product), by: \.product).map { productOutcomes[$0] }
     }
 
@@ -153,89 +175,20 @@ public struct Entitlements: Sendable {
         let covering = state == .active || state == .gracePeriod
         return ProductStatus(
             id: catalog.compiledProducts[index].id, type: catalog.compiledProducts[index].type, state: state,
-            until: covering ? outcome.flatMap { Self.instant($0.until) } : nil)
-    }
-
-    // MARK: Offers
-
-    /// Whether each product may be offered for sale, in catalog order.
-    public var offers: [Offer] {
-        if let decoded { return decoded.offers }
-        return catalog.compiledProducts.indices.map(offer)
-    }
-
-    /// One product's offer, or `nil` for a product the catalog does not define.
-    public func offer(for productId: String) -> Offer? {
-        catalog.productIndex[productId].map(offer)
-    }
-
-    private func offer(_ index: Int) -> Offer {
-        if let decoded, let offer = decoded.offers.first(where: { $0.productId == catalog.compiledProducts[index].id }) { return offer }
-        let product = catalog.compiledProducts[index]
-        let reason = ineligibility(index)
-        var introOfferEligible: Bool?
-        if product.type == .autoRenewableSubscription, product.introOffer != nil {
-            introOfferEligible = !introUsed.contains(Int32(product.group))
-        }
-        return Offer(productId: product.id, eligible: reason == nil, reason: reason,
-                     introOfferEligible: introOfferEligible, legal: product.legal)
-    }
-
-    /// The first reason, in the documented order, that a product may not be offered.
-    private func ineligibility(_ index: Int) -> OfferReason? {
-        let product = catalog.compiledProducts[index]
-        if !product.available { return .retired }
-        switch product.type {
-        case .consumable, .nonRenewingSubscription:
-            return nil
-        case .autoRenewableSubscription:
-            let state = state(of: index)
-            return state == .active || state == .gracePeriod ? .subscribed : nil
-        case .nonConsumable:
-            break
-        }
-        if isOwned(index) { return .owned }
-        if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
-        if case .upgrade(_, let requirement) = product.role, !meets(requirement) { return .prerequisiteMissing }
-        if case .standard = product.role, product.upgrades.contains(where: { upgrade in
-            guard catalog.compiledProducts[upgrade].available, case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role
-            else { return false }
-            return meets(requirement)
-        }) {
-            return .upgradeAvailable
-        }
-        return nil
-    }
-
-    /// Whether a non-consumable, or what stands in for it, is active.
-    private func isOwned(_ index: Int) -> Bool {
-        let product = catalog.compiledProducts[index]
-        // The full-price product this one belongs with: itself, what it replaces, or what it is a trial of.
-        var family = index
-        switch product.role {
-        case .standard: break
-        case .upgrade(let replaces, _): family = replaces
-        case .trial(_, let paid):
-            if state(of: index) == .active { return true }
-            family = paid
-        }
-        if state(of: family) == .active { return true }
-        return catalog.compiledProducts[family].upgrades.contains { state(of: $0) == .active }
-    }
-
-    /// Whether some receipt of the required app shows a qualifying purchase at `at`.
-    private func meets(_ requirement: UpgradeRequirement) -> Bool {
-        prerequisites.meets(requirement)
+            until: covering ? outcome.flatMap { Self.instant($0.until) } : nil,
+            startsAt: state == .scheduled ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
+            willRenew: outcome.flatMap { $0.willRenew == 2 ? nil : $0.willRenew == 1 },
+            renewsTo: outcome?.renewsTo)
     }
 
     // MARK: Helpers
 
-    private static func instant(_ milliseconds: Int64) -> Instant? {
+    static func instant(_ milliseconds: Int64) -> Instant? {
         milliseconds == CoverageSpan.never ? nil : Instant(millisecondsSince1970: milliseconds)
     }
 
     /// Binary search by a sorted integer key.
-    private static func search<Element>(_ elements: [Element], _ key: Int32, by keyPath: KeyPath<Element, Int32>) -> Int? {
+    static func search<Element>(_ elements: [Element], _ key: Int32, by keyPath: KeyPath<Element, Int32>) -> Int? {
         var low = 0
         var high = elements.count
         while low < high {
@@ -257,41 +210,55 @@ extension CompiledCatalog {
     /// - Parameters:
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to evaluate at. Evaluation never reads the clock.
+    ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
+    ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
+    ///     any other receipt is ignored entirely, with a warning.
     /// - Returns: the customer's entitlements at `at`.
-    public func evaluate(_ receipts: [Receipt], at: Instant) -> Entitlements {
-        Evaluator.evaluate(self, receipts: receipts.map(ParsedReceipt.init), at: at)
+    public func evaluate(_ receipts: [Receipt], at: Instant, environments: Set<String>? = nil) -> Entitlements {
+        Evaluator.evaluate(self, receipts: receipts.map(ParsedReceipt.init), at: at, options: .init(environments: environments))
     }
 
     /// Evaluates parsed receipts at an instant: the fast path, with no string work beyond one
     /// product lookup per transaction.
-    public func evaluate(_ receipts: [ParsedReceipt], at: Instant) -> Entitlements {
-        Evaluator.evaluate(self, receipts: receipts, at: at)
+    public func evaluate(_ receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil) -> Entitlements {
+        Evaluator.evaluate(self, receipts: receipts, at: at, options: .init(environments: environments))
     }
 
     /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
     ///
     /// - Throws: ``ReceiptError`` when the receipt is malformed.
-    public func evaluate(receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant) throws(ReceiptError) -> Entitlements {
+    public func evaluate(
+        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil
+    ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
-        return Evaluator.evaluate(self, receipts: [receipt] + others, at: at)
+        return Evaluator.evaluate(self, receipts: [receipt] + others, at: at, options: .init(environments: environments))
     }
 }
 
 extension Portfolio {
     /// Evaluates receipts for one app of the portfolio.
     ///
+    /// The portfolio's other catalogs say which of their products family sharing passes on, for
+    /// upgrade prerequisites.
+    ///
+    /// - Parameter environments: the receipt environments to accept; `nil` accepts all.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
-    public func evaluate(app: String, receipts: [Receipt], at: Instant) throws(PortfolioError) -> Entitlements {
-        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return catalog.evaluate(receipts, at: at)
+    public func evaluate(
+        app: String, receipts: [Receipt], at: Instant, environments: Set<String>? = nil
+    ) throws(PortfolioError) -> Entitlements {
+        try evaluate(app: app, receipts: receipts.map(ParsedReceipt.init), at: at, environments: environments)
     }
 
     /// Evaluates parsed receipts for one app of the portfolio.
     ///
+    /// - Parameter environments: the receipt environments to accept; `nil` accepts all.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
-    public func evaluate(app: String, receipts: [ParsedReceipt], at: Instant) throws(PortfolioError) -> Entitlements {
+    public func evaluate(
+        app: String, receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil
+    ) throws(PortfolioError) -> Entitlements {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return catalog.evaluate(receipts, at: at)
+        return Evaluator.evaluate(catalog, receipts: receipts, at: at,
+                                  options: .init(environments: environments, catalogs: catalogsByApp))
     }
 }
 

@@ -24,6 +24,18 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case balanceOutOfRange(currency: String, balance: Int64)
         /// A renewal entry whose chain has no transaction in the app's receipts; it is ignored.
         case orphanRenewal(originalTransactionId: String)
+        /// A renewal entry with a grace period that also says billing is not being retried: the
+        /// grace date is stale and ignored.
+        case staleGrace(originalTransactionId: String)
+        /// A receipt from an environment the evaluation does not accept; it is ignored entirely.
+        case environmentIgnored(app: String, environment: String)
+        /// A receipt's `originalApplicationVersion` that is not dot-separated numbers: version
+        /// grandfather rules do not apply to it.
+        case badVersion(app: String, version: String)
+        /// A grant of features the catalog does not declare; they are ignored.
+        case unknownGrantFeature(grantId: String, feature: String)
+        /// Receipts disagree on a grant with one id; the first is used.
+        case conflictingGrant(id: String)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
@@ -43,6 +55,11 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .negativeBalance: "negative-balance"
         case .balanceOutOfRange: "balance-out-of-range"
         case .orphanRenewal: "orphan-renewal"
+        case .staleGrace: "stale-grace"
+        case .environmentIgnored: "environment-ignored"
+        case .badVersion: "bad-version"
+        case .unknownGrantFeature: "unknown-grant-feature"
+        case .conflictingGrant: "conflicting-grant"
         case .reported(let code, _): code
         }
     }
@@ -66,6 +83,16 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
         case .reported(_, let message):
             message
+        case .staleGrace(let chain):
+            "renewal entry for chain `\(chain)` has a grace period but says billing is not being retried; the grace date is ignored"
+        case .environmentIgnored(let app, let environment):
+            "the receipt of `\(app)` from the `\(environment)` environment is ignored: its environment is not accepted"
+        case .badVersion(let app, let version):
+            "the receipt of `\(app)` has original application version `\(version)`, not dot-separated numbers; version grandfather rules do not apply"
+        case .unknownGrantFeature(let grant, let feature):
+            "grant `\(grant)` names feature `\(feature)`, which the catalog does not declare; it is ignored"
+        case .conflictingGrant(let id):
+            "receipts disagree on grant `\(id)`; the first is used"
         case .orphanRenewal(let chain):
             "renewal entry for chain `\(chain)` has no transaction of that chain in the receipts and is ignored"
         case .balanceOutOfRange(let currency, let balance):

@@ -1,4 +1,4 @@
-/// Whether one feature is on, until when, and which products turn it on.
+/// Whether one feature is on, until when, and what turns it on.
 public struct FeatureStatus: Hashable, Sendable, Codable {
     /// The feature id.
     public var id: String
@@ -7,7 +7,7 @@ public struct FeatureStatus: Hashable, Sendable, Codable {
     /// The end of the unbroken span of coverage containing the instant; `nil` when the feature is
     /// off or some source never ends.
     public var until: Instant?
-    /// The ids of the products covering the instant, sorted.
+    /// What covers the instant, sorted: product ids, `grandfathered:<rule id>` and `grant:<grant id>`.
     public var sources: [String]
 }
 
@@ -22,6 +22,28 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     /// The end of this product's unbroken coverage containing the instant; `nil` when it never
     /// ends or does not cover the instant.
     public var until: Instant?
+    /// For a ``ProductState/scheduled`` pass: when its first queued purchase starts.
+    public var startsAt: Instant?
+    /// For an auto-renewable: whether its chain's latest renewal entry says it will renew; `nil`
+    /// when there is no entry.
+    public var willRenew: Bool?
+    /// For an auto-renewable: the product it will renew to, when that is another product (a
+    /// scheduled downgrade or crossgrade).
+    public var renewsTo: String?
+
+    /// Creates a product status.
+    public init(
+        id: String, type: ProductType, state: ProductState, until: Instant? = nil, startsAt: Instant? = nil,
+        willRenew: Bool? = nil, renewsTo: String? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.state = state
+        self.until = until
+        self.startsAt = startsAt
+        self.willRenew = willRenew
+        self.renewsTo = renewsTo
+    }
 }
 
 /// Whether a product may be offered for sale, and the legal text to show with it.
@@ -36,6 +58,25 @@ public struct Offer: Hashable, Sendable, Codable {
     public var introOfferEligible: Bool?
     /// The product's legal text or its type's default.
     public var legal: String?
+    /// For an auto-renewable of a group with levels, while the customer has another product of the
+    /// group: whether buying this one is an upgrade, a downgrade or a crossgrade.
+    public var change: SubscriptionChange?
+    /// When that change takes effect.
+    public var effective: ChangeTiming?
+
+    /// Creates an offer.
+    public init(
+        productId: String, eligible: Bool, reason: OfferReason? = nil, introOfferEligible: Bool? = nil, legal: String? = nil,
+        change: SubscriptionChange? = nil, effective: ChangeTiming? = nil
+    ) {
+        self.productId = productId
+        self.eligible = eligible
+        self.reason = reason
+        self.introOfferEligible = introOfferEligible
+        self.legal = legal
+        self.change = change
+        self.effective = effective
+    }
 }
 
 /// A currency's balance at the instant.

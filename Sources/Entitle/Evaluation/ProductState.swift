@@ -4,6 +4,12 @@ public enum ProductState: String, Hashable, Sendable, CaseIterable {
     case active
     /// Billing is being retried and the App Store extends access until the grace period ends.
     case gracePeriod = "grace-period"
+    /// An auto-renewable whose coverage has ended while Apple retries a failed payment (no grace
+    /// period covers the instant): it grants nothing; the app can ask the customer to fix payment.
+    case billingRetry = "billing-retry"
+    /// A pass bought but queued behind another pass of its group: every purchase of it starts
+    /// after the instant (see ``ProductStatus/startsAt``).
+    case scheduled
     /// It was bought, but its coverage has ended (a lapsed subscription, a trial past its days).
     case expired
     /// Its latest transaction was refunded or revoked.
@@ -26,4 +32,23 @@ public enum OfferReason: String, Hashable, Sendable, CaseIterable {
     case prerequisiteMissing = "prerequisite-missing"
     /// A full-price product for which the customer qualifies for upgrade pricing instead.
     case upgradeAvailable = "upgrade-available"
+}
+
+/// How a subscription offer relates to the customer's current subscription of the same group, for
+/// groups with levels (1 the highest service).
+public enum SubscriptionChange: String, Hashable, Sendable, CaseIterable, Codable {
+    /// To a higher level (a smaller number).
+    case upgrade
+    /// To a lower level.
+    case downgrade
+    /// To another product of the same level.
+    case crossgrade
+}
+
+/// When a subscription change takes effect.
+public enum ChangeTiming: String, Hashable, Sendable, CaseIterable, Codable {
+    /// At once (upgrades, and crossgrades between products of one duration).
+    case immediately
+    /// At the current subscription's next renewal (downgrades, other crossgrades).
+    case nextRenewal = "next-renewal"
 }

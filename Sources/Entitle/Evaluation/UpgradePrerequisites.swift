@@ -3,7 +3,8 @@
 ///
 /// Copies of one transaction across an app's receipts count once and the earliest cancellation
 /// among them holds, the same rule as for the evaluated app's own transactions: a refund recorded
-/// in any copy takes the prerequisite away.
+/// in any copy takes the prerequisite away. A family-shared purchase counts only when the required
+/// app's catalog is in the portfolio and makes that product family-shareable.
 struct UpgradePrerequisites: Sendable {
     /// App bundle id -> product ids with a counted purchase at the instant.
     private var purchased: [String: Set<String>] = [:]
@@ -16,7 +17,7 @@ struct UpgradePrerequisites: Sendable {
 
     /// Gathers what `receipts` (other apps' receipts) show at `at`, for the apps the catalog's
     /// upgrades require. Costs nothing when the catalog has no upgrades.
-    init(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], at: Int64) {
+    init(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], at: Int64, catalogs: [String: CompiledCatalog] = [:]) {
         guard !catalog.requiredApps.isEmpty, !receipts.isEmpty else { return }
         for app in catalog.requiredApps {
             let ofApp = receipts.filter { $0.bytesEqual($0.appRange, app) }
@@ -47,7 +48,12 @@ struct UpgradePrerequisites: Sendable {
                 let receipt = ofApp[Int(items[item].receipt)]
                 let record = receipt.transactions[Int(items[item].index)]
                 guard record.purchase <= at, cancellation[item] > at else { continue }
-                products.insert(receipt.text(record.productId)!)
+                let product = receipt.text(record.productId)!
+                if record.flags & TransactionRecord.familyShared != 0 {
+                    guard let required = catalogs[app], let index = required.productIndex[product],
+                          required.compiledProducts[index].familyShareable else { continue }
+                }
+                products.insert(product)
             }
             purchased[app] = products
         }

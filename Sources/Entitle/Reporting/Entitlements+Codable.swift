@@ -8,8 +8,8 @@ extension Entitlements: Codable {
     }
 
     private enum FeatureKeys: String, CodingKey { case enabled, until, sources }
-    private enum ProductKeys: String, CodingKey { case type, state, until }
-    private enum OfferKeys: String, CodingKey { case eligible, reason, introOfferEligible, legal }
+    private enum ProductKeys: String, CodingKey { case type, state, until, startsAt, willRenew, renewsTo }
+    private enum OfferKeys: String, CodingKey { case eligible, reason, introOfferEligible, legal, change, effective }
 
     /// A member name taken from the data: a feature, currency or product id.
     struct IdentifierKey: CodingKey {
@@ -40,6 +40,9 @@ extension Entitlements: Codable {
             try object.encode(product.type, forKey: .type)
             try object.encode(product.state, forKey: .state)
             try object.encode(product.until, forKey: .until)
+            try object.encodeIfPresent(product.startsAt, forKey: .startsAt)
+            try object.encodeIfPresent(product.willRenew, forKey: .willRenew)
+            try object.encodeIfPresent(product.renewsTo, forKey: .renewsTo)
         }
         var offers = container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .offers)
         for offer in self.offers {
@@ -48,6 +51,8 @@ extension Entitlements: Codable {
             try object.encodeIfPresent(offer.reason, forKey: .reason)
             try object.encodeIfPresent(offer.introOfferEligible, forKey: .introOfferEligible)
             try object.encodeIfPresent(offer.legal, forKey: .legal)
+            try object.encodeIfPresent(offer.change, forKey: .change)
+            try object.encodeIfPresent(offer.effective, forKey: .effective)
         }
         try container.encode(reevaluateAt, forKey: .reevaluateAt)
         try container.encode(warnings, forKey: .warnings)
@@ -84,7 +89,10 @@ extension Entitlements: Codable {
             types[key.stringValue] = type
             views.products.append(ProductStatus(
                 id: key.stringValue, type: type, state: try object.decode(ProductState.self, forKey: .state),
-                until: try object.decodeIfPresent(Instant.self, forKey: .until)))
+                until: try object.decodeIfPresent(Instant.self, forKey: .until),
+                startsAt: try object.decodeIfPresent(Instant.self, forKey: .startsAt),
+                willRenew: try object.decodeIfPresent(Bool.self, forKey: .willRenew),
+                renewsTo: try object.decodeIfPresent(String.self, forKey: .renewsTo)))
         }
         let offers = try container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .offers)
         for key in offers.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
@@ -93,7 +101,9 @@ extension Entitlements: Codable {
                 productId: key.stringValue, eligible: try object.decode(Bool.self, forKey: .eligible),
                 reason: try object.decodeIfPresent(OfferReason.self, forKey: .reason),
                 introOfferEligible: try object.decodeIfPresent(Bool.self, forKey: .introOfferEligible),
-                legal: try object.decodeIfPresent(String.self, forKey: .legal)))
+                legal: try object.decodeIfPresent(String.self, forKey: .legal),
+                change: try object.decodeIfPresent(SubscriptionChange.self, forKey: .change),
+                effective: try object.decodeIfPresent(ChangeTiming.self, forKey: .effective)))
             // Every product but consumables is listed among products with its type.
             if types[key.stringValue] == nil { types[key.stringValue] = .consumable }
         }
@@ -126,7 +136,7 @@ extension CompiledCatalog {
         }
         let details = products.map { product in
             CatalogProduct(id: product.id, name: product.name, type: product.type, grants: [], priceTier: nil, group: nil,
-                           duration: nil, introOffer: nil, legal: product.legal, available: product.available,
+                           level: nil, duration: nil, introOffer: nil, legal: product.legal, available: product.available,
                            familyShareable: false, trialOf: nil, trialDays: nil, upgrade: nil, credits: [])
         }
         self.init(app: app, source: "<decoded>", featureIds: features, featureDescriptions: features.map { _ in "" },

@@ -16,15 +16,21 @@ extension Entitlements {
         }
         let balances = self.balances.map { ($0.currency, JSONOutput.integer($0.balance)) }
         let products = self.products.map { status in
-            (status.id, JSONOutput.object([
+            var members: [(String, JSONOutput)] = [
                 ("type", .string(status.type.rawValue)), ("state", .string(status.state.rawValue)), ("until", instant(status.until)),
-            ]))
+            ]
+            if let startsAt = status.startsAt { members.append(("startsAt", instant(startsAt))) }
+            if let willRenew = status.willRenew { members.append(("willRenew", .bool(willRenew))) }
+            if let renewsTo = status.renewsTo { members.append(("renewsTo", .string(renewsTo))) }
+            return (status.id, JSONOutput.object(members))
         }
         let offers = self.offers.map { offer in
             var members: [(String, JSONOutput)] = [("eligible", .bool(offer.eligible))]
             if let reason = offer.reason { members.append(("reason", .string(reason.rawValue))) }
             if let intro = offer.introOfferEligible { members.append(("introOfferEligible", .bool(intro))) }
             if let legal = offer.legal { members.append(("legal", .string(legal))) }
+            if let change = offer.change { members.append(("change", .string(change.rawValue))) }
+            if let effective = offer.effective { members.append(("effective", .string(effective.rawValue))) }
             return (offer.productId, JSONOutput.object(members))
         }
         let warnings = self.warnings.map {

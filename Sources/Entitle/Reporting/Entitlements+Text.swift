@@ -28,6 +28,11 @@ extension Entitlements {
             for product in products {
                 var line = "  " + pad(product.id, width) + "  " + product.state.rawValue
                 if let until = product.until { line += " until \(until.rfc3339)" }
+                if let startsAt = product.startsAt { line += " from \(startsAt.rfc3339)" }
+                if let willRenew = product.willRenew {
+                    line += willRenew ? ", renews" : ", will not renew"
+                    if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }
+                }
                 lines.append(line)
             }
         }
@@ -39,6 +44,9 @@ extension Entitlements {
                 var line = "  " + pad(offer.productId, width) + "  "
                 line += offer.eligible ? "offer" : "do not offer (\(offer.reason!.rawValue))"
                 if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
+                if let change = offer.change {
+                    line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
+                }
                 lines.append(line)
             }
         }

@@ -12,8 +12,12 @@ import Foundation
 struct RandomCase {
     let seed: UInt64
     let catalogJSON: String
+    /// The old app's catalog (upgrade prerequisites, family sharing of them).
+    let oldCatalogJSON: String
     /// Receipts as the decoder reads them (generated, rendered to JSON and decoded again).
     let receipts: [Receipt]
+    /// The environments to accept, or `nil` for all.
+    let environments: Set<String>?
 
     static let app = "com.example.random"
     static let oldApp = "com.example.old"
@@ -25,7 +29,10 @@ struct RandomCase {
     static let day: Int64 = 86_400_000
 
     struct Product {
-        enum Kind { case standard, trial(days: Int, paid: Int), upgrade(replaces: Int, anyOf: [String]?), pass(String), subscription(group: Int), consumable }
+        enum Kind {
+            case standard, trial(days: Int, paid: Int), upgrade(replaces: Int, anyOf: [String]?)
+            case pass(String, group: Int?), subscription(group: Int, level: Int?, period: String?), consumable
+        }
         var id: String
         var kind: Kind
         var grants: [String]
@@ -49,7 +56,7 @@ struct RandomCase {
         let count = 3 + random.below(9)
         for index in 0..<count {
             let id = "p\(index)"
-            switch random.below(10) {
+            switch random.below(11) {
             case 0, 1:
                 products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
             case 2:
@@ -69,12 +76,16 @@ struct RandomCase {
                 } else {
                     products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
                 }
-            case 4, 5:
-                products.append(Product(id: id, kind: .pass(["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D"][random.below(6)]),
+            case 4, 5, 10:
+                products.append(Product(id: id, kind: .pass(["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D", "P3M"][random.below(7)],
+                                                            group: random.below(3) == 0 ? nil : random.below(2)),
                                         grants: someGrants(features)))
             case 6, 7, 8:
-                products.append(Product(id: id, kind: .subscription(group: random.below(2)), grants: someGrants(features),
-                                        intro: random.below(2) == 0))
+                let group = random.below(2)
+                // Group 0 has levels, group 1 none; periods differ so crossgrades wait or not.
+                products.append(Product(id: id, kind: .subscription(group: group, level: group == 0 ? 1 + random.below(3) : nil,
+                                                                    period: random.below(4) == 0 ? nil : ["P1M", "P1Y", "P12M"][random.below(3)]),
+                                        grants: someGrants(features), intro: random.below(2) == 0))
             default:
                 var credits: [String: Int64] = [:]
                 for currency in currencies where random.below(2) == 0 || credits.isEmpty { credits[currency] = Int64(1 + random.below(50)) }
@@ -83,14 +94,29 @@ struct RandomCase {
             products[products.count - 1].available = random.below(8) != 0
             products[products.count - 1].familyShareable = random.below(3) == 0
         }
-        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products)
-        receipts = Self.receipts(products: products, currencies: currencies, random: &random)
+        var rules: [String] = []
+        for index in 0..<random.below(3) {
+            let condition = random.below(2) == 0
+                ? #""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#
+                : #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
+            rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(condition)}"#)
+        }
+        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products, grandfathered: rules)
+        oldCatalogJSON = #"""
+            {"app":"\#(Self.oldApp)","features":{"pro":"Pro"},"currencies":{"coins":"Coins"},"products":[
+             {"id":"com.example.old.pro","type":"non-consumable","name":"Pro","grants":["pro"],"familyShareable":true},
+             {"id":"com.example.old.plus","type":"non-consumable","name":"Plus","grants":["pro"]},
+             {"id":"com.example.old.coins","type":"consumable","name":"Coins","credits":{"coins":1}}]}
+            """#
+        receipts = Self.receipts(products: products, features: features, currencies: currencies, random: &random)
+        environments = [nil, nil, ["production"], ["production", "sandbox"]][random.below(4)]
     }
 
     // MARK: Catalog
 
-    static func catalogJSON(features: [String], currencies: [String], products: [Product]) -> String {
-        func quoted(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+    static func quoted(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
+
+    static func catalogJSON(features: [String], currencies: [String], products: [Product], grandfathered: [String]) -> String {
         var entries: [String] = []
         for product in products {
             var fields = [#""id":"\#(product.id)""#]
@@ -105,11 +131,13 @@ struct RandomCase {
                 if let anyOf { requires += #","anyOf":\#(quoted(anyOf))"# }
                 fields += [#""type":"non-consumable""#, #""name":"Upgrade""#, #""priceTier":2"#,
                            #""upgrade":{"replaces":"\#(products[replaces].id)","requires":{\#(requires)}}"#]
-            case .pass(let duration):
+            case .pass(let duration, let group):
                 fields += [#""type":"non-renewing-subscription""#, #""name":"Pass""#, #""duration":"\#(duration)""#]
-            case .subscription(let group):
-                fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)""#,
-                           #""duration":"P1M""#]
+                if let group { fields.append(#""group":"passes\#(group)""#) }
+            case .subscription(let group, let level, let period):
+                fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)""#]
+                if let level { fields.append(#""level":\#(level)"#) }
+                if let period { fields.append(#""duration":"\#(period)""#) }
                 if product.intro { fields.append(#""introOffer":{"mode":"free-trial","duration":"P1W"}"#) }
             case .consumable:
                 let credits = product.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
@@ -125,7 +153,8 @@ struct RandomCase {
         return """
             {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},
              "legal":{"auto-renewable-subscription":"Renews.","non-renewing-subscription":"Does not renew."},
-             "products":[\(entries.joined(separator: ",\n"))]}
+             "products":[\(entries.joined(separator: ",\n"))],
+             "grandfathered":[\(grandfathered.joined(separator: ","))]}
             """
     }
 
@@ -136,7 +165,7 @@ struct RandomCase {
         base + Int64(random.below(70) - 20) * day + Int64(random.below(4)) * 6 * hour
     }
 
-    static func receipts(products: [Product], currencies: [String], random: inout SplitMix) -> [Receipt] {
+    static func receipts(products: [Product], features: [String], currencies: [String], random: inout SplitMix) -> [Receipt] {
         // The purchases, before they are spread over receipts as copies.
         var transactions: [Transaction] = []
         var renewals: [Renewal] = []
@@ -184,13 +213,30 @@ struct RandomCase {
                     transactions.append(renewal)
                     start = end
                 }
-                if random.below(2) == 0 {
+                // Renewal snapshots, some signed before others, some saying another thing.
+                for _ in 0..<random.below(3) {
+                    let others = products.filter { if case .subscription = $0.kind { return true }; return false }
                     renewals.append(Renewal(
-                        productId: product.id, originalTransactionId: random.below(8) == 0 ? "999" : chain,
-                        willRenew: random.below(2) == 0, isInBillingRetry: random.below(2) == 0,
-                        gracePeriodExpiresDate: random.below(4) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day)))
+                        productId: random.below(4) == 0 ? others.randomElement(using: &random)?.id : product.id,
+                        originalTransactionId: random.below(8) == 0 ? "999" : chain,
+                        willRenew: [true, false, nil][random.below(3)], isInBillingRetry: [true, false, nil][random.below(3)],
+                        gracePeriodExpiresDate: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day),
+                        signedDate: random.below(2) == 0 ? nil : Instant(millisecondsSince1970: instant(&random)),
+                        renewsTo: random.below(3) == 0 ? others.randomElement(using: &random)?.id : nil,
+                        expirationIntent: random.below(3) == 0 ? .billingError : nil))
                 }
                 continue
+            case .pass(_, let group?):
+                // Another pass of the group bought soon after queues behind this one.
+                let mates = products.filter {
+                    if $0.id != product.id, case .pass(_, let other?) = $0.kind { return other == group }
+                    return false
+                }
+                if random.below(4) != 0, let mate = mates.randomElement(using: &random) {
+                    transactions.append(Transaction(
+                        productId: mate.id, transactionId: id(),
+                        purchaseDate: Instant(millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 + Int64(random.below(4)) * day)))
+                }
             default: break
             }
             transactions.append(transaction)
@@ -227,10 +273,32 @@ struct RandomCase {
                 consumptions[(home + 1) % receiptCount].append(copy)
             }
         }
+        // Grants of access, some copied to another receipt (the same, or now and then not).
+        var grants = [[Grant]](repeating: [], count: receiptCount)
+        for index in 0..<random.below(3) {
+            var granted = features.filter { _ in random.below(3) == 0 }
+            if random.below(5) == 0 { granted.append("undeclared") }
+            let start = instant(&random)
+            let grant = Grant(id: "g\(index)", features: granted, start: Instant(millisecondsSince1970: start),
+                              end: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(1 + random.below(20)) * day),
+                              revokedAt: random.below(5) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil)
+            let home = random.below(receiptCount)
+            grants[home].append(grant)
+            if receiptCount > 1, random.below(3) == 0 {
+                var copy = grant
+                if random.below(3) == 0 { copy.end = nil }
+                grants[(home + 1) % receiptCount].append(copy)
+            }
+        }
         var result: [Receipt] = []
         for index in 0..<receiptCount {
             let ownRenewals = index == 0 ? renewals : renewals.filter { _ in random.below(3) == 0 }
-            result.append(Receipt(app: app, transactions: spread[index], renewals: ownRenewals, consumptions: consumptions[index]))
+            var receipt = Receipt(app: app, transactions: spread[index], renewals: ownRenewals, consumptions: consumptions[index],
+                                  grants: grants[index])
+            receipt.environment = [nil, "production", "sandbox", "xcode"][random.below(4)]
+            receipt.originalApplicationVersion = [nil, "1.0", "1.9", "1.10.2", "2.0", "2.1", "beta"][random.below(7)]
+            if random.below(2) == 0 { receipt.originalPurchaseDate = Instant(millisecondsSince1970: instant(&random) - Int64(random.below(30)) * day) }
+            result.append(receipt)
         }
         // The old app's receipts: prerequisites, with copies and refunds across them.
         for _ in 0..<random.below(3) {
@@ -239,7 +307,8 @@ struct RandomCase {
                 old.transactions.append(Transaction(
                     productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
                     purchaseDate: Instant(millisecondsSince1970: instant(&random)),
-                    cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil))
+                    cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil,
+                    ownership: random.below(3) == 0 ? .familyShared : .purchased))
             }
             result.append(old)
         }
@@ -266,15 +335,12 @@ struct RandomCase {
             for renewal in receipt.renewals { if let grace = renewal.gracePeriodExpiresDate { points.insert(grace.millisecondsSince1970) } }
             for consumption in receipt.consumptions { points.insert(consumption.date.millisecondsSince1970) }
         }
-        // Ends the reference computes (trials, stacked passes), found by asking it.
+        // Ends the reference computes (trials, stacked passes, grace), found by asking it.
         for point in Array(points) {
-            let result = ReferenceEvaluator.evaluate(catalog, receipts: receipts, at: Instant(millisecondsSince1970: point))
-            if let next = result.reevaluateAt { points.insert(next.millisecondsSince1970) }
-            for feature in result.features.values { if let until = feature.until { points.insert(until.millisecondsSince1970) } }
-            for product in result.products.values { if let until = product.until { points.insert(until.millisecondsSince1970) } }
+            points.formUnion(ReferenceEvaluator.candidateInstants(catalog, receipts: receipts, at: Instant(millisecondsSince1970: point)))
         }
         var instants: Set<Int64> = []
-        for point in points { instants.formUnion([point - 1, point, point + 1]) }
+        for point in points where Instant(millisecondsSince1970: point).isInRange { instants.formUnion([point - 1, point, point + 1]) }
         return instants.sorted().map { Instant(millisecondsSince1970: $0) }
     }
 }

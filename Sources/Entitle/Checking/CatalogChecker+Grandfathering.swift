@@ -1,0 +1,92 @@
+/// Grandfather rules: features for customers who bought the app before it turned free, matched
+/// on the receipt's original application version or original purchase date.
+extension CatalogChecker {
+    static let grandfatherKeys = ["$comment", "id", "grants", "originalApplicationVersionBefore", "originalPurchaseBefore"]
+
+    mutating func grandfatherRules(_ node: JSONNode) -> [GrandfatherRuleDefinition] {
+        guard case .array(let elements) = node.value else {
+            wrongType(node, expected: "an array of grandfather rules", path: "grandfathered")
+            return []
+        }
+        var rules: [GrandfatherRuleDefinition] = []
+        var seen: [String: Located<String>] = [:]
+        for (index, element) in elements.enumerated() {
+            let path = "grandfathered[\(index)]"
+            guard let members = object(element, path: path, allowed: Self.grandfatherKeys, required: ["id", "grants"],
+                                       what: "grandfather rule")
+            else { continue }
+            var rule = GrandfatherRuleDefinition(path: path, offset: element.offset)
+            rule.id = members["id"].flatMap { productIdentifier($0.value, path: path + ".id") }
+            if let id = rule.id {
+                if let first = seen[id.value] {
+                    report(.duplicateProduct, "duplicate grandfather rule id `\(id.value)`", at: id.offset, path: id.path,
+                           help: "it is already defined at \(first.path) (line \(line(of: first.offset)))")
+                } else {
+                    seen[id.value] = id
+                }
+            }
+            if let grants = members["grants"] {
+                if case .array(let values) = grants.value.value {
+                    for (position, value) in values.enumerated() {
+                        if let grant = nonEmptyString(value, path: "\(path).grants[\(position)]") {
+                            rule.grants.append(grant)
+                        } else {
+                            rule.grantsBroken = true
+                        }
+                    }
+                    if values.isEmpty {
+                        warn(.grantsNothing, "grandfather rule grants nothing", at: grants.value.offset, path: path + ".grants",
+                             help: "list the features its customers keep")
+                    }
+                } else {
+                    wrongType(grants.value, expected: "an array of feature ids", path: path + ".grants")
+                    rule.grantsBroken = true
+                }
+            }
+            let version = members["originalApplicationVersionBefore"], date = members["originalPurchaseBefore"]
+            switch (version, date) {
+            case (nil, nil):
+                report(.missingKey, "a grandfather rule needs one condition: `originalApplicationVersionBefore` or `originalPurchaseBefore`",
+                       at: element.offset, path: path,
+                       help: "e.g. `\"originalApplicationVersionBefore\": \"2.0\"` for customers who first installed a version before 2.0")
+            case (let version?, let date?):
+                let later = version.keyOffset > date.keyOffset ? version : date
+                report(.keyNotAllowed, "a grandfather rule has exactly one condition", at: later.keyOffset,
+                       path: Self.path(path, key: later.key), help: "split it into two rules, one per condition")
+            case (let version?, nil):
+                if let text = string(version.value, path: path + ".originalApplicationVersionBefore") {
+                    if let components = Self.versionComponents(text.value) {
+                        rule.condition = .originalApplicationVersionBefore(components)
+                    } else {
+                        report(.badValue, "`\(text.value)` is not a version of dot-separated whole numbers", at: text.offset,
+                               path: text.path, help: "write it as the App Store shows it, e.g. `2.0` or `1.9.3`")
+                    }
+                }
+            case (nil, let date?):
+                if let text = string(date.value, path: path + ".originalPurchaseBefore") {
+                    if let instant = Instant(rfc3339: text.value) {
+                        rule.condition = .originalPurchaseBefore(instant.millisecondsSince1970)
+                    } else {
+                        report(.badInstant, "`\(text.value)` is not an RFC 3339 instant", at: text.offset, path: text.path,
+                               help: Instant.rfc3339Problem(text.value).map { "\($0)" } ?? "write e.g. `2026-03-01T00:00:00Z`")
+                    }
+                }
+            }
+            rules.append(rule)
+        }
+        return rules
+    }
+
+    /// The components of a version such as `1.10.2`: whole numbers separated by dots; `nil` for
+    /// anything else (`1.x`, `2.0-beta`, `1..2`).
+    static func versionComponents(_ text: String) -> [Int]? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, parts.count <= 8 else { return nil }
+        var components: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 9, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part) else { return nil }
+            components.append(value)
+        }
+        return components
+    }
+}

@@ -1,0 +1,92 @@
+/// Balances: credits bought less consumptions, deduplicated by id across the app's receipts.
+extension Evaluator {
+    static func spend(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
+        balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning]
+    ) {
+        // One receipt's consumptions are already unique (the decoder checks); several need merging.
+        var items: [(receipt: Int32, index: Int32)] = []
+        var first: [Int32] = []
+        if own.count > 1 {
+            for receiptIndex in own {
+                for index in receipts[receiptIndex].consumptions.indices { items.append((Int32(receiptIndex), Int32(index))) }
+            }
+            func id(_ item: Int) -> (ParsedReceipt, TextRange) {
+                let receipt = receipts[Int(items[item].receipt)]
+                return (receipt, receipt.consumptions[Int(items[item].index)].id)
+            }
+            first = DuplicateFinder.firstOccurrences(
+                count: items.count,
+                hash: { receipts[Int(items[$0].receipt)].consumptions[Int(items[$0].index)].idHash },
+                equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
+                precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+        }
+        var item = 0
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            receipt.arena.withUnsafeBytes { arena in
+                for consumption in receipt.consumptions {
+                    defer { item += 1 }
+                    if !first.isEmpty, Int(first[item]) != item {
+                        let earlier = items[Int(first[item])]
+                        let firstReceipt = receipts[Int(earlier.receipt)]
+                        let firstRecord = firstReceipt.consumptions[Int(earlier.index)]
+                        if !(firstReceipt.bytesEqual(firstRecord.currency, receipt, consumption.currency)
+                             && firstRecord.amount == consumption.amount && firstRecord.date == consumption.date) {
+                            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(consumption.id)!)))
+                        }
+                        continue
+                    }
+                    guard consumption.date <= at else { continue }
+                    let currency = catalog.currencyTable.find(UnsafeRawBufferPointer(
+                        rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
+                    guard currency >= 0 else {
+                        warnings.append(EvaluationWarning(kind: .unknownCurrency(
+                            consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
+                        continue
+                    }
+                    Balance.add(consumption.amount == .min ? .max : -consumption.amount, to: &balances, Int(currency),
+                                overflowed: &overflowed)
+                }
+            }
+        }
+    }
+}
+
+
+/// Balance arithmetic that cannot overflow: a sum past `Int64`'s range stops at its end, and the
+/// currency is noted so evaluation warns about it.
+enum Balance {
+    @inline(__always)
+    static func add(_ amount: Int64, to balances: inout [Int64], _ currency: Int, overflowed: inout [Int32]) {
+        let (sum, overflow) = balances[currency].addingReportingOverflow(amount)
+        if overflow {
+            let limit: Int64 = amount > 0 ? .max : .min
+            // Noted once per arrival at the limit; the caller removes repeats.
+            if balances[currency] != limit { overflowed.append(Int32(currency)) }
+            balances[currency] = limit
+        } else {
+            balances[currency] = sum
+        }
+    }
+}
+
+/// A small set of subscription group indices: a bit set, allocated only when a group is added.
+struct GroupSet {
+    private var words: [UInt64] = []
+
+    mutating func insert(_ group: Int32) {
+        let word = Int(group) >> 6
+        if word >= words.count { words += [UInt64](repeating: 0, count: word + 1 - words.count) }
+        words[word] |= 1 << UInt64(group & 63)
+    }
+
+    /// The members, ascending.
+    var members: [Int32] {
+        var result: [Int32] = []
+        for (index, word) in words.enumerated() where word != 0 {
+            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { result.append(Int32(index * 64 + bit)) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,159 @@
+/// `reevaluateAt`: the earliest instant after `at` at which evaluating the same data gives a
+/// different answer in anything but `at` and `reevaluateAt` (features, product states and untils,
+/// offers, balances, warnings).
+///
+/// Two things make the answer change. With what is known at `at`, coverage runs out or begins (a
+/// trial ends, a subscription enters its grace period or billing retry, a queued pass starts): the
+/// evaluation notes the first such instant as it goes (``Core/boundary``). And facts dated after
+/// `at` become known (a purchase, a cancellation, a consumption, a grant, a renewal snapshot). Most
+/// of those surely change the answer (a consumable's credits, a first purchase of a product); for
+/// the others (buying again a product one owns) the answer is evaluated at the fact's instant and
+/// compared, and from there the search goes on with what is known then. After a few such
+/// evaluations the search stops at the next fact, which is early but never late.
+extension Evaluator {
+    /// Evaluations spent on facts that may not change the answer, before settling for the next one.
+    static let nextChangeBudget = 16
+
+    static func nextChange(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: Deduplicated, at: Int64,
+        options: Options, core: Core
+    ) -> Int64 {
+        var facts = futureFacts(catalog, receipts: receipts, own: own, others: others, entries: entries.entries, at: at, core: core)
+        var boundary = core.boundary
+        guard !facts.isEmpty else { return boundary }
+        facts.sort { $0.date < $1.date }
+        var reference: Entitlements?
+        var evaluations = 0
+        var index = 0
+        while index < facts.count {
+            let date = facts[index].date
+            // A change with what is known now comes first; at the same instant, the facts of that
+            // instant decide what the answer is then.
+            if boundary < date { return boundary }
+            var sure = false
+            while index < facts.count, facts[index].date == date {
+                sure = sure || facts[index].sure
+                index += 1
+            }
+            if sure || evaluations == nextChangeBudget { return date }
+            evaluations += 1
+            let later = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: date, options: options)
+            if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: core, reevaluateAt: nil) }
+            let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, reevaluateAt: nil)
+            if !answer.hasSameAnswer(as: reference!) { return date }
+            // Nothing changed: from here on, what is known at `date` decides.
+            boundary = later.boundary
+        }
+        return boundary
+    }
+
+    /// Facts dated after `at`, each with whether it surely changes the answer.
+    private static func futureFacts(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], at: Int64, core: Core
+    ) -> [(date: Int64, sure: Bool)] {
+        var facts: [(date: Int64, sure: Bool)] = []
+        func outcome(_ product: Int32) -> ProductOutcome? {
+            var low = 0, high = core.outcomes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if core.outcomes[middle].product < product { low = middle + 1 } else { high = middle }
+            }
+            return low < core.outcomes.count && core.outcomes[low].product == product ? core.outcomes[low] : nil
+        }
+        func hasOutcome(_ product: Int32) -> Bool { outcome(product) != nil }
+        /// A plain non-consumable covered from a purchase on, forever: another purchase changes nothing.
+        func isOwnedForever(_ product: Int32) -> Bool {
+            let rule = catalog.rules[Int(product)]
+            guard rule.type == .nonConsumable, rule.trialDays == 0, let outcome = outcome(product) else { return false }
+            return outcome.state == .active && outcome.until == CoverageSpan.never
+        }
+        for entry in entries {
+            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
+                && !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable)
+            let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
+            if entry.purchase > at {
+                if entry.product < 0 {
+                    facts.append((entry.purchase, true))  // one more unknown-product transaction
+                } else if record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable {
+                    facts.append((entry.purchase, true))  // one more not-family-shareable warning
+                } else if consumable {
+                    if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true)) }  // credits
+                } else if !hasOutcome(entry.product) {
+                    facts.append((entry.purchase, true))  // from not-purchased to something
+                } else if !isOwnedForever(entry.product) {
+                    facts.append((entry.purchase, false))
+                }
+            }
+            if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
+                // A consumable's credits go; anything else may or may not change.
+                if consumable {
+                    if counts && entry.purchase <= at { facts.append((entry.cancellation, true)) }
+                } else if entry.product >= 0 {
+                    facts.append((entry.cancellation, false))
+                }
+            }
+        }
+        // Consumptions: the first copy of each id counts; a new one changes a balance or warns.
+        var consumptionItems: [(receipt: Int32, index: Int32)] = []
+        for receiptIndex in own {
+            for index in receipts[receiptIndex].consumptions.indices { consumptionItems.append((Int32(receiptIndex), Int32(index))) }
+        }
+        let firstConsumption = firstCopies(consumptionItems, receipts: receipts, id: { $0.consumptions[$1].id },
+                                           hash: { $0.consumptions[$1].idHash })
+        for (item, (receiptIndex, index)) in consumptionItems.enumerated() where Int(firstConsumption[item]) == item {
+            let date = receipts[Int(receiptIndex)].consumptions[Int(index)].date
+            if date > at { facts.append((date, true)) }
+        }
+        // Grants: the first copy of each id counts, with declared features (sources) or not (warnings).
+        var grantItems: [(receipt: Int32, index: Int32)] = []
+        for receiptIndex in own {
+            for index in receipts[receiptIndex].grants.indices { grantItems.append((Int32(receiptIndex), Int32(index))) }
+        }
+        let firstGrant = firstCopies(grantItems, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash })
+        for (item, (receiptIndex, index)) in grantItems.enumerated() where Int(firstGrant[item]) == item {
+            let grant = receipts[Int(receiptIndex)].grants[Int(index)]
+            guard !grant.features.isEmpty else { continue }
+            if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false)) }
+            if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false)) }
+        }
+        for receiptIndex in own {
+            for renewal in receipts[receiptIndex].renewals where renewal.signed > at { facts.append((renewal.signed, false)) }
+        }
+        // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
+        // one transaction may name different products, so every transaction of such an app counts).
+        if !catalog.requiredApps.isEmpty {
+            var listing: Set<String> = []
+            for product in catalog.compiledProducts {
+                if case .upgrade(_, let requirement) = product.role, requirement.anyOf != nil { listing.insert(requirement.app) }
+            }
+            for receiptIndex in others {
+                let receipt = receipts[receiptIndex]
+                guard listing.contains(where: { receipt.bytesEqual(receipt.appRange, $0) }) else { continue }
+                for record in receipt.transactions {
+                    if record.purchase > at { facts.append((record.purchase, false)) }
+                    if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation {
+                        facts.append((record.cancellation, false))
+                    }
+                }
+            }
+        }
+        return facts
+    }
+
+    /// For each item, the index of the first item with the same id across the app's receipts.
+    private static func firstCopies(
+        _ items: [(receipt: Int32, index: Int32)], receipts: [ParsedReceipt],
+        id: (ParsedReceipt, Int) -> TextRange, hash: (ParsedReceipt, Int) -> UInt64
+    ) -> [Int32] {
+        func key(_ item: Int) -> (ParsedReceipt, TextRange) {
+            let receipt = receipts[Int(items[item].receipt)]
+            return (receipt, id(receipt, Int(items[item].index)))
+        }
+        return DuplicateFinder.firstOccurrences(
+            count: items.count,
+            hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
+            equal: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.bytesEqual(r, y, s) },
+            precedes: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.lexicographicallyPrecedes(r, y, s) })
+    }
+}
