@@ -5,7 +5,7 @@ import Foundation
 enum CheckCommand {
     static let usage = """
         usage: entitle check --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
-                             [--app BUNDLE] [--at INSTANT] [--format text|json]
+                             [--app BUNDLE] [--at INSTANT] [--environment NAME ...] [--format text|json]
 
           --catalog PATH    a catalog file, or a directory whose *.json files are catalogs;
                             repeat to add more
@@ -16,6 +16,10 @@ enum CheckCommand {
                             app of Apple data that names none (renewal info alone)
           --at INSTANT      when to evaluate: RFC 3339 (2026-01-15T09:00:00Z) or a date alone
                             (2026-01-15, midnight UTC); default: now
+          --environment NAME  accept receipts of this environment only (`production`,
+                            `sandbox`, `xcode`, `local-testing`); repeat for more; default:
+                            all. A receipt without one is `production`; others are ignored
+                            with a warning
           --format FORMAT   `text` for people (default) or `json` for scripts
 
         Catalog errors are printed as they are; the app is still evaluated when its catalog, and
@@ -33,7 +37,7 @@ enum CheckCommand {
         let at: Instant
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format"], flags: ["--help", "-h"])
+                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format", "--environment"], flags: ["--help", "-h"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") {
                 return CommandOutput(standardOutput: usage)
             }
@@ -98,7 +102,9 @@ enum CheckCommand {
         }
         let result: Entitlements
         do {
-            result = try portfolio.evaluate(app: app, receipts: receipts, at: at)
+            let environments = scanner.all("--environment")
+            result = try portfolio.evaluate(app: app, receipts: receipts, at: at,
+                                            environments: environments.isEmpty ? nil : Set(environments))
         } catch {
             return failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
                            exitCode: CommandOutput.misuse)
