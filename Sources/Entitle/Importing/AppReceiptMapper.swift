@@ -8,11 +8,12 @@ import Foundation
 /// |---|---|
 /// | 0 receipt type (`Production`, `ProductionSandbox`, `Xcode`) | `environment` |
 /// | 2 bundle id | `app` |
-/// | 19 original application version | `originalApplicationVersion` |
+/// | 19 original application version, 18 original purchase date | `originalApplicationVersion`, `originalPurchaseDate` |
 /// | 17 in-app purchase receipt (one per transaction) | `transactions[]` |
 /// | 1701 quantity, 1702 product id, 1703 transaction id, 1705 original transaction id | `quantity`, `productId`, `transactionId`, `originalTransactionId` |
 /// | 1704 purchase date, 1706 original purchase date, 1708 expiry, 1712 cancellation (empty when absent) | `purchaseDate`, `originalPurchaseDate`, `expiresDate`, `cancellationDate` |
 /// | 1713 trial period, 1719 introductory price period | `isTrialPeriod`, `isIntroOfferPeriod` |
+/// | 1721 promotional offer identifier | `offerId` |
 ///
 /// Dates are RFC 3339, also with an offset written without a colon (`+0100`), as 2020 Xcode
 /// receipts have them. The PKCS#7 signature is not checked.
