@@ -63,6 +63,10 @@ public final class CompiledCatalog: @unchecked Sendable {
     let appBytes: UnsafeBufferPointer<UInt8>
     /// The other apps the catalog's upgrades require a purchase in, without repeats.
     let requiredApps: [String]
+    /// The required apps some upgrade names qualifying products of (`anyOf`).
+    let appsListingProducts: Set<String>
+    /// Per subscription group: whether a product of it has an intro offer (so that using one shows).
+    let groupHasIntroOffer: [Bool]
 
     /// Credits per unit of a consumable.
     struct Credit {
@@ -131,12 +135,19 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.ruleCredits = .allocatedCopy(of: ruleCredits)
         self.appBytes = .allocatedCopy(of: Array(app.utf8))
         var requiredApps: [String] = []
+        var seenApps: Set<String> = []
+        var appsListingProducts: Set<String> = []
+        var groupHasIntroOffer = [Bool](repeating: false, count: groups.count)
         for product in products {
-            if case .upgrade(_, let requirement) = product.role, !requiredApps.contains(requirement.app) {
-                requiredApps.append(requirement.app)
+            if case .upgrade(_, let requirement) = product.role {
+                if seenApps.insert(requirement.app).inserted { requiredApps.append(requirement.app) }
+                if requirement.anyOf != nil { appsListingProducts.insert(requirement.app) }
             }
+            if product.introOffer != nil, groups.indices.contains(product.group) { groupHasIntroOffer[product.group] = true }
         }
         self.requiredApps = requiredApps
+        self.appsListingProducts = appsListingProducts
+        self.groupHasIntroOffer = groupHasIntroOffer
     }
 
     deinit {

@@ -105,7 +105,7 @@ public struct Entitlements: Sendable {
     }
 
     func featureOutcome(_ index: Int) -> FeatureOutcome? {
-        let position = Self.search(featureOutcomes, Int32(index), by: \.feature)
+        let position = Self.search(featureOutcomes.count, Int32(index)) { featureOutcomes[$0].feature }
         return position.map { featureOutcomes[$0] }
     }
 
@@ -162,7 +162,7 @@ public struct Entitlements: Sendable {
     }
 
     func outcome(of product: Int) -> ProductOutcome? {
-        Self.search(productOutcomes, Int32(product), by: \.product).map { productOutcomes[$0] }
+        Self.search(productOutcomes.count, Int32(product)) { productOutcomes[$0].product }.map { productOutcomes[$0] }
     }
 
     func state(of product: Int) -> ProductState {
@@ -188,12 +188,13 @@ public struct Entitlements: Sendable {
     }
 
     /// Binary search by a sorted integer key.
-    static func search<Element>(_ elements: [Element], _ key: Int32, by keyPath: KeyPath<Element, Int32>) -> Int? {
+    @inline(__always)
+    static func search(_ count: Int, _ key: Int32, keyAt: (Int) -> Int32) -> Int? {
         var low = 0
-        var high = elements.count
+        var high = count
         while low < high {
             let middle = (low + high) / 2
-            let value = elements[middle][keyPath: keyPath]
+            let value = keyAt(middle)
             if value == key { return middle }
             if value < key { low = middle + 1 } else { high = middle }
         }

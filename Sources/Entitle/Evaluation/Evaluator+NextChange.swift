@@ -38,9 +38,15 @@ extension Evaluator {
             if sure || evaluations == nextChangeBudget { return date }
             evaluations += 1
             let later = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: date, options: options)
-            if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: core, reevaluateAt: nil) }
-            let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, reevaluateAt: nil)
-            if !answer.hasSameAnswer(as: reference!) { return date }
+            switch compare(core, at: at, later, at: date, catalog: catalog) {
+            case .same: break
+            case .different: return date
+            case .unsure:
+                // Only what the offers read differs: compare the offers (and everything else) in full.
+                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: core, reevaluateAt: nil) }
+                let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, reevaluateAt: nil)
+                if !answer.hasSameAnswer(as: reference!) { return date }
+            }
             // Nothing changed: from here on, what is known at `date` decides.
             boundary = later.boundary
         }
@@ -67,6 +73,14 @@ extension Evaluator {
             guard rule.type == .nonConsumable, rule.trialDays == 0, let outcome = outcome(product) else { return false }
             return outcome.state == .active && outcome.until == CoverageSpan.never
         }
+        /// An auto-renewable transaction bought while its active product still covers, or right as
+        /// the coverage ends, expiring later: from its purchase on, the product's `until` is later.
+        func extendsCoverage(_ entry: Entry, _ record: TransactionRecord) -> Bool {
+            guard catalog.rules[Int(entry.product)].type == .autoRenewableSubscription, record.expires != TransactionRecord.absentDate,
+                  entry.cancellation > entry.purchase, record.expires > entry.purchase,
+                  let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never else { return false }
+            return entry.purchase <= outcome.until && record.expires > outcome.until && entry.cancellation > outcome.until
+        }
         for entry in entries {
             let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
             let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
@@ -81,6 +95,8 @@ extension Evaluator {
                     if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true)) }  // credits
                 } else if !hasOutcome(entry.product) {
                     facts.append((entry.purchase, true))  // from not-purchased to something
+                } else if counts, extendsCoverage(entry, record) {
+                    facts.append((entry.purchase, true))  // a renewal: the product's `until` moves
                 } else if !isOwnedForever(entry.product) {
                     facts.append((entry.purchase, false))
                 }
@@ -95,21 +111,18 @@ extension Evaluator {
             }
         }
         // Consumptions: the first copy of each id counts; a new one changes a balance or warns.
-        var consumptionItems: [(receipt: Int32, index: Int32)] = []
-        for receiptIndex in own {
-            for index in receipts[receiptIndex].consumptions.indices { consumptionItems.append((Int32(receiptIndex), Int32(index))) }
-        }
-        let firstConsumption = firstCopies(consumptionItems, receipts: receipts, id: { $0.consumptions[$1].id },
-                                           hash: { $0.consumptions[$1].idHash })
-        for (item, (receiptIndex, index)) in consumptionItems.enumerated() where Int(firstConsumption[item]) == item {
-            let date = receipts[Int(receiptIndex)].consumptions[Int(index)].date
-            if date > at { facts.append((date, true)) }
+        // (Ids are compared only when some consumption is dated after `at`.)
+        if own.contains(where: { receipts[$0].consumptions.contains { $0.date > at } }) {
+            let items = items(own, receipts: receipts, count: { $0.consumptions.count })
+            let first = firstCopies(items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash })
+            for (item, (receiptIndex, index)) in items.enumerated() where Int(first[item]) == item {
+                let date = receipts[Int(receiptIndex)].consumptions[Int(index)].date
+                if date > at { facts.append((date, true)) }
+            }
         }
         // Grants: the first copy of each id counts, with declared features (sources) or not (warnings).
-        var grantItems: [(receipt: Int32, index: Int32)] = []
-        for receiptIndex in own {
-            for index in receipts[receiptIndex].grants.indices { grantItems.append((Int32(receiptIndex), Int32(index))) }
-        }
+        let grantItems = own.contains(where: { receipts[$0].grants.contains { $0.start > at || ($0.revoked > at && $0.revoked != .max) } })
+            ? items(own, receipts: receipts, count: { $0.grants.count }) : []
         let firstGrant = firstCopies(grantItems, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash })
         for (item, (receiptIndex, index)) in grantItems.enumerated() where Int(firstGrant[item]) == item {
             let grant = receipts[Int(receiptIndex)].grants[Int(index)]
@@ -122,14 +135,10 @@ extension Evaluator {
         }
         // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
         // one transaction may name different products, so every transaction of such an app counts).
-        if !catalog.requiredApps.isEmpty {
-            var listing: Set<String> = []
-            for product in catalog.compiledProducts {
-                if case .upgrade(_, let requirement) = product.role, requirement.anyOf != nil { listing.insert(requirement.app) }
-            }
+        if !catalog.appsListingProducts.isEmpty {
             for receiptIndex in others {
                 let receipt = receipts[receiptIndex]
-                guard listing.contains(where: { receipt.bytesEqual(receipt.appRange, $0) }) else { continue }
+                guard catalog.appsListingProducts.contains(receipt.app) else { continue }
                 for record in receipt.transactions {
                     if record.purchase > at { facts.append((record.purchase, false)) }
                     if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation {
@@ -139,6 +148,44 @@ extension Evaluator {
             }
         }
         return facts
+    }
+
+    enum Sameness { case same, different, unsure }
+
+    /// Whether two answers of one evaluation at two instants read the same, from their cores: what
+    /// shows directly (features, balances, product states, warnings, the rules and grants covering
+    /// each instant) decides `different`; when all that agrees and what only offers read (intro
+    /// offers used, other apps' purchases) agrees too, `same`; else `unsure`, and the caller compares
+    /// the offers themselves. Costs nothing that grows with the catalog.
+    static func compare(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
+        guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return .different }
+        for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return .different }
+        if a.warnings != b.warnings {
+            guard a.warnings.count == b.warnings.count,
+                  a.warnings.map(\.description).sorted() == b.warnings.map(\.description).sorted() else { return .different }
+        }
+        if !a.access.isEmpty || !b.access.isEmpty {
+            func covering(_ access: [AccessSpan], _ instant: Int64) -> [String] {
+                access.filter { $0.span.start <= instant && instant < $0.span.end }.map { "\($0.feature) \($0.source)" }.sorted()
+            }
+            if covering(a.access, atA) != covering(b.access, atB) { return .different }
+        }
+        if a.introUsed != b.introUsed {
+            let shown = { (groups: [Int32]) in groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] } }
+            if shown(a.introUsed) != shown(b.introUsed) { return .different }
+        }
+        return a.prerequisites == b.prerequisites ? .same : .unsure
+    }
+
+    /// Every (receipt, index) of some list of the app's receipts.
+    private static func items(
+        _ own: [Int], receipts: [ParsedReceipt], count: (ParsedReceipt) -> Int
+    ) -> [(receipt: Int32, index: Int32)] {
+        var items: [(receipt: Int32, index: Int32)] = []
+        for receiptIndex in own {
+            for index in 0..<count(receipts[receiptIndex]) { items.append((Int32(receiptIndex), Int32(index))) }
+        }
+        return items
     }
 
     /// For each item, the index of the first item with the same id across the app's receipts.

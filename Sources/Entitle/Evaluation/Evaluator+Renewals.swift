@@ -35,81 +35,132 @@ extension Evaluator {
         var renewsTo: String?
     }
 
-    static func renewalFacts(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], entries: [Entry], at: Int64,
-        warnings: inout [EvaluationWarning]
-    ) -> RenewalFacts {
-        guard own.contains(where: { !receipts[$0].renewals.isEmpty }) else { return .empty }
-        warnings += orphanRenewals(receipts, own: own)
-        // Items: the chain id of each counted subscription transaction, then each counted renewal entry.
-        var items: [(receipt: Int32, range: TextRange, position: Int32)] = []
-        for (position, entry) in entries.enumerated()
-        where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
-            items.append((entry.receipt, record.chainId, Int32(position)))
+    /// The subscription chain of each of the app's transactions and renewal entries, found once
+    /// per evaluation from their ids: a chain is numbered by its first item, transactions first.
+    struct Chains {
+        static let none = Chains()
+
+        /// Per receipt: where its transactions start among the items, and where its renewal entries
+        /// start after the transactions.
+        var transactionStart: [Int32] = []
+        var renewalStart: [Int32] = []
+        /// For each item (the app's transactions, then its renewal entries), its chain: the index
+        /// of the chain's first item. A renewal entry's chain `>= transactionCount` has no transaction.
+        var chainOfItem: [Int32] = []
+        var transactionCount = 0
+
+        @inline(__always) func chain(ofTransaction index: Int32, in receipt: Int32) -> Int {
+            Int(chainOfItem[Int(transactionStart[Int(receipt)] + index)])
+        }
+
+        @inline(__always) func chain(ofRenewal index: Int, in receipt: Int) -> Int {
+            Int(chainOfItem[transactionCount + Int(renewalStart[receipt]) + index])
+        }
+    }
+
+    /// Numbers the chains of the app's receipts, and warns once about each chain that renewal
+    /// entries name but no transaction of the app's receipts belongs to (a renewal-info file without
+    /// its transactions, or a typo in an id).
+    static func chains(_ receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]) -> Chains {
+        guard own.contains(where: { !receipts[$0].renewals.isEmpty }) else { return .none }
+        var chains = Chains()
+        chains.transactionStart = [Int32](repeating: 0, count: receipts.count)
+        chains.renewalStart = [Int32](repeating: 0, count: receipts.count)
+        var items: [(receipt: Int32, range: TextRange)] = []
+        for receiptIndex in own {
+            chains.transactionStart[receiptIndex] = Int32(items.count)
+            for record in receipts[receiptIndex].transactions { items.append((Int32(receiptIndex), record.chainId)) }
         }
         let transactionItems = items.count
         for receiptIndex in own {
-            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() where renewal.signed <= at {
-                items.append((Int32(receiptIndex), renewal.originalTransactionId, Int32(index)))
-            }
+            chains.renewalStart[receiptIndex] = Int32(items.count - transactionItems)
+            for renewal in receipts[receiptIndex].renewals { items.append((Int32(receiptIndex), renewal.originalTransactionId)) }
         }
-        guard items.count > transactionItems else { return .empty }
         let first = DuplicateFinder.firstOccurrences(
             count: items.count,
             hash: { receipts[Int(items[$0].receipt)].hash(items[$0].range) },
-            equal: { a, b in
-                receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
-            },
+            equal: { a, b in receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range) },
             precedes: { a, b in
                 receipts[Int(items[a].receipt)].lexicographicallyPrecedes(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
             })
-        // Each chain's latest expiry and the products holding it, kept at the chain's first item.
-        var latest = [(expires: Int64, products: [Int32])](repeating: (.min, []), count: transactionItems)
-        for item in 0..<transactionItems {
-            let entry = entries[Int(items[item].position)]
-            let expires = receipts[Int(entry.receipt)].transactions[Int(entry.index)].expires
-            let leader = Int(first[item])
-            if expires > latest[leader].expires {
-                latest[leader] = (expires, [entry.product])
-            } else if expires == latest[leader].expires, !latest[leader].products.contains(entry.product) {
-                latest[leader].products.append(entry.product)
+        chains.chainOfItem = first
+        chains.transactionCount = transactionItems
+        for item in transactionItems..<items.count where Int(first[item]) == item {
+            warnings.append(EvaluationWarning(kind: .orphanRenewal(
+                originalTransactionId: receipts[Int(items[item].receipt)].text(items[item].range)!)))
+        }
+        return chains
+    }
+
+    static func renewalFacts(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], chains: Chains, entries: [Entry], at: Int64,
+        warnings: inout [EvaluationWarning]
+    ) -> RenewalFacts {
+        guard !chains.chainOfItem.isEmpty else { return .empty }
+        // Per chain: its latest expiry among its counted transactions and the product holding it
+        // (others holding it too in `tied`), then its latest counted renewal entry.
+        struct Chain {
+            var expires = Int64.min
+            var holder: Int32 = -1
+            var entryReceipt: Int32 = -1
+            var entryIndex: Int32 = 0
+            var entryOrder = 0
+        }
+        var chain = [Chain](repeating: Chain(), count: chains.transactionCount)
+        var tied: [Int: [Int32]] = [:]
+        for entry in entries
+        where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
+            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
+            let number = chains.chain(ofTransaction: entry.index, in: entry.receipt)
+            if record.expires > chain[number].expires {
+                chain[number].expires = record.expires
+                chain[number].holder = entry.product
+                if !tied.isEmpty { tied[number] = nil }
+            } else if record.expires == chain[number].expires, chain[number].holder != entry.product,
+                      !(tied[number]?.contains(entry.product) ?? false) {
+                tied[number, default: []].append(entry.product)
             }
+        }
+        func owner(_ number: Int, named: TextRange, in receipt: ParsedReceipt) -> Int32 {
+            guard let others = tied[number], !named.isNone else { return chain[number].holder }
+            return ([chain[number].holder] + others).first { receipt.bytesEqual(named, catalog.compiledProducts[Int($0)].id) }
+                ?? chain[number].holder
         }
         var facts = RenewalFacts()
         // The latest counted entry of each chain, by signing date then receipt order.
-        var latestEntry = [Int](repeating: -1, count: transactionItems)
-        for item in transactionItems..<items.count {
-            let receipt = receipts[Int(items[item].receipt)]
-            let renewal = receipt.renewals[Int(items[item].position)]
-            let stale = renewal.graceExpires != TransactionRecord.absentDate && renewal.isInBillingRetry == 0
-            if stale {
-                warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: receipt.text(renewal.originalTransactionId)!)))
-            }
-            let leader = Int(first[item])
-            guard leader < transactionItems else { continue }  // no counted transaction of its chain
-            let product = owner(of: latest[leader].products, named: renewal.productId, in: receipt, catalog: catalog)
-            if renewal.graceExpires != TransactionRecord.absentDate, !stale, renewal.graceExpires > latest[leader].expires {
-                facts.grace.append((product, CoverageSpan(start: latest[leader].expires, end: renewal.graceExpires, isGrace: true)))
-            }
-            if latestEntry[leader] < 0 {
-                latestEntry[leader] = item
-            } else {
-                let current = receipts[Int(items[latestEntry[leader]].receipt)].renewals[Int(items[latestEntry[leader]].position)]
-                // Later items come later in receipt order, so ties go to them.
-                if renewal.signed >= current.signed { latestEntry[leader] = item }
+        var order = 0
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            for (index, renewal) in receipt.renewals.enumerated() where renewal.signed <= at {
+                order += 1
+                let stale = renewal.graceExpires != TransactionRecord.absentDate && renewal.isInBillingRetry == 0
+                if stale {
+                    warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: receipt.text(renewal.originalTransactionId)!)))
+                }
+                let number = chains.chain(ofRenewal: index, in: receiptIndex)
+                // A chain with no counted transaction has nothing to extend or describe.
+                guard number < chains.transactionCount, chain[number].expires != .min else { continue }
+                if renewal.graceExpires != TransactionRecord.absentDate, !stale, renewal.graceExpires > chain[number].expires {
+                    let product = owner(number, named: renewal.productId, in: receipt)
+                    facts.grace.append((product, CoverageSpan(start: chain[number].expires, end: renewal.graceExpires, isGrace: true)))
+                }
+                // Later entries come later in receipt order, so ties go to them.
+                if chain[number].entryReceipt >= 0,
+                   renewal.signed < receipts[Int(chain[number].entryReceipt)].renewals[Int(chain[number].entryIndex)].signed { continue }
+                chain[number].entryReceipt = Int32(receiptIndex)
+                chain[number].entryIndex = Int32(index)
+                chain[number].entryOrder = order
             }
         }
-        for leader in 0..<transactionItems where latestEntry[leader] >= 0 {
-            let item = latestEntry[leader]
-            let receipt = receipts[Int(items[item].receipt)]
-            let renewal = receipt.renewals[Int(items[item].position)]
-            let product = owner(of: latest[leader].products, named: renewal.productId, in: receipt, catalog: catalog)
+        for (number, item) in chain.enumerated() where item.entryReceipt >= 0 {
+            let receipt = receipts[Int(item.entryReceipt)]
+            let renewal = receipt.renewals[Int(item.entryIndex)]
+            let product = owner(number, named: renewal.productId, in: receipt)
             var renewsTo = receipt.text(renewal.renewsTo)
             if renewsTo == catalog.compiledProducts[Int(product)].id { renewsTo = nil }
             facts.latest.append(ChainStatus(
-                product: product, expires: latest[leader].expires, signed: renewal.signed, order: item, willRenew: renewal.willRenew,
+                product: product, expires: item.expires, signed: renewal.signed, order: item.entryOrder, willRenew: renewal.willRenew,
                 isInBillingRetry: renewal.isInBillingRetry, renewsTo: renewsTo))
         }
         if facts.grace.count > 1 { facts.grace.sort { $0.product < $1.product } }
@@ -120,42 +171,12 @@ extension Evaluator {
             if a.signed != b.signed { return a.signed > b.signed }
             return a.order > b.order
         }
-        var unique: [ChainStatus] = []
-        for status in facts.latest where unique.last?.product != status.product { unique.append(status) }
-        facts.latest = unique
+        var kept = 0
+        for position in facts.latest.indices where kept == 0 || facts.latest[kept - 1].product != facts.latest[position].product {
+            facts.latest[kept] = facts.latest[position]
+            kept += 1
+        }
+        facts.latest.removeLast(facts.latest.count - kept)
         return facts
-    }
-
-    /// The product of `products` (those holding a chain's latest expiry) that an entry's facts
-    /// attach to: the one the entry names when several tie, else the first.
-    private static func owner(of products: [Int32], named: TextRange, in receipt: ParsedReceipt, catalog: CompiledCatalog) -> Int32 {
-        guard products.count > 1, !named.isNone else { return products[0] }
-        return products.first { receipt.bytesEqual(named, catalog.compiledProducts[Int($0)].id) } ?? products[0]
-    }
-
-    /// A warning for each chain that renewal entries name but no transaction of the app's receipts
-    /// belongs to (a renewal-info file without its transactions, or a typo in an id).
-    static func orphanRenewals(_ receipts: [ParsedReceipt], own: [Int]) -> [EvaluationWarning] {
-        var items: [(receipt: Int32, range: TextRange)] = []
-        for receiptIndex in own {
-            for record in receipts[receiptIndex].transactions { items.append((Int32(receiptIndex), record.chainId)) }
-        }
-        let transactionItems = items.count
-        for receiptIndex in own {
-            for renewal in receipts[receiptIndex].renewals { items.append((Int32(receiptIndex), renewal.originalTransactionId)) }
-        }
-        let first = DuplicateFinder.firstOccurrences(
-            count: items.count,
-            hash: { receipts[Int(items[$0].receipt)].hash(items[$0].range) },
-            equal: { a, b in receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range) },
-            precedes: { a, b in
-                receipts[Int(items[a].receipt)].lexicographicallyPrecedes(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
-            })
-        var warnings: [EvaluationWarning] = []
-        for item in transactionItems..<items.count where Int(first[item]) == item {
-            warnings.append(EvaluationWarning(kind: .orphanRenewal(
-                originalTransactionId: receipts[Int(items[item].receipt)].text(items[item].range)!)))
-        }
-        return warnings
     }
 }

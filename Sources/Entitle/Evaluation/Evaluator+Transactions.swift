@@ -5,12 +5,15 @@ extension Evaluator {
     struct Deduplicated {
         var entries: [Entry]
         var warnings: [EvaluationWarning]
+        /// The subscription chains of the transactions and renewal entries.
+        var chains: Chains
     }
 
     static func deduplicate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int]) -> Deduplicated {
         var warnings: [EvaluationWarning] = []
         let entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
-        return Deduplicated(entries: entries, warnings: warnings)
+        let chains = chains(receipts, own: own, warnings: &warnings)
+        return Deduplicated(entries: entries, warnings: warnings, chains: chains)
     }
 
     private static func deduplicate(

@@ -137,7 +137,8 @@ enum Evaluator {
         if !unknown.isEmpty { core.warnings += unknownProductWarnings(unknown, receipts: receipts) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.
-        let renewals = renewalFacts(catalog, receipts: receipts, own: own, entries: entries, at: at, warnings: &core.warnings)
+        let renewals = renewalFacts(catalog, receipts: receipts, own: own, chains: deduplicated.chains, entries: entries, at: at,
+                                    warnings: &core.warnings)
 
         // 3. Passes of one group stack across their products.
         let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
@@ -211,6 +212,15 @@ struct ProductOutcome: Sendable, Equatable {
     var willRenew: UInt8 = 2
     /// The product it renews to, when that is another product.
     var renewsTo: String?
+}
+
+extension ProductOutcome {
+    /// Whether the two give the same product status (what a result shows of an outcome).
+    func readsTheSame(as other: ProductOutcome) -> Bool {
+        guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo else { return false }
+        if (state == .active || state == .gracePeriod) && until != other.until { return false }
+        return state != .scheduled || startsAt == other.startsAt
+    }
 }
 
 /// An enabled feature and the end of its unbroken coverage.

@@ -5,7 +5,7 @@
 /// among them holds, the same rule as for the evaluated app's own transactions: a refund recorded
 /// in any copy takes the prerequisite away. A family-shared purchase counts only when the required
 /// app's catalog is in the portfolio and makes that product family-shareable.
-struct UpgradePrerequisites: Sendable {
+struct UpgradePrerequisites: Sendable, Equatable {
     /// App bundle id -> product ids with a counted purchase at the instant.
     private var purchased: [String: Set<String>] = [:]
     /// Required apps with at least one receipt.
