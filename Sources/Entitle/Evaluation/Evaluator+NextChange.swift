@@ -81,6 +81,19 @@ extension Evaluator {
                   let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never else { return false }
             return entry.purchase <= outcome.until && record.expires > outcome.until && entry.cancellation > outcome.until
         }
+        /// A purchase of a product that no longer covers (expired, revoked, billing retry) that
+        /// covers from its purchase on: the product is active again.
+        func startsCoverage(_ entry: Entry, _ record: TransactionRecord) -> Bool {
+            guard entry.cancellation > entry.purchase, let outcome = outcome(entry.product),
+                  outcome.state == .expired || outcome.state == .revoked || outcome.state == .billingRetry else { return false }
+            let rule = catalog.rules[Int(entry.product)]
+            switch rule.type {
+            case .autoRenewableSubscription: return record.expires != TransactionRecord.absentDate && record.expires > entry.purchase
+            case .nonRenewingSubscription: return rule.passGroup < 0
+            case .nonConsumable: return rule.trialDays == 0 || outcome.state == .revoked
+            case .consumable: return false
+            }
+        }
         for entry in entries {
             let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
             let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
@@ -95,8 +108,8 @@ extension Evaluator {
                     if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true)) }  // credits
                 } else if !hasOutcome(entry.product) {
                     facts.append((entry.purchase, true))  // from not-purchased to something
-                } else if counts, extendsCoverage(entry, record) {
-                    facts.append((entry.purchase, true))  // a renewal: the product's `until` moves
+                } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) {
+                    facts.append((entry.purchase, true))  // a renewal, or a purchase after coverage ended
                 } else if !isOwnedForever(entry.product) {
                     facts.append((entry.purchase, false))
                 }
