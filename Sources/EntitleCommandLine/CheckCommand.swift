@@ -6,6 +6,8 @@ enum CheckCommand {
     static let usage = """
         usage: entitle check --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                              [--app BUNDLE] [--at INSTANT] [--environment NAME ...] [--format text|json]
+               entitle check --catalog PATH [--catalog PATH ...] --customers PATH [--customers PATH ...]
+                             [--app BUNDLE] [--at INSTANT] [--environment NAME ...]
 
           --catalog PATH    a catalog file, or a directory whose *.json files are catalogs;
                             repeat to add more
@@ -21,12 +23,18 @@ enum CheckCommand {
                             all. A receipt without one is `production`; others are ignored
                             with a warning
           --format FORMAT   `text` for people (default) or `json` for scripts
+          --customers PATH  evaluate a customer corpus instead (a directory with one receipt file
+                            or one subdirectory of receipts per customer, or a JSON Lines file of
+                            {"customer": ID, "receipts": [...]}) and print one JSON object per
+                            line: {"customer": ID, ...the check JSON...}, or {"customer": ID,
+                            "errors": [...]} for a customer whose receipts cannot be read
 
         Catalog errors are printed as they are; the app is still evaluated when its catalog, and
         the catalogs it refers to, compiled. With `--format json`, a failure prints
         {"errors": [...]} on standard output.
 
-        Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse.
+        Exits 0 when done, 1 on an invalid catalog or receipt (with --customers: when any
+        customer's receipts could not be read; every other line is still printed), 2 on misuse.
 
         """
 
@@ -37,7 +45,8 @@ enum CheckCommand {
         let at: Instant
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format", "--environment"], flags: ["--help", "-h"])
+                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--customers"],
+                flags: ["--help", "-h"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") {
                 return CommandOutput(standardOutput: usage)
             }
@@ -45,7 +54,14 @@ enum CheckCommand {
                 throw UsageError(message: "unexpected argument `\(scanner.positional[0])`")
             }
             guard !scanner.all("--catalog").isEmpty else { throw UsageError(message: "`--catalog` is required") }
-            guard !scanner.all("--receipt").isEmpty else { throw UsageError(message: "give at least one `--receipt`") }
+            if !scanner.all("--customers").isEmpty {
+                guard scanner.all("--receipt").isEmpty else { throw UsageError(message: "give `--receipt` or `--customers`, not both") }
+                guard try scanner.single("--format") ?? "json" == "json" else {
+                    throw UsageError(message: "`--customers` prints JSON Lines: `--format` can only be `json`")
+                }
+            } else {
+                guard !scanner.all("--receipt").isEmpty else { throw UsageError(message: "give at least one `--receipt`") }
+            }
             if scanner.all("--receipt").filter({ $0 == "-" }).count > 1 {
                 throw UsageError(message: "standard input (`-`) can be read only once")
             }
@@ -59,62 +75,24 @@ enum CheckCommand {
             return EntitleCommand.misuse(error.message, command: "check")
         }
         let json = format == "json"
-
-        var errorText = ""
-        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
-        let compilation = Portfolio.compile(sources)
-        let catalogDiagnostics = unreadable + compilation.diagnostics
-        errorText += EntitleCommand.render(catalogDiagnostics)
-
-        var receipts: [Receipt] = []
-        var receiptErrors: [Diagnostic] = []
-        var readApple = false
-        for path in scanner.all("--receipt") {
-            do {
-                let loaded = try ReceiptFiles.load(path, app: appOption, standardInput: environment.readStandardInput)
-                receipts.append(loaded.receipt)
-                readApple = readApple || loaded.fromApple
-                for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
-            } catch {
-                receiptErrors.append(error.diagnostic)
-            }
-        }
-        if readApple { errorText = AppleImport.notice + "\n" + errorText }
-        func failure(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> CommandOutput {
-            CommandOutput(exitCode: exitCode, standardOutput: json ? EntitleCommand.jsonErrors(diagnostics) : "",
-                          standardError: errorText + EntitleCommand.render(diagnostics.filter { !catalogDiagnostics.contains($0) })
-                              + "entitle: \(line)\n")
-        }
-        guard receiptErrors.isEmpty else {
-            return failure(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
+        if !scanner.all("--customers").isEmpty {
+            return BatchCheck.run(scanner, app: appOption, at: at, environment: environment)
         }
 
-        let app = appOption ?? receipts[0].app
-        // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
-        guard let portfolio = compilation.portfolio(evaluating: app) else {
-            let errors = catalogDiagnostics.filter(\.isError)
-            if !errors.isEmpty {
-                return failure(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
-            }
-            let missing = Diagnostic(severity: .error, code: .unknownApp,
-                                     message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
-            return failure([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
+        var inputs: EvaluationInputs
+        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, environment: environment) {
+        case .success(let loaded): inputs = loaded
+        case .failure(let failed): return failed.output
         }
         let result: Entitlements
         do {
-            let environments = scanner.all("--environment")
-            result = try portfolio.evaluate(app: app, receipts: receipts, at: at,
-                                            environments: environments.isEmpty ? nil : Set(environments))
+            result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments)
         } catch {
-            return failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
-                           exitCode: CommandOutput.misuse)
+            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
+                                  exitCode: CommandOutput.misuse)
         }
-        if catalogDiagnostics.contains(where: \.isError) {
-            errorText += "entitle: other catalogs have errors (\(EntitleCommand.summary(catalogDiagnostics))); `\(app)` is not affected\n"
-        }
-        return CommandOutput(
-            exitCode: CommandOutput.success,
-            standardOutput: json ? result.json : result.text,
-            standardError: errorText)
+        inputs.noteOtherCatalogErrors()
+        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text,
+                             standardError: inputs.errorText)
     }
 }

@@ -28,11 +28,20 @@ public struct CommandEnvironment: Sendable {
     public var readStandardInput: @Sendable () -> [UInt8]
     /// The current instant, used only when `--at` is not given.
     public var now: @Sendable () -> Instant
+    /// Shows how far a long run is (a line on a terminal's standard error); `nil` shows nothing.
+    public var progress: (@Sendable (String) -> Void)?
+    /// Writes standard output as it is produced (batch runs stream their lines through it);
+    /// `nil` collects everything in ``CommandOutput/standardOutput``.
+    public var writeStandardOutput: (@Sendable (String) -> Void)?
 
-    /// Creates an environment from a reader of standard input and a clock.
-    public init(readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant) {
+    /// Creates an environment from a reader of standard input, a clock and, for long runs, a
+    /// progress display and a writer of standard output.
+    public init(readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant,
+                progress: (@Sendable (String) -> Void)? = nil, writeStandardOutput: (@Sendable (String) -> Void)? = nil) {
         self.readStandardInput = readStandardInput
         self.now = now
+        self.progress = progress
+        self.writeStandardOutput = writeStandardOutput
     }
 }
 

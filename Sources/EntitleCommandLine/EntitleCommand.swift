@@ -18,6 +18,10 @@ public enum EntitleCommand {
     static let subcommands: [Subcommand] = [
         Subcommand(name: "check", summary: "evaluate receipts against catalogs and print entitlements",
                    usage: CheckCommand.usage, run: CheckCommand.run),
+        Subcommand(name: "explain", summary: "say why a customer has what they have, down to each transaction",
+                   usage: ExplainCommand.usage, run: ExplainCommand.run),
+        Subcommand(name: "diff", summary: "compare two catalog versions and what the change does to customers",
+                   usage: DiffCommand.usage, run: DiffCommand.run),
         Subcommand(name: "validate", summary: "check catalogs and print their diagnostics",
                    usage: ValidateCommand.usage, run: { arguments, _ in ValidateCommand.run(arguments) }),
         Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",

@@ -39,7 +39,11 @@ enum ReceiptFiles {
     static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil,
                      standardInput: () -> [UInt8]) throws(ReceiptError) -> Loaded {
         let name = path == "-" ? "<stdin>" : path
-        let data = try read(path, standardInput: standardInput)
+        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app)
+    }
+
+    /// Decodes receipt bytes: a normalized receipt, or Apple data recognized from its content.
+    static func decode(_ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil) throws(ReceiptError) -> Loaded {
         if format == nil {
             switch AppleImport.detect(data) {
             case .normalized?:

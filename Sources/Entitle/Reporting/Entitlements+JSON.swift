@@ -5,7 +5,7 @@ extension Entitlements {
     /// listing every declared feature and currency and every product, instants in RFC 3339 UTC.
     public var json: String { jsonOutput.rendered() + "\n" }
 
-    var jsonOutput: JSONOutput {
+    package var jsonOutput: JSONOutput {
         func instant(_ value: Instant?) -> JSONOutput { value.map { .string($0.rfc3339) } ?? .null }
         let features = self.features.map { status in
             (status.id, JSONOutput.object([

@@ -20,6 +20,37 @@ package indirect enum JSONOutput: Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Renders on one line, for JSON Lines.
+    package func compact() -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        renderCompact(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func renderCompact(into bytes: inout [UInt8]) {
+        switch self {
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONOutput.appendString(key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.renderCompact(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.renderCompact(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        default:
+            render(into: &bytes, indent: 0)
+        }
+    }
+
     private static func indentation(_ count: Int, into bytes: inout [UInt8]) {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
     }

@@ -1,0 +1,73 @@
+/// One difference between two versions of a portfolio's catalogs, as a product manager reviews
+/// it: an app, product, feature, currency or grandfather rule added or removed, or one field of a
+/// product or rule changed. Changes that take something from existing customers are `dangerous`,
+/// with why.
+public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// What kind of change.
+    public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+        /// A catalog for a new app.
+        case appAdded = "app-added"
+        /// An app's catalog is gone.
+        case appRemoved = "app-removed"
+        /// A new product id.
+        case productAdded = "product-added"
+        /// A product id is gone (or renamed: a new id is a new product to the App Store).
+        case productRemoved = "product-removed"
+        /// One field of a product changed (`field` says which).
+        case productChanged = "product-changed"
+        /// A newly declared feature.
+        case featureAdded = "feature-added"
+        /// A feature no longer declared.
+        case featureRemoved = "feature-removed"
+        /// A newly declared currency.
+        case currencyAdded = "currency-added"
+        /// A currency no longer declared.
+        case currencyRemoved = "currency-removed"
+        /// A new grandfather rule.
+        case ruleAdded = "rule-added"
+        /// A grandfather rule is gone.
+        case ruleRemoved = "rule-removed"
+        /// A grandfather rule's condition or grants changed.
+        case ruleChanged = "rule-changed"
+    }
+
+    /// The app whose catalog changed.
+    public var app: String
+    /// What kind of change.
+    public var kind: Kind
+    /// The app, product, feature, currency or rule id.
+    public var id: String
+    /// For `product-changed` and `rule-changed`: the field (`type`, `grants`, `duration`, `group`,
+    /// `level`, `introOffer`, `available`, `familyShareable`, `legal`, `name`, `priceTier`,
+    /// `trialOf`, `upgrade`, `credits`; `condition`, `grants` for rules).
+    public var field: String?
+    /// The value before, as text; `nil` when there was none.
+    public var from: String?
+    /// The value after, as text; `nil` when there is none.
+    public var to: String?
+    /// Whether existing customers may lose something by it.
+    public var dangerous: Bool
+    /// Why it is dangerous.
+    public var why: String?
+
+    /// Creates a change.
+    public init(app: String, kind: Kind, id: String, field: String? = nil, from: String? = nil, to: String? = nil,
+                dangerous: Bool = false, why: String? = nil) {
+        self.app = app
+        self.kind = kind
+        self.id = id
+        self.field = field
+        self.from = from
+        self.to = to
+        self.dangerous = dangerous
+        self.why = why
+    }
+
+    /// One line: `app: kind id [field]: from -> to`.
+    public var description: String {
+        var text = "\(app): \(kind.rawValue) \(id)"
+        if let field { text += " \(field)" }
+        if from != nil || to != nil { text += ": \(from ?? "(none)") -> \(to ?? "(none)")" }
+        return text
+    }
+}

@@ -1,0 +1,191 @@
+/// Why a customer has what they have at an instant: for each feature every source that can grant
+/// it, for each product every transaction and renewal entry with whether it counted and why, and
+/// for each offer the rule that decided it with the fact behind it.
+///
+/// Built by ``CompiledCatalog/explain(_:at:environments:)`` or ``Portfolio/explain(app:receipts:at:environments:)``,
+/// which evaluate again: evaluation itself pays nothing for explanations. The answers in it are
+/// the evaluation's own (the same states, `until`s and reasons as ``Entitlements``); the
+/// explanation adds the facts behind them.
+public struct Explanation: Hashable, Sendable, Codable {
+    /// The app explained.
+    public var app: String
+    /// The instant explained.
+    public var at: Instant
+    /// Every declared feature, in catalog order.
+    public var features: [FeatureExplanation]
+    /// Every product but consumables, in catalog order.
+    public var products: [ProductExplanation]
+    /// Every product's offer, in catalog order.
+    public var offers: [OfferExplanation]
+    /// Receipts the evaluation ignored, by their position among the receipts given, and why.
+    public var ignoredReceipts: [IgnoredReceipt]
+
+    /// One feature's explanation, or `nil` for a feature the catalog does not declare.
+    public func feature(_ id: String) -> FeatureExplanation? { features.first { $0.id == id } }
+    /// One product's explanation, or `nil` for a consumable or a product the catalog does not define.
+    public func product(_ id: String) -> ProductExplanation? { products.first { $0.id == id } }
+    /// One offer's explanation, or `nil` for a product the catalog does not define.
+    public func offer(_ productId: String) -> OfferExplanation? { offers.first { $0.productId == productId } }
+}
+
+/// A receipt the evaluation did not read, and why.
+public struct IgnoredReceipt: Hashable, Sendable, Codable {
+    /// Its position among the receipts given, from 0.
+    public var receipt: Int
+    /// The app it is for.
+    public var app: String
+    /// Why it was ignored.
+    public var reason: String
+}
+
+/// Whether a feature is on, and every source that can grant it.
+public struct FeatureExplanation: Hashable, Sendable, Codable {
+    /// The feature id.
+    public var id: String
+    /// Whether it is on at the instant.
+    public var enabled: Bool
+    /// The end of its unbroken coverage; `nil` when off or when it never ends.
+    public var until: Instant?
+    /// The source that decides: when on, the covering source that lasts longest; when off, the
+    /// source that covered last (or `nil` when none ever did).
+    public var decidedBy: String?
+    /// Every product, grandfather rule and grant that can grant the feature: the catalog's
+    /// products and rules granting it, and the receipts' grants naming it.
+    public var sources: [SourceExplanation]
+}
+
+/// One source of a feature at the instant.
+public struct SourceExplanation: Hashable, Sendable, Codable {
+    /// What kind of source.
+    public enum Kind: String, Hashable, Sendable, Codable {
+        /// A product of the catalog.
+        case product
+        /// A grandfather rule of the catalog.
+        case grandfathered
+        /// A grant recorded in a receipt.
+        case grant
+    }
+
+    /// What kind of source.
+    public var kind: Kind
+    /// Its name as in ``FeatureStatus/sources``: a product id, `grandfathered:<id>`, `grant:<id>`.
+    public var id: String
+    /// Whether it covers the feature at the instant.
+    public var covers: Bool
+    /// A product's state; for rules `matched` or `not-matched`; for grants `counted` or `not-counted`.
+    public var state: String
+    /// The end of its coverage when it covers; `nil` when it does not or never ends.
+    public var until: Instant?
+    /// When it last covered, for a source that covered before the instant and no longer does.
+    public var ended: Instant?
+    /// Why, in one line.
+    public var reason: String
+}
+
+/// A product's state and every fact behind it.
+public struct ProductExplanation: Hashable, Sendable, Codable {
+    /// The product id.
+    public var id: String
+    /// The product type.
+    public var type: ProductType
+    /// Its state at the instant, as ``ProductStatus/state``.
+    public var state: ProductState
+    /// The end of its covering span, when active or in grace.
+    public var until: Instant?
+    /// For a scheduled pass, when its coverage begins.
+    public var startsAt: Instant?
+    /// For an auto-renewable with a renewal entry: whether it will renew.
+    public var willRenew: Bool?
+    /// The product it renews to, when another.
+    public var renewsTo: String?
+    /// Why it has that state, in one line.
+    public var reason: String
+    /// Its coverage: the spans of its counted transactions and grace periods, merged, in order.
+    public var coverage: [ExplainedSpan]
+    /// Every transaction of the app's receipts for this product, in purchase order.
+    public var transactions: [TransactionExplanation]
+    /// Every renewal entry attached to this product's chains.
+    public var renewals: [RenewalExplanation]
+}
+
+/// A half-open span of coverage, `[start, end)`.
+public struct ExplainedSpan: Hashable, Sendable, Codable {
+    /// Where it begins.
+    public var start: Instant
+    /// Where it ends; `nil` when it never ends.
+    public var end: Instant?
+    /// Whether it is a grace period (access while Apple retries billing).
+    public var grace: Bool
+}
+
+/// One transaction: whether it counted at the instant, and why not, and what it covers.
+public struct TransactionExplanation: Hashable, Sendable, Codable {
+    /// Why a transaction does not count.
+    public enum Exclusion: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Purchased after the instant: not known yet.
+        case purchasedLater = "purchased-later"
+        /// Cancelled (refunded or revoked) at or before the instant.
+        case cancelled
+        /// Marked `isUpgraded`: replaced by a purchase in a higher subscription.
+        case upgraded
+        /// Family-shared, and the product is not `familyShareable`.
+        case notFamilyShareable = "not-family-shareable"
+        /// A copy of a transaction that counts in its place.
+        case duplicate
+        /// An auto-renewable transaction without an `expiresDate`.
+        case noExpiry = "no-expiry"
+    }
+
+    /// The transaction id.
+    public var transactionId: String
+    /// The receipt it is in: its position among the receipts given, from 0.
+    public var receipt: Int
+    /// When it was bought.
+    public var purchaseDate: Instant
+    /// When it expires (auto-renewables).
+    public var expiresDate: Instant?
+    /// When it was cancelled, the earliest among its copies.
+    public var cancellationDate: Instant?
+    /// Whether it counts at the instant.
+    public var counted: Bool
+    /// Why it does not count.
+    public var exclusion: Exclusion?
+    /// What it covers, when it counts and covers anything.
+    public var covers: ExplainedSpan?
+    /// Why, in one line.
+    public var reason: String
+}
+
+/// One renewal entry: whether it counted, and what it says.
+public struct RenewalExplanation: Hashable, Sendable, Codable {
+    /// The chain it is about.
+    public var originalTransactionId: String
+    /// The receipt it is in: its position among the receipts given, from 0.
+    public var receipt: Int
+    /// When the App Store took the snapshot.
+    public var signedDate: Instant?
+    /// Whether it counts at the instant (signed at or before it, with a counted transaction of its chain).
+    public var counted: Bool
+    /// The grace period it gives, when it counts and gives one.
+    public var grace: ExplainedSpan?
+    /// What it says, or why it does not count, in one line.
+    public var reason: String
+}
+
+/// Whether a product may be offered, and the fact behind the rule that decided it.
+public struct OfferExplanation: Hashable, Sendable, Codable {
+    /// The product id.
+    public var productId: String
+    /// Whether it may be offered.
+    public var eligible: Bool
+    /// The rule that says not to offer it.
+    public var reason: OfferReason?
+    /// For auto-renewables with an intro offer: whether the customer may still get it.
+    public var introOfferEligible: Bool?
+    /// For another product of a group with levels the customer subscribes to: the change.
+    public var change: SubscriptionChange?
+    /// When that change takes effect.
+    public var effective: ChangeTiming?
+    /// The fact behind the decision, in one line.
+    public var because: String
+}

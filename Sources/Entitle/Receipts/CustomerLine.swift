@@ -1,0 +1,68 @@
+import Foundation
+
+/// One line of a customer corpus in JSON Lines: `{"customer": ID, "receipts": [RECEIPT, ...]}`,
+/// where ID is a string or an integer and each receipt is a JSON value (a normalized receipt or
+/// Apple's data, an object, or a string such as a compact JWS) kept as its raw bytes.
+package struct CustomerLine: Sendable {
+    /// The customer id.
+    package var customer: String
+    /// Each receipt's bytes, as written in the line.
+    package var receipts: [Data]
+    /// Where each receipt starts in the line: its column (from 1, counting characters).
+    package var columns: [Int]
+
+    /// Reads one line.
+    ///
+    /// - Throws: ``ReceiptError`` located at `line` of `name` with the column of the mistake.
+    package init(_ bytes: Data, name: String, line: Int) throws(ReceiptError) {
+        func failure(_ message: String, at offset: Int, help: String? = nil) -> ReceiptError {
+            let column = String(decoding: bytes.prefix(offset), as: UTF8.self).count + 1
+            return ReceiptError(code: .malformedJSON, message: message,
+                                location: SourceLocation(file: name, line: line, column: column), help: help)
+        }
+        var customer: String?
+        var ranges: [Range<Int>] = []
+        let result: Result<Void, JSONSyntaxError> = bytes.withUnsafeBytes { raw in
+            var reader = JSONReader(bytes: raw, maxDepth: ReceiptLimits.maxDepth)
+            do {
+                guard try reader.peek() == .object else { throw reader.error("a customer line must be an object") }
+                try reader.readObject { reader, key in
+                    switch key.string {
+                    case "customer":
+                        let start = reader.valueOffset
+                        switch try reader.peek() {
+                        case .string: customer = try reader.readString()
+                        case .number: customer = try reader.readNumber().text
+                        default: throw JSONSyntaxError(offset: start, message: "`customer` must be a string or a number")
+                        }
+                    case "receipts":
+                        guard try reader.peek() == .array else {
+                            throw JSONSyntaxError(offset: reader.valueOffset, message: "`receipts` must be an array")
+                        }
+                        try reader.readArray { reader, _ in
+                            _ = try reader.peek()
+                            let start = reader.valueOffset
+                            try reader.skipValue()
+                            ranges.append(start..<reader.offset)
+                        }
+                    default:
+                        throw JSONSyntaxError(offset: reader.offset, message: "unknown key `\(key.string)` in a customer line",
+                                              help: "a line is {\"customer\": ID, \"receipts\": [...]}")
+                    }
+                }
+                try reader.finish()
+                return .success(())
+            } catch let error as JSONSyntaxError {
+                return .failure(error)
+            } catch {
+                return .failure(JSONSyntaxError(offset: 0, message: "\(error)"))
+            }
+        }
+        if case .failure(let error) = result { throw failure(error.message, at: error.offset, help: error.help) }
+        guard let customer else { throw failure("the line has no `customer`", at: 0) }
+        guard !ranges.isEmpty else { throw failure("customer `\(customer)` has no `receipts`", at: 0) }
+        self.customer = customer
+        self.columns = ranges.map { String(decoding: bytes.prefix($0.lowerBound), as: UTF8.self).count + 1 }
+        self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound ..< bytes.startIndex + $0.upperBound] }.map { Data($0) }
+    }
+}

@@ -1,0 +1,58 @@
+import Entitle
+import Foundation
+
+/// `entitle check --customers PATH`: evaluates a customer corpus at one instant and prints one
+/// JSON object per line, `{"customer": ID, ...the check JSON...}`; a customer whose receipts
+/// cannot be read gets `{"customer": ID, "errors": [...]}` and the run goes on.
+enum BatchCheck {
+    static func run(_ scanner: ArgumentScanner, app: String?, at: Instant, environment: CommandEnvironment) -> CommandOutput {
+        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
+        let compilation = Portfolio.compile(sources)
+        let diagnostics = unreadable + compilation.diagnostics
+        var errorText = EntitleCommand.render(diagnostics)
+        guard let portfolio = compilation.portfolio, unreadable.isEmpty else {
+            return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: EntitleCommand.jsonErrors(diagnostics.filter(\.isError)),
+                                 standardError: errorText + "entitle: the catalogs have errors: \(EntitleCommand.summary(diagnostics))\n")
+        }
+        if let app, portfolio.catalog(for: app) == nil {
+            return EntitleCommand.misuse("\(PortfolioError(missingApp: app, known: portfolio.apps))", command: "check")
+        }
+        let corpus = CustomerCorpus.open(scanner.all("--customers"))
+        errorText += EntitleCommand.render(corpus.problems)
+        let environments = scanner.all("--environment")
+        let accepted = environments.isEmpty ? nil : Set(environments)
+        var output = ""
+        var done = 0, failed = 0
+        corpus.forEachChunk({ customer -> (line: String, failed: Bool) in
+            func line(_ members: [(String, JSONOutput)]) -> String {
+                JSONOutput.object([("customer", .string(customer.id))] + members).compact() + "\n"
+            }
+            switch customer.receipts {
+            case .failure(let error):
+                return (line([("errors", .array([error.diagnostic.jsonOutput]))]), true)
+            case .success(let receipts):
+                let evaluated = app ?? receipts.first?.app ?? ""
+                do {
+                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted)
+                    guard case .object(let members) = result.jsonOutput else { return (line([]), false) }
+                    return (line(members), false)
+                } catch {
+                    let diagnostic = Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")
+                    return (line([("errors", .array([diagnostic.jsonOutput]))]), true)
+                }
+            }
+        }) { results in
+            let text = results.map(\.line).joined()
+            if let write = environment.writeStandardOutput { write(text) } else { output += text }
+            failed += results.filter(\.failed).count
+            done += results.count
+            environment.progress?("entitle check: \(ImpactReport.count(done)) of \(ImpactReport.count(corpus.items.count)) customers")
+        }
+        environment.progress?("")
+        errorText += "entitle: \(ImpactReport.count(done)) customer\(done == 1 ? "" : "s"): \(ImpactReport.count(done - failed)) evaluated, "
+            + "\(ImpactReport.count(failed)) could not be\n"
+        let problem = failed > 0 || !corpus.problems.isEmpty
+        return CommandOutput(exitCode: problem ? CommandOutput.invalidInput : CommandOutput.success,
+                             standardOutput: output, standardError: errorText)
+    }
+}

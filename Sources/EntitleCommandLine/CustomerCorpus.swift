@@ -1,0 +1,157 @@
+import Entitle
+import Foundation
+
+/// A customer corpus for `diff --customers` and `check --customers`: a directory in which each
+/// file is one customer's receipt (the id is the file name without its extension) or each
+/// subdirectory holds one customer's receipts (the id is the subdirectory's name); or a JSON Lines
+/// file of `{"customer": ID, "receipts": [...]}`. Receipts are in any format `check` reads.
+struct CustomerCorpus {
+    /// Where one customer's receipts are.
+    enum Item: Sendable {
+        case files(id: String, paths: [String])
+        case line(file: String, number: Int, bytes: Data)
+    }
+
+    /// One customer, read.
+    struct Customer: Sendable {
+        var id: String
+        /// The receipts, parsed, or the first receipt's error.
+        var receipts: Result<[ParsedReceipt], ReceiptError>
+    }
+
+    var items: [Item] = []
+    /// Paths that cannot be read at all.
+    var problems: [Diagnostic] = []
+
+    /// Lists the customers at `paths` (directories or JSON Lines files), in order: directory
+    /// entries sorted by name, lines in file order. Reads JSON Lines files whole.
+    static func open(_ paths: [String]) -> CustomerCorpus {
+        var corpus = CustomerCorpus()
+        let files = FileManager.default
+        for path in paths {
+            func problem(_ message: String) {
+                corpus.problems.append(Diagnostic(severity: .error, code: .unreadableFile, message: message,
+                                                  location: SourceLocation(file: path, line: 1, column: 1)))
+            }
+            var isDirectory: ObjCBool = false
+            guard files.fileExists(atPath: path, isDirectory: &isDirectory) else { problem("no such customer corpus"); continue }
+            if isDirectory.boolValue {
+                guard let names = try? files.contentsOfDirectory(atPath: path) else { problem("cannot read the directory"); continue }
+                for name in names.sorted() where !name.hasPrefix(".") {
+                    let entry = (path as NSString).appendingPathComponent(name)
+                    var entryIsDirectory: ObjCBool = false
+                    guard files.fileExists(atPath: entry, isDirectory: &entryIsDirectory) else { continue }
+                    if entryIsDirectory.boolValue {
+                        let inner = ((try? files.contentsOfDirectory(atPath: entry)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+                        corpus.items.append(.files(id: name, paths: inner.map { (entry as NSString).appendingPathComponent($0) }))
+                    } else {
+                        corpus.items.append(.files(id: (name as NSString).deletingPathExtension, paths: [entry]))
+                    }
+                }
+            } else {
+                guard let data = files.contents(atPath: path) else { problem("cannot read the file (permission denied?)"); continue }
+                var number = 0
+                var start = data.startIndex
+                while start < data.endIndex {
+                    let end = data[start...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
+                    number += 1
+                    let line = data[start..<end]
+                    if line.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }) {
+                        corpus.items.append(.line(file: path, number: number, bytes: Data(line)))
+                    }
+                    start = end < data.endIndex ? data.index(after: end) : end
+                }
+            }
+        }
+        return corpus
+    }
+
+    /// Reads one customer's receipts.
+    static func load(_ item: Item) -> Customer {
+        switch item {
+        case .files(let id, let paths):
+            guard !paths.isEmpty else {
+                return Customer(id: id, receipts: .failure(ReceiptError(code: .unreadableFile, message: "no receipt files")))
+            }
+            do throws(ReceiptError) {
+                var receipts: [ParsedReceipt] = []
+                for path in paths {
+                    receipts.append(try parse(try ReceiptFiles.read(path, standardInput: { [] }), name: path))
+                }
+                return Customer(id: id, receipts: .success(receipts))
+            } catch {
+                return Customer(id: id, receipts: .failure(error))
+            }
+        case .line(let file, let number, let bytes):
+            let line: CustomerLine
+            do throws(ReceiptError) {
+                line = try CustomerLine(bytes, name: file, line: number)
+            } catch {
+                return Customer(id: "\(file):\(number)", receipts: .failure(error))
+            }
+            var receipts: [ParsedReceipt] = []
+            for (index, receipt) in line.receipts.enumerated() {
+                do throws(ReceiptError) {
+                    receipts.append(try parse(receipt, name: file))
+                } catch {
+                    // Located in the corpus file: the receipt's line, and its column within the line.
+                    var error = error
+                    if let location = error.location, location.line == 1 {
+                        error.location = SourceLocation(file: file, line: number, column: line.columns[index] + location.column - 1)
+                    } else {
+                        error.location = SourceLocation(file: file, line: number, column: line.columns[index])
+                    }
+                    error.path = "receipts[\(index)]" + (error.path.isEmpty ? "" : "." + error.path)
+                    return Customer(id: line.customer, receipts: .failure(error))
+                }
+            }
+            return Customer(id: line.customer, receipts: .success(receipts))
+        }
+    }
+
+    /// A receipt's bytes, parsed: normalized receipts straight from their bytes, Apple's data
+    /// through the importer.
+    private static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
+        if case .normalized? = AppleImport.detect(data) { return try ParsedReceipt(json: data, name: name) }
+        return ParsedReceipt(try ReceiptFiles.decode(data, name: name).receipt)
+    }
+
+    /// Reads every customer and transforms it, `chunk` customers at a time on all cores, handing
+    /// each chunk's results to `body` in corpus order, so memory holds one chunk at a time.
+    func forEachChunk<Result: Sendable>(
+        size chunk: Int = 2_048, _ transform: @escaping @Sendable (Customer) -> Result, _ body: ([Result]) -> Void
+    ) {
+        var start = 0
+        while start < items.count {
+            let end = min(start + chunk, items.count)
+            let slice = Array(items[start..<end])
+            let results = Slots<Result>(count: slice.count)
+            DispatchQueue.concurrentPerform(iterations: slice.count) { index in
+                results.set(index, transform(Self.load(slice[index])))
+            }
+            body(results.values)
+            start = end
+        }
+    }
+}
+
+/// Results written by concurrent iterations, each to its own slot of a buffer allocated once
+/// (no array is mutated concurrently).
+private final class Slots<Value>: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<Value?>
+
+    init(count: Int) {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: nil)
+    }
+
+    deinit {
+        buffer.deinitialize()
+        buffer.deallocate()
+    }
+
+    /// Each index is written by exactly one iteration, and read only after all have finished.
+    func set(_ index: Int, _ value: Value) { buffer[index] = value }
+
+    var values: [Value] { buffer.map { $0! } }
+}

@@ -1,0 +1,169 @@
+import Entitle
+import Foundation
+
+/// `entitle diff OLD NEW`: what a catalog change is, and what it does to existing customers.
+enum DiffCommand {
+    static let usage = """
+        usage: entitle diff OLD NEW [--customers PATH ...] [--at INSTANT ...] [--format text|json]
+                                    [--fail-on-loss]
+
+          OLD, NEW          catalog paths (a file, or a directory whose *.json files are catalogs),
+                            e.g. main's products/ and the pull request's
+          --customers PATH  a customer corpus: a directory in which each file is one customer's
+                            receipt or each subdirectory holds one customer's receipts, or a
+                            JSON Lines file of {"customer": ID, "receipts": [...]}; repeat for more.
+                            Every customer is evaluated under both catalogs, and what changes is
+                            grouped: "pro: on -> off for 3 of 1,200 customers: c-17, ..."
+          --at INSTANT      when to evaluate (repeat for several instants); default: now
+          --format FORMAT   `text` for people (default) or `json` for scripts
+          --fail-on-loss    exit 1 when any customer loses a feature or some balance (a CI gate)
+
+        Catalog changes are listed per app; those that take something from existing customers
+        (a product removed or renamed, a type changed, a grant removed, ...) are flagged DANGEROUS.
+
+        Exits 0 when done, 1 when a catalog has errors (or, with --fail-on-loss, on a loss), 2 on
+        misuse.
+
+        """
+
+    static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
+        let scanner: ArgumentScanner
+        let json: Bool
+        var instants: [Instant] = []
+        do throws(UsageError) {
+            scanner = try ArgumentScanner(arguments, valued: ["--customers", "--at", "--format"],
+                                          flags: ["--help", "-h", "--fail-on-loss"])
+            if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
+            guard scanner.positional.count == 2 else {
+                throw UsageError(message: scanner.positional.count < 2 ? "give the OLD and the NEW catalogs"
+                                 : "unexpected argument `\(scanner.positional[2])`")
+            }
+            let format = try scanner.single("--format") ?? "text"
+            guard format == "text" || format == "json" else {
+                throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
+            }
+            json = format == "json"
+            for text in scanner.all("--at") { instants.append(try InstantArgument.parse(text)) }
+        } catch {
+            return EntitleCommand.misuse(error.message, command: "diff")
+        }
+        if instants.isEmpty { instants = [environment.now()] }
+
+        // Both versions must compile: a change is judged between two working catalogs.
+        var errorText = ""
+        var portfolios: [Portfolio] = []
+        var catalogErrors: [Diagnostic] = []
+        for path in scanner.positional {
+            let (sources, unreadable) = CatalogArguments.sources([path])
+            let compilation = Portfolio.compile(sources)
+            let diagnostics = unreadable + compilation.diagnostics
+            errorText += EntitleCommand.render(diagnostics)
+            if let portfolio = compilation.portfolio, unreadable.isEmpty {
+                portfolios.append(portfolio)
+            } else {
+                catalogErrors += diagnostics.filter(\.isError)
+            }
+        }
+        guard portfolios.count == 2 else {
+            return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: json ? EntitleCommand.jsonErrors(catalogErrors) : "",
+                                 standardError: errorText + "entitle: the catalogs have errors: nothing to compare\n")
+        }
+        let (old, new) = (portfolios[0], portfolios[1])
+        let catalogChanges = CatalogDiff.changes(from: old, to: new)
+
+        var reports = instants.map(ImpactReport.init)
+        let corpusPaths = scanner.all("--customers")
+        var corpusProblems: [Diagnostic] = []
+        if !corpusPaths.isEmpty {
+            let corpus = CustomerCorpus.open(corpusPaths)
+            corpusProblems = corpus.problems
+            errorText += EntitleCommand.render(corpus.problems)
+            let apps = Set(old.apps).intersection(new.apps)
+            var done = 0
+            let instants = instants
+            corpus.forEachChunk({ customer -> (String, Result<[[(app: String, change: EntitlementChange)]], ReceiptError>) in
+                switch customer.receipts {
+                case .failure(let error): return (customer.id, .failure(error))
+                case .success(let receipts): return (customer.id, .success(impact(of: receipts, old: old, new: new, apps: apps, at: instants)))
+                }
+            }) { results in
+                for (id, result) in results {
+                    for index in reports.indices {
+                        switch result {
+                        case .failure(let error): reports[index].addUnreadable(error)
+                        case .success(let changes): reports[index].add(customer: id, changes: changes[index])
+                        }
+                    }
+                }
+                done += results.count
+                environment.progress?("entitle diff: \(ImpactReport.count(done)) of \(ImpactReport.count(corpus.items.count)) customers")
+            }
+            environment.progress?("")
+        }
+
+        let losing = reports.map(\.losing).max() ?? 0
+        let dangerous = catalogChanges.filter(\.dangerous).count
+        var summary = "entitle: \(catalogChanges.count) catalog change\(catalogChanges.count == 1 ? "" : "s") (\(dangerous) dangerous)"
+        if !corpusPaths.isEmpty {
+            summary += "; \(ImpactReport.count(losing)) customer\(losing == 1 ? "" : "s") lose a feature or balance"
+        }
+        errorText += summary + "\n"
+        let failed = scanner.flags.contains("--fail-on-loss") && losing > 0
+        let output = json
+            ? JSONOutput.object([
+                ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
+                ("impact", .array(corpusPaths.isEmpty ? [] : reports.map(\.jsonOutput))),
+                ("errors", .array(corpusProblems.map(\.jsonOutput))),
+            ]).rendered() + "\n"
+            : text(catalogChanges) + (corpusPaths.isEmpty ? "" : "\n" + reports.map(\.text).joined(separator: "\n"))
+        return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
+                             standardOutput: output, standardError: errorText)
+    }
+
+    /// One customer's changes at each instant, for every app both portfolios have and the
+    /// customer has a receipt of.
+    static func impact(
+        of receipts: [ParsedReceipt], old: Portfolio, new: Portfolio, apps: Set<String>, at instants: [Instant]
+    ) -> [[(app: String, change: EntitlementChange)]] {
+        var customerApps: [String] = []
+        for receipt in receipts where apps.contains(receipt.app) && !customerApps.contains(receipt.app) {
+            customerApps.append(receipt.app)
+        }
+        return instants.map { at in
+            var changes: [(app: String, change: EntitlementChange)] = []
+            for app in customerApps {
+                guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
+                      let after = try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
+                changes += after.changes(since: before).map { (app, $0) }
+            }
+            return changes
+        }
+    }
+
+    private static func text(_ changes: [CatalogChange]) -> String {
+        var lines = ["catalog changes"]
+        var app: String?
+        for change in changes {
+            if change.app != app {
+                lines.append("  \(change.app)")
+                app = change.app
+            }
+            var line = "    \(change.kind.rawValue) \(change.id)"
+            if let field = change.field { line += " \(field)" }
+            if change.from != nil || change.to != nil { line += ": \(change.from ?? "(none)") -> \(change.to ?? "(none)")" }
+            if change.dangerous { line += "  DANGEROUS: \(change.why ?? "")" }
+            lines.append(line)
+        }
+        if changes.isEmpty { lines.append("  none") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func jsonOutput(_ change: CatalogChange) -> JSONOutput {
+        func optional(_ text: String?) -> JSONOutput { text.map(JSONOutput.string) ?? .null }
+        return .object([
+            ("app", .string(change.app)), ("kind", .string(change.kind.rawValue)), ("id", .string(change.id)),
+            ("field", optional(change.field)), ("from", optional(change.from)), ("to", optional(change.to)),
+            ("dangerous", .bool(change.dangerous)), ("why", optional(change.why)),
+        ])
+    }
+}

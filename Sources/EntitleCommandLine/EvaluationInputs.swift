@@ -1,0 +1,89 @@
+import Entitle
+import Foundation
+
+/// What `check` and `explain` read before evaluating: the catalogs (compiled as a portfolio, with
+/// their diagnostics), the receipts (any format), the app to evaluate and the environments
+/// accepted. Diagnostics and import warnings collect in ``errorText`` for standard error.
+struct EvaluationInputs {
+    var portfolio: Portfolio
+    var app: String
+    var receipts: [Receipt]
+    var environments: Set<String>?
+    var catalogDiagnostics: [Diagnostic]
+    var errorText: String
+    var json: Bool
+
+    /// A failure before evaluation, as the command's output.
+    struct Failed: Error {
+        var output: CommandOutput
+    }
+
+    /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
+    static func load(
+        _ scanner: ArgumentScanner, app appOption: String?, at: Instant, json: Bool, environment: CommandEnvironment
+    ) -> Result<EvaluationInputs, Failed> {
+        var errorText = ""
+        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
+        let compilation = Portfolio.compile(sources)
+        let catalogDiagnostics = unreadable + compilation.diagnostics
+        errorText += EntitleCommand.render(catalogDiagnostics)
+
+        var receipts: [Receipt] = []
+        var receiptErrors: [Diagnostic] = []
+        var readApple = false
+        for path in scanner.all("--receipt") {
+            do {
+                let loaded = try ReceiptFiles.load(path, app: appOption, standardInput: environment.readStandardInput)
+                receipts.append(loaded.receipt)
+                readApple = readApple || loaded.fromApple
+                for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
+            } catch {
+                receiptErrors.append(error.diagnostic)
+            }
+        }
+        if readApple { errorText = AppleImport.notice + "\n" + errorText }
+        let app = appOption ?? receipts.first?.app ?? ""
+        func failed(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> Result<Self, Failed> {
+            .failure(Failed(output: failure(diagnostics, line, exitCode: exitCode, errorText: errorText,
+                                            catalogDiagnostics: catalogDiagnostics, json: json)))
+        }
+        guard receiptErrors.isEmpty else {
+            return failed(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
+        }
+        // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
+        guard let portfolio = compilation.portfolio(evaluating: app) else {
+            let errors = catalogDiagnostics.filter(\.isError)
+            if !errors.isEmpty {
+                return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
+            }
+            let missing = Diagnostic(severity: .error, code: .unknownApp,
+                                     message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
+            return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
+        }
+        let environments = scanner.all("--environment")
+        return .success(EvaluationInputs(
+            portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
+            catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))
+    }
+
+    /// The output of a failure: the diagnostics on standard error (and as JSON on standard output
+    /// with `--format json`), after everything noted so far.
+    func failure(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> CommandOutput {
+        Self.failure(diagnostics, line, exitCode: exitCode, errorText: errorText, catalogDiagnostics: catalogDiagnostics, json: json)
+    }
+
+    private static func failure(
+        _ diagnostics: [Diagnostic], _ line: String, exitCode: Int32, errorText: String, catalogDiagnostics: [Diagnostic], json: Bool
+    ) -> CommandOutput {
+        CommandOutput(exitCode: exitCode, standardOutput: json ? EntitleCommand.jsonErrors(diagnostics) : "",
+                      standardError: errorText + EntitleCommand.render(diagnostics.filter { !catalogDiagnostics.contains($0) })
+                          + "entitle: \(line)\n")
+    }
+
+    /// Notes that other catalogs of the portfolio have errors that do not affect the app.
+    mutating func noteOtherCatalogErrors() {
+        if catalogDiagnostics.contains(where: \.isError) {
+            errorText += "entitle: other catalogs have errors (\(EntitleCommand.summary(catalogDiagnostics))); `\(app)` is not affected\n"
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Entitle
+import Foundation
+
+/// What a catalog change does to a corpus of customers at one instant: each distinct change
+/// (`pro: on -> off`) with how many customers it touches and who, in corpus order.
+struct ImpactReport {
+    /// One distinct change and the customers it touches.
+    struct Group {
+        var app: String
+        var change: EntitlementChange
+        var count = 0
+        /// The first customers touched, in corpus order.
+        var customers: [String] = []
+    }
+
+    /// How many customer ids a group keeps.
+    static let keptIds = 100
+
+    var at: Instant
+    /// Customers evaluated (readable ones).
+    var customers = 0
+    /// Customers whose receipts could not be read, with the first errors.
+    var unreadable = 0
+    var errors: [ReceiptError] = []
+    /// Customers who lose a feature or a balance.
+    var losing = 0
+    var losingCustomers: [String] = []
+    private(set) var groups: [Group] = []
+    private var index: [String: Int] = [:]
+
+    init(at: Instant) { self.at = at }
+
+    /// Records one customer's changes (for every app evaluated).
+    mutating func add(customer: String, changes: [(app: String, change: EntitlementChange)]) {
+        customers += 1
+        if changes.contains(where: \.change.isLoss) {
+            losing += 1
+            if losingCustomers.count < Self.keptIds { losingCustomers.append(customer) }
+        }
+        for (app, change) in changes {
+            let key = [app, change.kind.rawValue, change.id, change.from ?? "\u{0}", change.to ?? "\u{0}"].joined(separator: "\u{1}")
+            let position: Int
+            if let known = index[key] {
+                position = known
+            } else {
+                position = groups.count
+                index[key] = position
+                groups.append(Group(app: app, change: change))
+            }
+            groups[position].count += 1
+            if groups[position].customers.count < Self.keptIds { groups[position].customers.append(customer) }
+        }
+    }
+
+    mutating func addUnreadable(_ error: ReceiptError) {
+        unreadable += 1
+        if errors.count < 20 { errors.append(error) }
+    }
+
+    /// Groups in a stable order: by app, losses first, then by kind, id and how many customers.
+    var sortedGroups: [Group] {
+        let kinds = EntitlementChange.Kind.allCases
+        return groups.sorted { a, b in
+            if a.app != b.app { return a.app < b.app }
+            if a.change.isLoss != b.change.isLoss { return a.change.isLoss }
+            let ka = kinds.firstIndex(of: a.change.kind)!, kb = kinds.firstIndex(of: b.change.kind)!
+            if ka != kb { return ka < kb }
+            if a.change.id != b.change.id { return a.change.id < b.change.id }
+            if a.count != b.count { return a.count > b.count }
+            return (a.change.from ?? "", a.change.to ?? "") < (b.change.from ?? "", b.change.to ?? "")
+        }
+    }
+
+    /// For people: one line per distinct change.
+    var text: String {
+        var lines = ["impact on \(Self.count(customers)) customer\(customers == 1 ? "" : "s") at \(at.rfc3339)"]
+        var app: String?
+        for group in sortedGroups {
+            if group.app != app {
+                lines.append("  \(group.app)")
+                app = group.app
+            }
+            let shown = group.customers.prefix(5).joined(separator: ", ") + (group.count > 5 ? ", ..." : "")
+            lines.append("    \(group.change.description) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
+                         + (group.change.isLoss ? "  LOSS" : ""))
+        }
+        if groups.isEmpty { lines.append("  no customer's answer changes") }
+        if unreadable > 0 {
+            lines.append("  \(Self.count(unreadable)) customer\(unreadable == 1 ? "" : "s") could not be read:")
+            for error in errors.prefix(3) { lines.append("    \(error.description)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `{"at", "customers", "unreadable", "losing", "losingCustomers", "changes": [{"app", "kind",
+    /// "id", "from", "to", "loss", "count", "customers"}], "errors": [...]}`.
+    var jsonOutput: JSONOutput {
+        func optional(_ text: String?) -> JSONOutput { text.map(JSONOutput.string) ?? .null }
+        return .object([
+            ("at", .string(at.rfc3339)),
+            ("customers", .integer(Int64(customers))),
+            ("unreadable", .integer(Int64(unreadable))),
+            ("losing", .integer(Int64(losing))),
+            ("losingCustomers", .array(losingCustomers.map(JSONOutput.string))),
+            ("changes", .array(sortedGroups.map { group in
+                .object([
+                    ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
+                    ("from", optional(group.change.from)), ("to", optional(group.change.to)),
+                    ("loss", .bool(group.change.isLoss)), ("count", .integer(Int64(group.count))),
+                    ("customers", .array(group.customers.map(JSONOutput.string))),
+                ])
+            })),
+            ("errors", .array(errors.map(\.diagnostic.jsonOutput))),
+        ])
+    }
+
+    /// A count with thousands separators: `1,200`.
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var result = ""
+        for (offset, character) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result += "," }
+            result.append(character)
+        }
+        return result
+    }
+}
