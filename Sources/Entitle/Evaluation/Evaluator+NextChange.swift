@@ -30,11 +30,20 @@ extension Evaluator {
             // A change with what is known now comes first; at the same instant, the facts of that
             // instant decide what the answer is then.
             if boundary < date { return boundary }
+            // Sure changes of balances can cancel out at one instant (credits bought as much is
+            // spent, a refund as another purchase): those are sure only alone.
             var sure = false
+            var balanceFacts = 0, sureBalance = false
             while index < facts.count, facts[index].date == date {
-                sure = sure || facts[index].sure
+                if facts[index].balance {
+                    balanceFacts += 1
+                    sureBalance = facts[index].sure
+                } else {
+                    sure = sure || facts[index].sure
+                }
                 index += 1
             }
+            sure = sure || (balanceFacts == 1 && sureBalance)
             if sure || evaluations == nextChangeBudget { return date }
             evaluations += 1
             let later = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: date, options: options)
@@ -56,8 +65,8 @@ extension Evaluator {
     /// Facts dated after `at`, each with whether it surely changes the answer.
     private static func futureFacts(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], at: Int64, core: Core
-    ) -> [(date: Int64, sure: Bool)] {
-        var facts: [(date: Int64, sure: Bool)] = []
+    ) -> [(date: Int64, sure: Bool, balance: Bool)] {
+        var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
         func outcome(_ product: Int32) -> ProductOutcome? {
             var low = 0, high = core.outcomes.count
             while low < high {
@@ -101,25 +110,25 @@ extension Evaluator {
             let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
             if entry.purchase > at {
                 if entry.product < 0 {
-                    facts.append((entry.purchase, true))  // one more unknown-product transaction
+                    facts.append((entry.purchase, true, false))  // one more unknown-product transaction
                 } else if record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable {
-                    facts.append((entry.purchase, true))  // one more not-family-shareable warning
+                    facts.append((entry.purchase, true, false))  // one more not-family-shareable warning
                 } else if consumable {
-                    if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true)) }  // credits
+                    if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true, true)) }  // credits
                 } else if !hasOutcome(entry.product) {
-                    facts.append((entry.purchase, true))  // from not-purchased to something
+                    facts.append((entry.purchase, true, false))  // from not-purchased to something
                 } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) {
-                    facts.append((entry.purchase, true))  // a renewal, or a purchase after coverage ended
+                    facts.append((entry.purchase, true, false))  // a renewal, or a purchase after coverage ended
                 } else if !isOwnedForever(entry.product) {
-                    facts.append((entry.purchase, false))
+                    facts.append((entry.purchase, false, false))
                 }
             }
             if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
                 // A consumable's credits go; anything else may or may not change.
                 if consumable {
-                    if counts && entry.purchase <= at { facts.append((entry.cancellation, true)) }
+                    if counts && entry.purchase <= at { facts.append((entry.cancellation, true, true)) }
                 } else if entry.product >= 0 {
-                    facts.append((entry.cancellation, false))
+                    facts.append((entry.cancellation, false, false))
                 }
             }
         }
@@ -130,7 +139,7 @@ extension Evaluator {
             let first = firstCopies(items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash })
             for (item, (receiptIndex, index)) in items.enumerated() where Int(first[item]) == item {
                 let date = receipts[Int(receiptIndex)].consumptions[Int(index)].date
-                if date > at { facts.append((date, true)) }
+                if date > at { facts.append((date, true, true)) }
             }
         }
         // Grants: the first copy of each id counts, with declared features (sources) or not (warnings).
@@ -140,11 +149,11 @@ extension Evaluator {
         for (item, (receiptIndex, index)) in grantItems.enumerated() where Int(firstGrant[item]) == item {
             let grant = receipts[Int(receiptIndex)].grants[Int(index)]
             guard !grant.features.isEmpty else { continue }
-            if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false)) }
-            if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false)) }
+            if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false, false)) }
+            if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false, false)) }
         }
         for receiptIndex in own {
-            for renewal in receipts[receiptIndex].renewals where renewal.signed > at { facts.append((renewal.signed, false)) }
+            for renewal in receipts[receiptIndex].renewals where renewal.signed > at { facts.append((renewal.signed, false, false)) }
         }
         // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
         // one transaction may name different products, so every transaction of such an app counts).
@@ -153,9 +162,9 @@ extension Evaluator {
                 let receipt = receipts[receiptIndex]
                 guard catalog.appsListingProducts.contains(receipt.app) else { continue }
                 for record in receipt.transactions {
-                    if record.purchase > at { facts.append((record.purchase, false)) }
+                    if record.purchase > at { facts.append((record.purchase, false, false)) }
                     if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation {
-                        facts.append((record.cancellation, false))
+                        facts.append((record.cancellation, false, false))
                     }
                 }
             }
