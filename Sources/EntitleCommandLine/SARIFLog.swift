@@ -8,9 +8,8 @@ import Entitle
 /// `"columnKind": "unicodeCodePoints"` (SARIF's default would be UTF-16 code units).
 enum SARIFLog {
     static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
-    /// Where to read about the tool; `nil` (left out of the log) while the project has no public
-    /// address.
-    static let informationUri: String? = nil
+    /// Where to read about the tool: the project's address, as the JSON Schemas' `$id`s give it.
+    static let informationUri: String? = "https://github.com/entitle/entitle"
 
     /// The whole log, as JSON text.
     static func render(_ diagnostics: [Diagnostic]) -> String {

@@ -20,6 +20,36 @@ package indirect enum JSONOutput: Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Renders on one line, `{"a": 1, "b": [true, null]}`: for a value quoted in a message.
+    package func renderedOnOneLine() -> String {
+        var bytes: [UInt8] = []
+        renderOnOneLine(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func renderOnOneLine(into bytes: inout [UInt8]) {
+        switch self {
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { bytes += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+                JSONOutput.appendString(key, to: &bytes)
+                bytes += [UInt8(ascii: ":"), UInt8(ascii: " ")]
+                value.renderOnOneLine(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+                element.renderOnOneLine(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        default:
+            render(into: &bytes, indent: 0)
+        }
+    }
+
     private static func indentation(_ count: Int, into bytes: inout [UInt8]) {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
     }
