@@ -26,9 +26,9 @@ struct ExpectationMatcher {
         case warnings
         /// An object with known keys.
         case record([(key: String, shape: Shape)], what: String)
-        /// An object keyed by the catalog's ids; `refused` says why an id of the catalog is not
-        /// a key here.
-        case map(ids: [String], what: String, value: Shape, refused: [String: String])
+        /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
+        /// says why an id of the catalog is not a key here.
+        case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String])
     }
 
     /// One difference between what a case expects and the result.
@@ -69,14 +69,18 @@ struct ExpectationMatcher {
             refused[id] = "`\(id)` is a consumable: consumables have no state; expect its credits in `balances`"
         }
         shape = .record([
-            ("features", .map(ids: catalog.featureIds, what: "feature", value: feature, refused: [:])),
-            ("balances", .map(ids: catalog.currencyIds, what: "currency", value: .integer, refused: [:])),
-            ("products", .map(ids: catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
-                              value: product, refused: refused)),
-            ("offers", .map(ids: catalog.products.map(\.id), what: "product", value: offer, refused: [:])),
+            ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
+            ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
+            ("products", Self.map(catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
+                                  value: product, refused: refused)),
+            ("offers", Self.map(catalog.products.map(\.id), what: "product", value: offer)),
             ("reevaluateAt", .instant(nullable: true)),
             ("warnings", .warnings),
         ], what: "expect")
+    }
+
+    private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
+        .map(ids: ids, known: Set(ids), what: what, value: value, refused: refused)
     }
 
     // MARK: Checking the expectation
@@ -133,9 +137,8 @@ struct ExpectationMatcher {
                     check(member.value, shape: field.shape, path: CatalogChecker.path(path, key: field.key), reader: &reader)
                 }
             }
-        case .map(let ids, let what, let value, let refused):
+        case .map(let ids, let known, let what, let value, let refused):
             guard let members = reader.members(node, path: path, expected: "an object of \(what) ids") else { return }
-            let known = Set(ids)
             for member in members {
                 let memberPath = CatalogChecker.path(path, key: member.key)
                 if known.contains(member.key) {
@@ -145,7 +148,7 @@ struct ExpectationMatcher {
                 } else {
                     reader.report(.unknownKey, "`\(member.key)` is not a \(what) of `\(catalog.app)`", at: member.keyOffset,
                                   path: memberPath,
-                                  help: Suggestion.help(for: member.key, in: ids)
+                                  help: Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
                                       ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
                 }
             }
@@ -171,10 +174,15 @@ struct ExpectationMatcher {
                 compare(member.value, Self.member(member.key, of: actual), shape: field.shape,
                         path: CatalogChecker.path(path, key: member.key), into: &found)
             }
-        case .map(_, _, let value, _):
+        case .map(_, _, _, let value, _):
             guard case .object(let members) = expected.value else { return }
+            // A result lists every id of the catalog: look them up by name, not one by one.
+            var byKey: [String: JSONNode] = [:]
+            if let actual, case .object(let present) = actual.value {
+                byKey = Dictionary(present.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            }
             for member in members where member.key != "$comment" {
-                compare(member.value, Self.member(member.key, of: actual), shape: value,
+                compare(member.value, byKey[member.key], shape: value,
                         path: CatalogChecker.path(path, key: member.key), into: &found)
             }
         case .instant:

@@ -8,6 +8,9 @@ struct JSONShapeReader {
     let file: String
     let lines: LineTable
     private(set) var diagnostics: [Diagnostic] = []
+    /// Edit-distance work left for "did you mean", shared by the whole file, so that a file with
+    /// thousands of unknown keys is still checked in linear time (as catalogs are).
+    var suggestions = Suggestion.Budget.perFile
 
     init(file: String, data: Data) {
         self.file = file
@@ -38,7 +41,8 @@ struct JSONShapeReader {
 
     /// An unknown key, with the closest allowed one (unused ones first) as "did you mean".
     mutating func unknownKey(_ member: JSONMember, in what: String, path: String, allowed: [String], unused: [String]) {
-        let help = Suggestion.help(for: member.key, in: unused) ?? Suggestion.help(for: member.key, in: allowed)
+        let help = Suggestion.help(for: member.key, in: unused, budget: &suggestions)
+            ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
             ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
                 ? "JSON has no comments; write a `\"$comment\": \"...\"` member instead"
                 : "allowed keys are \(CatalogChecker.list(allowed.filter { $0 != "$comment" }))")
@@ -142,7 +146,7 @@ struct JSONShapeReader {
         guard let text = string(node, path: path) else { return nil }
         if names.contains(text) { return text }
         report(.badEnumValue, "unknown \(what) `\(text)`", at: node.offset, path: path,
-               help: Suggestion.help(for: text, in: names) ?? "expected one of \(CatalogChecker.list(names))")
+               help: Suggestion.help(for: text, in: names, budget: &suggestions) ?? "expected one of \(CatalogChecker.list(names))")
         return nil
     }
 }

@@ -54,6 +54,7 @@ struct TestRunner {
             invalidFiles += 1
             return
         }
+        var lines: LineTable?
         for (testCase, setup) in zip(file.cases, prepared) {
             guard let name = testCase.name, let at = testCase.at, let expect = testCase.expect else { continue }
             let result: Entitlements
@@ -79,9 +80,9 @@ struct TestRunner {
                 continue
             }
             failed += 1
-            let lines = LineTable(file.data)
+            if lines == nil { lines = LineTable(file.data) }
             for mismatch in mismatches {
-                let (line, column) = lines.location(of: mismatch.offset)
+                let (line, column) = lines?.location(of: mismatch.offset) ?? (1, 1)
                 failures.append(Failure(location: SourceLocation(file: path, line: line, column: column), caseName: name,
                                         path: mismatch.path, expected: mismatch.expected, actual: mismatch.actual))
             }

@@ -312,6 +312,41 @@ struct TestCommandTests {
         #expect(output.standardOutput == "2 passed, 0 failed\n")
     }
 
+    @Test("catalog may be an array of files, environments filters receipts as check --environment does")
+    func catalogsAndEnvironments() throws {
+        let text = """
+            {
+              "catalog": ["\(Self.products)/diagrams.json", "\(Self.products)/diagrams6.json"],
+              "app": "com.example.diagrams",
+              "environments": ["production"],
+              "receipts": [
+                { "app": "com.example.diagrams", "environment": "sandbox",
+                  "transactions": [ { "productId": "com.example.diagrams.pro", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z" } ] },
+                "\(CLITests.receipt("diagrams6-owner.json"))"
+              ],
+              "cases": [
+                { "name": "the sandbox purchase is ignored; the Diagrams 6 receipt counts", "at": "2026-01-02",
+                  "expect": { "features": { "pro": { "enabled": false } },
+                              "offers": { "com.example.diagrams.pro.upgrade": { "eligible": true } } } }
+              ]
+            }
+            """
+        let directory = try Self.directory(["environments.test.json": text])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = Self.test([directory.path, "--format", "json"])
+        #expect(output.exitCode == 0, "\(output.standardOutput)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        #expect(object["passed"] as? Int == 1)
+        // Without the filter, the sandbox purchase turns Pro on.
+        let unfiltered = text.replacingOccurrences(of: "\"environments\": [\"production\"],", with: "")
+        #expect(unfiltered != text)
+        let other = try Self.directory(["environments.test.json": unfiltered])
+        defer { try? FileManager.default.removeItem(at: other) }
+        let failing = Self.test([other.path])
+        #expect(failing.exitCode == 1)
+        #expect(failing.standardOutput.contains(": features.pro.enabled: expected false, got true\n"), "\(failing.standardOutput)")
+    }
+
     @Test("paths in test files are taken from the test file's folder", arguments: [
         ("products/diagrams.test.json", ".", "products"),
         ("products/diagrams.test.json", "../products", "products"),
