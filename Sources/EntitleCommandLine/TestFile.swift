@@ -106,7 +106,7 @@ struct TestFile {
             } else {
                 reader.wrongType(node, expected: "a catalog path or an array of them", path: "catalog")
             }
-            if let written {
+            if let written, !written.isEmpty {
                 catalogs = Located(value: written.map { TestFiles.resolve($0, relativeTo: path) }, offset: node.offset, path: "catalog")
             }
         }
