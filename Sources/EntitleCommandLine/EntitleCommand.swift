@@ -24,6 +24,8 @@ public enum EntitleCommand {
                    usage: DiffCommand.usage, run: DiffCommand.run),
         Subcommand(name: "validate", summary: "check catalogs and print their diagnostics",
                    usage: ValidateCommand.usage, run: { arguments, _ in ValidateCommand.run(arguments) }),
+        Subcommand(name: "test", summary: "run the cases of *.test.json files against catalogs and receipts",
+                   usage: TestCommand.usage, run: TestCommand.run),
         Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
                    usage: NormalizeCommand.usage, run: NormalizeCommand.run),
     ]

@@ -1,39 +1,51 @@
 import Entitle
 import Foundation
 
-/// `entitle validate PATH...`: checks catalogs (files, or directories of `*.json` files) as one
-/// portfolio and prints every diagnostic to standard error.
+/// `entitle validate [--format text|json|github|sarif] PATH...`: checks catalogs (files, or
+/// directories of `*.json` files) as one portfolio and prints every diagnostic, for people on
+/// standard error or for tools on standard output.
 enum ValidateCommand {
     static let usage = """
-        usage: entitle validate PATH...
+        usage: entitle validate [--format text|json|github|sarif] PATH...
 
-          PATH   a catalog file, or a directory whose *.json files are catalogs;
-                 all paths together are checked as one portfolio (a file named twice
-                 is one catalog)
+          PATH           a catalog file, or a directory whose *.json files are catalogs
+                         (`*.test.json` files are tests, not catalogs); all paths together
+                         are checked as one portfolio (a file named twice is one catalog)
+          --format FORMAT
+                         `text`: diagnostics on standard error, for people (default)
+                         `json`: a JSON array of {"file", "line", "column", "severity",
+                                 "code", "path", "message", "help"} on standard output
+                         `github`: GitHub Actions annotations (::error file=...) on
+                                 standard output
+                         `sarif`: a SARIF 2.1.0 log on standard output
 
-        Prints diagnostics to standard error; exits 1 on any error, 0 otherwise.
+        Every format ends with a summary line on standard error. Exits 1 on any error, 0
+        otherwise, 2 on misuse.
 
         """
 
     static func run(_ arguments: [String]) -> CommandOutput {
         let scanner: ArgumentScanner
-        do {
-            scanner = try ArgumentScanner(arguments, valued: [], flags: ["--help", "-h"])
+        let format: DiagnosticFormat
+        do throws(UsageError) {
+            scanner = try ArgumentScanner(arguments, valued: ["--format"], flags: ["--help", "-h"])
+            if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
+            format = try scanner.single("--format").map { text throws(UsageError) in try DiagnosticFormat.parse(text) } ?? .text
+            guard !scanner.positional.isEmpty else { throw UsageError(message: "give at least one catalog path") }
         } catch {
             return EntitleCommand.misuse(error.message, command: "validate")
         }
-        if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-        guard !scanner.positional.isEmpty else { return EntitleCommand.misuse("give at least one catalog path", command: "validate") }
         let (sources, unreadable) = CatalogArguments.sources(scanner.positional)
         var diagnostics = unreadable
         // With nothing readable, the unreadable paths are the whole story.
         if !sources.isEmpty || unreadable.isEmpty { diagnostics += Portfolio.compile(sources).diagnostics }
         let failed = diagnostics.contains(where: \.isError)
-        var errorText = EntitleCommand.render(diagnostics)
+        var errorText = format.standardError(diagnostics)
         let counted = "\(sources.count) catalog\(sources.count == 1 ? "" : "s")"
         errorText += failed
             ? "entitle: \(counted) checked: \(EntitleCommand.summary(diagnostics))\n"
             : "entitle: \(counted) valid: \(EntitleCommand.summary(diagnostics))\n"
-        return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success, standardError: errorText)
+        return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
+                             standardOutput: format.standardOutput(diagnostics), standardError: errorText)
     }
 }

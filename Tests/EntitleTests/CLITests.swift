@@ -80,6 +80,9 @@ struct CLITests {
         (["check", "--catalog", "x", "--receipt", "r", "--colour"], "entitle check: unknown option `--colour`", "check"),
         (["check", "--catalog", "x", "--receipt", "-", "--receipt", "-"], "entitle check: standard input (`-`) can be read only once", "check"),
         (["validate"], "entitle validate: give at least one catalog path", "validate"),
+        (["validate", "--format", "jsn", "products"],
+         "entitle validate: `--format` must be `text`, `json`, `github` or `sarif`, not `jsn`; did you mean `json`?", "validate"),
+        (["validate", "--format", "sarif", "--format", "json", "products"], "entitle validate: `--format` is given more than once", "validate"),
     ])
     func misuse(_ arguments: [String], problem: String, command: String) {
         let output = EntitleCommand.run(arguments, environment: Self.environment())

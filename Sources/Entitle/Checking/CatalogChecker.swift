@@ -283,7 +283,7 @@ package struct CatalogChecker {
     }
 
     /// Appends a member name to a JSON path: `a.b`, or `a["b.c"]` when the name is not a plain word.
-    static func path(_ base: String, key: String) -> String {
+    package static func path(_ base: String, key: String) -> String {
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "$"
         }

@@ -132,4 +132,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let conflictingConsumption = Self(rawValue: "conflicting-consumption")
     /// One grant id with two different contents in one receipt.
     public static let conflictingGrant = Self(rawValue: "conflicting-grant")
+    // Test files
+    /// A catalog a test file (`entitle test`) names has errors, so its cases cannot run.
+    public static let invalidCatalog = Self(rawValue: "invalid-catalog")
 }

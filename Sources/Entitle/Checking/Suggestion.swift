@@ -10,13 +10,13 @@ package enum Suggestion {
 
     /// Work allowed for suggestions, in units of one candidate looked at or one cell of an
     /// edit-distance table.
-    struct Budget {
+    package struct Budget {
         var remaining: Int
 
         /// For one call on its own (a command-line option, a receipt's key).
         static var perCall: Budget { Budget(remaining: 4_000_000) }
         /// For all the suggestions of one catalog file.
-        static var perFile: Budget { Budget(remaining: 20_000_000) }
+        package static var perFile: Budget { Budget(remaining: 20_000_000) }
     }
 
     /// The candidate closest to `word`, if it is within a third of the word's length (at least 1,
@@ -67,7 +67,7 @@ package enum Suggestion {
     }
 
     /// ``help(for:in:)``, spending from `budget`.
-    static func help<S: Sequence>(for word: String, in candidates: S, budget: inout Budget) -> String?
+    package static func help<S: Sequence>(for word: String, in candidates: S, budget: inout Budget) -> String?
     where S.Element == String {
         closest(to: word, in: candidates, budget: &budget).map { "did you mean `\($0)`?" }
     }

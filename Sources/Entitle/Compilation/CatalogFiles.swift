@@ -1,6 +1,7 @@
 import Foundation
 
-/// Finds catalog files on disk: a file, or the `*.json` files directly inside a directory.
+/// Finds catalog files on disk: a file, or the `*.json` files directly inside a directory (but
+/// not `*.test.json` files, which are tests kept beside the catalogs: `entitle test`).
 package enum CatalogFiles {
     package static func sources(at path: String) -> Result<[CatalogSource], Diagnostic> {
         func failure(_ message: String) -> Result<[CatalogSource], Diagnostic> {
@@ -14,7 +15,7 @@ package enum CatalogFiles {
         var files = [path]
         if isDirectory.boolValue {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            files = names.filter { $0.hasSuffix(".json") }.sorted()
+            files = names.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".test.json") }.sorted()
                 .map { (path as NSString).appendingPathComponent($0) }
                 .filter { file in
                     var nested: ObjCBool = false

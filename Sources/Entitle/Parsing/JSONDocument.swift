@@ -6,31 +6,31 @@ import Foundation
 /// Duplicate member names are not a syntax error in RFC 8259, but in a catalog they are always a
 /// mistake (the second silently replaces the first in most tools), so the document records them
 /// for the checker instead of failing.
-struct JSONDocument {
+package struct JSONDocument {
     /// The limits a text must keep to.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         var maxBytes: Int
         var maxDepth: Int
 
         /// Catalogs: a 10,000-product catalog is about 3 MB and 5 levels deep.
-        static let catalog = Limits(maxBytes: CatalogLimits.maxBytes, maxDepth: CatalogLimits.maxDepth)
+        package static let catalog = Limits(maxBytes: CatalogLimits.maxBytes, maxDepth: CatalogLimits.maxDepth)
     }
 
     /// A member name seen twice in one object.
-    struct DuplicateKey {
-        var key: String
-        var offset: Int
-        var firstOffset: Int
+    package struct DuplicateKey {
+        package var key: String
+        package var offset: Int
+        package var firstOffset: Int
     }
 
-    let root: JSONNode
-    let duplicateKeys: [DuplicateKey]
+    package let root: JSONNode
+    package let duplicateKeys: [DuplicateKey]
 
     /// Parses a whole text.
     ///
     /// - Throws: `JSONSyntaxError` for malformed JSON, a text over `limits.maxBytes` or nesting
     ///   deeper than `limits.maxDepth`.
-    static func parse(_ data: Data, limits: Limits) throws -> JSONDocument {
+    package static func parse(_ data: Data, limits: Limits) throws -> JSONDocument {
         guard data.count <= limits.maxBytes else {
             throw JSONSyntaxError(
                 offset: 0,
@@ -97,12 +97,12 @@ struct JSONDocument {
 }
 
 /// One value of a ``JSONDocument`` and where it starts.
-struct JSONNode {
-    var offset: Int
-    var value: JSONValue
+package struct JSONNode {
+    package var offset: Int
+    package var value: JSONValue
 
     /// The kind of value, for "expected ..., found ..." messages.
-    var kind: JSONReader.Kind {
+    package var kind: JSONReader.Kind {
         switch value {
         case .object: .object
         case .array: .array
@@ -115,7 +115,7 @@ struct JSONNode {
 }
 
 /// The value of a ``JSONNode``.
-indirect enum JSONValue {
+package indirect enum JSONValue {
     case object([JSONMember])
     case array([JSONNode])
     case string(String)
@@ -125,8 +125,22 @@ indirect enum JSONValue {
 }
 
 /// A member of a JSON object: its name, where the name starts, and its value.
-struct JSONMember {
-    var key: String
-    var keyOffset: Int
-    var value: JSONNode
+package struct JSONMember {
+    package var key: String
+    package var keyOffset: Int
+    package var value: JSONNode
+}
+
+extension JSONDocument {
+    /// The offset just past the value that starts at `offset` in `data` (a value of a parsed
+    /// document, so it is well formed), for tools that hand part of a text on to another reader;
+    /// `nil` when no value starts there.
+    package static func endOfValue(at offset: Int, in data: Data, limits: Limits) -> Int? {
+        guard offset >= 0, offset < data.count else { return nil }
+        return data.withUnsafeBytes { raw -> Int? in
+            var reader = JSONReader(bytes: UnsafeRawBufferPointer(rebasing: raw[offset...]), maxDepth: limits.maxDepth)
+            guard (try? reader.skipValue()) != nil else { return nil }
+            return offset + reader.offset
+        }
+    }
 }

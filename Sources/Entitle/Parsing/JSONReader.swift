@@ -6,13 +6,13 @@
 /// hostile text cannot exhaust the stack.
 ///
 /// The reader borrows its bytes: use it inside `withUnsafeBytes`.
-struct JSONReader {
+package struct JSONReader {
     /// The kinds of JSON value, as seen from their first byte.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case object, array, string, number, bool, null
 
         /// The article-and-noun form used in messages ("an object").
-        var phrase: String {
+        package var phrase: String {
             switch self {
             case .object: "an object"
             case .array: "an array"

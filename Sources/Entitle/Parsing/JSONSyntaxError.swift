@@ -1,11 +1,11 @@
 /// A JSON text that could not be read, with the byte offset where reading stopped.
 ///
 /// Callers turn the offset into a `line:column` location with ``LineTable``.
-struct JSONSyntaxError: Error, Sendable, Equatable {
+package struct JSONSyntaxError: Error, Sendable, Equatable {
     /// Byte offset into the text.
-    var offset: Int
+    package var offset: Int
     /// Lowercase description, no trailing period.
-    var message: String
+    package var message: String
     /// Advice for a mistake people make, such as a pasted curly quote or a comment.
-    var help: String? = nil
+    package var help: String? = nil
 }

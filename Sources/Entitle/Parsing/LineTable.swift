@@ -4,14 +4,14 @@
 /// non-ASCII text. The table is built once per text, only when a diagnostic needs it, in one pass;
 /// each lookup then costs a binary search and at most one block of bytes, however long the line
 /// (a catalog minified to one line with thousands of errors is located in linear time).
-struct LineTable: Sendable {
+package struct LineTable: Sendable {
     private let lineStarts: [Int]
     private let bytes: [UInt8]
     /// Continuation bytes (10xxxxxx) before the start of each block of ``blockSize`` bytes.
     private let continuationsBefore: [Int]
     private static let blockSize = 64
 
-    init<Bytes: Collection>(_ text: Bytes) where Bytes.Element == UInt8 {
+    package init<Bytes: Collection>(_ text: Bytes) where Bytes.Element == UInt8 {
         bytes = Array(text)
         var starts = [0]
         var continuations: [Int] = []
@@ -28,7 +28,7 @@ struct LineTable: Sendable {
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).
-    func location(of offset: Int) -> (line: Int, column: Int) {
+    package func location(of offset: Int) -> (line: Int, column: Int) {
         let offset = max(0, min(offset, bytes.count))
         var low = 0
         var high = lineStarts.count - 1

@@ -20,30 +20,37 @@ package indirect enum JSONOutput: Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Renders on one line, for JSON Lines.
-    package func compact() -> String {
+    /// Renders on one line, `{"a": 1, "b": [true, null]}`: for a value quoted in a message.
+    package func renderedOnOneLine() -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        renderCompact(into: &bytes)
+        renderOnOneLine(into: &bytes, separator: [UInt8(ascii: " ")])
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func renderCompact(into bytes: inout [UInt8]) {
+    /// Renders on one line without spaces, `{"a":1}`: for JSON Lines.
+    package func compact() -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        renderOnOneLine(into: &bytes, separator: [])
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func renderOnOneLine(into bytes: inout [UInt8], separator: [UInt8]) {
         switch self {
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                if index > 0 { bytes += [UInt8(ascii: ",")] + separator }
                 JSONOutput.appendString(key, to: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                value.renderCompact(into: &bytes)
+                bytes += [UInt8(ascii: ":")] + separator
+                value.renderOnOneLine(into: &bytes, separator: separator)
             }
             bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.renderCompact(into: &bytes)
+                if index > 0 { bytes += [UInt8(ascii: ",")] + separator }
+                element.renderOnOneLine(into: &bytes, separator: separator)
             }
             bytes.append(UInt8(ascii: "]"))
         default:

@@ -1,0 +1,249 @@
+import Entitle
+import Foundation
+
+/// What a test case expects, checked against the app's catalog and compared with a result.
+///
+/// An expectation is a part of the object `check --format json` prints: every key given must
+/// match, keys left out are not checked. Objects are matched key by key; arrays (`sources`,
+/// `warnings`) and scalars must be equal; instants are compared as instants, so
+/// `2026-01-15T09:00:00Z` equals `2026-01-15T09:00:00.000Z`. A key the result never has (a
+/// feature the catalog does not declare, `feature` for `features`) is an error in the test file,
+/// not a case that cannot pass.
+struct ExpectationMatcher {
+    /// What a value of the result is.
+    indirect enum Shape {
+        /// `true` or `false`; `null` too when the key may be absent from the result.
+        case bool(nullable: Bool)
+        case integer
+        case string(nullable: Bool)
+        /// An RFC 3339 instant, compared as an instant.
+        case instant(nullable: Bool)
+        /// One of a list of names.
+        case choice([String], what: String, nullable: Bool)
+        /// An array of strings, compared whole.
+        case strings
+        /// The warnings: an array of `{"code", "message"}`, compared whole.
+        case warnings
+        /// An object with known keys.
+        case record([(key: String, shape: Shape)], what: String)
+        /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
+        /// says why an id of the catalog is not a key here.
+        case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String])
+    }
+
+    /// One difference between what a case expects and the result.
+    struct Mismatch {
+        /// The JSON path in the result, such as `features.pro.enabled`.
+        var path: String
+        /// Where the expected value is in the test file.
+        var offset: Int
+        var expected: JSONOutput
+        var actual: JSONOutput
+    }
+
+    let catalog: CompiledCatalog
+    let shape: Shape
+
+    init(catalog: CompiledCatalog) {
+        self.catalog = catalog
+        let feature = Shape.record([
+            ("enabled", .bool(nullable: false)), ("until", .instant(nullable: true)), ("sources", .strings),
+        ], what: "feature")
+        let product = Shape.record([
+            ("type", .choice(ProductType.allCases.map(\.rawValue), what: "product type", nullable: false)),
+            ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
+            ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
+            ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
+        ], what: "product")
+        let offer = Shape.record([
+            ("eligible", .bool(nullable: false)),
+            ("reason", .choice(OfferReason.allCases.map(\.rawValue), what: "offer reason", nullable: true)),
+            ("introOfferEligible", .bool(nullable: true)),
+            ("change", .choice(SubscriptionChange.allCases.map(\.rawValue), what: "subscription change", nullable: true)),
+            ("effective", .choice(ChangeTiming.allCases.map(\.rawValue), what: "timing", nullable: true)),
+            ("legal", .string(nullable: true)),
+        ], what: "offer")
+        let consumables = catalog.products.filter { $0.type == .consumable }.map(\.id)
+        var refused: [String: String] = [:]
+        for id in consumables {
+            refused[id] = "`\(id)` is a consumable: consumables have no state; expect its credits in `balances`"
+        }
+        shape = .record([
+            ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
+            ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
+            ("products", Self.map(catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
+                                  value: product, refused: refused)),
+            ("offers", Self.map(catalog.products.map(\.id), what: "product", value: offer)),
+            ("reevaluateAt", .instant(nullable: true)),
+            ("warnings", .warnings),
+        ], what: "expect")
+    }
+
+    private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
+        .map(ids: ids, known: Set(ids), what: what, value: value, refused: refused)
+    }
+
+    // MARK: Checking the expectation
+
+    /// Reports what in `expect` the result could never have: unknown keys (with "did you mean"),
+    /// ids the catalog does not define, values of the wrong type, names that are not states or
+    /// reasons, instants that are not instants.
+    func check(_ expect: JSONNode, path: String, reader: inout JSONShapeReader) {
+        check(expect, shape: shape, path: path, reader: &reader)
+    }
+
+    private func check(_ node: JSONNode, shape: Shape, path: String, reader: inout JSONShapeReader) {
+        switch shape {
+        case .bool(let nullable):
+            if nullable, case .null = node.value { return }
+            guard case .bool = node.value else {
+                reader.wrongType(node, expected: nullable ? "`true`, `false` or `null`" : "`true` or `false`", path: path)
+                return
+            }
+        case .integer:
+            guard case .number(let number) = node.value, number.integer != nil else {
+                if case .number(let number) = node.value {
+                    reader.report(.wrongType, "expected an integer, found `\(number.text)`", at: node.offset, path: path)
+                } else {
+                    reader.wrongType(node, expected: "an integer", path: path)
+                }
+                return
+            }
+        case .string(let nullable):
+            if nullable, case .null = node.value { return }
+            _ = reader.string(node, path: path)
+        case .instant(let nullable):
+            if nullable, case .null = node.value { return }
+            _ = reader.instant(node, path: path)
+        case .choice(let names, let what, let nullable):
+            if nullable, case .null = node.value { return }
+            _ = reader.enumValue(node, path: path, names: names, what: what)
+        case .strings:
+            guard let elements = reader.array(node, path: path, expected: "an array of strings") else { return }
+            for (index, element) in elements.enumerated() { _ = reader.string(element, path: "\(path)[\(index)]") }
+        case .warnings:
+            guard let elements = reader.array(node, path: path, expected: "an array of warnings") else { return }
+            for (index, element) in elements.enumerated() {
+                let elementPath = "\(path)[\(index)]"
+                guard let fields = reader.object(element, path: elementPath, allowed: ["code", "message"],
+                                                 required: ["code", "message"], what: "warning") else { continue }
+                for (key, member) in fields { _ = reader.string(member.value, path: CatalogChecker.path(elementPath, key: key)) }
+            }
+        case .record(let fields, let what):
+            guard let members = reader.object(node, path: path, allowed: ["$comment"] + fields.map(\.key), required: [], what: what)
+            else { return }
+            for field in fields {
+                if let member = members[field.key] {
+                    check(member.value, shape: field.shape, path: CatalogChecker.path(path, key: field.key), reader: &reader)
+                }
+            }
+        case .map(let ids, let known, let what, let value, let refused):
+            guard let members = reader.members(node, path: path, expected: "an object of \(what) ids") else { return }
+            for member in members {
+                let memberPath = CatalogChecker.path(path, key: member.key)
+                if known.contains(member.key) {
+                    check(member.value, shape: value, path: memberPath, reader: &reader)
+                } else if let reason = refused[member.key] {
+                    reader.report(.keyNotAllowed, reason, at: member.keyOffset, path: memberPath)
+                } else {
+                    reader.report(.unknownKey, "`\(member.key)` is not a \(what) of `\(catalog.app)`", at: member.keyOffset,
+                                  path: memberPath,
+                                  help: Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
+                                      ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
+                }
+            }
+        }
+    }
+
+    // MARK: Matching a result
+
+    /// Every difference between a checked expectation and `result` (the object
+    /// `check --format json` prints, parsed), in the order of the expectation.
+    func mismatches(_ expect: JSONNode, result: JSONNode) -> [Mismatch] {
+        var found: [Mismatch] = []
+        compare(expect, result, shape: shape, path: "", into: &found)
+        return found
+    }
+
+    private func compare(_ expected: JSONNode, _ actual: JSONNode?, shape: Shape, path: String, into found: inout [Mismatch]) {
+        switch shape {
+        case .record(let fields, _):
+            guard case .object(let members) = expected.value else { return }
+            for member in members where member.key != "$comment" {
+                guard let field = fields.first(where: { $0.key == member.key }) else { continue }
+                compare(member.value, Self.member(member.key, of: actual), shape: field.shape,
+                        path: CatalogChecker.path(path, key: member.key), into: &found)
+            }
+        case .map(_, _, _, let value, _):
+            guard case .object(let members) = expected.value else { return }
+            // A result lists every id of the catalog: look them up by name, not one by one.
+            var byKey: [String: JSONNode] = [:]
+            if let actual, case .object(let present) = actual.value {
+                byKey = Dictionary(present.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            }
+            for member in members where member.key != "$comment" {
+                compare(member.value, byKey[member.key], shape: value,
+                        path: CatalogChecker.path(path, key: member.key), into: &found)
+            }
+        case .instant:
+            if !Self.sameInstant(expected, actual) { found.append(mismatch(path, expected, actual)) }
+        default:
+            if !Self.equal(expected, actual) { found.append(mismatch(path, expected, actual)) }
+        }
+    }
+
+    private func mismatch(_ path: String, _ expected: JSONNode, _ actual: JSONNode?) -> Mismatch {
+        Mismatch(path: path, offset: expected.offset, expected: Self.output(expected), actual: actual.map(Self.output) ?? .null)
+    }
+
+    /// A member of an object, or `nil` (read as `null`: the result leaves out keys it has no
+    /// value for, such as `reason` of an eligible offer).
+    private static func member(_ key: String, of node: JSONNode?) -> JSONNode? {
+        guard let node, case .object(let members) = node.value else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// Two instants (or two nulls) that are the same instant, however written.
+    static func sameInstant(_ expected: JSONNode, _ actual: JSONNode?) -> Bool {
+        switch (expected.value, actual?.value) {
+        case (.null, .null?), (.null, nil): return true
+        case (.string(let a), .string(let b)?):
+            guard let left = Instant(rfc3339: a), let right = Instant(rfc3339: b) else { return a == b }
+            return left == right
+        default: return false
+        }
+    }
+
+    /// Whether two values are equal: objects whatever the order of their keys, arrays element by
+    /// element, numbers by value; a missing value is `null`.
+    static func equal(_ a: JSONNode?, _ b: JSONNode?) -> Bool {
+        switch (a?.value ?? .null, b?.value ?? .null) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.number(let x), .number(let y)):
+            if let left = x.integer, let right = y.integer { return left == right }
+            return x.text == y.text
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            return x.allSatisfy { member in y.contains { $0.key == member.key && equal(member.value, $0.value) } }
+        default: return false
+        }
+    }
+
+    /// A value of the test file or the result, to print.
+    static func output(_ node: JSONNode) -> JSONOutput {
+        switch node.value {
+        case .object(let members): .object(members.map { ($0.key, output($0.value)) })
+        case .array(let elements): .array(elements.map(output))
+        case .string(let value): .string(value)
+        // Only integers reach here (a checked expectation has no other numbers, a result none);
+        // another number is shown as written.
+        case .number(let number): number.integer.map(JSONOutput.integer) ?? .string(number.text)
+        case .bool(let value): .bool(value)
+        case .null: .null
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import Entitle
+import Foundation
+
+/// Runs test files: reads each, compiles the catalogs it names (once per set of catalogs), reads
+/// its receipts, checks every case's expectation against the catalog, then evaluates each case
+/// and compares. A file with any error runs no case: its errors are reported instead.
+struct TestRunner {
+    /// A case whose result differs from what it expects, at one expected value.
+    struct Failure {
+        /// Where the expected value is in the test file.
+        var location: SourceLocation
+        var caseName: String
+        /// The JSON path in the result.
+        var path: String
+        var expected: JSONOutput
+        var actual: JSONOutput
+
+        /// `file:line:column: case NAME: PATH: expected X, got Y`.
+        var text: String {
+            "\(location): case \(caseName): \(path): expected \(expected.renderedOnOneLine()), got \(actual.renderedOnOneLine())"
+        }
+
+        var json: JSONOutput {
+            .object([
+                ("file", .string(location.file)), ("line", .integer(Int64(location.line))),
+                ("column", .integer(Int64(location.column))), ("case", .string(caseName)), ("path", .string(path)),
+                ("expected", expected), ("actual", actual),
+            ])
+        }
+    }
+
+    private(set) var passed = 0
+    private(set) var failed = 0
+    private(set) var failures: [Failure] = []
+    /// Errors that kept test files from running (and the catalog diagnostics behind them).
+    private(set) var errors: [Diagnostic] = []
+    /// Test files that could not be run.
+    private(set) var invalidFiles = 0
+    /// Per app, in the order apps were first tested.
+    private(set) var coverage: [TestCoverage] = []
+    /// Whether any receipt was Apple's (unverified) data.
+    private(set) var readAppleData = false
+    /// `path: warning: ...` lines from reading Apple's data.
+    private(set) var importWarnings: [String] = []
+    private var compilations: [String: Compilation] = [:]
+
+    /// Runs every case of the test file at `path`.
+    mutating func run(_ path: String) {
+        let (read, found) = TestFile.read(path)
+        var diagnostics = found
+        let prepared = read.flatMap { prepare($0, diagnostics: &diagnostics) }
+        errors += Self.inFileOrder(diagnostics, of: path)
+        guard let file = read, let prepared, !diagnostics.contains(where: \.isError) else {
+            invalidFiles += 1
+            return
+        }
+        var lines: LineTable?
+        for (testCase, setup) in zip(file.cases, prepared) {
+            guard let name = testCase.name, let at = testCase.at, let expect = testCase.expect else { continue }
+            let result: Entitlements
+            do {
+                result = try setup.portfolio.evaluate(app: setup.app, receipts: setup.receipts, at: at,
+                                                      environments: file.environments)
+            } catch {
+                // Checked when preparing: the portfolio has the app.
+                failed += 1
+                continue
+            }
+            record(result)
+            let actual: JSONNode
+            do {
+                actual = try JSONDocument.parse(Data(result.json.utf8), limits: .catalog).root
+            } catch {
+                failed += 1
+                continue
+            }
+            let mismatches = setup.matcher.mismatches(expect, result: actual)
+            if mismatches.isEmpty {
+                passed += 1
+                continue
+            }
+            failed += 1
+            if lines == nil { lines = LineTable(file.data) }
+            for mismatch in mismatches {
+                let (line, column) = lines?.location(of: mismatch.offset) ?? (1, 1)
+                failures.append(Failure(location: SourceLocation(file: path, line: line, column: column), caseName: name,
+                                        path: mismatch.path, expected: mismatch.expected, actual: mismatch.actual))
+            }
+        }
+    }
+
+    /// What a case needs to run.
+    private struct Setup {
+        var portfolio: Portfolio
+        var app: String
+        var receipts: [Receipt]
+        var matcher: ExpectationMatcher
+    }
+
+    /// Compiles the catalogs, reads the receipts and checks every expectation; `nil` (with the
+    /// errors reported) when anything is wrong. Everything is checked, so one run reports every
+    /// problem of the file.
+    private mutating func prepare(_ file: TestFile, diagnostics: inout [Diagnostic]) -> [Setup]? {
+        var reader = JSONShapeReader(file: file.path, data: file.data)
+        defer { diagnostics += reader.diagnostics }
+        guard let portfolio = portfolio(for: file, reader: &reader) else { return nil }
+        let shared = receipts(file.receipts, of: file, reader: &reader)
+        var matchers: [String: ExpectationMatcher] = [:]
+        var missingApps: Set<String> = []
+        var setups: [Setup] = []
+        for testCase in file.cases {
+            // Receipts that cannot be read are reported; the expectation is still checked when
+            // the app is known.
+            let loaded = testCase.hasOwnReceipts ? testCase.receipts.flatMap { receipts($0, of: file, reader: &reader) } : shared
+            guard let app = file.app?.value ?? loaded?.first?.app else {
+                if loaded != nil {
+                    reader.report(.missingKey, "no app to evaluate: the test file has no `app` and the case no receipt",
+                                  at: testCase.offset, path: testCase.path, help: "add `\"app\": \"com.example.app\"` to the test file")
+                }
+                continue
+            }
+            guard let catalog = portfolio.catalog(for: app) else {
+                if missingApps.insert(app).inserted {
+                    reader.report(.unknownApp, "no catalog for app `\(app)` in \(CatalogChecker.list(file.catalogs.value))",
+                                  at: file.app?.offset ?? testCase.offset, path: file.app?.path ?? testCase.path,
+                                  help: Suggestion.help(for: app, in: portfolio.apps)
+                                      ?? "the catalogs are for \(CatalogChecker.list(portfolio.apps))")
+                }
+                continue
+            }
+            let matcher = matchers[app] ?? ExpectationMatcher(catalog: catalog)
+            matchers[app] = matcher
+            if let expect = testCase.expect { matcher.check(expect, path: testCase.path + ".expect", reader: &reader) }
+            if let loaded { setups.append(Setup(portfolio: portfolio, app: app, receipts: loaded, matcher: matcher)) }
+        }
+        guard !reader.hasErrors, setups.count == file.cases.count else { return nil }
+        return setups
+    }
+
+    /// The compiled catalogs the file names; `nil` when they cannot be read or have errors.
+    private mutating func portfolio(for file: TestFile, reader: inout JSONShapeReader) -> Portfolio? {
+        let key = file.catalogs.value.joined(separator: "\n")
+        let compilation: Compilation
+        if let cached = compilations[key] {
+            compilation = cached
+        } else {
+            let (sources, unreadable) = CatalogArguments.sources(file.catalogs.value)
+            for problem in unreadable {
+                reader.report(.unreadableFile, "catalog `\(problem.location?.file ?? "")`: \(problem.message)",
+                              at: file.catalogs.offset, path: file.catalogs.path,
+                              help: "catalog paths are relative to the test file's folder")
+            }
+            guard unreadable.isEmpty else { return nil }
+            compilation = Portfolio.compile(sources)
+            compilations[key] = compilation
+            // The catalogs' own errors, once however many test files name them.
+            reader.append(compilation.errors)
+        }
+        guard let portfolio = compilation.portfolio else {
+            reader.report(.invalidCatalog, "the catalogs have errors (\(EntitleCommand.summary(compilation.diagnostics))), "
+                          + "so no case of this file can run", at: file.catalogs.offset, path: file.catalogs.path,
+                          help: "`entitle validate \(file.catalogs.value.joined(separator: " "))` lists them")
+            return nil
+        }
+        return portfolio
+    }
+
+    /// The receipts of a `receipts` array; `nil` when one cannot be read (reported).
+    private mutating func receipts(_ sources: [TestFile.Located<TestFile.ReceiptSource>], of file: TestFile,
+                                   reader: inout JSONShapeReader) -> [Receipt]? {
+        var receipts: [Receipt] = []
+        var failed = false
+        for source in sources {
+            switch source.value {
+            case .inline(let start, let end):
+                do {
+                    receipts.append(try ReceiptDecoder.decode(file.inlineReceiptData(start: start, end: end), name: file.path))
+                } catch {
+                    var diagnostic = error.diagnostic
+                    diagnostic.path = diagnostic.path.isEmpty ? source.path : source.path + "." + diagnostic.path
+                    reader.append([diagnostic])
+                    failed = true
+                }
+            case .file(let written, let resolved):
+                do {
+                    let loaded = try ReceiptFiles.load(resolved, app: file.app?.value, standardInput: { [] })
+                    receipts.append(loaded.receipt)
+                    readAppleData = readAppleData || loaded.fromApple
+                    importWarnings += loaded.warnings.map { "\(resolved): warning: \($0)" }
+                } catch {
+                    failed = true
+                    if error.code == .unreadableFile {
+                        // Not found where the test file says: point at the test file.
+                        let shown = written == resolved ? "" : " (`\(resolved)`)"
+                        reader.report(.unreadableFile, "receipt `\(written)`\(shown): \(error.message)", at: source.offset,
+                                      path: source.path, help: "receipt paths are relative to the test file's folder")
+                    } else {
+                        reader.append([error.diagnostic])
+                    }
+                }
+            }
+        }
+        return failed ? nil : receipts
+    }
+
+    /// Diagnostics of other files (catalogs, receipt files) first, as found; then the test file's,
+    /// in file order.
+    private static func inFileOrder(_ diagnostics: [Diagnostic], of path: String) -> [Diagnostic] {
+        let others = diagnostics.filter { $0.location?.file != path }
+        let own = diagnostics.enumerated().filter { $0.element.location?.file == path }.sorted { a, b in
+            let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
+            return left != right ? left < right : a.offset < b.offset
+        }.map(\.element)
+        return others + own
+    }
+
+    private mutating func record(_ result: Entitlements) {
+        if let index = coverage.firstIndex(where: { $0.app == result.app }) {
+            coverage[index].record(result)
+        } else {
+            var added = TestCoverage(catalog: result.catalog)
+            added.record(result)
+            coverage.append(added)
+        }
+    }
+}
