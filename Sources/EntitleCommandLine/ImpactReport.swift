@@ -4,10 +4,13 @@ import Foundation
 /// What a catalog change does to a corpus of customers at one instant: each distinct change
 /// (`pro: on -> off`) with how many customers it touches and who, in corpus order.
 struct ImpactReport {
-    /// One distinct change and the customers it touches.
+    /// One distinct change and the customers it touches. Moved `until`s and changed balances
+    /// differ per customer: they are grouped by direction (`earlier`, `later`, `lower`,
+    /// `higher`), with `from` and `to` left out.
     struct Group {
         var app: String
         var change: EntitlementChange
+        var direction: String?
         var count = 0
         /// The first customers touched, in corpus order.
         var customers: [String] = []
@@ -37,18 +40,37 @@ struct ImpactReport {
             losing += 1
             if losingCustomers.count < Self.keptIds { losingCustomers.append(customer) }
         }
-        for (app, change) in changes {
-            let key = [app, change.kind.rawValue, change.id, change.from ?? "\u{0}", change.to ?? "\u{0}"].joined(separator: "\u{1}")
+        for (app, exact) in changes {
+            var change = exact
+            let direction = Self.direction(of: exact)
+            if direction != nil { (change.from, change.to) = (nil, nil) }
+            let key = [app, change.kind.rawValue, change.id, change.from ?? "\u{0}", change.to ?? "\u{0}", direction ?? ""]
+                .joined(separator: "\u{1}")
             let position: Int
             if let known = index[key] {
                 position = known
             } else {
                 position = groups.count
                 index[key] = position
-                groups.append(Group(app: app, change: change))
+                groups.append(Group(app: app, change: change, direction: direction))
             }
             groups[position].count += 1
             if groups[position].customers.count < Self.keptIds { groups[position].customers.append(customer) }
+        }
+    }
+
+    /// For changes that differ per customer (an `until` moved, a balance changed), which way.
+    static func direction(of change: EntitlementChange) -> String? {
+        switch change.kind {
+        case .featureUntil, .productUntil:
+            // RFC 3339 in UTC orders as text; `no end` is the latest.
+            let from = change.from == "no end" ? "~" : change.from ?? "", to = change.to == "no end" ? "~" : change.to ?? ""
+            return to < from ? "earlier" : "later"
+        case .balance:
+            guard change.from != nil, change.to != nil else { return nil }
+            return change.isLoss ? "lower" : "higher"
+        default:
+            return nil
         }
     }
 
@@ -66,6 +88,7 @@ struct ImpactReport {
             let ka = kinds.firstIndex(of: a.change.kind)!, kb = kinds.firstIndex(of: b.change.kind)!
             if ka != kb { return ka < kb }
             if a.change.id != b.change.id { return a.change.id < b.change.id }
+            if a.direction != b.direction { return (a.direction ?? "") < (b.direction ?? "") }
             if a.count != b.count { return a.count > b.count }
             return (a.change.from ?? "", a.change.to ?? "") < (b.change.from ?? "", b.change.to ?? "")
         }
@@ -81,7 +104,9 @@ struct ImpactReport {
                 app = group.app
             }
             let shown = group.customers.prefix(5).joined(separator: ", ") + (group.count > 5 ? ", ..." : "")
-            lines.append("    \(group.change.description) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
+            let what = group.direction.map { group.change.description.replacingOccurrences(of: "(none) -> (none)", with: $0) }
+                ?? group.change.description
+            lines.append("    \(what) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
                          + (group.change.isLoss ? "  LOSS" : ""))
         }
         if groups.isEmpty { lines.append("  no customer's answer changes") }
@@ -93,7 +118,7 @@ struct ImpactReport {
     }
 
     /// `{"at", "customers", "unreadable", "losing", "losingCustomers", "changes": [{"app", "kind",
-    /// "id", "from", "to", "loss", "count", "customers"}], "errors": [...]}`.
+    /// "id", "from", "to", "direction", "loss", "count", "customers"}], "errors": [...]}`.
     var jsonOutput: JSONOutput {
         func optional(_ text: String?) -> JSONOutput { text.map(JSONOutput.string) ?? .null }
         return .object([
@@ -105,7 +130,7 @@ struct ImpactReport {
             ("changes", .array(sortedGroups.map { group in
                 .object([
                     ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
-                    ("from", optional(group.change.from)), ("to", optional(group.change.to)),
+                    ("from", optional(group.change.from)), ("to", optional(group.change.to)), ("direction", optional(group.direction)),
                     ("loss", .bool(group.change.isLoss)), ("count", .integer(Int64(group.count))),
                     ("customers", .array(group.customers.map(JSONOutput.string))),
                 ])
