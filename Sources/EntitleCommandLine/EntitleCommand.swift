@@ -26,6 +26,8 @@ public enum EntitleCommand {
                    usage: ValidateCommand.usage, run: { arguments, _ in ValidateCommand.run(arguments) }),
         Subcommand(name: "test", summary: "run the cases of *.test.json files against catalogs and receipts",
                    usage: TestCommand.usage, run: TestCommand.run),
+        Subcommand(name: "import", summary: "make a catalog from an Xcode StoreKit configuration file",
+                   usage: ImportCommand.usage, run: ImportCommand.run),
         Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
                    usage: NormalizeCommand.usage, run: NormalizeCommand.run),
     ]

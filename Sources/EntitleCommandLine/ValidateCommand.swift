@@ -6,7 +6,7 @@ import Foundation
 /// standard error or for tools on standard output.
 enum ValidateCommand {
     static let usage = """
-        usage: entitle validate [--format text|json|github|sarif] PATH...
+        usage: entitle validate [--format text|json|github|sarif] [--storekit FILE ...] [--strict] PATH...
 
           PATH           a catalog file, or a directory whose *.json files are catalogs
                          (`*.test.json` files are tests, not catalogs); all paths together
@@ -18,6 +18,12 @@ enum ValidateCommand {
                          `github`: GitHub Actions annotations (::error file=...) on
                                  standard output
                          `sarif`: a SARIF 2.1.0 log on standard output
+          --storekit FILE
+                         an Xcode StoreKit configuration (repeatable): every difference
+                         from the catalog sharing the most product ids with it (a product
+                         on one side only, type, duration, group, level, family sharing,
+                         intro offer) is a warning located in the catalog (`store-drift`)
+          --strict       make those differences errors (for CI)
 
         Every format ends with a summary line on standard error. Exits 1 on any error, 0
         otherwise, 2 on misuse.
@@ -28,7 +34,7 @@ enum ValidateCommand {
         let scanner: ArgumentScanner
         let format: DiagnosticFormat
         do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: ["--format"], flags: ["--help", "-h"])
+            scanner = try ArgumentScanner(arguments, valued: ["--format", "--storekit"], flags: ["--help", "-h", "--strict"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
             format = try scanner.single("--format").map { text throws(UsageError) in try DiagnosticFormat.parse(text) } ?? .text
             guard !scanner.positional.isEmpty else { throw UsageError(message: "give at least one catalog path") }
@@ -39,6 +45,15 @@ enum ValidateCommand {
         var diagnostics = unreadable
         // With nothing readable, the unreadable paths are the whole story.
         if !sources.isEmpty || unreadable.isEmpty { diagnostics += Portfolio.compile(sources).diagnostics }
+        let severity: Diagnostic.Severity = scanner.flags.contains("--strict") ? .error : .warning
+        for path in scanner.all("--storekit") {
+            do throws(ReceiptError) {
+                let configuration = try StoreKitConfiguration(data: try ReceiptFiles.read(path, standardInput: { [] }), name: path)
+                diagnostics += StoreKitDrift.diagnostics(sources, configuration: configuration, severity: severity)
+            } catch {
+                diagnostics.append(error.diagnostic)
+            }
+        }
         let failed = diagnostics.contains(where: \.isError)
         var errorText = format.standardError(diagnostics)
         let counted = "\(sources.count) catalog\(sources.count == 1 ? "" : "s")"

@@ -135,4 +135,6 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     // Test files
     /// A catalog a test file (`entitle test`) names has errors, so its cases cannot run.
     public static let invalidCatalog = Self(rawValue: "invalid-catalog")
+    /// A difference between a catalog and an Xcode StoreKit configuration (`validate --storekit`).
+    public static let storeDrift = Self(rawValue: "store-drift")
 }

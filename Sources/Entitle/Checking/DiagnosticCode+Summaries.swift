@@ -34,6 +34,7 @@ extension DiagnosticCode {
         (.conflictingConsumption, "one consumption id with two different contents"),
         (.conflictingGrant, "one grant id with two different contents"),
         (.invalidCatalog, "a catalog a test file needs has errors"),
+        (.storeDrift, "a difference between a catalog and an Xcode StoreKit configuration"),
     ]
 
     /// The one-line summary of the code, or `nil` for a code entitle does not emit.

@@ -72,6 +72,19 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A duration of whole days, clamped to ±1,000,000 days.
+    /// The duration `count` times over (`P1M` × 3 = `P3M`), or `nil` when a part would pass the
+    /// parser's bound.
+    func repeated(_ count: Int) -> ISODuration? {
+        guard count >= 1, count <= ISODuration.componentLimit else { return nil }
+        var result = self
+        for keyPath in [\ISODuration.years, \.months, \.weeks, \.days, \.hours, \.minutes, \.seconds] {
+            let (value, overflow) = self[keyPath: keyPath].multipliedReportingOverflow(by: count)
+            guard !overflow, value <= ISODuration.componentLimit else { return nil }
+            result[keyPath: keyPath] = value
+        }
+        return result
+    }
+
     public init(days: Int) {
         self.days = min(max(days, -ISODuration.componentLimit), ISODuration.componentLimit)
     }

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Where a catalog and the store disagree: a catalog compared with an Xcode StoreKit
+/// configuration, each difference a diagnostic (code `store-drift`) located in the catalog.
+///
+/// Compared: products on one side only, and for products on both sides the type, family sharing,
+/// and for auto-renewables the duration, subscription group (its name or its id in the file),
+/// level (when the catalog gives levels) and introductory offer (mode and duration). Non-renewing subscriptions carry no duration in a
+/// `.storekit` file, and prices are not in a catalog, so neither is compared.
+public enum StoreKitDrift {
+    /// The differences between the catalog of a portfolio that shares the most product ids with the
+    /// configuration and the configuration (the first such catalog on a tie). When no catalog
+    /// shares a product, one diagnostic says so.
+    ///
+    /// - Parameter severity: `.warning` to report, `.error` to fail CI on any drift.
+    public static func diagnostics(
+        _ sources: [CatalogSource], configuration: StoreKitConfiguration, severity: Diagnostic.Severity = .warning
+    ) -> [Diagnostic] {
+        let ids = Set(configuration.products.map(\.id))
+        var best: (source: CatalogSource, shared: Int)?
+        for source in sources {
+            guard let catalog = Portfolio.compile([source]).compiledCatalogs.first else { continue }
+            let shared = catalog.products.filter { ids.contains($0.id) }.count
+            if shared > (best?.shared ?? 0) { best = (source, shared) }
+        }
+        guard let best else {
+            return [Diagnostic(severity: severity, code: .storeDrift,
+                               message: "no catalog shares a product id with \(configuration.name)",
+                               location: SourceLocation(file: configuration.name, line: 1, column: 1),
+                               help: "`entitle import \(configuration.name)` shows its products as a catalog")]
+        }
+        return diagnostics(best.source, configuration: configuration, severity: severity)
+    }
+
+    /// The differences between one catalog and the configuration, located in the catalog. A
+    /// catalog that does not compile gives none (its own diagnostics say why).
+    public static func diagnostics(
+        _ source: CatalogSource, configuration: StoreKitConfiguration, severity: Diagnostic.Severity = .warning
+    ) -> [Diagnostic] {
+        guard let catalog = Portfolio.compile([source]).compiledCatalogs.first,
+              let document = try? JSONDocument.parse(source.data, limits: .catalog),
+              case .object(let root) = document.root.value else { return [] }
+        let lines = LineTable(source.data)
+        let store = configuration.name.split(separator: "/").last.map(String.init) ?? configuration.name
+        var diagnostics: [Diagnostic] = []
+        func report(_ offset: Int, _ path: String, _ message: String, help: String? = nil) {
+            let (line, column) = lines.location(of: offset)
+            diagnostics.append(Diagnostic(severity: severity, code: .storeDrift, message: message,
+                                          location: SourceLocation(file: source.name, line: line, column: column),
+                                          path: path, help: help))
+        }
+        // Where each product and each of its members is, by product id.
+        let productsMember = root.first { $0.key == "products" }
+        var located: [String: (index: Int, offset: Int, members: [String: Int])] = [:]
+        if case .array(let elements)? = productsMember?.value.value {
+            for (index, element) in elements.enumerated() {
+                guard case .object(let members) = element.value,
+                      let idNode = members.first(where: { $0.key == "id" })?.value, case .string(let id) = idNode.value,
+                      located[id] == nil else { continue }
+                located[id] = (index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }))
+            }
+        }
+        let storeProducts = Dictionary(configuration.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for product in catalog.products {
+            guard let place = located[product.id] else { continue }
+            func at(_ key: String) -> Int { place.members[key] ?? place.offset }
+            let path = "products[\(place.index)]"
+            guard let other = storeProducts[product.id] else {
+                report(place.offset, path + ".id", "product `\(product.id)` is not in \(store)",
+                       help: "add it in App Store Connect and \(store), or remove it here")
+                continue
+            }
+            if other.type != product.type {
+                report(at("type"), path + ".type", "type `\(product.type.rawValue)` here, `\(other.type.rawValue)` in \(store)")
+                continue
+            }
+            if other.familyShareable != product.familyShareable {
+                report(at("familyShareable"), path + ".familyShareable",
+                       "familyShareable \(product.familyShareable) here, \(other.familyShareable) in \(store)")
+            }
+            guard product.type == .autoRenewableSubscription else { continue }
+            if let duration = other.duration, product.duration.map({ !same($0, duration) }) ?? true {
+                report(at("duration"), path + ".duration",
+                       "duration \(product.duration?.description ?? "not given") here, \(duration) in \(store)")
+            }
+            // A catalog may name the group by its name or by its id in the file.
+            if let group = other.group, product.group != group, product.group != other.groupId {
+                report(at("group"), path + ".group", "group `\(product.group ?? "")` here, `\(group)` in \(store)")
+            }
+            if let level = product.level, let storeLevel = other.level, level != storeLevel {
+                report(at("level"), path + ".level", "level \(level) here, \(storeLevel) in \(store)")
+            }
+            switch (product.introOffer, other.introOffer) {
+            case (nil, nil): break
+            case (let offer?, nil):
+                report(at("introOffer"), path + ".introOffer", "an intro offer (\(offer.mode.rawValue) \(offer.duration)) here, none in \(store)")
+            case (nil, let offer?):
+                report(place.offset, path, "no intro offer here, \(offer.mode.rawValue) \(offer.duration) in \(store)")
+            case (let offer?, let storeOffer?):
+                if offer.mode != storeOffer.mode || !same(offer.duration, storeOffer.duration) {
+                    report(at("introOffer"), path + ".introOffer",
+                           "intro offer \(offer.mode.rawValue) \(offer.duration) here, \(storeOffer.mode.rawValue) \(storeOffer.duration) in \(store)")
+                }
+            }
+        }
+        let defined = Set(catalog.products.map(\.id))
+        for product in configuration.products where !defined.contains(product.id) {
+            report(productsMember?.keyOffset ?? 0, "products",
+                   "\(store) has product `\(product.id)` (\(product.type.rawValue), \"\(product.name)\"), which the catalog does not define",
+                   help: "`entitle import \(store)` shows it as a catalog product")
+        }
+        return diagnostics
+    }
+
+    /// Whether two durations are the same length (`P1Y` and `P12M`, `P1W` and `P7D`).
+    private static func same(_ a: ISODuration, _ b: ISODuration) -> Bool {
+        a.totalMonths == b.totalMonths && a.totalDays == b.totalDays && a.timeMilliseconds == b.timeMilliseconds
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The products of an Xcode StoreKit configuration file (`.storekit`, format versions 2 to 5):
+/// what `entitle import` turns into a catalog and what `validate --storekit` compares a catalog
+/// with. Only what a catalog can say is read; every other field (prices, localizations, offer
+/// codes, promotional and win-back offers, billing plans, settings) is skipped.
+///
+/// | .storekit | read as |
+/// |---|---|
+/// | `products[]` `type` `Consumable` / `NonConsumable` | consumable / non-consumable |
+/// | `nonRenewingSubscriptions[]` | non-renewing subscriptions (the file gives no duration) |
+/// | `subscriptionGroups[]` `name`, `subscriptions[]` | auto-renewables of that group |
+/// | `productID`, `referenceName`, `familyShareable`, `displayPrice` | id, name, family sharing, price |
+/// | `groupNumber` | level (1 the highest service; else the order in the group) |
+/// | `recurringSubscriptionPeriod` | duration |
+/// | `introductoryOffer` `paymentMode` `free` / `payAsYouGo` / `payUpFront`, `subscriptionPeriod` × `numberOfPeriods` | intro offer mode and duration |
+public struct StoreKitConfiguration: Hashable, Sendable {
+    /// One product as the configuration defines it.
+    public struct Product: Hashable, Sendable {
+        /// The product id.
+        public var id: String
+        /// The reference name.
+        public var name: String
+        /// The product type.
+        public var type: ProductType
+        /// Whether Family Sharing passes it on.
+        public var familyShareable: Bool
+        /// The display price as written (`"0.99"`), when there is one.
+        public var price: String?
+        /// For auto-renewables: the subscription group's name.
+        public var group: String?
+        /// For auto-renewables: the subscription group's id in the file.
+        public var groupId: String?
+        /// For auto-renewables: the level in the group.
+        public var level: Int?
+        /// For auto-renewables: the renewal period.
+        public var duration: ISODuration?
+        /// For auto-renewables: the introductory offer.
+        public var introOffer: CatalogProduct.IntroOffer?
+
+        /// Whether the price is zero.
+        public var isFree: Bool { price.map { Double($0) == 0 } ?? false }
+    }
+
+    /// The file's name, for messages.
+    public var name: String
+    /// The products, in the file's order: `products`, then `nonRenewingSubscriptions`, then each
+    /// group's subscriptions.
+    public var products: [Product]
+
+    /// Reads a `.storekit` file's bytes.
+    ///
+    /// - Throws: ``ReceiptError`` (`malformed-json`, `wrong-type`, `missing-key`) located in the file.
+    public init(data: Data, name: String) throws(ReceiptError) {
+        self.name = name
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(data, limits: .catalog)
+        } catch let error as JSONSyntaxError {
+            let (line, column) = LineTable(data).location(of: error.offset)
+            throw ReceiptError(code: .malformedJSON, message: error.message,
+                               location: SourceLocation(file: name, line: line, column: column), help: error.help)
+        } catch {
+            throw ReceiptError(code: .malformedJSON, message: "\(error)", location: SourceLocation(file: name, line: 1, column: 1))
+        }
+        let lines = LineTable(data)
+        func failure(_ node: JSONNode, _ message: String, code: DiagnosticCode = .wrongType) -> ReceiptError {
+            let (line, column) = lines.location(of: node.offset)
+            return ReceiptError(code: code, message: message, location: SourceLocation(file: name, line: line, column: column))
+        }
+        guard case .object(let root) = document.root.value else {
+            throw failure(document.root, "a StoreKit configuration is a JSON object")
+        }
+        func members(_ node: JSONNode) -> [JSONMember] {
+            if case .object(let members) = node.value { return members }
+            return []
+        }
+        func member(_ members: [JSONMember], _ key: String) -> JSONNode? { members.first { $0.key == key }?.value }
+        func string(_ members: [JSONMember], _ key: String) -> String? {
+            if case .string(let text)? = member(members, key)?.value { return text }
+            return nil
+        }
+        func elements(_ members: [JSONMember], _ key: String) throws(ReceiptError) -> [JSONNode] {
+            guard let node = member(members, key) else { return [] }
+            switch node.value {
+            case .array(let elements): return elements
+            case .null: return []
+            default: throw failure(node, "`\(key)` must be an array")
+            }
+        }
+        func product(_ node: JSONNode, type fallback: ProductType?) throws(ReceiptError) -> Product {
+            guard case .object(let fields) = node.value else { throw failure(node, "a product must be an object") }
+            guard let id = string(fields, "productID"), !id.isEmpty else { throw failure(node, "a product without `productID`", code: .missingKey) }
+            var type = fallback
+            switch string(fields, "type") {
+            case "Consumable": type = .consumable
+            case "NonConsumable": type = .nonConsumable
+            case "NonRenewingSubscription": type = .nonRenewingSubscription
+            case "RecurringSubscription": type = .autoRenewableSubscription
+            default: break
+            }
+            guard let type else { throw failure(node, "product `\(id)` has no type entitle knows", code: .badEnumValue) }
+            var familyShareable = false
+            if case .bool(let value)? = member(fields, "familyShareable")?.value { familyShareable = value }
+            return Product(id: id, name: string(fields, "referenceName") ?? id, type: type, familyShareable: familyShareable,
+                           price: string(fields, "displayPrice"))
+        }
+
+        var products: [Product] = []
+        for node in try elements(root, "products") { products.append(try product(node, type: nil)) }
+        for node in try elements(root, "nonRenewingSubscriptions") { products.append(try product(node, type: .nonRenewingSubscription)) }
+        for group in try elements(root, "subscriptionGroups") {
+            let groupFields = members(group)
+            let named = string(groupFields, "name").flatMap { $0.contains(where: { !$0.isWhitespace }) ? $0 : nil }
+            let groupName = named ?? string(groupFields, "id") ?? "group"
+            for (order, node) in try elements(groupFields, "subscriptions").enumerated() {
+                var subscription = try product(node, type: .autoRenewableSubscription)
+                let fields = members(node)
+                subscription.group = groupName
+                subscription.groupId = string(groupFields, "id")
+                if case .number(let number)? = member(fields, "groupNumber")?.value, let level = Int(number.text), (1...10_000).contains(level) {
+                    subscription.level = level
+                } else {
+                    subscription.level = min(order + 1, 10_000)
+                }
+                subscription.duration = string(fields, "recurringSubscriptionPeriod").flatMap(ISODuration.init)
+                if let offer = member(fields, "introductoryOffer"), case .object(let offerFields) = offer.value {
+                    subscription.introOffer = Self.introOffer(offerFields, string: string, member: member)
+                }
+                products.append(subscription)
+            }
+        }
+        self.products = products
+    }
+
+    /// An introductory offer: its mode, and its period times its number of periods.
+    private static func introOffer(
+        _ fields: [JSONMember], string: ([JSONMember], String) -> String?, member: ([JSONMember], String) -> JSONNode?
+    ) -> CatalogProduct.IntroOffer? {
+        let mode: IntroOfferMode
+        switch string(fields, "paymentMode") {
+        case "free": mode = .freeTrial
+        case "payAsYouGo": mode = .payAsYouGo
+        case "payUpFront": mode = .payUpFront
+        default: return nil
+        }
+        guard let period = string(fields, "subscriptionPeriod").flatMap(ISODuration.init) else { return nil }
+        var periods = 1
+        if case .number(let number)? = member(fields, "numberOfPeriods")?.value, let count = Int(number.text), (1...100).contains(count) {
+            periods = count
+        }
+        guard let duration = period.repeated(periods) else { return nil }
+        return CatalogProduct.IntroOffer(mode: mode, duration: duration)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import Entitle
+@testable import EntitleCommandLine
+
+@Suite("StoreKit configurations: import and drift", .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures"))
+struct StoreKitTests {
+    static let files = [
+        "storekit-config/apple-sample-backyard-birds/Store.storekit",
+        "storekit-config/apple-sample-food-truck/Products.storekit",
+        "storekit-config/revenuecat-purchases-ios/PurchaseTesterStoreKitConfiguration.storekit",
+        "storekit-config/revenuecat-purchases-ios/UnitTestsConfiguration.storekit",
+    ]
+
+    static func path(_ file: String) -> String { Fixtures.sharedFixtures.appendingPathComponent(file).path }
+
+    static func imported(_ file: String) -> String {
+        let output = EntitleCommand.run(["import", path(file), "--app", "com.example.imported"], environment: CLITests.environment())
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        return output.standardOutput
+    }
+
+    @Test("every .storekit fixture imports to a catalog validate accepts, with no drift from its file", arguments: files)
+    func importsValid(_ file: String) throws {
+        let catalog = Self.imported(file)
+        let compilation = Portfolio.compile([CatalogSource(name: "imported.json", data: Data(catalog.utf8))])
+        #expect(compilation.errors.isEmpty, "\(compilation.errors.map(\.description))")
+        let configuration = try StoreKitConfiguration(data: Data(contentsOf: URL(fileURLWithPath: Self.path(file))), name: file)
+        let imported = try #require(compilation.compiledCatalogs.first)
+        #expect(imported.products.map(\.id) == configuration.products.map(\.id))
+        #expect(StoreKitDrift.diagnostics(CatalogSource(name: "imported.json", data: Data(catalog.utf8)), configuration: configuration).isEmpty)
+        #expect(catalog.contains(#""$comment": "Imported from "#))
+    }
+
+    @Test("a deliberate drift (a changed duration, a missing product) is reported, located in the catalog", arguments: files)
+    func drift(_ file: String) throws {
+        let configuration = try StoreKitConfiguration(data: Data(contentsOf: URL(fileURLWithPath: Self.path(file))), name: file)
+        var catalog = try #require(try JSONSerialization.jsonObject(with: Data(Self.imported(file).utf8)) as? [String: Any])
+        var products = try #require(catalog["products"] as? [[String: Any]])
+        let removed = try #require(products.last { $0["type"] as? String != "auto-renewable-subscription" } ?? products.first)
+        products.removeAll { $0["id"] as? String == removed["id"] as? String }
+        let changed = try #require(products.firstIndex { $0["type"] as? String == "auto-renewable-subscription" })
+        let original = products[changed]["duration"] as? String
+        products[changed]["duration"] = original == "P1W" ? "P2W" : "P1W"
+        catalog["products"] = products
+        let data = try JSONSerialization.data(withJSONObject: catalog, options: [.prettyPrinted, .sortedKeys])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drift-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try data.write(to: directory.appendingPathComponent("catalog.json"))
+        let drift = StoreKitDrift.diagnostics(CatalogSource(name: "catalog.json", data: data), configuration: configuration)
+        let id = try #require(products[changed]["id"] as? String)
+        #expect(drift.contains { $0.message == "duration \(products[changed]["duration"]!) here, \(original!) in \(URL(fileURLWithPath: file).lastPathComponent)" && $0.path == "products[\(changed)].duration" },
+                "\(drift.map(\.description)) \(id)")
+        #expect(drift.contains { $0.message.hasPrefix("\(URL(fileURLWithPath: file).lastPathComponent) has product `\(removed["id"]!)`") })
+        #expect(drift.allSatisfy { $0.location?.file == "catalog.json" && $0.severity == .warning })
+        // Located where the value is: the line of the changed duration in the pretty-printed file.
+        let text = String(decoding: data, as: UTF8.self)
+        let durationDiagnostic = try #require(drift.first { $0.path.hasSuffix(".duration") })
+        let line = text.split(separator: "\n", omittingEmptySubsequences: false)[durationDiagnostic.location!.line - 1]
+        #expect(line.contains(#""duration" : "\#(products[changed]["duration"]!)""#))
+
+        let validate = EntitleCommand.run(["validate", directory.path, "--storekit", Self.path(file)], environment: CLITests.environment())
+        #expect(validate.exitCode == 0)
+        #expect(validate.standardError.contains("warning: products[\(changed)].duration: duration"))
+        let strict = EntitleCommand.run(["validate", directory.path, "--storekit", Self.path(file), "--strict"], environment: CLITests.environment())
+        #expect(strict.exitCode == 1)
+        #expect(strict.standardError.contains("error: products[\(changed)].duration: duration"))
+    }
+
+    @Test("import reads groups, levels, periods, intro offers and family sharing; a free N-day Trial becomes a trial")
+    func importedFields() throws {
+        let storekit = """
+            { "identifier": "X", "version": { "major": 4, "minor": 0 }, "settings": { "_unknown": true },
+              "products": [
+                { "productID": "app.pro", "referenceName": "Pro", "type": "NonConsumable", "displayPrice": "9.99", "familyShareable": true },
+                { "productID": "app.trial", "referenceName": "7-day Trial", "type": "NonConsumable", "displayPrice": "0" },
+                { "productID": "app.coins", "referenceName": "Coins", "type": "Consumable", "displayPrice": "0.99", "localizations": [] } ],
+              "nonRenewingSubscriptions": [
+                { "productID": "app.season", "referenceName": "Season", "type": "NonRenewingSubscription", "displayPrice": "4.99" } ],
+              "subscriptionGroups": [ { "id": "1234", "name": "Plus", "subscriptions": [
+                { "productID": "app.plus.yearly", "referenceName": "Plus Yearly", "type": "RecurringSubscription", "groupNumber": 1,
+                  "recurringSubscriptionPeriod": "P1Y", "familyShareable": false,
+                  "introductoryOffer": { "paymentMode": "payAsYouGo", "subscriptionPeriod": "P1M", "numberOfPeriods": 3 } },
+                { "productID": "app.plus.monthly", "referenceName": "Plus Monthly", "type": "RecurringSubscription", "groupNumber": 2,
+                  "recurringSubscriptionPeriod": "P1M", "introductoryOffer": { "paymentMode": "free", "subscriptionPeriod": "P1W" } } ] } ] }
+            """
+        let configuration = try StoreKitConfiguration(data: Data(storekit.utf8), name: "Test.storekit")
+        let catalog = StoreKitCatalog.json(from: configuration, app: nil)
+        let compiled = try Portfolio.compile([CatalogSource(name: "imported.json", data: Data(catalog.utf8))]).get().catalogs[0]
+        #expect(compiled.app == StoreKitCatalog.placeholderApp)
+        let products = Dictionary(uniqueKeysWithValues: compiled.products.map { ($0.id, $0) })
+        #expect(products["app.pro"]?.familyShareable == true)
+        #expect(products["app.trial"]?.trialOf == "app.pro" && products["app.trial"]?.grants == ["app.pro"])
+        #expect(products["app.coins"]?.credits == [CatalogProduct.Credit(currency: "app.coins", amount: 1)])
+        #expect(products["app.season"]?.duration?.description == "P1M")
+        #expect(products["app.plus.yearly"]?.level == 1 && products["app.plus.monthly"]?.level == 2)
+        #expect(products["app.plus.yearly"]?.group == "Plus")
+        #expect(products["app.plus.yearly"]?.introOffer?.mode == .payAsYouGo)
+        #expect(products["app.plus.yearly"]?.introOffer?.duration.description == "P3M")
+        #expect(products["app.plus.monthly"]?.introOffer?.mode == .freeTrial)
+        #expect(catalog.contains("non-renewing subscriptions last P1M, which a .storekit file does not say (set the duration of app.season)"))
+        #expect(catalog.contains("`app`, which a .storekit file does not say"))
+    }
+
+    @Test("a broken .storekit file is a located error")
+    func broken() {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).storekit")
+        try? Data(#"{ "products": [ { "productID": "a", "type": "Nope" } ] }"#.utf8).write(to: file)
+        let output = EntitleCommand.run(["import", file.path], environment: CLITests.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardError == "\(file.path):1:17: error: product `a` has no type entitle knows\n")
+        let missing = EntitleCommand.run(["validate", Fixtures.productsDirectory, "--storekit", "/nonexistent.storekit"], environment: CLITests.environment())
+        #expect(missing.exitCode == 1)
+        #expect(missing.standardError.contains("/nonexistent.storekit:1:1: error: no such receipt file"))
+    }
+}
