@@ -1,10 +1,11 @@
 import Foundation
 
 // entitle-bench: `swift run -c release entitle-bench [--quick] [--json FILE]`.
-let usage = "usage: entitle-bench [--quick] [--json FILE]\n"
+let usage = "usage: entitle-bench [--quick] [--json FILE] | --files DIR [--json FILE]\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
 var quick = false
 var jsonPath: String?
+var filesDirectory: String?
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -12,6 +13,10 @@ while let argument = arguments.first {
     case "--json":
         guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
         jsonPath = path
+        arguments.removeFirst()
+    case "--files":
+        guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        filesDirectory = path
         arguments.removeFirst()
     case "--help", "-h": print(usage, terminator: ""); exit(0)
     case "--profile":
@@ -28,6 +33,11 @@ while let argument = arguments.first {
 #if DEBUG
 FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
 #endif
+
+if let filesDirectory {
+    exit(FileBenchmark.run(directory: filesDirectory, json: jsonPath,
+                           stopwatch: quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)))
+}
 
 let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB"
 print("entitle-bench\(quick ? " --quick" : ""): \(machine); each figure is the median of repeated rounds in this process")

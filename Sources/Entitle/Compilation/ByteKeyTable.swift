@@ -93,6 +93,12 @@ struct ByteKeyTable: @unchecked Sendable {
             hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
             hash ^= hash >> 32
         }
+        // A multiplication carries low bits up, never down: ids that differ only in their last
+        // bytes ("1000001", "1000002") would share their low bits, which index the tables. A final
+        // mix spreads every bit over the whole hash.
+        hash ^= hash >> 29
+        hash = hash &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 32
         return hash
     }
 }

@@ -103,6 +103,36 @@ extension Evaluator {
             case .consumable: return false
             }
         }
+        // Per product: its two earliest purchases and, for trials, the start of the trial as known
+        // at `at` (the earliest original purchase among its transactions).
+        var earliest: [Int32: (first: Int64, second: Int64)] = [:]
+        var trialStart: [Int32: Int64] = [:]
+        for entry in entries where entry.product >= 0 {
+            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            guard !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable) else { continue }
+            let known = earliest[entry.product] ?? (.max, .max)
+            earliest[entry.product] = entry.purchase < known.first ? (entry.purchase, known.first) : (known.first, min(known.second, entry.purchase))
+            if catalog.rules[Int(entry.product)].trialDays > 0, entry.purchase <= at {
+                let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
+                trialStart[entry.product] = min(trialStart[entry.product] ?? .max, original, record.purchase)
+            }
+        }
+        /// A pass (without a pass group) bought while it covers, or as its coverage ends: it stacks
+        /// on, so the product's `until` moves.
+        func stacksOn(_ entry: Entry) -> Bool {
+            let rule = catalog.rules[Int(entry.product)]
+            guard rule.type == .nonRenewingSubscription, rule.passGroup < 0, entry.cancellation > entry.purchase,
+                  let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never else { return false }
+            return entry.purchase <= outcome.until
+        }
+        /// A trial bought again (a restore) that starts no earlier than the trial already counted:
+        /// the trial's window and state stay as they are.
+        func restoresTrial(_ entry: Entry, _ record: TransactionRecord) -> Bool {
+            guard catalog.rules[Int(entry.product)].trialDays > 0, entry.cancellation > entry.purchase,
+                  let outcome = outcome(entry.product), outcome.state != .revoked, let start = trialStart[entry.product] else { return false }
+            let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
+            return min(original, record.purchase) >= start
+        }
         for entry in entries {
             let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
             let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
@@ -117,8 +147,10 @@ extension Evaluator {
                     if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true, true)) }  // credits
                 } else if !hasOutcome(entry.product) {
                     facts.append((entry.purchase, true, false))  // from not-purchased to something
-                } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) {
-                    facts.append((entry.purchase, true, false))  // a renewal, or a purchase after coverage ended
+                } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) || stacksOn(entry) {
+                    facts.append((entry.purchase, true, false))  // a renewal, a pass stacking on, a purchase after coverage ended
+                } else if restoresTrial(entry, record) {
+                    // Changes nothing; its own cancellation, if any, is a fact of its own.
                 } else if !isOwnedForever(entry.product) {
                     facts.append((entry.purchase, false, false))
                 }
@@ -128,7 +160,10 @@ extension Evaluator {
                 if consumable {
                     if counts && entry.purchase <= at { facts.append((entry.cancellation, true, true)) }
                 } else if entry.product >= 0 {
-                    facts.append((entry.cancellation, false, false))
+                    // The product's only transaction by then, refunded: the product is revoked.
+                    let excluded = record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable
+                    let only = !excluded && entry.purchase <= at && earliest[entry.product].map { $0.first == entry.purchase && $0.second > entry.cancellation } ?? false
+                    facts.append((entry.cancellation, only, false))
                 }
             }
         }
