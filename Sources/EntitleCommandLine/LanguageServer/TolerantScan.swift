@@ -78,6 +78,9 @@ struct TolerantScan {
     private let cursorOffset: Int?
     private var frames: [Frame] = []
     private var rootDone = false
+    /// Whether a line ended since the last token: a string on a new line after a key that has
+    /// no colon yet is the next key (the one before is being typed).
+    private var newLineSinceToken = false
 
     private init(bytes: [UInt8], cursorOffset: Int?) {
         self.bytes = bytes
@@ -119,7 +122,11 @@ struct TolerantScan {
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
-            case 0x20, 0x0A, 0x0D, 0x09:
+            case 0x20, 0x0D, 0x09:
+                index += 1
+                continue
+            case 0x0A:
+                newLineSinceToken = true
                 index += 1
                 continue
             default:
@@ -252,7 +259,7 @@ struct TolerantScan {
     private mutating func readString(from start: Int) -> Int {
         let (contentEnd, end, terminated, escapes) = stringEnd(from: start)
         let text = decode(start: start, contentEnd: contentEnd, end: end, terminated: terminated, escapes: escapes)
-        let isKey = expectsKey
+        let isKey = expectsKey || (newLineSinceToken && frames.last?.isObject == true && frames.last?.state == .expectColon)
         if let cursorOffset, cursor == nil, cursorOffset > start, cursorOffset <= contentEnd {
             cursor = Cursor(
                 slot: isKey ? .key : .value, container: frames.last?.path ?? [], path: isKey ? (frames.last?.path ?? []) : valuePath(),
@@ -289,6 +296,7 @@ struct TolerantScan {
     }
 
     private mutating func record(text: String, start: Int, end: Int, isString: Bool, terminated: Bool, isKey: Bool) {
+        newLineSinceToken = false
         if isKey, var top = frames.popLast() {
             top.key = text
             top.state = .expectColon
