@@ -46,7 +46,6 @@ enum Completion {
             if let detail = candidate.detail { members.append(("detail", .string(detail))) }
             // Keep the order given (the catalog's), not the client's alphabetical one.
             members.append(("sortText", .string(String(repeating: "0", count: max(0, 5 - String(order).count)) + String(order))))
-            members.append(("filterText", .string(cursor.inString || !candidate.quoted ? candidate.label : JSONOutput.string(candidate.label).compact())))
             members.append(("textEdit", .object([("range", range), ("newText", .string(newText))])))
             return .object(members)
         }
@@ -94,7 +93,7 @@ enum Completion {
             return []
         }
         // Keys already in the object, but not the one being typed.
-        let typedStart = cursor.inString ? cursor.replaceStart - 1 : cursor.replaceStart
+        let typedStart = typedTokenStart(cursor)
         let present = Set(index.scan.tokens.filter {
             $0.role == .key && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
         }.map(\.text))
@@ -133,7 +132,9 @@ enum Completion {
             return snapshot.apps.filter { $0 != own }.map { Candidate(label: $0, kind: 9, detail: "app of this directory") }
         case (.key("upgrade"), 4) where rest[1] == .key("requires") && rest[2] == .key("anyOf"):
             guard let app = product?.requiredApp?.id, let catalog = snapshot.catalog(forApp: app) else { return [] }
+            // A consumable bought once would qualify for good (the checker warns): not offered.
             return products(catalog.index, excluding: listed(in: Array(path.dropLast()), cursor, index), onlyPaidNonConsumables: false)
+                .filter { candidate in catalog.index.product(withId: candidate.label)?.type != ProductType.consumable.rawValue }
         default:
             return []
         }
@@ -141,10 +142,17 @@ enum Completion {
 
     /// The string values already in the array at `path`, but not the one being typed.
     private static func listed(in path: [TolerantScan.PathComponent], _ cursor: TolerantScan.Cursor, _ index: CatalogIndex) -> Set<String> {
-        let typedStart = cursor.inString ? cursor.replaceStart - 1 : cursor.replaceStart
+        let typedStart = typedTokenStart(cursor)
         return Set(index.scan.tokens.filter {
             $0.role == .value && $0.isString && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
         }.map(\.text))
+    }
+
+    /// Where the token being typed starts (its opening quote, or its first letter for a bare
+    /// word); -1 when the cursor is between tokens.
+    private static func typedTokenStart(_ cursor: TolerantScan.Cursor) -> Int {
+        if cursor.inString { return cursor.replaceStart - 1 }
+        return cursor.replaceEnd > cursor.replaceStart ? cursor.replaceStart : -1
     }
 
     private static func features(_ index: CatalogIndex, excluding: Set<String>) -> [Candidate] {
@@ -153,14 +161,14 @@ enum Completion {
     }
 
     /// Product ids, with their type and name as detail; for `trialOf` and `replaces`, only the
-    /// products that can be paid for: non-consumables that are not at tier 0 (or whose type is
-    /// not written yet).
+    /// full-price products: non-consumables (or products whose type is not written yet) that are
+    /// not at tier 0 and are not themselves trials or upgrades.
     private static func products(_ index: CatalogIndex, excluding: Set<String>, onlyPaidNonConsumables: Bool) -> [Candidate] {
         index.products.compactMap { product in
             guard let id = product.id?.id, !excluding.contains(id) else { return nil }
             if onlyPaidNonConsumables {
                 if let type = product.type, type != ProductType.nonConsumable.rawValue { return nil }
-                if product.values["priceTier"] == "0" { return nil }
+                if product.values["priceTier"] == "0" || product.trialOf != nil || product.replaces != nil { return nil }
             }
             let detail = [product.type, product.values["name"]].compactMap { $0 }.joined(separator: ", ")
             return Candidate(label: id, kind: 18, detail: detail.isEmpty ? nil : detail)
