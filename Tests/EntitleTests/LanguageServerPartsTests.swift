@@ -233,6 +233,22 @@ struct LanguageServerPartsTests {
         #expect(forTest.map { $0.compact() } == [#"{"uri":"\#(testURI)","version":1,"diagnostics":[]}"#])
     }
 
+    @Test("ranged changes, for clients that send them: UTF-16 ranges, applied in order")
+    func rangedChanges() {
+        var workspace = Workspace()
+        let uri = "untitled:Untitled-1"
+        workspace.open(uri: uri, text: "a🎨b\ncd", version: 1)
+        workspace.change(uri: uri, changes: [
+            ((TextPosition(line: 0, character: 3), TextPosition(line: 0, character: 4)), "X"),  // b after the emoji
+            ((TextPosition(line: 1, character: 0), TextPosition(line: 1, character: 0)), "é"),
+            ((TextPosition(line: 1, character: 1), TextPosition(line: 9, character: 0)), "!"),  // to the end
+        ], version: 2)
+        #expect(workspace.document(uri).map { String(decoding: $0.bytes, as: UTF8.self) } == "a🎨X\né!")
+        #expect(workspace.document(uri)?.version == 2)
+        workspace.change(uri: uri, changes: [(nil, "whole"), ((TextPosition(line: 0, character: 5), TextPosition(line: 0, character: 5)), "!")], version: 3)
+        #expect(workspace.document(uri).map { String(decoding: $0.bytes, as: UTF8.self) } == "whole!")
+    }
+
     @Test("a file deleted from the directory has its diagnostics cleared")
     func deletedFile() throws {
         let (workspaceValue, uri, directory) = try Self.workspace([

@@ -35,10 +35,10 @@ struct Workspace {
         DocumentURI.path(of: uri) ?? uri
     }
 
-    /// Whether a document's name makes it a catalog: `*.json` but not a test file (`*.test.json`).
+    /// Whether a document's name makes it a catalog: `*.json` but not a test file (`*.test.json`),
+    /// as ``CatalogFiles`` lists a directory for `entitle validate`.
     static func isCatalog(_ key: String) -> Bool {
-        let name = key.lowercased()
-        return name.hasSuffix(".json") && !name.hasSuffix(".test.json")
+        key.hasSuffix(".json") && !key.hasSuffix(".test.json")
     }
 
     func document(_ uri: String) -> Document? {
@@ -51,14 +51,23 @@ struct Workspace {
 
     /// Applies `textDocument/didChange` content changes: a change with a range replaces that
     /// range, one without replaces the whole text.
+    ///
+    /// The server asks for whole texts; ranges are applied for clients that send them anyway, each
+    /// at the cost of a pass over the text, within a budget of a few passes per byte of text and
+    /// message (so a message of a million tiny edits to a large text cannot stall the server):
+    /// past it, ranged changes are dropped until the next whole text.
     mutating func change(uri: String, changes: [(range: (start: TextPosition, end: TextPosition)?, text: String)], version: Int64?) {
         let key = Self.key(of: uri)
         guard var document = documents[key] else { return }
+        let sent = changes.reduce(0) { $0 + $1.text.utf8.count }
+        var budget = 16 * (document.bytes.count + sent) + (1 << 20)
         for change in changes {
             guard let range = change.range else {
                 document.bytes = Array(change.text.utf8)
                 continue
             }
+            budget -= document.bytes.count + change.text.utf8.count
+            guard budget >= 0 else { continue }
             let positions = TextPositions(document.bytes)
             let start = positions.offset(of: range.start)
             let end = max(start, positions.offset(of: range.end))
