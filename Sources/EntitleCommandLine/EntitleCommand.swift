@@ -30,6 +30,8 @@ public enum EntitleCommand {
                    usage: ImportCommand.usage, run: ImportCommand.run),
         Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
                    usage: NormalizeCommand.usage, run: NormalizeCommand.run),
+        Subcommand(name: "lsp", summary: "serve the Language Server Protocol on standard input and output, for editors",
+                   usage: LSPCommand.usage, run: LSPCommand.run),
     ]
 
     static var usage: String {

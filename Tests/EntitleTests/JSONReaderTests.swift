@@ -28,6 +28,26 @@ struct JSONReaderTests {
         #expect(throws: JSONSyntaxError.self) { try Self.read("\"\(plain)\\x\"") }
     }
 
+    @Test("a long string with an escape on every line (a catalog sent by an editor) decodes in linear time")
+    func manyEscapes() throws {
+        // 400,000 escapes: appended scalar by scalar to a String.UnicodeScalarView this took
+        // minutes (the view's appends are quadratic); as bytes it takes milliseconds.
+        let line = #"    \"name\": \"é 😀\",\n"#
+        let count = 100_000
+        let started = Date()
+        let value = try Self.read("\"" + String(repeating: line, count: count) + "\"")
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(value == String(repeating: "    \"name\": \"é 😀\",\n", count: count))
+        // Invalid UTF-8 between escapes is still refused.
+        let invalid = Data([0x22, 0x5C, 0x6E, 0xC3, 0x5C, 0x6E, 0x22])
+        #expect(throws: JSONSyntaxError.self) {
+            try invalid.withUnsafeBytes { raw in
+                var reader = JSONReader(bytes: raw, maxDepth: 8)
+                _ = try reader.readString()
+            }
+        }
+    }
+
     @Test("the special-byte mask flags exactly the first special byte")
     func mask() {
         for position in 0..<8 {

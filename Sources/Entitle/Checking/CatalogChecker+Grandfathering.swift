@@ -1,7 +1,7 @@
 /// Grandfather rules: features for customers who bought the app before it turned free, matched
 /// on the receipt's original application version or original purchase date.
 extension CatalogChecker {
-    static let grandfatherKeys = ["$comment", "id", "grants", "originalApplicationVersionBefore", "originalPurchaseBefore"]
+    package static let grandfatherKeys = ["$comment", "id", "grants", "originalApplicationVersionBefore", "originalPurchaseBefore"]
 
     mutating func grandfatherRules(_ node: JSONNode) -> [GrandfatherRuleDefinition] {
         guard case .array(let elements) = node.value else {

@@ -132,7 +132,7 @@ extension CatalogChecker {
     }
 
     private mutating func introOffer(_ node: JSONNode, path: String) -> IntroOfferDefinition? {
-        guard let members = object(node, path: path, allowed: ["$comment", "mode", "duration"], required: ["mode", "duration"],
+        guard let members = object(node, path: path, allowed: Self.introOfferKeys, required: ["mode", "duration"],
                                    what: "introductory offer")
         else { return nil }
         let mode = members["mode"].flatMap { enumValue($0.value, path: path + ".mode", IntroOfferMode.self, what: "offer mode") }
@@ -142,14 +142,14 @@ extension CatalogChecker {
     }
 
     private mutating func upgrade(_ node: JSONNode, path: String) -> UpgradeDefinition? {
-        guard let members = object(node, path: path, allowed: ["$comment", "replaces", "requires"], required: ["replaces", "requires"],
+        guard let members = object(node, path: path, allowed: Self.upgradeKeys, required: ["replaces", "requires"],
                                    what: "upgrade")
         else { return nil }
         var upgrade = UpgradeDefinition()
         upgrade.replaces = members["replaces"].flatMap { productIdentifier($0.value, path: path + ".replaces") }
         if let requires = members["requires"] {
             let requiresPath = path + ".requires"
-            if let inner = object(requires.value, path: requiresPath, allowed: ["$comment", "app", "anyOf"], required: ["app"],
+            if let inner = object(requires.value, path: requiresPath, allowed: Self.upgradeRequirementKeys, required: ["app"],
                                   what: "upgrade requirement") {
                 upgrade.requiredApp = inner["app"].flatMap { bundleIdentifier($0.value, path: requiresPath + ".app") }
                 if let list = inner["anyOf"] {

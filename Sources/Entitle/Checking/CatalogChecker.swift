@@ -45,26 +45,32 @@ package struct CatalogChecker {
         self.data = data
     }
 
-    static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products", "grandfathered"]
+    package static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products", "grandfathered"]
     /// Top-level keys of normalized receipts and of Apple's formats, none of which a catalog has.
     static let receiptKeys: Set<String> = [
         "transactions", "renewals", "consumptions", "receipt", "latest_receipt_info", "pending_renewal_info",
         "signedTransactions", "signedPayload", "signedTransactionInfo", "transactionId", "originalTransactionId", "bundleId",
     ]
-    static let commonProductKeys = ["$comment", "id", "type", "name", "priceTier", "legal", "available", "familyShareable"]
-    static let typeProductKeys: [ProductType: [String]] = [
+    package static let commonProductKeys = ["$comment", "id", "type", "name", "priceTier", "legal", "available", "familyShareable"]
+    package static let typeProductKeys: [ProductType: [String]] = [
         .nonConsumable: ["grants", "trialOf", "upgrade", "duration"],
         .nonRenewingSubscription: ["grants", "duration", "group"],
         .autoRenewableSubscription: ["grants", "group", "level", "duration", "introOffer"],
         .consumable: ["credits"],
     ]
-    static let allProductKeys: [String] = {
+    package static let allProductKeys: [String] = {
         var keys = commonProductKeys
         for type in ProductType.allCases {
             for key in typeProductKeys[type]! where !keys.contains(key) { keys.append(key) }
         }
         return keys
     }()
+    /// The keys of an auto-renewable's `introOffer`.
+    package static let introOfferKeys = ["$comment", "mode", "duration"]
+    /// The keys of a product's `upgrade`.
+    package static let upgradeKeys = ["$comment", "replaces", "requires"]
+    /// The keys of an upgrade's `requires`.
+    package static let upgradeRequirementKeys = ["$comment", "app", "anyOf"]
 
     /// Checks a catalog's bytes.
     ///

@@ -12,6 +12,12 @@ package struct JSONDocument {
         var maxBytes: Int
         var maxDepth: Int
 
+        /// Limits of `maxBytes` bytes and `maxDepth` levels of nesting.
+        package init(maxBytes: Int, maxDepth: Int) {
+            self.maxBytes = maxBytes
+            self.maxDepth = maxDepth
+        }
+
         /// Catalogs: a 10,000-product catalog is about 3 MB and 5 levels deep.
         package static let catalog = Limits(maxBytes: CatalogLimits.maxBytes, maxDepth: CatalogLimits.maxDepth)
     }

@@ -30,20 +30,17 @@ struct JSONString {
     }
 
     /// Decodes escapes and validates UTF-8; `nil` when the bytes are not valid text.
+    ///
+    /// The decoded text is built as UTF-8 bytes and validated once: appending to a
+    /// `String.UnicodeScalarView` piece by piece costs time quadratic in its length, and a
+    /// catalog sent by an editor (`entitle lsp`) is one string with an escape on every line.
     func decodeChecked() -> String? {
         if !hasEscapes {
             return String(validating: raw, as: UTF8.self)
         }
-        var scalars = String.UnicodeScalarView()
-        var plain: [UInt8] = []
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count)
         var index = 0
-        func flush() -> Bool {
-            guard !plain.isEmpty else { return true }
-            guard let text = String(validating: plain, as: UTF8.self) else { return false }
-            scalars.append(contentsOf: text.unicodeScalars)
-            plain.removeAll(keepingCapacity: true)
-            return true
-        }
         func hexValue(at position: Int) -> UInt32 {
             var value: UInt32 = 0
             for step in 0..<4 {
@@ -56,11 +53,10 @@ struct JSONString {
         while index < raw.count {
             let byte = raw[index]
             guard byte == UInt8(ascii: "\\") else {
-                plain.append(byte)
+                bytes.append(byte)
                 index += 1
                 continue
             }
-            guard flush() else { return nil }
             let escape = raw[index + 1]
             index += 2
             let simple: UInt8? = switch escape {
@@ -75,12 +71,13 @@ struct JSONString {
             default: nil
             }
             if let simple {
-                scalars.append(UnicodeScalar(simple))
+                bytes.append(simple)
                 continue
             }
             // `\uXXXX`, possibly a surrogate pair.
             let unit = hexValue(at: index)
             index += 4
+            let scalar: UnicodeScalar?
             if unit >= 0xD800 && unit < 0xDC00 {
                 guard index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"), raw[index + 1] == UInt8(ascii: "u") else {
                     return nil
@@ -88,15 +85,13 @@ struct JSONString {
                 let low = hexValue(at: index + 2)
                 guard low >= 0xDC00 && low < 0xE000 else { return nil }
                 index += 6
-                let combined = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                guard let scalar = UnicodeScalar(combined) else { return nil }
-                scalars.append(scalar)
+                scalar = UnicodeScalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
             } else {
-                guard let scalar = UnicodeScalar(unit) else { return nil }
-                scalars.append(scalar)
+                scalar = UnicodeScalar(unit)
             }
+            guard let scalar else { return nil }
+            bytes.append(contentsOf: scalar.utf8)
         }
-        guard flush() else { return nil }
-        return String(scalars)
+        return String(validating: bytes, as: UTF8.self)
     }
 }
