@@ -71,7 +71,6 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
         guard sawPart else { return nil }
     }
 
-    /// A duration of whole days, clamped to ±1,000,000 days.
     /// The duration `count` times over (`P1M` × 3 = `P3M`), or `nil` when a part would pass the
     /// parser's bound.
     func repeated(_ count: Int) -> ISODuration? {
@@ -85,6 +84,7 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
+    /// A duration of whole days, clamped to ±1,000,000 days.
     public init(days: Int) {
         self.days = min(max(days, -ISODuration.componentLimit), ISODuration.componentLimit)
     }
