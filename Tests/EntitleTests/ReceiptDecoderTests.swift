@@ -127,6 +127,66 @@ struct ReceiptDecoderTests {
         }
     }
 
+    @Test("member names decode the same in any order, with escapes, spacing or a guess that misses")
+    func memberOrder() throws {
+        // The decoder guesses each member name from the order seen before; the guess must only
+        // change the speed. Shuffle every object's members, space them out, and escape names.
+        for name in ["diagrams-trial.json", "starquest-player.json", "diagrams-paid-app.json"] {
+            let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/\(name)"))
+            let expected = try ReceiptDecoder.decode(data)
+            let tree = try JSONSerialization.jsonObject(with: data)
+            var generator = SplitMix64(seed: 7)
+            for round in 0..<200 {
+                let text = Self.write(tree, &generator, escapeNames: round % 3 == 0)
+                let decoded = try ReceiptDecoder.decode(Data(text.utf8), name: "\(name) round \(round)")
+                #expect(decoded == expected, "\(name) round \(round): \(text)")
+            }
+        }
+    }
+
+    /// JSON text for a JSONSerialization tree, members in a random order, with random spacing and
+    /// (when asked) some name characters written as `\u` escapes.
+    private static func write(_ value: Any, _ generator: inout SplitMix64, escapeNames: Bool) -> String {
+        func space() -> String { ["", " ", "\n  ", "\t"][Int(generator.next() % 4)] }
+        switch value {
+        case let object as [String: Any]:
+            var keys = Array(object.keys)
+            for index in keys.indices.reversed() {
+                keys.swapAt(index, Int(generator.next() % UInt64(index + 1)))
+            }
+            let members = keys.map { key -> String in
+                var name = ""
+                for character in key.unicodeScalars {
+                    if escapeNames, generator.next() % 4 == 0 {
+                        name += String(format: "\\u%04x", character.value)
+                    } else {
+                        name.unicodeScalars.append(character)
+                    }
+                }
+                return space() + "\"\(name)\"" + space() + ":" + space() + write(object[key]!, &generator, escapeNames: escapeNames)
+            }
+            return "{" + members.joined(separator: ",") + space() + "}"
+        case let array as [Any]:
+            return "[" + array.map { space() + write($0, &generator, escapeNames: escapeNames) }.joined(separator: ",") + "]"
+        default:
+            let data = try! JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    @Test("a name repeated in a later object is still refused where it repeats, guessed or not")
+    func repeatedNameAfterLearning() throws {
+        let text = #"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z"},{"productId":"p","transactionId":"2","transactionId":"3","purchaseDate":"2026-01-01T00:00:00Z"}]}"#
+        let error = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(text.utf8)) }
+        #expect(error.code == .duplicateKey)
+        #expect(error.location?.column == 1 + text.utf8.count - #""transactionId":"3","purchaseDate":"2026-01-01T00:00:00Z"}]}"#.utf8.count)
+        // A name that starts like a known one, and one cut off by the end of the text.
+        let longer = #"{"app":"a","transactions":[{"productIdx":"p"}]}"#
+        #expect(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(longer.utf8)) }
+        let cut = #"{"app":"a","transactions":[{"productId"#
+        #expect(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(cut.utf8)) }
+    }
+
     @Test("`quantity: null` means the default of 1, like every optional field")
     func nullQuantity() throws {
         let receipt = try ReceiptDecoder.decode(Data(#"{"app":"a","transactions":[{"productId":"p","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z","quantity":null}]}"#.utf8))

@@ -29,6 +29,40 @@ struct TimeTests {
         #expect(Instant(rfc3339: text) == nil)
     }
 
+    @Test("the in-place reader of `...:00.250Z` instants agrees with the general one on every one-byte change")
+    func millisecondLayout() throws {
+        let samples = ["2026-01-15T09:00:00.250Z", "2024-02-29T23:59:59.999Z", "0001-01-01T00:00:00.000Z",
+                       "9999-12-31T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "2000-12-31T12:30:45.007Z"]
+        var changed = 0
+        for sample in samples {
+            #expect(Self.inPlace(Array(sample.utf8)) == Instant(rfc3339: sample)?.millisecondsSince1970)
+            for position in 0..<24 {
+                for value in 0...255 {
+                    var bytes = Array(sample.utf8)
+                    bytes[position] = UInt8(value)
+                    let general = bytes.withUnsafeBytes { Instant.parseRFC3339($0) }?.millisecondsSince1970
+                    let fast = Self.inPlace(bytes)
+                    // The in-place reader may decline (lowercase `t`, `z`); when it answers, it agrees.
+                    if let fast {
+                        #expect(fast == general, "\(String(decoding: bytes, as: UTF8.self))")
+                    } else if general != nil {
+                        #expect(bytes[10] == UInt8(ascii: "t") || bytes[23] == UInt8(ascii: "z"),
+                                "declined \(String(decoding: bytes, as: UTF8.self))")
+                    }
+                    if fast != nil { changed += 1 }
+                }
+            }
+        }
+        #expect(changed > 24 * 6)  // digits changed into other digits still read
+        #expect(Self.inPlace(Array("2023-02-29T00:00:00.000Z".utf8)) == nil)
+        #expect(Self.inPlace(Array("2026-04-31T00:00:00.000Z".utf8)) == nil)
+        #expect(Self.inPlace(Array("0000-01-01T00:00:00.000Z".utf8)) == nil)
+    }
+
+    private static func inPlace(_ bytes: [UInt8]) -> Int64? {
+        bytes.withUnsafeBytes { Instant.parseMillisecondUTC($0, at: 0) }
+    }
+
     @Test("compact offsets only where Apple uses them")
     func compactOffset() {
         var text = "2020-07-22T18:33:15+0100"

@@ -71,6 +71,27 @@ package struct JSONReader {
         }
     }
 
+    /// Skips whitespace and returns the next byte without reading it (0 at the end of the text):
+    /// lets a decoder branch on a value's first byte with one look instead of ``peek()`` and a
+    /// second check inside the read.
+    @inline(__always)
+    mutating func nextByte() -> UInt8 {
+        skipWhitespace()
+        return offset < bytes.count ? bytes[offset] : 0
+    }
+
+    /// Reads the string whose opening quote is at the current offset (``nextByte()`` returned `"`).
+    @inline(__always)
+    mutating func readStringAtQuote() throws -> JSONString {
+        try readKey()
+    }
+
+    /// Moves past `count` bytes the caller has already read and checked (a string it parsed in place).
+    @inline(__always)
+    mutating func skip(_ count: Int) {
+        offset += count
+    }
+
     /// The offset of the next value's first byte (valid after ``peek()``).
     var valueOffset: Int { offset }
 
@@ -89,39 +110,87 @@ package struct JSONReader {
     mutating func readObject(_ body: (inout JSONReader, JSONString) throws -> Void) throws {
         try enter(UInt8(ascii: "{"), expected: .object)
         var first = true
-        while true {
-            skipWhitespace()
-            guard offset < bytes.count else { throw (self.error("unexpected end of input inside an object")) }
-            if bytes[offset] == UInt8(ascii: "}") {
-                offset += 1
-                depth -= 1
-                return
-            }
-            if !first {
-                guard bytes[offset] == UInt8(ascii: ",") else {
-                    throw unexpected("expected `,` or `}` after an object member")
-                }
-                let comma = offset
-                offset += 1
-                skipWhitespace()
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-                    throw JSONSyntaxError(offset: comma, message: "trailing comma before `}`",
-                                          help: "JSON allows no comma after the last member: remove this one")
-                }
-            }
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
-                guard offset < bytes.count else { throw error("unexpected end of input inside an object") }
-                throw unexpected("expected a member name in double quotes")
-            }
+        while try nextMember(first: &first) {
             let key = try readKey()
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
-                throw (self.error("expected `:` after member name `\(key.string)`"))
-            }
-            offset += 1
+            try expectColon(after: key)
             try body(&self, key)
-            first = false
         }
+    }
+
+    /// Reads an object whose member names a decoder knows, calling `body` once per member with the
+    /// name's index in `keys` (`nil` for a name not in the table), the name, and the reader
+    /// positioned at the member's value; `body` must consume that value.
+    ///
+    /// Names are first compared with the one `prediction` guesses (see ``JSONKeyTable``), which
+    /// learns the order the text uses. The syntax accepted and every error are the same as
+    /// ``readObject(_:)``'s.
+    mutating func readObject(
+        keys: JSONKeyTable, prediction: inout JSONKeyTable.Prediction,
+        _ body: (inout JSONReader, Int?, JSONString) throws -> Void
+    ) throws {
+        try enter(UInt8(ascii: "{"), expected: .object)
+        var first = true
+        var previous = JSONKeyTable.objectStart
+        while try nextMember(first: &first) {
+            let quote = offset
+            let guess = keys.guess(prediction, after: previous)
+            var index: Int?
+            let key: JSONString
+            if let found = keys.match(at: quote + 1, in: bytes, guess: guess) {
+                let length = keys.length(found)
+                key = JSONString(raw: UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)]),
+                                 offset: quote, hasEscapes: false, isASCII: true)
+                offset = quote + length + 2
+                index = found
+            } else {
+                key = try readKey()
+                index = keys.index(of: key)
+            }
+            if let found = index, found != guess { keys.learn(&prediction, after: previous, found) }
+            if let index { previous = index }
+            try expectColon(after: key)
+            try body(&self, index, key)
+        }
+    }
+
+    /// Moves to the next member name of an object being read: `false` after its closing `}`,
+    /// `true` with the offset at the name's opening quote.
+    @inline(__always)
+    private mutating func nextMember(first: inout Bool) throws -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw (self.error("unexpected end of input inside an object")) }
+        if bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            depth -= 1
+            return false
+        }
+        if !first {
+            guard bytes[offset] == UInt8(ascii: ",") else {
+                throw unexpected("expected `,` or `}` after an object member")
+            }
+            let comma = offset
+            offset += 1
+            skipWhitespace()
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+                throw JSONSyntaxError(offset: comma, message: "trailing comma before `}`",
+                                      help: "JSON allows no comma after the last member: remove this one")
+            }
+        }
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+            guard offset < bytes.count else { throw error("unexpected end of input inside an object") }
+            throw unexpected("expected a member name in double quotes")
+        }
+        first = false
+        return true
+    }
+
+    @inline(__always)
+    private mutating func expectColon(after key: JSONString) throws {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
+            throw (self.error("expected `:` after member name `\(key.string)`"))
+        }
+        offset += 1
     }
 
     /// Reads an array, calling `body` once per element with the reader positioned at the element;

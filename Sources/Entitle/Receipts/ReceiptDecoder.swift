@@ -27,6 +27,20 @@ public enum ReceiptDecoder {
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
     static let consumptionKeys = ["id", "currency", "amount", "date"]
 
+    private static let receiptTable = JSONKeyTable(receiptKeys)
+    private static let transactionTable = JSONKeyTable(transactionKeys)
+    private static let renewalTable = JSONKeyTable(renewalKeys)
+    private static let grantTable = JSONKeyTable(grantKeys)
+    private static let consumptionTable = JSONKeyTable(consumptionKeys)
+
+    /// The member order each kind of object has used so far in one receipt (see ``JSONKeyTable``).
+    struct Predictions {
+        var transaction = JSONKeyTable.Prediction()
+        var renewal = JSONKeyTable.Prediction()
+        var grant = JSONKeyTable.Prediction()
+        var consumption = JSONKeyTable.Prediction()
+    }
+
     /// Decodes one normalized receipt.
     ///
     /// - Parameters:
@@ -92,55 +106,50 @@ public enum ReceiptDecoder {
         var seen = KeySet()
         var consumptionOffsets: [Int32] = []
         var grantOffsets: [Int32] = []
-        try reader.readObject { reader, key in
-            if key == "$schema" {
-                try seen.insert(0, key)
+        var order = JSONKeyTable.Prediction()
+        var predictions = Predictions()
+        try reader.readObject(keys: receiptTable, prediction: &order) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0:
                 _ = try string(&reader, path: "$schema")
-            } else if key == "app" {
-                try seen.insert(1, key)
+            case 1:
                 receipt.appRange = try nonEmptyText(&reader, into: &receipt, path: "app")
-            } else if key == "transactions" {
-                try seen.insert(2, key)
+            case 2:
                 try expectArray(&reader, path: "transactions")
                 // About 200 bytes of JSON per transaction.
                 receipt.transactions.reserveCapacity(reader.bytes.count / 200)
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxTransactions, "transactions", &reader)
-                    receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, index: index))
+                    receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
-            } else if key == "renewals" {
-                try seen.insert(3, key)
+            case 3:
                 try expectArray(&reader, path: "renewals")
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxRenewals, "renewals", &reader)
-                    receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index))
+                    receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
-            } else if key == "consumptions" {
-                try seen.insert(4, key)
+            case 4:
                 try expectArray(&reader, path: "consumptions")
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxConsumptions, "consumptions", &reader)
                     consumptionOffsets.append(Int32(try reader.peekOffset()))
-                    receipt.consumptions.append(try decodeConsumption(&reader, into: &receipt, index: index))
+                    receipt.consumptions.append(try decodeConsumption(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
-            } else if key == "environment" {
-                try seen.insert(5, key)
+            case 5:
                 receipt.environment = try optionalString(&reader, path: "environment")
-            } else if key == "originalApplicationVersion" {
-                try seen.insert(6, key)
+            case 6:
                 receipt.originalApplicationVersion = try optionalString(&reader, path: "originalApplicationVersion")
-            } else if key == "originalPurchaseDate" {
-                try seen.insert(7, key)
+            case 7:
                 receipt.originalPurchase = try optionalInstant(&reader, path: "originalPurchaseDate") ?? TransactionRecord.absentDate
-            } else if key == "grants" {
-                try seen.insert(8, key)
+            case 8:
                 try expectArray(&reader, path: "grants")
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxGrants, "grants", &reader)
                     grantOffsets.append(Int32(try reader.peekOffset()))
-                    receipt.grants.append(try decodeGrant(&reader, into: &receipt, index: index))
+                    receipt.grants.append(try decodeGrant(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
-            } else {
+            default:
                 throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
             }
         }
@@ -215,7 +224,7 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeTransaction(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
     ) throws -> TransactionRecord {
         // Paths are built only when an error is thrown: building them eagerly cost most of decoding.
         func path(_ field: String = "") -> String { "transactions[\(index)]\(field)" }
@@ -226,35 +235,27 @@ public enum ReceiptDecoder {
             purchase: TransactionRecord.absentDate, originalPurchase: TransactionRecord.absentDate,
             expires: TransactionRecord.absentDate, cancellation: TransactionRecord.noCancellation,
             quantity: 1, flags: 0)
-        try reader.readObject { reader, key in
-            if key == "productId" {
-                try seen.insert(0, key)
+        try reader.readObject(keys: transactionTable, prediction: &predictions.transaction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0:
                 record.productId = try nonEmptyText(&reader, into: &receipt, path: path(".productId"))
-            } else if key == "transactionId" {
-                try seen.insert(1, key)
+            case 1:
                 record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path(".transactionId"))
                 record.transactionIdHash = receipt.hash(record.transactionId)
-            } else if key == "originalTransactionId" {
-                try seen.insert(2, key)
+            case 2:
                 record.originalTransactionId = try optionalText(&reader, into: &receipt, path: path(".originalTransactionId"))
-            } else if key == "purchaseDate" {
-                try seen.insert(3, key)
+            case 3:
                 record.purchase = try instant(&reader, path: path(".purchaseDate"))
-            } else if key == "originalPurchaseDate" {
-                try seen.insert(4, key)
+            case 4:
                 record.originalPurchase = try optionalInstant(&reader, path: path(".originalPurchaseDate")) ?? TransactionRecord.absentDate
-            } else if key == "expiresDate" {
-                try seen.insert(5, key)
+            case 5:
                 record.expires = try optionalInstant(&reader, path: path(".expiresDate")) ?? TransactionRecord.absentDate
-            } else if key == "cancellationDate" {
-                try seen.insert(6, key)
+            case 6:
                 record.cancellation = try optionalInstant(&reader, path: path(".cancellationDate")) ?? TransactionRecord.noCancellation
-            } else if key == "quantity" {
-                try seen.insert(7, key)
+            case 7:
                 let offset = try reader.peekOffset()
-                if try reader.peek() == .null {
-                    try reader.readNull()
-                } else {
+                if try !readNull(&reader) {
                     let value = try integer(&reader, path: path(".quantity"))
                     guard value >= 1, value <= ReceiptLimits.maxQuantity else {
                         throw Failure(offset: offset, message: "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(value)",
@@ -262,17 +263,13 @@ public enum ReceiptDecoder {
                     }
                     record.quantity = Int32(value)
                 }
-            } else if key == "isTrialPeriod" {
-                try seen.insert(8, key)
+            case 8:
                 if try optionalBool(&reader, path: path(".isTrialPeriod")) == true { record.flags |= TransactionRecord.trialPeriod }
-            } else if key == "isIntroOfferPeriod" {
-                try seen.insert(9, key)
+            case 9:
                 if try optionalBool(&reader, path: path(".isIntroOfferPeriod")) == true { record.flags |= TransactionRecord.introOfferPeriod }
-            } else if key == "isUpgraded" {
-                try seen.insert(10, key)
+            case 10:
                 if try optionalBool(&reader, path: path(".isUpgraded")) == true { record.flags |= TransactionRecord.upgraded }
-            } else if key == "ownership" {
-                try seen.insert(11, key)
+            case 11:
                 let token = try stringToken(&reader, path: path(".ownership"))
                 if token == "family-shared" {
                     record.flags |= TransactionRecord.familyShared
@@ -283,17 +280,14 @@ public enum ReceiptDecoder {
                                   path: path(".ownership"),
                                   help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
                 }
-            } else if key == "offerType" {
-                try seen.insert(12, key)
+            case 12:
                 record.offerType = try optionalEnum(&reader, Transaction.OfferType.self, what: "offer type", path: path(".offerType"))
-            } else if key == "offerId" {
-                try seen.insert(13, key)
+            case 13:
                 record.offerId = try optionalText(&reader, into: &receipt, path: path(".offerId"))
-            } else if key == "revocationReason" {
-                try seen.insert(14, key)
+            case 14:
                 record.revocationReason = try optionalEnum(
                     &reader, Transaction.RevocationReason.self, what: "revocation reason", path: path(".revocationReason"))
-            } else {
+            default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
         }
@@ -306,40 +300,34 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeRenewal(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
     ) throws -> RenewalRecord {
         func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = RenewalRecord(productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
                                    graceExpires: TransactionRecord.absentDate)
-        try reader.readObject { reader, key in
-            if key == "productId" {
-                try seen.insert(0, key)
+        try reader.readObject(keys: renewalTable, prediction: &predictions.renewal) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0:
                 record.productId = try optionalText(&reader, into: &receipt, path: path(".productId"))
-            } else if key == "originalTransactionId" {
-                try seen.insert(1, key)
+            case 1:
                 record.originalTransactionId = try nonEmptyText(&reader, into: &receipt, path: path(".originalTransactionId"))
-            } else if key == "willRenew" {
-                try seen.insert(2, key)
+            case 2:
                 record.willRenew = try optionalBool(&reader, path: path(".willRenew")).map { $0 ? 1 : 0 } ?? 2
-            } else if key == "isInBillingRetry" {
-                try seen.insert(3, key)
+            case 3:
                 record.isInBillingRetry = try optionalBool(&reader, path: path(".isInBillingRetry")).map { $0 ? 1 : 0 } ?? 2
-            } else if key == "gracePeriodExpiresDate" {
-                try seen.insert(4, key)
+            case 4:
                 record.graceExpires = try optionalInstant(&reader, path: path(".gracePeriodExpiresDate")) ?? TransactionRecord.absentDate
-            } else if key == "signedDate" {
-                try seen.insert(5, key)
+            case 5:
                 record.signed = try optionalInstant(&reader, path: path(".signedDate")) ?? TransactionRecord.absentDate
-            } else if key == "renewsTo" {
-                try seen.insert(6, key)
+            case 6:
                 record.renewsTo = try optionalText(&reader, into: &receipt, path: path(".renewsTo"))
-            } else if key == "expirationIntent" {
-                try seen.insert(7, key)
+            case 7:
                 record.expirationIntent = try optionalEnum(
                     &reader, Renewal.ExpirationIntent.self, what: "expiration intent", path: path(".expirationIntent"))
-            } else {
+            default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
         }
@@ -350,20 +338,20 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeGrant(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
     ) throws -> GrantRecord {
         func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = GrantRecord(id: .none, idHash: 0, features: 0..<0, start: TransactionRecord.absentDate, end: .max, revoked: .max)
         var sawFeatures = false
-        try reader.readObject { reader, key in
-            if key == "id" {
-                try seen.insert(0, key)
+        try reader.readObject(keys: grantTable, prediction: &predictions.grant) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0:
                 record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
                 record.idHash = receipt.hash(record.id)
-            } else if key == "features" {
-                try seen.insert(1, key)
+            case 1:
                 try expectArray(&reader, path: path(".features"))
                 let first = Int32(receipt.grantFeatures.count)
                 try reader.readArray { reader, position in
@@ -372,16 +360,13 @@ public enum ReceiptDecoder {
                 }
                 record.features = first..<Int32(receipt.grantFeatures.count)
                 sawFeatures = true
-            } else if key == "start" {
-                try seen.insert(2, key)
+            case 2:
                 record.start = try instant(&reader, path: path(".start"))
-            } else if key == "end" {
-                try seen.insert(3, key)
+            case 3:
                 record.end = try optionalInstant(&reader, path: path(".end")) ?? .max
-            } else if key == "revokedAt" {
-                try seen.insert(4, key)
+            case 4:
                 record.revoked = try optionalInstant(&reader, path: path(".revokedAt")) ?? .max
-            } else {
+            default:
                 throw unknownKey(key, in: grantKeys, what: "grant", path: path())
             }
         }
@@ -392,22 +377,21 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeConsumption(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
     ) throws -> ConsumptionRecord {
         func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
-        try reader.readObject { reader, key in
-            if key == "id" {
-                try seen.insert(0, key)
+        try reader.readObject(keys: consumptionTable, prediction: &predictions.consumption) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0:
                 record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
                 record.idHash = receipt.hash(record.id)
-            } else if key == "currency" {
-                try seen.insert(1, key)
+            case 1:
                 record.currency = try nonEmptyText(&reader, into: &receipt, path: path(".currency"))
-            } else if key == "amount" {
-                try seen.insert(2, key)
+            case 2:
                 let offset = try reader.peekOffset()
                 let value = try integer(&reader, path: path(".amount"))
                 guard value > 0, value <= ReceiptLimits.maxConsumptionAmount else {
@@ -415,10 +399,9 @@ public enum ReceiptDecoder {
                                   code: .badValue, path: path(".amount"))
                 }
                 record.amount = value
-            } else if key == "date" {
-                try seen.insert(3, key)
+            case 3:
                 record.date = try instant(&reader, path: path(".date"))
-            } else {
+            default:
                 throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path())
             }
         }
@@ -434,6 +417,7 @@ public enum ReceiptDecoder {
     /// Member names already seen in one object, as bits, to reject repeated keys without hashing.
     struct KeySet {
         private var bits: UInt32 = 0
+        @inline(__always)
         mutating func insert(_ bit: Int, _ key: JSONString) throws {
             let mask: UInt32 = 1 << UInt32(bit)
             if bits & mask != 0 {
@@ -454,10 +438,18 @@ public enum ReceiptDecoder {
         guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path()) }
     }
 
+    @inline(__always)
     private static func stringToken(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> JSONString {
-        let kind = try reader.peek()
-        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path()) }
-        return try reader.readStringToken()
+        guard reader.nextByte() == UInt8(ascii: "\"") else { throw try wrongValue(&reader, expected: "a string", path: path()) }
+        return try reader.readStringAtQuote()
+    }
+
+    /// Whether the next value is `null`, which it then reads.
+    @inline(__always)
+    private static func readNull(_ reader: inout JSONReader) throws -> Bool {
+        guard reader.nextByte() == UInt8(ascii: "n") else { return false }
+        try reader.readNull()
+        return true
     }
 
     /// Reads a non-empty string into the receipt's arena.
@@ -470,10 +462,7 @@ public enum ReceiptDecoder {
     }
 
     private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
-        if try reader.peek() == .null {
-            try reader.readNull()
-            return .none
-        }
+        if try readNull(&reader) { return .none }
         return try store(try stringToken(&reader, path: path()), into: &receipt, path: path())
     }
 
@@ -494,19 +483,14 @@ public enum ReceiptDecoder {
     }
 
     private static func string(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String {
-        let kind = try reader.peek()
-        guard kind == .string else { throw wrongType(&reader, expected: "a string", found: kind, path: path()) }
-        let token = try reader.readStringToken()
+        let token = try stringToken(&reader, path: path())
         let text = token.string
         if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
         return text
     }
 
     private static func optionalString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {
-        if try reader.peek() == .null {
-            try reader.readNull()
-            return nil
-        }
+        if try readNull(&reader) { return nil }
         return try string(&reader, path: path())
     }
 
@@ -514,10 +498,7 @@ public enum ReceiptDecoder {
     private static func optionalEnum<E: RawRepresentable & CaseIterable>(
         _ reader: inout JSONReader, _: E.Type, what: String, path: @autoclosure () -> String
     ) throws -> UInt8 where E.RawValue == String {
-        if try reader.peek() == .null {
-            try reader.readNull()
-            return 0
-        }
+        if try readNull(&reader) { return 0 }
         let token = try stringToken(&reader, path: path())
         let names = E.allCases.map(\.rawValue)
         let text = token.string
@@ -540,22 +521,40 @@ public enum ReceiptDecoder {
     }
 
     private static func optionalBool(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Bool? {
-        let kind = try reader.peek()
-        switch kind {
-        case .bool: return try reader.readBool()
-        case .null:
+        switch reader.nextByte() {
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return try reader.readBool()
+        case UInt8(ascii: "n"):
             try reader.readNull()
             return nil
-        default: throw wrongType(&reader, expected: "`true` or `false`", found: kind, path: path())
+        default: throw try wrongValue(&reader, expected: "`true` or `false`", path: path())
         }
     }
 
     private static func instant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {
-        let kind = try reader.peek()
-        guard kind == .string else {
-            throw wrongType(&reader, expected: "an RFC 3339 instant string", found: kind, path: path())
+        guard reader.nextByte() == UInt8(ascii: "\"") else {
+            throw try wrongValue(&reader, expected: "an RFC 3339 instant string", path: path())
         }
-        let token = try reader.readStringToken()
+        // The usual layouts (`2026-01-15T09:00:00.250Z`, `2026-01-15T09:00:00Z`) parse in place,
+        // without scanning for the closing quote first: the parser checks every byte, so none of
+        // them is a quote, an escape or a control byte, and the string ends at the quote after them.
+        let quote = reader.valueOffset
+        let bytes = reader.bytes
+        if quote + 26 <= bytes.count, bytes[quote + 25] == UInt8(ascii: "\""),
+           let milliseconds = Instant.parseMillisecondUTC(bytes, at: quote + 1) {
+            reader.skip(26)
+            return milliseconds
+        }
+        var length = 24
+        while true {
+            if quote + length + 1 < bytes.count, bytes[quote + length + 1] == UInt8(ascii: "\""),
+               let parsed = Instant.parseRFC3339(UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)])) {
+                reader.skip(length + 2)
+                return parsed.millisecondsSince1970
+            }
+            guard length == 24 else { break }
+            length = 20
+        }
+        let token = try reader.readStringAtQuote()
         let parsed: Instant? = token.hasEscapes
             ? Instant(rfc3339: token.string)
             : Instant.parseRFC3339(token.raw)
@@ -568,14 +567,18 @@ public enum ReceiptDecoder {
     }
 
     private static func optionalInstant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64? {
-        if try reader.peek() == .null {
-            try reader.readNull()
-            return nil
-        }
+        if try readNull(&reader) { return nil }
         return try instant(&reader, path: path())
     }
 
     // MARK: Failures
+
+    /// A wrong-type failure for the value at the reader, whose kind is looked at only now (a
+    /// syntax error there is reported as such, as ``JSONReader/peek()`` would).
+    private static func wrongValue(_ reader: inout JSONReader, expected: String, path: @autoclosure () -> String) throws -> Failure {
+        let kind = try reader.peek()
+        return wrongType(&reader, expected: expected, found: kind, path: path())
+    }
 
     private static func wrongType(_ reader: inout JSONReader, expected: String, found: JSONReader.Kind, path: @autoclosure () -> String) -> Failure {
         Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path())

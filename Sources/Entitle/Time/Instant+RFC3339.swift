@@ -78,6 +78,48 @@ extension Instant {
         return Instant(checkedMilliseconds: milliseconds)
     }
 
+    /// Parses the layout receipts use most, `2026-01-15T09:00:00.250Z` (exactly 24 bytes, UTC,
+    /// milliseconds), from three 8-byte loads at `position`; `nil` for anything else, which
+    /// ``parseRFC3339(_:allowCompactOffset:)`` then reads. The caller makes sure 24 bytes exist.
+    ///
+    /// Every byte is checked: a digit where the layout has one, the exact separator elsewhere. The
+    /// answer is the same as the general parser's for every input both accept.
+    @inline(__always)
+    static func parseMillisecondUTC(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Int64? {
+        @inline(__always) func load(_ index: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + index, as: UInt64.self))
+        }
+        // XOR with the layout turns each digit into 0...9 and each right separator into 0.
+        // Byte i of a word is bits 8i...8i+7. Digit bytes (`0`) may keep only their low nibble, and
+        // adding 6 to it must not reach 16; separator bytes must be 0 outright.
+        let layout0: UInt64 = 0x2D30_302D_3030_3030   // "0000-00-"
+        let layout1: UInt64 = 0x3030_3A30_3054_3030   // "00T00:00"
+        let layout2: UInt64 = 0x5A30_3030_2E30_303A   // ":00.000Z"
+        let digits0: UInt64 = 0x000F_0F00_0F0F_0F0F
+        let digits1: UInt64 = 0x0F0F_000F_0F00_0F0F
+        let digits2: UInt64 = 0x000F_0F0F_000F_0F00
+        let d0 = load(0) ^ layout0, d1 = load(8) ^ layout1, d2 = load(16) ^ layout2
+        let outside = (d0 & ~digits0) | (d1 & ~digits1) | (d2 & ~digits2)
+        let sixes: UInt64 = 0x0606_0606_0606_0606
+        let overNine = ((d0 &+ (sixes & digits0)) & ~digits0) | ((d1 &+ (sixes & digits1)) & ~digits1)
+            | ((d2 &+ (sixes & digits2)) & ~digits2)
+        guard outside | overNine == 0 else { return nil }
+        @inline(__always) func digit(_ word: UInt64, _ byte: UInt64) -> Int { Int((word >> (8 * byte)) & 0xF) }
+        let year = digit(d0, 0) * 1000 + digit(d0, 1) * 100 + digit(d0, 2) * 10 + digit(d0, 3)
+        let month = digit(d0, 5) * 10 + digit(d0, 6)
+        let day = digit(d1, 0) * 10 + digit(d1, 1)
+        let hour = digit(d1, 3) * 10 + digit(d1, 4)
+        let minute = digit(d1, 6) * 10 + digit(d1, 7)
+        let second = digit(d2, 1) * 10 + digit(d2, 2)
+        let millisecond = digit(d2, 4) * 100 + digit(d2, 5) * 10 + digit(d2, 6)
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        // Years 0001-9999 in UTC always lie within ``Instant/earliest``...``Instant/latest``.
+        return CivilCalendar.dayNumber(year: year, month: month, day: day) * CivilCalendar.millisecondsPerDay
+            + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond)
+    }
+
     /// Formats milliseconds as RFC 3339 UTC (`2026-01-15T09:00:00Z`, or `...:00.250Z`).
     static func format(_ milliseconds: Int64) -> String {
         let (days, timeOfDay) = CivilCalendar.floorDivide(milliseconds, CivilCalendar.millisecondsPerDay)
