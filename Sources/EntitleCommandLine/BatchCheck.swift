@@ -5,11 +5,13 @@ import Foundation
 /// JSON object per line, `{"customer": ID, ...the check JSON...}`; a customer whose receipts
 /// cannot be read gets `{"customer": ID, "errors": [...]}` and the run goes on.
 enum BatchCheck {
-    static func run(_ scanner: ArgumentScanner, app: String?, at: Instant, environment: CommandEnvironment) -> CommandOutput {
+    static func run(
+        _ scanner: ArgumentScanner, app: String?, at: Instant, diagnostics option: DiagnosticsOption, environment: CommandEnvironment
+    ) -> CommandOutput {
         let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
         let compilation = Portfolio.compile(sources)
         let diagnostics = unreadable + compilation.diagnostics
-        var errorText = EntitleCommand.render(diagnostics)
+        var errorText = option.emit(diagnostics)
         guard let portfolio = compilation.portfolio, unreadable.isEmpty else {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: EntitleCommand.jsonErrors(diagnostics.filter(\.isError)),
                                  standardError: errorText + "entitle: the catalogs have errors: \(EntitleCommand.summary(diagnostics))\n")

@@ -6,6 +6,7 @@ enum CheckCommand {
     static let usage = """
         usage: entitle check --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                              [--app BUNDLE] [--at INSTANT] [--environment NAME ...] [--format text|json]
+                             [--diagnostics FORMAT] [--diagnostics-file FILE]
                entitle check --catalog PATH [--catalog PATH ...] --customers PATH [--customers PATH ...]
                              [--app BUNDLE] [--at INSTANT] [--environment NAME ...]
 
@@ -23,6 +24,7 @@ enum CheckCommand {
                             all. A receipt without one is `production`; others are ignored
                             with a warning
           --format FORMAT   `text` for people (default) or `json` for scripts
+        \(DiagnosticsOption.usage)
           --customers PATH  evaluate a customer corpus instead (a directory with one receipt file
                             or one subdirectory of receipts per customer, or a JSON Lines file of
                             {"customer": ID, "receipts": [...]}) and print one JSON object per
@@ -43,9 +45,10 @@ enum CheckCommand {
         let format: String
         let appOption: String?
         let at: Instant
+        let diagnostics: DiagnosticsOption
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--customers"],
+                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--customers"]),
                 flags: ["--help", "-h"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") {
                 return CommandOutput(standardOutput: usage)
@@ -69,6 +72,7 @@ enum CheckCommand {
             guard format == "text" || format == "json" else {
                 throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
             }
+            diagnostics = try DiagnosticsOption(scanner)
             appOption = try scanner.single("--app")
             at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
         } catch {
@@ -76,11 +80,11 @@ enum CheckCommand {
         }
         let json = format == "json"
         if !scanner.all("--customers").isEmpty {
-            return BatchCheck.run(scanner, app: appOption, at: at, environment: environment)
+            return BatchCheck.run(scanner, app: appOption, at: at, diagnostics: diagnostics, environment: environment)
         }
 
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, environment: environment) {
+        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, environment: environment) {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

@@ -5,7 +5,7 @@ import Foundation
 enum DiffCommand {
     static let usage = """
         usage: entitle diff OLD NEW [--customers PATH ...] [--at INSTANT ...] [--format text|json]
-                                    [--fail-on-loss]
+                                    [--fail-on-loss] [--diagnostics FORMAT] [--diagnostics-file FILE]
 
           OLD, NEW          catalog paths (a file, or a directory whose *.json files are catalogs),
                             e.g. main's products/ and the pull request's
@@ -16,6 +16,7 @@ enum DiffCommand {
                             grouped: "pro: on -> off for 3 of 1,200 customers: c-17, ..."
           --at INSTANT      when to evaluate (repeat for several instants); default: now
           --format FORMAT   `text` for people (default) or `json` for scripts
+        \(DiagnosticsOption.usage)
           --fail-on-loss    exit 1 when any customer loses a feature or some balance (a CI gate)
 
         Catalog changes are listed per app; those that take something from existing customers
@@ -30,8 +31,9 @@ enum DiffCommand {
         let scanner: ArgumentScanner
         let json: Bool
         var instants: [Instant] = []
+        let diagnosticsOption: DiagnosticsOption
         do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: ["--customers", "--at", "--format"],
+            scanner = try ArgumentScanner(arguments, valued: DiagnosticsOption.valued.union(["--customers", "--at", "--format"]),
                                           flags: ["--help", "-h", "--fail-on-loss"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
             guard scanner.positional.count == 2 else {
@@ -43,6 +45,7 @@ enum DiffCommand {
                 throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
             }
             json = format == "json"
+            diagnosticsOption = try DiagnosticsOption(scanner)
             for text in scanner.all("--at") { instants.append(try InstantArgument.parse(text)) }
         } catch {
             return EntitleCommand.misuse(error.message, command: "diff")
@@ -53,17 +56,19 @@ enum DiffCommand {
         var errorText = ""
         var portfolios: [Portfolio] = []
         var catalogErrors: [Diagnostic] = []
+        var allDiagnostics: [Diagnostic] = []
         for path in scanner.positional {
             let (sources, unreadable) = CatalogArguments.sources([path])
             let compilation = Portfolio.compile(sources)
             let diagnostics = unreadable + compilation.diagnostics
-            errorText += EntitleCommand.render(diagnostics)
+            allDiagnostics += diagnostics
             if let portfolio = compilation.portfolio, unreadable.isEmpty {
                 portfolios.append(portfolio)
             } else {
                 catalogErrors += diagnostics.filter(\.isError)
             }
         }
+        errorText += diagnosticsOption.emit(allDiagnostics)
         guard portfolios.count == 2 else {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: json ? EntitleCommand.jsonErrors(catalogErrors) : "",
                                  standardError: errorText + "entitle: the catalogs have errors: nothing to compare\n")

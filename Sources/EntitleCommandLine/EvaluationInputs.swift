@@ -20,13 +20,14 @@ struct EvaluationInputs {
 
     /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
     static func load(
-        _ scanner: ArgumentScanner, app appOption: String?, at: Instant, json: Bool, environment: CommandEnvironment
+        _ scanner: ArgumentScanner, app appOption: String?, at: Instant, json: Bool, diagnostics: DiagnosticsOption,
+        environment: CommandEnvironment
     ) -> Result<EvaluationInputs, Failed> {
         var errorText = ""
         let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
         let compilation = Portfolio.compile(sources)
         let catalogDiagnostics = unreadable + compilation.diagnostics
-        errorText += EntitleCommand.render(catalogDiagnostics)
+        errorText += diagnostics.emit(catalogDiagnostics)
 
         var receipts: [Receipt] = []
         var receiptErrors: [Diagnostic] = []

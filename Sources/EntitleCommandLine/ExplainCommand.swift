@@ -7,6 +7,7 @@ enum ExplainCommand {
         usage: entitle explain --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                                [--app BUNDLE] [--at INSTANT] [--environment NAME ...]
                                [--feature ID | --product ID | --offer ID] [--format text|json]
+                               [--diagnostics FORMAT] [--diagnostics-file FILE]
 
           --feature ID      a feature: on or off, until when, and every product, grandfather
                             rule and grant that can grant it, each with its state and why, down
@@ -18,6 +19,7 @@ enum ExplainCommand {
 
           --catalog, --receipt, --app, --at, --environment: as for `entitle check`
           --format FORMAT   `text` for people (default) or `json` (see the README for the shape)
+        \(DiagnosticsOption.usage)
 
         Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse (an id the catalog
         does not define included).
@@ -30,9 +32,10 @@ enum ExplainCommand {
         let appOption: String?
         let at: Instant
         let selector: (option: String, id: String)?
+        let diagnostics: DiagnosticsOption
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: ["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--feature", "--product", "--offer"],
+                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--feature", "--product", "--offer"]),
                 flags: ["--help", "-h"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
             guard scanner.positional.isEmpty else { throw UsageError(message: "unexpected argument `\(scanner.positional[0])`") }
@@ -46,6 +49,7 @@ enum ExplainCommand {
                 throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
             }
             json = format == "json"
+            diagnostics = try DiagnosticsOption(scanner)
             appOption = try scanner.single("--app")
             at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
             var selectors: [(String, String)] = []
@@ -58,7 +62,7 @@ enum ExplainCommand {
             return EntitleCommand.misuse(error.message, command: "explain")
         }
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, environment: environment) {
+        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, environment: environment) {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

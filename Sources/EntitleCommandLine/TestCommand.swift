@@ -6,10 +6,12 @@ import Foundation
 enum TestCommand {
     static let usage = """
         usage: entitle test [PATH...] [--format text|json] [--coverage]
+                            [--diagnostics FORMAT] [--diagnostics-file FILE]
 
           PATH             a test file, or a directory searched (recursively, hidden folders
                            skipped) for *.test.json files; default: the current directory
           --format FORMAT  `text` for people (default) or `json` for scripts
+        \(DiagnosticsOption.usage)
           --coverage       also list, per app, what no case exercised: products never
                            purchased, features never on or never off, offer reasons never seen
 
@@ -28,8 +30,9 @@ enum TestCommand {
     static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
         let scanner: ArgumentScanner
         let json: Bool
+        let diagnostics: DiagnosticsOption
         do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: ["--format"], flags: ["--help", "-h", "--coverage"])
+            scanner = try ArgumentScanner(arguments, valued: DiagnosticsOption.valued.union(["--format"]), flags: ["--help", "-h", "--coverage"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
             let format = try scanner.single("--format") ?? "text"
             guard format == "text" || format == "json" else {
@@ -38,6 +41,7 @@ enum TestCommand {
                 throw UsageError(message: message)
             }
             json = format == "json"
+            diagnostics = try DiagnosticsOption(scanner)
         } catch {
             return EntitleCommand.misuse(error.message, command: "test")
         }
@@ -67,7 +71,7 @@ enum TestCommand {
         var text = runner.failures.map { $0.text + "\n" }.joined()
         if coverage { text += runner.coverage.map(\.text).joined() }
         text += closing + "\n"
-        errorText += EntitleCommand.render(errors)
+        errorText += diagnostics.emit(errors)
         let unrun = runner.invalidFiles + missing.count
         if unrun > 0 {
             errorText += "entitle: \(unrun) test \(unrun == 1 ? "file" : "files") could not be run\n"

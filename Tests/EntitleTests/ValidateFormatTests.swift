@@ -187,3 +187,70 @@ struct ValidateFormatTests {
         #expect(named.exitCode == 1)
     }
 }
+
+@Suite("Command line: --diagnostics on check, explain, diff and test")
+struct DiagnosticsOptionTests {
+    static func run(_ arguments: [String]) -> CommandOutput {
+        EntitleCommand.run(arguments, environment: CLITests.environment())
+    }
+
+    static let receipt = #"{"app": "com.example.typo", "transactions": []}"#
+
+    @Test("`github` prints the catalog's errors as workflow commands on standard error, for check, explain and diff")
+    func github() throws {
+        let (directory, file) = try ValidateFormatTests.typoCatalog()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let receipt = directory.appendingPathComponent("receipt.json.txt")
+        try Data(Self.receipt.utf8).write(to: receipt)
+        for command in [["check"], ["explain"]] {
+            let output = Self.run(command + ["--catalog", file, "--receipt", receipt.path, "--at", "2026-01-01", "--diagnostics", "github"])
+            #expect(output.exitCode == 1)
+            #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(command): \(output.standardError)")
+            #expect(output.standardError.contains("title=entitle undeclared-feature::"))
+            #expect(!output.standardError.contains("\(file):5:"), "the text form is replaced, not repeated")
+        }
+        let diff = Self.run(["diff", file, file, "--diagnostics", "github"])
+        #expect(diff.exitCode == 1)
+        #expect(diff.standardError.components(separatedBy: "::error file=").count == 3, "one annotation per version")
+    }
+
+    @Test("`sarif` and `json` need a file; the file holds one document, written even when nothing is wrong")
+    func documents() throws {
+        let (directory, file) = try ValidateFormatTests.typoCatalog()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let misuse = Self.run(["diff", file, file, "--diagnostics", "sarif"])
+        #expect(misuse.exitCode == 2)
+        #expect(misuse.standardError.contains("give `--diagnostics-file FILE` too"))
+        let wrong = Self.run(["diff", file, file, "--diagnostics", "sarf"])
+        #expect(wrong.exitCode == 2)
+        #expect(wrong.standardError.contains("did you mean `sarif`?"))
+
+        let sarif = directory.appendingPathComponent("out.sarif").path
+        let output = Self.run(["diff", file, file, "--diagnostics", "sarif", "--diagnostics-file", sarif])
+        #expect(output.exitCode == 1)
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sarif))) as? [String: Any])
+        #expect(log["version"] as? String == "2.1.0")
+        let results = ((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+        #expect(results.count == 4, "an error and a warning, in each version")
+        #expect(output.standardError.contains("\(file):5:"), "people still read the text on standard error")
+
+        // A clean catalog still gets its (empty) document.
+        let clean = Fixtures.packageRoot.appendingPathComponent("products").path
+        let json = directory.appendingPathComponent("out.json").path
+        let passing = Self.run(["diff", clean, clean, "--diagnostics", "json", "--diagnostics-file", json])
+        #expect(passing.exitCode == 0)
+        #expect(try String(contentsOfFile: json, encoding: .utf8) == "[]\n")
+    }
+
+    @Test("`entitle test` reports a test file's catalog errors in the chosen format")
+    func testCommand() throws {
+        let (directory, file) = try ValidateFormatTests.typoCatalog()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let test = directory.appendingPathComponent("typo.test.json")
+        try Data(#"{"catalog": "typo.json", "app": "com.example.typo", "receipts": [], "cases": [{"name": "x", "at": "2026-01-01T00:00:00Z", "expect": {}}]}"#.utf8)
+            .write(to: test)
+        let output = Self.run(["test", test.path, "--diagnostics", "github"])
+        #expect(output.exitCode == 2)
+        #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(output.standardError)")
+    }
+}

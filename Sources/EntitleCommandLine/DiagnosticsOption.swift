@@ -1,0 +1,51 @@
+import Entitle
+import Foundation
+
+/// `--diagnostics FORMAT [--diagnostics-file FILE]`: how `check`, `explain`, `diff` and `test`
+/// print catalog diagnostics, whose standard output is their own result.
+///
+/// `text` (the default) and `github` print on standard error, where GitHub Actions also reads
+/// workflow commands; `json` and `sarif` are whole documents, so they go to `--diagnostics-file`
+/// (written even when there is nothing to report, for upload steps) and the usual text stays on
+/// standard error.
+struct DiagnosticsOption {
+    /// The options this adds to a command's scanner.
+    static let valued: Set<String> = ["--diagnostics", "--diagnostics-file"]
+
+    /// The lines this adds to a command's usage.
+    static let usage = """
+          --diagnostics FORMAT  how catalog diagnostics print: `text` (default) or `github`
+                            (workflow commands) on standard error; `json` or `sarif` (2.1.0)
+                            into --diagnostics-file
+          --diagnostics-file FILE  write the diagnostics to FILE instead
+        """
+
+    var format: DiagnosticFormat = .text
+    var file: String?
+
+    /// Reads the options of a scanned command line.
+    ///
+    /// - Throws: ``UsageError`` for an unknown format, or `json`/`sarif` without a file.
+    init(_ scanner: ArgumentScanner) throws(UsageError) {
+        if let text = try scanner.single("--diagnostics") {
+            format = try DiagnosticFormat.parse(text, option: "--diagnostics")
+        }
+        file = try scanner.single("--diagnostics-file")
+        if file == nil, format == .json || format == .sarif {
+            throw UsageError(message: "`--diagnostics \(format.rawValue)` writes one document: give `--diagnostics-file FILE` too")
+        }
+    }
+
+    /// Prints `diagnostics` as chosen: returns what goes on standard error (the text when
+    /// there is no file, plus a line when the file cannot be written).
+    func emit(_ diagnostics: [Diagnostic]) -> String {
+        let rendered = format == .text ? EntitleCommand.render(diagnostics) : format.standardOutput(diagnostics)
+        guard let file else { return rendered }
+        do {
+            try Data(rendered.utf8).write(to: URL(fileURLWithPath: file))
+        } catch {
+            return EntitleCommand.render(diagnostics) + "entitle: cannot write `\(file)`: \(error.localizedDescription)\n"
+        }
+        return format == .text || format == .github ? "" : EntitleCommand.render(diagnostics)
+    }
+}
