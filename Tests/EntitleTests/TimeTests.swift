@@ -54,6 +54,16 @@ struct TimeTests {
             }
         }
         #expect(changed > 24 * 6)  // digits changed into other digits still read
+        // Every 7th day of years 0001-9999, at a time of day that moves with the day.
+        var day = CivilCalendar.dayNumber(year: 1, month: 1, day: 1)
+        let last = CivilCalendar.dayNumber(year: 9999, month: 12, day: 31)
+        while day <= last {
+            let milliseconds = day * CivilCalendar.millisecondsPerDay + (day * 7_919_993 % CivilCalendar.millisecondsPerDay + CivilCalendar.millisecondsPerDay) % CivilCalendar.millisecondsPerDay
+            var text = Instant.format(milliseconds)
+            if !text.contains(".") { text = String(text.dropLast()) + ".000Z" }
+            #expect(Self.inPlace(Array(text.utf8)) == milliseconds, "\(text)")
+            day += 7
+        }
         #expect(Self.inPlace(Array("2023-02-29T00:00:00.000Z".utf8)) == nil)
         #expect(Self.inPlace(Array("2026-04-31T00:00:00.000Z".utf8)) == nil)
         #expect(Self.inPlace(Array("0000-01-01T00:00:00.000Z".utf8)) == nil)

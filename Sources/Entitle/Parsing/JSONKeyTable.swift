@@ -1,23 +1,25 @@
 /// The member names a decoder knows for one kind of object, matched against the text without
 /// scanning it first.
 ///
-/// Objects of one kind usually list their members in the same order, so the reader guesses the
-/// next name from the one before it (``JSONKeyTable/Prediction``) and compares the guess, closing
-/// quote included, with one to four 8-byte loads. A wrong guess, an escape or the end of the text
-/// falls back to scanning the token and looking it up by length and bytes: the guess only decides
-/// how fast a name is found, never what it is.
+/// Objects of one kind usually list their members in the same order, or in one of a few orders
+/// (optional members present or not), so the reader guesses the next name from the one before it
+/// (``JSONKeyTable/Prediction`` keeps the last two names seen after each) and compares a guess,
+/// closing quote included, with one to four 8-byte loads. Wrong guesses, an escape or the end of
+/// the text fall back to trying every name and then to scanning the token and looking it up: the
+/// guesses only decide how fast a name is found, never what it is.
 ///
 /// Tables are built once per process and never freed (they are `static let`s of the decoders), so
-/// they hold raw pointers and copying one costs no reference counting.
+/// they hold raw pointers only and copying one costs no reference counting.
 struct JSONKeyTable: @unchecked Sendable {
     /// Member names longer than this are not supported (the longest receipt key has 26 bytes).
     static let maxNameBytes = 31
-    /// Names per table; a prediction packs one 4-bit successor per name plus one for the start.
+    /// Names per table; a prediction packs 4-bit name indexes, with slot 15 for an object's start.
     static let maxNames = 15
-    /// The index of the slot that holds the guess for an object's first member.
-    private static let startSlot = 15
+    /// The slot that holds the guesses for an object's first member.
+    static let objectStart = 15
 
-    let names: [String]
+    /// The number of names.
+    let count: Int
     /// Per name, four words of its bytes followed by `"`, zero padded.
     private let words: UnsafeMutablePointer<UInt64>
     /// Per name, four masks covering the bytes of `words` that count.
@@ -26,7 +28,7 @@ struct JSONKeyTable: @unchecked Sendable {
 
     init(_ names: [String]) {
         precondition(names.count <= Self.maxNames, "a key table holds at most \(Self.maxNames) names")
-        self.names = names
+        count = names.count
         words = .allocate(capacity: names.count * 4)
         masks = .allocate(capacity: names.count * 4)
         lengths = .allocate(capacity: names.count)
@@ -47,10 +49,12 @@ struct JSONKeyTable: @unchecked Sendable {
         }
     }
 
-    /// The guessed next member of each kind of object, learnt while reading one text.
+    /// The guessed next members of one kind of object, learnt while reading one text.
     struct Prediction {
-        /// 4 bits per slot: slot `i` guesses the member after name `i`, slot 15 the first member.
-        fileprivate var successors: UInt64
+        /// 4 bits per slot: slot `i` holds the name last seen after name `i` (slot 15: first).
+        fileprivate var recent: UInt64
+        /// The same, for the name seen there before that one.
+        fileprivate var earlier: UInt64
 
         /// A prediction that first guesses the names in their declared order.
         init() {
@@ -58,62 +62,65 @@ struct JSONKeyTable: @unchecked Sendable {
             for slot in 0..<JSONKeyTable.maxNames {
                 successors |= UInt64((slot + 1) % 16) << (4 * UInt64(slot))
             }
-            self.successors = successors  // the start slot (15) guesses name 0
-        }
-
-        @inline(__always) fileprivate func guess(after slot: Int) -> Int {
-            Int((successors >> (4 * UInt64(slot))) & 0xF)
-        }
-
-        @inline(__always) fileprivate mutating func learn(after slot: Int, _ index: Int) {
-            let shift = 4 * UInt64(slot)
-            successors = (successors & ~(0xF << shift)) | (UInt64(index) << shift)
+            recent = successors  // the start slot (15) guesses name 0
+            earlier = successors
         }
     }
 
-    /// The start-of-object slot for ``JSONReader/readObject(keys:prediction:_:)``.
-    @inline(__always) static var objectStart: Int { startSlot }
-
-    /// The guess for the member after `previous` (``objectStart`` for the first member).
+    /// The index of the name (followed by its closing quote) that starts at `position`, the
+    /// member after name `previous` (``objectStart`` for the first): the two guesses first, then
+    /// every name; `nil` when none matches there in place (an unknown or escaped name, or one too
+    /// close to the end of the text), and the caller scans. Updates `prediction`.
     @inline(__always)
-    func guess(_ prediction: Prediction, after previous: Int) -> Int {
-        let guess = prediction.guess(after: previous)
-        return guess < names.count ? guess : 0
+    func match(at position: Int, in bytes: UnsafeRawBufferPointer, after previous: Int,
+               prediction: inout Prediction) -> Int? {
+        let shift = UInt64(truncatingIfNeeded: previous) &* 4
+        let first = Int((prediction.recent &>> shift) & 0xF)
+        if first < count, matches(first, at: position, in: bytes) { return first }
+        let second = Int((prediction.earlier &>> shift) & 0xF)
+        var found: Int?
+        if second < count, matches(second, at: position, in: bytes) {
+            found = second
+        } else {
+            for index in 0..<count where matches(index, at: position, in: bytes) {
+                found = index
+                break
+            }
+        }
+        if let found { learn(&prediction, after: previous, found) }
+        return found
     }
 
+    /// Records that name `index` followed name `previous`.
     @inline(__always)
     func learn(_ prediction: inout Prediction, after previous: Int, _ index: Int) {
-        prediction.learn(after: previous, index)
+        let shift = UInt64(truncatingIfNeeded: previous) &* 4
+        let slot: UInt64 = 0xF &<< shift
+        guard (prediction.recent & slot) &>> shift != UInt64(truncatingIfNeeded: index) else { return }
+        prediction.earlier = (prediction.earlier & ~slot) | (prediction.recent & slot)
+        prediction.recent = (prediction.recent & ~slot) | (UInt64(truncatingIfNeeded: index) &<< shift)
     }
 
     /// Whether name `index` followed by its closing quote starts at `position` of `bytes`, when the
     /// words to compare lie inside the text; `false` otherwise (the caller then scans).
     @inline(__always)
     func matches(_ index: Int, at position: Int, in bytes: UnsafeRawBufferPointer) -> Bool {
-        let wordCount = (lengths[index] + 8) >> 3
-        guard position + wordCount * 8 <= bytes.count else { return false }
-        let base = index * 4
+        // Offsets and lengths are small (a text is at most ``ReceiptLimits/maxBytes``, a name 31
+        // bytes), so wrapping arithmetic cannot wrap here; it spares the overflow branches.
+        let wordCount = (lengths[index] &+ 8) &>> 3
+        guard position &+ wordCount &* 8 <= bytes.count else { return false }
+        let base = index &* 4
         // Most wrong names differ in their first word: reject them after one load.
         let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
         guard (first & masks[base]) == words[base] else { return false }
         var difference: UInt64 = 0
-        for word in 1..<max(wordCount, 1) {
-            let loaded = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position + word * 8, as: UInt64.self))
-            difference |= (loaded & masks[base + word]) ^ words[base + word]
+        var word = 1
+        while word < wordCount {
+            let loaded = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position &+ word &* 8, as: UInt64.self))
+            difference |= (loaded & masks[base &+ word]) ^ words[base &+ word]
+            word &+= 1
         }
         return difference == 0
-    }
-
-    /// The index of the name (followed by its closing quote) that starts at `position`, trying
-    /// `guess` first and then every other name; `nil` when none matches there in place (an unknown
-    /// or escaped name, or one too close to the end of the text), and the caller scans.
-    @inline(__always)
-    func match(at position: Int, in bytes: UnsafeRawBufferPointer, guess: Int) -> Int? {
-        if matches(guess, at: position, in: bytes) { return guess }
-        for index in 0..<names.count where index != guess && matches(index, at: position, in: bytes) {
-            return index
-        }
-        return nil
     }
 
     /// The length in bytes of name `index`.
@@ -122,17 +129,18 @@ struct JSONKeyTable: @unchecked Sendable {
 
     /// The index of a scanned member name, or `nil` when it is not one of the table's.
     func index(of token: JSONString) -> Int? {
-        if token.hasEscapes {
-            let text = token.string
-            return names.firstIndex(of: text)
-        }
-        let count = token.raw.count
-        for index in 0..<names.count where lengths[index] == count {
+        guard token.hasEscapes else { return index(ofBytes: token.raw) }
+        var text = token.string
+        return text.withUTF8 { index(ofBytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    private func index(ofBytes bytes: UnsafeRawBufferPointer) -> Int? {
+        for index in 0..<count where lengths[index] == bytes.count {
             let base = index * 4
             var equal = true
-            for position in 0..<count {
+            for position in 0..<bytes.count {
                 let expected = UInt8(truncatingIfNeeded: words[base + position >> 3] >> (8 * UInt64(position & 7)))
-                if token.raw[position] != expected {
+                if bytes[position] != expected {
                     equal = false
                     break
                 }

@@ -39,6 +39,8 @@ package struct JSONReader {
 
     @inline(__always)
     private mutating func skipWhitespace() {
+        // Most values and names follow at once or after one space.
+        if offset < bytes.count, bytes[offset] > 0x20 { return }
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0A, 0x0D, 0x09: offset += 1
@@ -121,9 +123,9 @@ package struct JSONReader {
     /// name's index in `keys` (`nil` for a name not in the table), the name, and the reader
     /// positioned at the member's value; `body` must consume that value.
     ///
-    /// Names are first compared with the one `prediction` guesses (see ``JSONKeyTable``), which
-    /// learns the order the text uses. The syntax accepted and every error are the same as
-    /// ``readObject(_:)``'s.
+    /// Names are first compared in place with the ones `prediction` guesses (see
+    /// ``JSONKeyTable``), which learns the orders the text uses. The syntax accepted and every
+    /// error are the same as ``readObject(_:)``'s.
     mutating func readObject(
         keys: JSONKeyTable, prediction: inout JSONKeyTable.Prediction,
         _ body: (inout JSONReader, Int?, JSONString) throws -> Void
@@ -133,10 +135,9 @@ package struct JSONReader {
         var previous = JSONKeyTable.objectStart
         while try nextMember(first: &first) {
             let quote = offset
-            let guess = keys.guess(prediction, after: previous)
             var index: Int?
             let key: JSONString
-            if let found = keys.match(at: quote + 1, in: bytes, guess: guess) {
+            if let found = keys.match(at: quote + 1, in: bytes, after: previous, prediction: &prediction) {
                 let length = keys.length(found)
                 key = JSONString(raw: UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)]),
                                  offset: quote, hasEscapes: false, isASCII: true)
@@ -145,8 +146,8 @@ package struct JSONReader {
             } else {
                 key = try readKey()
                 index = keys.index(of: key)
+                if let index { keys.learn(&prediction, after: previous, index) }
             }
-            if let found = index, found != guess { keys.learn(&prediction, after: previous, found) }
             if let index { previous = index }
             try expectColon(after: key)
             try body(&self, index, key)
