@@ -232,7 +232,8 @@ extension CompiledCatalog {
         receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil
     ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
-        return Evaluator.evaluate(self, receipts: [receipt] + others, at: at, options: .init(environments: environments))
+        return Evaluator.evaluate(self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
+                                  options: .init(environments: environments))
     }
 }
 

@@ -49,13 +49,19 @@ public struct ParsedReceipt: Sendable {
     }
 
     func bytesEqual(_ range: TextRange, _ other: ParsedReceipt, _ otherRange: TextRange) -> Bool {
-        range.count == otherRange.count
-            && arena[Int(range.start)..<Int(range.start + range.count)]
-                .elementsEqual(other.arena[Int(otherRange.start)..<Int(otherRange.start + otherRange.count)])
+        guard range.count == otherRange.count else { return false }
+        return other.arena.withUnsafeBufferPointer { otherArena in
+            bytesEqual(range, UnsafeBufferPointer(rebasing: otherArena[Int(otherRange.start)..<Int(otherRange.start + otherRange.count)]))
+        }
     }
 
+    /// Whether the text at `range` is `bytes` (one `memcmp`: evaluation compares ids often).
     func bytesEqual(_ range: TextRange, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        !range.isNone && arena[Int(range.start)..<Int(range.start + range.count)].elementsEqual(bytes)
+        guard !range.isNone, Int(range.count) == bytes.count else { return false }
+        guard bytes.count > 0 else { return true }
+        return arena.withUnsafeBufferPointer { arena in
+            memcmp(arena.baseAddress! + Int(range.start), bytes.baseAddress!, bytes.count) == 0
+        }
     }
 
     func bytesEqual(_ range: TextRange, _ string: String) -> Bool {
