@@ -12,6 +12,13 @@ enum CatalogCompiler {
         var groupIndex: [String: Int] = [:]
         var passGroups: [String] = []
         var passGroupIndex: [String: Int] = [:]
+        // The number of a group name, numbering names in order of first use.
+        func number(_ name: String, _ index: inout [String: Int], _ names: inout [String]) -> Int {
+            if let existing = index[name] { return existing }
+            index[name] = names.count
+            names.append(name)
+            return names.count - 1
+        }
         var upgrades = [[Int]](repeating: [], count: products.count)
         for (index, product) in products.enumerated() {
             if let replaces = product.upgrade?.replaces?.value, let target = productIndex[replaces] {
@@ -35,21 +42,11 @@ enum CatalogCompiler {
             }
             var group = -1
             var passGroup = -1
-            if type == .nonRenewingSubscription, let name = product.group?.value {
-                if let existing = passGroupIndex[name] {
-                    passGroup = existing
+            if let name = product.group?.value {
+                if type == .nonRenewingSubscription {
+                    passGroup = number(name, &passGroupIndex, &passGroups)
                 } else {
-                    passGroup = passGroups.count
-                    passGroupIndex[name] = passGroup
-                    passGroups.append(name)
-                }
-            } else if let name = product.group?.value {
-                if let existing = groupIndex[name] {
-                    group = existing
-                } else {
-                    group = groups.count
-                    groupIndex[name] = group
-                    groups.append(name)
+                    group = number(name, &groupIndex, &groups)
                 }
             }
             let duration = type == .nonRenewingSubscription ? product.duration?.value : nil

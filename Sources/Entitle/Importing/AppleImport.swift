@@ -222,8 +222,14 @@ public enum AppleImport {
     static let jsonLimits = JSONDocument.Limits(maxBytes: ReceiptDecoder.maxBytes, maxDepth: 64)
 
     private static func parseJSON(_ data: Data, name: String) throws(ReceiptError) -> JSONNode {
+        try parseDocument(data, name: name, limits: jsonLimits).root
+    }
+
+    /// A located tree of JSON read from an Apple file; malformed JSON is a located
+    /// `malformed-json` error.
+    static func parseDocument(_ data: Data, name: String, limits: JSONDocument.Limits) throws(ReceiptError) -> JSONDocument {
         do {
-            return try JSONDocument.parse(data, limits: jsonLimits).root
+            return try JSONDocument.parse(data, limits: limits)
         } catch let error as JSONSyntaxError {
             let (line, column) = LineTable(data).location(of: error.offset)
             throw ReceiptError(code: .malformedJSON, message: error.message,

@@ -53,16 +53,7 @@ public struct StoreKitConfiguration: Hashable, Sendable {
     /// - Throws: ``ReceiptError`` (`malformed-json`, `wrong-type`, `missing-key`) located in the file.
     public init(data: Data, name: String) throws(ReceiptError) {
         self.name = name
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(data, limits: .catalog)
-        } catch let error as JSONSyntaxError {
-            let (line, column) = LineTable(data).location(of: error.offset)
-            throw ReceiptError(code: .malformedJSON, message: error.message,
-                               location: SourceLocation(file: name, line: line, column: column), help: error.help)
-        } catch {
-            throw ReceiptError(code: .malformedJSON, message: "\(error)", location: SourceLocation(file: name, line: 1, column: 1))
-        }
+        let document = try AppleImport.parseDocument(data, name: name, limits: .catalog)
         let lines = LineTable(data)
         func failure(_ node: JSONNode, _ message: String, code: DiagnosticCode = .wrongType) -> ReceiptError {
             let (line, column) = lines.location(of: node.offset)

@@ -56,14 +56,11 @@ struct JSONKeyTable: @unchecked Sendable {
         /// The same, for the name seen there before that one.
         fileprivate var earlier: UInt64
 
-        /// A prediction that first guesses the names in their declared order.
+        /// A prediction that first guesses the names in their declared order: slot `i` guesses
+        /// name `i + 1`, and the start slot (15) name 0.
         init() {
-            var successors: UInt64 = 0
-            for slot in 0..<JSONKeyTable.maxNames {
-                successors |= UInt64((slot + 1) % 16) << (4 * UInt64(slot))
-            }
-            recent = successors  // the start slot (15) guesses name 0
-            earlier = successors
+            recent = 0x0FED_CBA9_8765_4321
+            earlier = recent
         }
     }
 

@@ -161,57 +161,51 @@ public enum ReceiptDecoder {
     /// Keeps the first of grants repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
     private static func removeRepeatedGrants(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
-        let grants = receipt.grants
-        let first = DuplicateFinder.firstOccurrences(
-            count: grants.count, hash: { grants[$0].idHash },
-            equal: { receipt.bytesEqual(grants[$0].id, receipt, grants[$1].id) },
-            precedes: { receipt.lexicographicallyPrecedes(grants[$0].id, receipt, grants[$1].id) })
-        var kept: [GrantRecord] = []
-        kept.reserveCapacity(grants.count)
-        for (index, grant) in grants.enumerated() {
-            let earlier = Int(first[index])
-            guard earlier != index else {
-                kept.append(grant)
-                continue
-            }
-            guard receipt.sameGrant(grants[earlier], receipt, grant) else {
-                throw Failure(
-                    offset: Int(offsets[index]),
-                    message: "grant `\(receipt.text(grant.id)!)` appears twice with different content",
-                    code: .conflictingGrant, path: "grants[\(index)]",
-                    help: "the first is grants[\(earlier)]; a grant id must identify one grant")
-            }
-        }
-        receipt.grants = kept
+        let parsed = receipt
+        receipt.grants = try keepingFirstOfRepeated(
+            receipt.grants, in: parsed, offsets: offsets,
+            sameContent: { parsed.sameGrant($0, parsed, $1) },
+            what: "grant", key: "grants", code: .conflictingGrant, rule: "a grant id must identify one grant")
     }
 
     /// Keeps the first of consumptions repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
     private static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
-        let consumptions = receipt.consumptions
+        let parsed = receipt
+        receipt.consumptions = try keepingFirstOfRepeated(
+            receipt.consumptions, in: parsed, offsets: offsets,
+            sameContent: { parsed.bytesEqual($0.currency, parsed, $1.currency) && $0.amount == $1.amount && $0.date == $1.date },
+            what: "consumption", key: "consumptions", code: .conflictingConsumption,
+            rule: "a consumption id must identify one record")
+    }
+
+    /// `records` without the later copies of a record repeated with the same id and content;
+    /// the same id with other content is a failure located at the later record (`offsets`).
+    private static func keepingFirstOfRepeated<Record: IdentifiedRecord>(
+        _ records: [Record], in receipt: ParsedReceipt, offsets: [Int32], sameContent: (Record, Record) -> Bool,
+        what: String, key: String, code: DiagnosticCode, rule: String
+    ) throws -> [Record] {
         let first = DuplicateFinder.firstOccurrences(
-            count: consumptions.count, hash: { consumptions[$0].idHash },
-            equal: { receipt.bytesEqual(consumptions[$0].id, receipt, consumptions[$1].id) },
-            precedes: { receipt.lexicographicallyPrecedes(consumptions[$0].id, receipt, consumptions[$1].id) })
-        var kept: [ConsumptionRecord] = []
-        kept.reserveCapacity(consumptions.count)
-        for (index, consumption) in consumptions.enumerated() {
+            count: records.count, hash: { records[$0].idHash },
+            equal: { receipt.bytesEqual(records[$0].id, receipt, records[$1].id) },
+            precedes: { receipt.lexicographicallyPrecedes(records[$0].id, receipt, records[$1].id) })
+        var kept: [Record] = []
+        kept.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() {
             let earlier = Int(first[index])
             guard earlier != index else {
-                kept.append(consumption)
+                kept.append(record)
                 continue
             }
-            let previous = consumptions[earlier]
-            guard receipt.bytesEqual(previous.currency, receipt, consumption.currency),
-                  previous.amount == consumption.amount, previous.date == consumption.date else {
+            guard sameContent(records[earlier], record) else {
                 throw Failure(
                     offset: Int(offsets[index]),
-                    message: "consumption `\(receipt.text(consumption.id)!)` appears twice with different content",
-                    code: .conflictingConsumption, path: "consumptions[\(index)]",
-                    help: "the first is consumptions[\(earlier)]; a consumption id must identify one record")
+                    message: "\(what) `\(receipt.text(record.id)!)` appears twice with different content",
+                    code: code, path: "\(key)[\(index)]",
+                    help: "the first is \(key)[\(earlier)]; \(rule)")
             }
         }
-        receipt.consumptions = kept
+        return kept
     }
 
     /// Rejects an array element past a count limit, located at the element.
@@ -534,25 +528,15 @@ public enum ReceiptDecoder {
         guard reader.nextByte() == UInt8(ascii: "\"") else {
             throw try wrongValue(&reader, expected: "an RFC 3339 instant string", path: path())
         }
-        // The usual layouts (`2026-01-15T09:00:00.250Z`, `2026-01-15T09:00:00Z`) parse in place,
-        // without scanning for the closing quote first: the parser checks every byte, so none of
-        // them is a quote, an escape or a control byte, and the string ends at the quote after them.
+        // The usual layout, `2026-01-15T09:00:00.250Z`, parses in place without scanning for the
+        // closing quote first: the parser checks every byte, so none of them is a quote, an
+        // escape or a control byte, and the string ends at the quote after them.
         let quote = reader.valueOffset
         let bytes = reader.bytes
         if quote + 26 <= bytes.count, bytes[quote + 25] == UInt8(ascii: "\""),
            let milliseconds = Instant.parseMillisecondUTC(bytes, at: quote + 1) {
             reader.skip(26)
             return milliseconds
-        }
-        var length = 24
-        while true {
-            if quote + length + 1 < bytes.count, bytes[quote + length + 1] == UInt8(ascii: "\""),
-               let parsed = Instant.parseRFC3339(UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)])) {
-                reader.skip(length + 2)
-                return parsed.millisecondsSince1970
-            }
-            guard length == 24 else { break }
-            length = 20
         }
         let token = try reader.readStringAtQuote()
         let parsed: Instant? = token.hasEscapes

@@ -54,8 +54,14 @@ struct RenewalRecord: Sendable {
     var expirationIntent: UInt8 = 0
 }
 
+/// A record a receipt identifies by an id of its own, which must name one content.
+protocol IdentifiedRecord {
+    var id: TextRange { get }
+    var idHash: UInt64 { get }
+}
+
 /// One grant of access by the service: its id, features (ranges into the arena), and span.
-struct GrantRecord: Sendable {
+struct GrantRecord: Sendable, IdentifiedRecord {
     var id: TextRange
     var idHash: UInt64
     /// Range into ``ParsedReceipt/grantFeatures``.
@@ -68,7 +74,7 @@ struct GrantRecord: Sendable {
 }
 
 /// One consumption.
-struct ConsumptionRecord: Sendable {
+struct ConsumptionRecord: Sendable, IdentifiedRecord {
     var id: TextRange
     var idHash: UInt64
     var currency: TextRange

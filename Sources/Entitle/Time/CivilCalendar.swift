@@ -6,8 +6,21 @@ enum CivilCalendar {
     static let millisecondsPerDay: Int64 = 86_400_000
 
     /// Days from 1970-01-01 to the given date (negative before it).
+    @inline(__always)
     static func dayNumber(year: Int, month: Int, day: Int) -> Int64 {
         // Count years from March so February's variable length falls at the end of a year.
+        if year >= 1, year <= 9999, month >= 1, month <= 12, day >= 1, day <= 31 {
+            // The years RFC 3339 can write, which every parsed instant has: each quantity is small
+            // and non-negative, so unsigned arithmetic divides by constants with a multiplication
+            // and a shift and needs no overflow checks. Same formula as below.
+            let march = UInt(truncatingIfNeeded: month <= 2 ? year &- 1 : year)
+            let era = march / 400
+            let yearOfEra = march &- era &* 400
+            let shiftedMonth = UInt(truncatingIfNeeded: month > 2 ? month &- 3 : month &+ 9)
+            let dayOfYear = (153 &* shiftedMonth &+ 2) / 5 &+ UInt(truncatingIfNeeded: day) &- 1
+            let dayOfEra = yearOfEra &* 365 &+ yearOfEra / 4 &- yearOfEra / 100 &+ dayOfYear
+            return Int64(truncatingIfNeeded: era &* 146_097 &+ dayOfEra) &- 719_468
+        }
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -115,19 +115,9 @@ extension Instant {
         guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60
         else { return nil }
-        // ``CivilCalendar/dayNumber(year:month:day:)`` for years 1...9999, where every quantity is
-        // small and non-negative: unsigned, wrapping arithmetic divides by constants with a
-        // multiplication and a shift and has no overflow branches.
-        let march = UInt(truncatingIfNeeded: month <= 2 ? year &- 1 : year)
-        let era = march / 400
-        let yearOfEra = march &- era &* 400
-        let shiftedMonth = UInt(truncatingIfNeeded: month > 2 ? month &- 3 : month &+ 9)
-        let dayOfYear = (153 &* shiftedMonth &+ 2) / 5 &+ UInt(truncatingIfNeeded: day) &- 1
-        let dayOfEra = yearOfEra &* 365 &+ yearOfEra / 4 &- yearOfEra / 100 &+ dayOfYear
-        let days = Int64(truncatingIfNeeded: era &* 146_097 &+ dayOfEra) &- 719_468
         // Years 0001-9999 in UTC always lie within ``Instant/earliest``...``Instant/latest``.
-        return days &* CivilCalendar.millisecondsPerDay
-            &+ Int64(truncatingIfNeeded: hour &* 3_600_000 &+ minute &* 60_000 &+ second &* 1000 &+ millisecond)
+        return CivilCalendar.dayNumber(year: year, month: month, day: day) * CivilCalendar.millisecondsPerDay
+            + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond)
     }
 
     /// Formats milliseconds as RFC 3339 UTC (`2026-01-15T09:00:00Z`, or `...:00.250Z`).
