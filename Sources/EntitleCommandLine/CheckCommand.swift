@@ -68,15 +68,12 @@ enum CheckCommand {
             if scanner.all("--receipt").filter({ $0 == "-" }).count > 1 {
                 throw UsageError(message: "standard input (`-`) can be read only once")
             }
-            format = try scanner.single("--format") ?? "text"
-            guard format == "text" || format == "json" else {
-                throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
-            }
+            format = try EntitleCommand.outputFormat(scanner)
             diagnostics = try DiagnosticsOption(scanner)
             appOption = try scanner.single("--app")
             at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
         } catch {
-            return EntitleCommand.misuse(error.message, command: "check")
+            return EntitleCommand.misuse(error.message, command: "check", arguments: arguments)
         }
         let json = format == "json"
         if !scanner.all("--customers").isEmpty {

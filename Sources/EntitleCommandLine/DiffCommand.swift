@@ -40,10 +40,7 @@ enum DiffCommand {
                 throw UsageError(message: scanner.positional.count < 2 ? "give the OLD and the NEW catalogs"
                                  : "unexpected argument `\(scanner.positional[2])`")
             }
-            let format = try scanner.single("--format") ?? "text"
-            guard format == "text" || format == "json" else {
-                throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
-            }
+            let format = try EntitleCommand.outputFormat(scanner)
             json = format == "json"
             diagnosticsOption = try DiagnosticsOption(scanner)
             for text in scanner.all("--at") { instants.append(try InstantArgument.parse(text)) }
@@ -83,8 +80,9 @@ enum DiffCommand {
             let corpus = CustomerCorpus.open(corpusPaths)
             corpusProblems = corpus.problems
             errorText += EntitleCommand.render(corpus.problems)
-            let apps = Set(old.apps).intersection(new.apps)
+            let apps = Set(old.apps)
             var done = 0
+            var seen: Set<String> = []
             let instants = instants
             corpus.forEachChunk({ customer -> (String, Result<[[(app: String, change: EntitlementChange)]], ReceiptError>) in
                 switch customer.receipts {
@@ -93,6 +91,11 @@ enum DiffCommand {
                 }
             }) { results in
                 for (id, result) in results {
+                    // One customer, one answer: a repeated id would count its changes twice.
+                    var result = result
+                    if case .success = result, !seen.insert(id).inserted {
+                        result = .failure(ReceiptError(code: .badValue, message: "customer `\(id)` appears more than once in the corpus; only its first entry counts"))
+                    }
                     for index in reports.indices {
                         switch result {
                         case .failure(let error): reports[index].addUnreadable(error)
@@ -113,7 +116,13 @@ enum DiffCommand {
             summary += "; \(ImpactReport.count(losing)) customer\(losing == 1 ? "" : "s") lose a feature or balance"
         }
         errorText += summary + "\n"
-        let failed = scanner.flags.contains("--fail-on-loss") && losing > 0
+        // A gate that could not look at every customer has not shown that nobody loses anything.
+        let unchecked = !corpusProblems.isEmpty || reports.contains { $0.unreadable > 0 || $0.customers == 0 }
+        let failOnLoss = scanner.flags.contains("--fail-on-loss")
+        if failOnLoss, !corpusPaths.isEmpty, unchecked {
+            errorText += "entitle: --fail-on-loss: not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
+        }
+        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked))) || !corpusProblems.isEmpty
         let output = json
             ? JSONOutput.object([
                 ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
@@ -125,8 +134,9 @@ enum DiffCommand {
                              standardOutput: output, standardError: errorText)
     }
 
-    /// One customer's changes at each instant, for every app both portfolios have and the
-    /// customer has a receipt of.
+    /// One customer's changes at each instant, for every app of the old portfolio the customer
+    /// has a receipt of. An app the new portfolio no longer has grants nothing there: its
+    /// customers' answers become those of a customer with no purchase.
     static func impact(
         of receipts: [ParsedReceipt], old: Portfolio, new: Portfolio, apps: Set<String>, at instants: [Instant]
     ) -> [[(app: String, change: EntitlementChange)]] {
@@ -138,7 +148,8 @@ enum DiffCommand {
             var changes: [(app: String, change: EntitlementChange)] = []
             for app in customerApps {
                 guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
-                      let after = try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
+                      let after = new.catalog(for: app) == nil ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
+                          : try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
                 changes += after.changes(since: before).map { (app, $0) }
             }
             return changes

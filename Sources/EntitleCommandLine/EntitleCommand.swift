@@ -65,7 +65,11 @@ public enum EntitleCommand {
         case "--help", "-h":
             return CommandOutput(standardOutput: usage)
         case "help":
-            guard let name = rest.first else { return CommandOutput(standardOutput: usage) }
+            guard let name = rest.first, name != "help" else { return CommandOutput(standardOutput: usage) }
+            guard rest.count == 1 else {
+                return CommandOutput(exitCode: CommandOutput.misuse,
+                                     standardError: "entitle help: give one command, e.g. `entitle help \(name)`\nrun 'entitle --help' for the commands\n")
+            }
             guard let subcommand = subcommands.first(where: { $0.name == name }) else { return unknown(name) }
             return CommandOutput(standardOutput: subcommand.usage)
         case "--version":
@@ -77,7 +81,8 @@ public enum EntitleCommand {
     }
 
     private static func unknown(_ command: String) -> CommandOutput {
-        var message = "entitle: unknown command `\(command)`"
+        var message = command.hasPrefix("-") ? "entitle: unknown option `\(command)`; a command comes first"
+            : "entitle: unknown command `\(command)`"
         if let suggestion = Suggestion.closest(to: command, in: subcommands.map(\.name)) {
             message += "; did you mean `\(suggestion)`?"
         }
@@ -87,6 +92,30 @@ public enum EntitleCommand {
     /// Misuse of a command: the one-line problem and where to read the usage, exit code 2.
     static func misuse(_ message: String, command: String) -> CommandOutput {
         CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(message)\nrun 'entitle \(command) --help' for usage\n")
+    }
+
+    /// The `--format` option of a command that prints `text` (the default) or `json`.
+    static func outputFormat(_ scanner: ArgumentScanner) throws(UsageError) -> String {
+        let format = try scanner.single("--format") ?? "text"
+        guard format == "text" || format == "json" else {
+            var message = "`--format` must be `text` or `json`, not `\(format)`"
+            if let suggestion = Suggestion.closest(to: format, in: ["text", "json"]) { message += "; did you mean `\(suggestion)`?" }
+            throw UsageError(message: message)
+        }
+        return format
+    }
+
+    /// ``misuse(_:command:)`` for a command whose `--format json` promises JSON on standard output
+    /// whatever happens: when the arguments ask for JSON, the problem is printed there too, as
+    /// `{"errors": [...]}` with code `usage`.
+    static func misuse(_ message: String, command: String, arguments: [String]) -> CommandOutput {
+        var output = misuse(message, command: command)
+        let asksForJSON = arguments.contains("--format=json")
+            || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+        if asksForJSON {
+            output.standardOutput = jsonErrors([Diagnostic(severity: .error, code: .usage, message: message)])
+        }
+        return output
     }
 
     /// Diagnostics as printed on standard error, one per line (help lines indented under them).

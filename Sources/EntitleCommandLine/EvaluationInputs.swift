@@ -52,7 +52,7 @@ struct EvaluationInputs {
             return failed(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
         }
         // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
-        guard let portfolio = compilation.portfolio(evaluating: app) else {
+        guard let portfolio = compilation.portfolio(evaluating: app, missingSources: !unreadable.isEmpty) else {
             let errors = catalogDiagnostics.filter(\.isError)
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
@@ -62,6 +62,17 @@ struct EvaluationInputs {
             return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
         let environments = scanner.all("--environment")
+        // A value no receipt names and entitle does not know is probably a typo: every receipt of it
+        // would be ignored, so say so before the answer.
+        let known = ["production", "sandbox", "xcode", "local-testing"]
+        let named = Set(receipts.compactMap(\.environment))
+        for value in Set(environments).sorted() where !known.contains(value) && !named.contains(value) {
+            errorText += "entitle: warning: `--environment \(value)` is not an environment entitle knows and no receipt names it"
+            if let meant = Suggestion.closest(to: value, in: known + named.sorted()) ?? known.first(where: { $0.hasPrefix(value) }) {
+                errorText += "; did you mean `\(meant)`?"
+            }
+            errorText += "\n"
+        }
         return .success(EvaluationInputs(
             portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
             catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))

@@ -44,10 +44,7 @@ enum ExplainCommand {
             if scanner.all("--receipt").filter({ $0 == "-" }).count > 1 {
                 throw UsageError(message: "standard input (`-`) can be read only once")
             }
-            let format = try scanner.single("--format") ?? "text"
-            guard format == "text" || format == "json" else {
-                throw UsageError(message: "`--format` must be `text` or `json`, not `\(format)`")
-            }
+            let format = try EntitleCommand.outputFormat(scanner)
             json = format == "json"
             diagnostics = try DiagnosticsOption(scanner)
             appOption = try scanner.single("--app")
@@ -59,7 +56,7 @@ enum ExplainCommand {
             guard selectors.count <= 1 else { throw UsageError(message: "give one of `--feature`, `--product` and `--offer`") }
             selector = selectors.first
         } catch {
-            return EntitleCommand.misuse(error.message, command: "explain")
+            return EntitleCommand.misuse(error.message, command: "explain", arguments: arguments)
         }
         var inputs: EvaluationInputs
         switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, environment: environment) {

@@ -11,6 +11,9 @@ struct ImpactReport {
         var app: String
         var change: EntitlementChange
         var direction: String?
+        /// Whether the change takes something away (read from the exact change, before a balance's
+        /// numbers are left out).
+        var loss: Bool
         var count = 0
         /// The first customers touched, in corpus order.
         var customers: [String] = []
@@ -52,7 +55,7 @@ struct ImpactReport {
             } else {
                 position = groups.count
                 index[key] = position
-                groups.append(Group(app: app, change: change, direction: direction))
+                groups.append(Group(app: app, change: change, direction: direction, loss: exact.isLoss))
             }
             groups[position].count += 1
             if groups[position].customers.count < Self.keptIds { groups[position].customers.append(customer) }
@@ -84,7 +87,7 @@ struct ImpactReport {
         let kinds = EntitlementChange.Kind.allCases
         return groups.sorted { a, b in
             if a.app != b.app { return a.app < b.app }
-            if a.change.isLoss != b.change.isLoss { return a.change.isLoss }
+            if a.loss != b.loss { return a.loss }
             let ka = kinds.firstIndex(of: a.change.kind)!, kb = kinds.firstIndex(of: b.change.kind)!
             if ka != kb { return ka < kb }
             if a.change.id != b.change.id { return a.change.id < b.change.id }
@@ -107,12 +110,15 @@ struct ImpactReport {
             let what = group.direction.map { group.change.description.replacingOccurrences(of: "(none) -> (none)", with: $0) }
                 ?? group.change.description
             lines.append("    \(what) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
-                         + (group.change.isLoss ? "  LOSS" : ""))
+                         + (group.loss ? "  LOSS" : ""))
         }
         if groups.isEmpty { lines.append("  no customer's answer changes") }
         if unreadable > 0 {
             lines.append("  \(Self.count(unreadable)) customer\(unreadable == 1 ? "" : "s") could not be read:")
-            for error in errors.prefix(3) { lines.append("    \(error.description)") }
+            for error in errors.prefix(3) {
+                lines.append(error.description.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+            }
+            if unreadable > 3 { lines.append("    and \(Self.count(unreadable - 3)) more (`--format json` lists up to \(errors.count))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -131,7 +137,7 @@ struct ImpactReport {
                 .object([
                     ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
                     ("from", optional(group.change.from)), ("to", optional(group.change.to)), ("direction", optional(group.direction)),
-                    ("loss", .bool(group.change.isLoss)), ("count", .integer(Int64(group.count))),
+                    ("loss", .bool(group.loss)), ("count", .integer(Int64(group.count))),
                     ("customers", .array(group.customers.map(JSONOutput.string))),
                 ])
             })),

@@ -25,10 +25,24 @@ enum ReceiptFiles {
         if isDirectory.boolValue {
             throw failure("is a directory, not a receipt file", help: "name each receipt file with its own `--receipt`")
         }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw failure("cannot read the receipt file (permission denied?)")
+        let contents: Data
+        do {
+            contents = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw failure("cannot read the receipt file: \(Self.reason(error))")
         }
+        guard !contents.isEmpty else { throw failure("the receipt file is empty") }
         return contents
+    }
+
+    /// Why a file could not be read, in the system's words (`permission denied`, `input/output error`).
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code))).lowercased()
+        }
+        if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileReadNoPermission.rawValue { return "permission denied" }
+        return "the system could not read it (\(error.domain) \(error.code))"
     }
 
     /// Reads and decodes the receipt at `path`: a normalized receipt, or Apple data recognized

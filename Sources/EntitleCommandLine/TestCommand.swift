@@ -34,13 +34,7 @@ enum TestCommand {
         do throws(UsageError) {
             scanner = try ArgumentScanner(arguments, valued: DiagnosticsOption.valued.union(["--format"]), flags: ["--help", "-h", "--coverage"])
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-            let format = try scanner.single("--format") ?? "text"
-            guard format == "text" || format == "json" else {
-                var message = "`--format` must be `text` or `json`, not `\(format)`"
-                if let suggestion = Suggestion.closest(to: format, in: ["text", "json"]) { message += "; did you mean `\(suggestion)`?" }
-                throw UsageError(message: message)
-            }
-            json = format == "json"
+            json = try EntitleCommand.outputFormat(scanner) == "json"
             diagnostics = try DiagnosticsOption(scanner)
         } catch {
             return EntitleCommand.misuse(error.message, command: "test")

@@ -131,7 +131,7 @@ struct CLITests {
         let running = getuid() != 0  // root reads any file
         for (path, message) in [(directory.appendingPathComponent("nope.json").path, "no such receipt file"),
                                 (directory.path, "is a directory, not a receipt file"),
-                                (unreadable.path, "cannot read the receipt file (permission denied?)")] {
+                                (unreadable.path, "cannot read the receipt file: permission denied")] {
             if path == unreadable.path && !running { continue }
             let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", path], environment: Self.environment())
             #expect(output.exitCode == 1)
@@ -217,6 +217,80 @@ struct CLITests {
         #expect(errors.first?["file"] as? String == "/nonexistent/receipt.json")
         #expect(errors.first?["line"] as? Int == 1)
         #expect(errors.first?["message"] as? String == "no such receipt file")
+    }
+
+    @Test("check and explain --format json print misuse as JSON too, with code `usage`", arguments: ["check", "explain"])
+    func jsonMisuse(command: String) throws {
+        let output = EntitleCommand.run(
+            [command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30", "--format", "json"],
+            environment: Self.environment())
+        #expect(output.exitCode == 2)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        let errors = try #require(object["errors"] as? [[String: Any]])
+        #expect(errors.first?["code"] as? String == "usage")
+        #expect(errors.first?["message"] as? String == "`--at 2026-02-30`: 2026-02-30 does not exist: February 2026 has 28 days")
+        #expect(output.standardError.hasPrefix("entitle \(command): `--at 2026-02-30`"))
+        // Text output: nothing on standard output.
+        let text = EntitleCommand.run([command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30"],
+                                      environment: Self.environment())
+        #expect(text.exitCode == 2 && text.standardOutput.isEmpty)
+    }
+
+    @Test("help and option slips: `help help`, an option before the command, extra words, a near `--format`")
+    func helpSlips() {
+        let environment = Self.environment()
+        #expect(EntitleCommand.run(["help", "help"], environment: environment).standardOutput.hasPrefix("usage: entitle <command>"))
+        #expect(EntitleCommand.run(["--bogus"], environment: environment).standardError
+            == "entitle: unknown option `--bogus`; a command comes first\nrun 'entitle --help' for the commands\n")
+        let extra = EntitleCommand.run(["help", "check", "extra"], environment: environment)
+        #expect(extra.exitCode == 2)
+        #expect(extra.standardError.hasPrefix("entitle help: give one command"))
+        let receipt = Self.receipt("diagrams-trial.json")
+        for arguments in [["check", "--catalog", Self.products, "--receipt", receipt], ["explain", "--catalog", Self.products, "--receipt", receipt],
+                          ["diff", Self.products, Self.products], ["test"]] {
+            let command = arguments[0]
+            let output = EntitleCommand.run(arguments + ["--format", "jsn"], environment: environment)
+            #expect(output.exitCode == 2)
+            #expect(output.standardError.contains("`--format` must be `text` or `json`, not `jsn`; did you mean `json`?"), "\(command): \(output.standardError)")
+        }
+        let shape = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "yesterday"],
+                                       environment: environment)
+        #expect(shape.standardError.contains("or a date alone, `2026-01-15` (midnight UTC)"))
+    }
+
+    @Test("an --environment no receipt names and entitle does not know is a warning, with a did-you-mean")
+    func unknownEnvironment() {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment", "prod"],
+            environment: Self.environment())
+        #expect(output.exitCode == 0)
+        #expect(output.standardError.contains("entitle: warning: `--environment prod` is not an environment entitle knows and no receipt names it; did you mean `production`?"))
+        let known = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment", "sandbox"],
+            environment: Self.environment())
+        #expect(!known.standardError.contains("--environment sandbox"))
+    }
+
+    @Test("an empty receipt file says so")
+    func emptyReceipt() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-empty-\(UUID().uuidString).json")
+        try Data().write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", file.path], environment: Self.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardError.contains("\(file.path):1:1: error: the receipt file is empty"))
+    }
+
+    @Test("a catalog that cannot be read keeps check from answering for an app that may require it")
+    func unreadableRequiredCatalog() throws {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.jsn",
+             "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"), "--at", "2026-01-15T09:00:00Z"],
+            environment: Self.environment())
+        #expect(output.exitCode == 1, "\(output.standardOutput)")
+        #expect(output.standardOutput.isEmpty)
+        #expect(output.standardError.contains("diagrams6.jsn:1:1: error: no such file or directory"))
+        #expect(output.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
     }
 
     @Test("a receipt for an app with no catalog is misuse, with a suggestion")

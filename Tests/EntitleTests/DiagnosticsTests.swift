@@ -165,6 +165,65 @@ struct DiagnosticsTests {
         let bad = Self.diagnostics(#"{ "$comment": 5, "app": "a", "features": {}, "products": [] }"#)
         #expect(bad.filter(\.isError).map(\.message) == ["expected a string, found a number"])
     }
+
+    // MARK: Root causes reported once
+
+    @Test("a mistake that only hides what something is for is reported once, at its root", arguments: [
+        // A feature or currency whose description is not a string is still declared.
+        (#"{ "app": "com.example.app", "features": { "pro": 5 }, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] } ] }"#,
+         [DiagnosticCode.wrongType]),
+        (#"{ "app": "com.example.app", "features": {}, "currencies": { "gems": 5 }, "products": [ { "id": "c", "type": "consumable", "name": "C", "credits": { "gems": 5 } } ] }"#,
+         [.wrongType]),
+        // `grant` for `grants`: not also "grants nothing".
+        (#"{ "app": "com.example.app", "features": { "pro": "Pro" }, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grant": ["pro"] } ] }"#,
+         [.unknownKey]),
+        // A credit in a misspelt currency: not also "gems is declared but no product credits it".
+        (#"{ "app": "com.example.app", "features": {}, "currencies": { "gems": "Gems" }, "products": [ { "id": "c", "type": "consumable", "name": "C", "credits": { "gem": 5 } } ] }"#,
+         [.undeclaredCurrency]),
+        // Grants or credits that are not a list or object: the declarations are not "unused".
+        (#"{ "app": "com.example.app", "features": { "pro": "Pro", "export.pdf": "PDF" }, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] }, { "id": "q", "type": "non-consumable", "name": "Q", "grants": "export.pdf" } ] }"#,
+         [.wrongType]),
+        (#"{ "app": "com.example.app", "features": {}, "currencies": { "gems": "Gems" }, "products": [ { "id": "c", "type": "consumable", "name": "C", "credits": "gems" } ] }"#,
+         [.wrongType]),
+        // `feature` for `features`: not also "missing required key `features`".
+        (#"{ "app": "com.example.app", "feature": { "pro": "Pro" }, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] } ] }"#,
+         [.unknownKey]),
+        // `grants` on a consumable: not also "grants nothing".
+        (#"{ "app": "com.example.app", "features": { "pro": "Pro" }, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] }, { "id": "c", "type": "consumable", "name": "C", "grants": ["pro"] } ] }"#,
+         [.keyNotAllowed]),
+    ])
+    func rootCauseOnce(json: String, codes: [DiagnosticCode]) {
+        let all = Self.diagnostics(json)
+        #expect(all.map(\.code) == codes, "\(all.map(\.description).joined(separator: "\n"))")
+    }
+
+    @Test("a grant of an undeclared feature, when none is declared, says to declare it")
+    func nothingDeclared() throws {
+        let all = Self.diagnostics(#"{ "app": "com.example.app", "features": {}, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] } ] }"#)
+        let error = try #require(all.first { $0.code == .undeclaredFeature })
+        #expect(error.help == "declare it under `features`")
+    }
+
+    @Test("pasted characters are named by what they are, with the fix", arguments: [
+        // A curly quote that was meant to close a straight-quoted string.
+        ("{ \"app\": \"a\", \"features\": {}, \"products\": [ { \"id\": \"p\", \"name\": \"Pro”, \"grants\": [] } ] }",
+         "expected `,` or `}` after an object member, found `g`", 74,
+         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
+        ("{ \"app\": \"com.example.q”,\n  \"features\": {} }", "control character U+0A must be escaped in a string", 26,
+         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
+        ("{ \"app\": \"a\",\u{00A0}\"features\": {} }", "expected a member name in double quotes, found a no-break space (U+00A0)", 14,
+         "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document"),
+        ("{ \"app\": \"a\", \"products\": [ { \"priceTier\": \u{2212}1 } ] }", "expected a value, found `\u{2212}` (U+2212, a typographic dash)", 44,
+         "write numbers and ids with the plain hyphen-minus `-`"),
+        ("{ \"app\": \"a\" } // done", "found a comment `//` after the end of the JSON value", 16,
+         "JSON has no comments; write a `\"$comment\": \"...\"` member instead"),
+    ])
+    func pastedCharacters(json: String, message: String, column: Int, help: String) throws {
+        let diagnostic = try #require(Self.diagnostics(json).first)
+        #expect(diagnostic.message == message)
+        #expect(diagnostic.location?.column == column)
+        #expect(diagnostic.help == help)
+    }
 }
 
 @Suite("Diagnostics across a portfolio")
@@ -226,5 +285,42 @@ struct PortfolioDiagnosticsTests {
         #expect(compilation.portfolio == nil)
         #expect(compilation.portfolio(evaluating: "com.example.old") != nil)
         #expect(compilation.portfolio(evaluating: "com.example.app") == nil)
+    }
+
+    @Test("requires.app never suggests the catalog's own app: alone, the note; beside the right app, that app")
+    func ownAppNotSuggested() throws {
+        let alone = Portfolio.compile([CatalogSource(name: "new.json", data: Data(Self.new(requiring: "com.example.apq", anyOf: #"["x"]"#).utf8))])
+        let note = try #require(alone.diagnostics.first { $0.code == .unknownApp })
+        #expect(note.severity == .note)
+        #expect(note.help != "did you mean `com.example.app`?")
+        let both = Portfolio.compile([
+            CatalogSource(name: "old.json", data: Data(Self.old.replacingOccurrences(of: "com.example.old", with: "com.example.app6").utf8)),
+            CatalogSource(name: "new.json", data: Data(Self.new(requiring: "com.example.ap6", anyOf: #"["old.pro"]"#).utf8)),
+        ])
+        let warning = try #require(both.diagnostics.first { $0.code == .unknownApp })
+        #expect(warning.help == "did you mean `com.example.app6`?")
+    }
+
+    @Test("a catalog too broken to say its app hides unknown-app warnings, and keeps apps that may need it from being evaluated")
+    func unidentifiedCatalog() throws {
+        let requiring = Self.new(requiring: "com.example.old", anyOf: #"["old.pro"]"#)
+        for broken in ["{,", Self.old.replacingOccurrences(of: #""app""#, with: #""ap""#)] {
+            let compilation = Portfolio.compile([
+                CatalogSource(name: "old.json", data: Data(broken.utf8)),
+                CatalogSource(name: "new.json", data: Data(requiring.utf8)),
+            ])
+            #expect(!compilation.diagnostics.contains { $0.code == .unknownApp }, "\(compilation.diagnostics)")
+            #expect(compilation.portfolio(evaluating: "com.example.app") == nil)
+        }
+        // A required app's catalog that cannot be read at all counts the same.
+        let alone = Portfolio.compile([CatalogSource(name: "new.json", data: Data(requiring.utf8))])
+        #expect(alone.portfolio(evaluating: "com.example.app") != nil)
+        #expect(alone.portfolio(evaluating: "com.example.app", missingSources: true) == nil)
+        // A broken catalog of an app nothing requires does not matter.
+        let plain = Portfolio.compile([
+            CatalogSource(name: "x.json", data: Data("{,".utf8)),
+            CatalogSource(name: "old.json", data: Data(Self.old.utf8)),
+        ])
+        #expect(plain.portfolio(evaluating: "com.example.old") != nil)
     }
 }

@@ -48,10 +48,12 @@ struct DocumentationTests {
             let entry = section.components(separatedBy: "\n- `\(code)`")
             #expect(entry.count == 2, "`\(code)` is not listed in README's Diagnostic codes")
             if entry.count == 2 {
-                // The entry's example: a located line, `file:line:column: severity: ...`.
+                // The entry's example: a located line, `file:line:column: severity: ...`; for
+                // `usage`, which only the JSON of a command carries, that JSON.
                 let body = entry[1].components(separatedBy: "\n- ")[0]
-                #expect(body.contains(": error: ") || body.contains(": warning: ") || body.contains(": note: "),
-                        "`\(code)` has no example line")
+                let example = code == "usage" ? body.contains("\"code\": \"usage\"") && body.contains("\"severity\": \"error\"")
+                    : body.contains(": error: ") || body.contains(": warning: ") || body.contains(": note: ")
+                #expect(example, "`\(code)` has no example line")
             }
         }
     }

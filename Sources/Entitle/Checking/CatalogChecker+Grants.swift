@@ -29,8 +29,13 @@ extension CatalogChecker {
         let declaredCurrencies = Set(currencyIds)
         var granted = Set<String>()
         var credited = Set<String>()
-        // Declared features a misspelt grant probably meant: not "unused", the misspelling is the error.
+        // Declared features and currencies a misspelt grant or credit probably meant: not "unused",
+        // the misspelling is the error.
         var meant = Set<String>()
+        var meantCurrencies = Set<String>()
+        // A product's grants or credits that could not be read might use any declaration.
+        let someGrantsBroken = catalog.products.contains(where: \.grantsBroken) || catalog.grandfathered.contains(where: \.grantsBroken)
+        let someCreditsBroken = catalog.products.contains(where: \.creditsBroken)
 
         for (index, product) in catalog.products.enumerated() {
             for grant in product.grants {
@@ -42,17 +47,17 @@ extension CatalogChecker {
                 let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
                 if let suggestion { meant.insert(suggestion) }
                 report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                       help: suggestion.map { "did you mean `\($0)`?" }
-                           ?? "declare it under `features`, or grant one of \(Self.list(featureIds))")
+                       help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
             }
             for currency in product.creditedCurrencies {
                 credited.insert(currency.value)
                 guard !declaredCurrencies.contains(currency.value), !broken.currencies,
                       !broken.currencyIds.contains(currency.value) else { continue }
+                let suggestion = Suggestion.closest(to: currency.value, in: currencyIds, budget: &suggestions)
+                if let suggestion { meantCurrencies.insert(suggestion) }
                 report(.undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
                        path: currency.path,
-                       help: Suggestion.help(for: currency.value, in: currencyIds, budget: &suggestions)
-                           ?? "declare it under `currencies`")
+                       help: suggestion.map { "did you mean `\($0)`?" } ?? "declare it under `currencies`")
             }
             checkLegal(product, catalog: catalog)
             if let type = product.type, product.grants.isEmpty, product.credits.isEmpty, product.creditedCurrencies.isEmpty,
@@ -81,18 +86,23 @@ extension CatalogChecker {
                 let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
                 if let suggestion { meant.insert(suggestion) }
                 report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                       help: suggestion.map { "did you mean `\($0)`?" }
-                           ?? "declare it under `features`, or grant one of \(Self.list(featureIds))")
+                       help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
             }
         }
-        for feature in catalog.features where !granted.contains(feature.value) && !meant.contains(feature.value) {
+        for feature in catalog.features where !someGrantsBroken && !granted.contains(feature.value) && !meant.contains(feature.value) {
             warn(.unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
                  at: feature.offset, path: feature.path)
         }
-        for currency in catalog.currencies where !credited.contains(currency.value) {
+        for currency in catalog.currencies
+        where !someCreditsBroken && !credited.contains(currency.value) && !meantCurrencies.contains(currency.value) {
             warn(.unusedCurrency, "currency `\(currency.value)` is declared but no product credits it",
                  at: currency.offset, path: currency.path)
         }
+    }
+
+    /// Help for a grant of an undeclared feature that resembles none of the declared ones.
+    private static func declareHelp(_ featureIds: [String]) -> String {
+        featureIds.isEmpty ? "declare it under `features`" : "declare it under `features`, or grant one of \(list(featureIds))"
     }
 
     /// A subscription needs legal text, its own or its type's default.

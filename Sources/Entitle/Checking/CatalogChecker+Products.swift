@@ -23,6 +23,9 @@ extension CatalogChecker {
 
         var product = ProductDefinition(path: path, offset: node.offset)
         product.type = type
+        // `grant` for `grants`, or `grants` on a consumable: what it grants is that key's error.
+        product.grantsBroken = misspeltKeys.contains("grants")
+        product.creditsBroken = misspeltKeys.contains("credits")
         product.id = members["id"].flatMap { productIdentifier($0.value, path: path + ".id") }
         product.name = members["name"].flatMap { nonEmptyString($0.value, path: path + ".name") }
         if let member = members["grants"] { grantList(member.value, path: path + ".grants", into: &product) }

@@ -11,6 +11,7 @@ extension CatalogChecker {
             return nil
         }
         var byName: [String: JSONMember] = [:]
+        misspeltKeys = []
         // Allowed keys not used yet: the likelier meaning of a misspelt key. Computed once.
         var unused: [String]?
         for member in members {
@@ -21,6 +22,7 @@ extension CatalogChecker {
                 byName[member.key] = member
             } else if let type, Self.allProductKeys.contains(member.key) {
                 let owners = ProductType.allCases.filter { Self.typeProductKeys[$0]!.contains(member.key) }
+                misspeltKeys.insert(member.key)
                 report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
                        path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
             } else {
@@ -28,15 +30,18 @@ extension CatalogChecker {
                     let present = Set(members.map(\.key))
                     unused = allowed.filter { !present.contains($0) && $0 != "$comment" }
                 }
+                let meant = Suggestion.closest(to: member.key, in: unused!, budget: &suggestions)
+                if let meant { misspeltKeys.insert(meant) }
                 report(.unknownKey, "unknown key `\(member.key)` in \(what)", at: member.keyOffset, path: memberPath,
-                       help: Suggestion.help(for: member.key, in: unused!, budget: &suggestions)
+                       help: meant.map { "did you mean `\($0)`?" }
                            ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
                            ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
                                ? "JSON has no comments; write a `\"$comment\": \"...\"` member instead"
                                : "allowed keys are \(Self.list(allowed))"))
             }
         }
-        for key in required where byName[key] == nil {
+        // A required key that a misspelt key stands for is that key's error, reported once.
+        for key in required where byName[key] == nil && !misspeltKeys.contains(key) {
             report(.missingKey, "missing required key `\(key)` in \(what)", at: node.offset, path: path)
         }
         return byName

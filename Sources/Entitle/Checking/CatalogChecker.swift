@@ -39,6 +39,9 @@ package struct CatalogChecker {
         var legalTypes: Set<ProductType> = []
     }
     var broken = Broken()
+    /// Allowed keys that the last object read (``object(_:path:allowed:required:what:notAllowedFor:)``)
+    /// had misspelt or in the wrong place: their absence is that key's error, not one of its own.
+    var misspeltKeys: Set<String> = []
 
     private init(file: String, data: Data) {
         self.file = file
@@ -197,7 +200,11 @@ package struct CatalogChecker {
                 if what == "feature" { broken.featureIds.insert(member.key) } else { broken.currencyIds.insert(member.key) }
                 continue
             }
-            guard let description = string(member.value, path: memberPath) else { continue }
+            guard let description = string(member.value, path: memberPath) else {
+                // Declared, with a broken description: uses of the id are not undeclared.
+                if what == "feature" { broken.featureIds.insert(member.key) } else { broken.currencyIds.insert(member.key) }
+                continue
+            }
             ids.append(Located(value: member.key, offset: member.keyOffset, path: memberPath))
             descriptions.append(description.value)
         }

@@ -137,4 +137,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let invalidCatalog = Self(rawValue: "invalid-catalog")
     /// A difference between a catalog and an Xcode StoreKit configuration (`validate --storekit`).
     public static let storeDrift = Self(rawValue: "store-drift")
+    // Command line
+    /// A command line that cannot run (an unknown option, a bad `--at`), in the JSON a command prints.
+    public static let usage = Self(rawValue: "usage")
 }

@@ -35,6 +35,7 @@ extension DiagnosticCode {
         (.conflictingGrant, "one grant id with two different contents"),
         (.invalidCatalog, "a catalog a test file needs has errors"),
         (.storeDrift, "a difference between a catalog and an Xcode StoreKit configuration"),
+        (.usage, "a command line that cannot run"),
     ]
 
     /// The one-line summary of the code, or `nil` for a code entitle does not emit.

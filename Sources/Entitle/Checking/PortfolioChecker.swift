@@ -7,8 +7,12 @@ import Foundation
 /// It runs on every catalog that could be read, errors or not, so that a portfolio's problems
 /// come in one pass.
 enum PortfolioChecker {
-    /// - Parameter texts: each catalog's bytes by file name, to locate diagnostics.
-    static func check(_ catalogs: [CatalogDefinition], texts: [String: Data]) -> [Diagnostic] {
+    /// - Parameters:
+    ///   - texts: each catalog's bytes by file name, to locate diagnostics.
+    ///   - someAppUnknown: whether a catalog of the portfolio has errors that hide which app it is
+    ///     for. An upgrade requiring an app without a catalog is then not reported: that catalog
+    ///     may be the required app's, and its own error is the one to fix.
+    static func check(_ catalogs: [CatalogDefinition], texts: [String: Data], someAppUnknown: Bool = false) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         // One line table per file, built on its first diagnostic.
         var tables: [String: LineTable] = [:]
@@ -38,8 +42,11 @@ enum PortfolioChecker {
                 guard let upgrade = product.upgrade, let requiredApp = upgrade.requiredApp,
                       requiredApp.value != catalog.app?.value else { continue }
                 guard let required = byApp[requiredApp.value] else {
-                    // Another app of the portfolio, misspelt, or an app whose catalog lives elsewhere.
-                    if let meant = Suggestion.closest(to: requiredApp.value, in: apps, budget: &suggestions) {
+                    guard !someAppUnknown else { continue }
+                    // Another app of the portfolio, misspelt, or an app whose catalog lives elsewhere
+                    // (never the catalog's own app: an upgrade cannot require it).
+                    let candidates = apps.filter { $0 != catalog.app?.value }
+                    if let meant = Suggestion.closest(to: requiredApp.value, in: candidates, budget: &suggestions) {
                         report(.warning, .unknownApp, "`\(requiredApp.value)` is not an app of this portfolio",
                                file: catalog.file, offset: requiredApp.offset, path: requiredApp.path,
                                help: "did you mean `\(meant)`?")

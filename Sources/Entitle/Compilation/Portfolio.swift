@@ -38,17 +38,22 @@ public struct Portfolio: Sendable {
         var definitions: [CatalogDefinition] = []
         var texts: [String: Data] = [:]
         var failedFiles: Set<String> = []
+        // A catalog with errors whose app could not be read might be any app's.
+        var unidentified = false
         for source in sources {
             let (definition, found) = CatalogChecker.check(file: source.name, data: source.data)
             diagnostics += found
-            if found.contains(where: \.isError) { failedFiles.insert(source.name) }
+            if found.contains(where: \.isError) {
+                failedFiles.insert(source.name)
+                if definition?.app == nil { unidentified = true }
+            }
             if let definition {
                 definitions.append(definition)
                 texts[source.name] = source.data
             }
         }
         // Across catalogs, also those with errors: every problem in one pass.
-        let crossFile = PortfolioChecker.check(definitions, texts: texts)
+        let crossFile = PortfolioChecker.check(definitions, texts: texts, someAppUnknown: unidentified)
         diagnostics += crossFile
         for diagnostic in crossFile where diagnostic.isError {
             if let file = diagnostic.location?.file { failedFiles.insert(file) }
@@ -62,7 +67,7 @@ public struct Portfolio: Sendable {
         let complete = failedFiles.isEmpty && !sources.isEmpty && compiled.count == definitions.count
             && definitions.count == sources.count
         return Compilation(portfolio: complete ? Portfolio(catalogs: compiled) : nil, diagnostics: diagnostics,
-                           compiled: compiled, failedApps: failedApps)
+                           compiled: compiled, failedApps: failedApps, unidentifiedFailure: unidentified)
     }
 
     /// Checks and compiles the catalog at `path`, or every `*.json` file directly inside the
@@ -100,12 +105,18 @@ public struct Compilation: Sendable {
     public let compiledCatalogs: [CompiledCatalog]
     /// Apps whose catalog has errors.
     let failedApps: Set<String>
+    /// Whether a catalog with errors could not even say which app it is for.
+    let unidentifiedFailure: Bool
 
-    init(portfolio: Portfolio?, diagnostics: [Diagnostic], compiled: [CompiledCatalog] = [], failedApps: Set<String> = []) {
+    init(
+        portfolio: Portfolio?, diagnostics: [Diagnostic], compiled: [CompiledCatalog] = [], failedApps: Set<String> = [],
+        unidentifiedFailure: Bool = false
+    ) {
         self.portfolio = portfolio
         self.diagnostics = diagnostics
         self.compiledCatalogs = portfolio?.catalogs ?? compiled
         self.failedApps = failedApps
+        self.unidentifiedFailure = unidentifiedFailure
     }
 
     /// The errors among the diagnostics.
@@ -119,15 +130,23 @@ public struct Compilation: Sendable {
 
     /// A portfolio good enough to evaluate `app` with: its catalog compiled, and so did the
     /// catalog of every app its upgrades require that the sources hold, even if other catalogs
-    /// of the sources have errors. `nil` when the app's answer could depend on a broken catalog.
+    /// of the sources have errors. `nil` when the app's answer could depend on a broken catalog:
+    /// one of a required app, or one whose app could not be read (it may be a required app's),
+    /// when a required app has no compiled catalog.
     ///
     /// For tools that inspect one app in a directory being edited (`entitle check`); a service
     /// should use the all-or-nothing ``portfolio``.
-    public func portfolio(evaluating app: String) -> Portfolio? {
-        if let portfolio { return portfolio.catalog(for: app) == nil ? nil : portfolio }
+    ///
+    /// - Parameter missingSources: whether some catalog meant to be among the sources could not be
+    ///   read at all (a path that does not exist): it is treated like a catalog whose app is unknown.
+    public func portfolio(evaluating app: String, missingSources: Bool = false) -> Portfolio? {
+        if let portfolio, !missingSources { return portfolio.catalog(for: app) == nil ? nil : portfolio }
         guard let catalog = compiledCatalogs.first(where: { $0.app == app }), !failedApps.contains(app) else { return nil }
-        guard catalog.requiredApps.allSatisfy({ !failedApps.contains($0) }) else { return nil }
-        return Portfolio(catalogs: compiledCatalogs)
+        let compiledApps = Set(compiledCatalogs.map(\.app))
+        let unknownFailure = unidentifiedFailure || missingSources
+        guard catalog.requiredApps.allSatisfy({ !failedApps.contains($0) && (compiledApps.contains($0) || !unknownFailure) })
+        else { return nil }
+        return portfolio ?? Portfolio(catalogs: compiledCatalogs)
     }
 }
 

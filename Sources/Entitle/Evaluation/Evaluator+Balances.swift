@@ -73,10 +73,16 @@ enum Balance {
 
 /// A small set of subscription group indices: a bit set, allocated only when a group is added.
 struct GroupSet {
+    /// Groups 0-63 in one word, the rest in `words` (a catalog rarely has more than a few groups).
+    private var first: UInt64 = 0
     private var words: [UInt64] = []
 
     mutating func insert(_ group: Int32) {
-        let word = Int(group) >> 6
+        if group < 64 {
+            first |= 1 << UInt64(group)
+            return
+        }
+        let word = Int(group) >> 6 - 1
         if word >= words.count { words += [UInt64](repeating: 0, count: word + 1 - words.count) }
         words[word] |= 1 << UInt64(group & 63)
     }
@@ -84,9 +90,17 @@ struct GroupSet {
     /// The members, ascending.
     var members: [Int32] {
         var result: [Int32] = []
-        for (index, word) in words.enumerated() where word != 0 {
-            for bit in 0..<64 where word & (1 << UInt64(bit)) != 0 { result.append(Int32(index * 64 + bit)) }
+        guard first != 0 || !words.isEmpty else { return result }
+        result.reserveCapacity(first.nonzeroBitCount)
+        func add(_ word: UInt64, base: Int) {
+            var rest = word
+            while rest != 0 {
+                result.append(Int32(base + rest.trailingZeroBitCount))
+                rest &= rest - 1
+            }
         }
+        add(first, base: 0)
+        for (index, word) in words.enumerated() { add(word, base: (index + 1) * 64) }
         return result
     }
 }

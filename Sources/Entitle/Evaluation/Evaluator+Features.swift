@@ -8,6 +8,9 @@ extension Evaluator {
         boundary: inout Int64
     ) -> [FeatureOutcome] {
         var featureSpans: [(feature: Int32, span: CoverageSpan)] = []
+        var count = access.count
+        for outcome in outcomes { count += catalog.rules[Int(outcome.product)].grants.count * outcome.spans.count }
+        featureSpans.reserveCapacity(count)
         for outcome in outcomes where !outcome.spans.isEmpty {
             for grant in catalog.rules[Int(outcome.product)].grants {
                 let feature = catalog.ruleGrants[Int(grant)]

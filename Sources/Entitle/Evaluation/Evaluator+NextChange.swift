@@ -67,14 +67,15 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], at: Int64, core: Core
     ) -> [(date: Int64, sure: Bool, balance: Bool)] {
         var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
-        func outcome(_ product: Int32) -> ProductOutcome? {
+        func outcomeIndex(_ product: Int32) -> Int? {
             var low = 0, high = core.outcomes.count
             while low < high {
                 let middle = (low + high) / 2
                 if core.outcomes[middle].product < product { low = middle + 1 } else { high = middle }
             }
-            return low < core.outcomes.count && core.outcomes[low].product == product ? core.outcomes[low] : nil
+            return low < core.outcomes.count && core.outcomes[low].product == product ? low : nil
         }
+        func outcome(_ product: Int32) -> ProductOutcome? { outcomeIndex(product).map { core.outcomes[$0] } }
         func hasOutcome(_ product: Int32) -> Bool { outcome(product) != nil }
         /// A plain non-consumable covered from a purchase on, forever: another purchase changes nothing.
         func isOwnedForever(_ product: Int32) -> Bool {
@@ -103,18 +104,28 @@ extension Evaluator {
             case .consumable: return false
             }
         }
-        // Per product: its two earliest purchases and, for trials, the start of the trial as known
-        // at `at` (the earliest original purchase among its transactions).
-        var earliest: [Int32: (first: Int64, second: Int64)] = [:]
-        var trialStart: [Int32: Int64] = [:]
-        for entry in entries where entry.product >= 0 {
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            guard !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable) else { continue }
-            let known = earliest[entry.product] ?? (.max, .max)
-            earliest[entry.product] = entry.purchase < known.first ? (entry.purchase, known.first) : (known.first, min(known.second, entry.purchase))
-            if catalog.rules[Int(entry.product)].trialDays > 0, entry.purchase <= at {
-                let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
-                trialStart[entry.product] = min(trialStart[entry.product] ?? .max, original, record.purchase)
+        // Only facts dated after `at` matter: without any, nothing below has work to do.
+        let hasFutureEntry = entries.contains {
+            $0.purchase > at || ($0.cancellation > at && $0.cancellation != TransactionRecord.noCancellation)
+        }
+        // Per product with an outcome (by its place in `core.outcomes`): its two earliest purchases
+        // and, for trials, the start of the trial as known at `at` (the earliest original purchase
+        // among its transactions). Only products with an outcome ask for either.
+        var earliest: [(first: Int64, second: Int64)] = []
+        var trialStart: [Int64] = []
+        if hasFutureEntry {
+            earliest = Array(filling: (.max, .max), count: core.outcomes.count)
+            trialStart = Array(filling: .max, count: core.outcomes.count)
+            for entry in entries where entry.product >= 0 {
+                let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+                guard !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable),
+                      let place = outcomeIndex(entry.product) else { continue }
+                let known = earliest[place]
+                earliest[place] = entry.purchase < known.first ? (entry.purchase, known.first) : (known.first, min(known.second, entry.purchase))
+                if catalog.rules[Int(entry.product)].trialDays > 0, entry.purchase <= at {
+                    let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
+                    trialStart[place] = min(trialStart[place], original, record.purchase)
+                }
             }
         }
         /// A pass (without a pass group) bought while it covers, or as its coverage ends: it stacks
@@ -129,11 +140,13 @@ extension Evaluator {
         /// the trial's window and state stay as they are.
         func restoresTrial(_ entry: Entry, _ record: TransactionRecord) -> Bool {
             guard catalog.rules[Int(entry.product)].trialDays > 0, entry.cancellation > entry.purchase,
-                  let outcome = outcome(entry.product), outcome.state != .revoked, let start = trialStart[entry.product] else { return false }
+                  let place = outcomeIndex(entry.product), core.outcomes[place].state != .revoked, trialStart[place] != .max
+            else { return false }
+            let start = trialStart[place]
             let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
             return min(original, record.purchase) >= start
         }
-        for entry in entries {
+        for entry in entries where hasFutureEntry {
             let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
             let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
                 && !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable)
@@ -162,7 +175,7 @@ extension Evaluator {
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
                     let excluded = record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable
-                    let only = !excluded && entry.purchase <= at && earliest[entry.product].map { $0.first == entry.purchase && $0.second > entry.cancellation } ?? false
+                    let only = !excluded && entry.purchase <= at && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation } ?? false
                     facts.append((entry.cancellation, only, false))
                 }
             }

@@ -67,6 +67,7 @@ extension Evaluator {
         chains.transactionStart = [Int32](repeating: 0, count: receipts.count)
         chains.renewalStart = [Int32](repeating: 0, count: receipts.count)
         var items: [(receipt: Int32, range: TextRange)] = []
+        items.reserveCapacity(own.reduce(0) { $0 + receipts[$1].transactions.count + receipts[$1].renewals.count })
         for receiptIndex in own {
             chains.transactionStart[receiptIndex] = Int32(items.count)
             for record in receipts[receiptIndex].transactions { items.append((Int32(receiptIndex), record.chainId)) }

@@ -96,7 +96,7 @@ enum Evaluator {
         var entries = deduplicated.entries
 
         // 1. Keep what is known at `at`; credit consumables; note intro offers used.
-        var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
+        var balances = [Int64](filling: 0, count: catalog.currencyIds.count)
         var overflowed: [Int32] = []
         var introUsed = GroupSet()
         var unknown: [(receipt: Int32, range: TextRange)] = []
@@ -151,6 +151,7 @@ enum Evaluator {
             }
         }
         var spans: [CoverageSpan] = []
+        spans.reserveCapacity(entries.count + renewals.grace.count)
         var graceCursor = 0, passCursor = 0
         var groupStart = 0
         while groupStart < entries.count {

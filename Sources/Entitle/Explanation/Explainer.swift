@@ -192,7 +192,9 @@ struct Explainer {
             explanation.reason = "cancelled \(Self.text(entry.cancellation))"
         } else if record.flags & TransactionRecord.upgraded != 0 {
             explanation.exclusion = .upgraded
-            explanation.reason = "isUpgraded: replaced by a purchase of a higher subscription"
+            explanation.reason = rule.type == .autoRenewableSubscription
+                ? "isUpgraded: replaced by a purchase of a higher subscription"
+                : "isUpgraded: the App Store marks it as replaced by an upgrade, so it grants nothing"
         } else if rule.type == .autoRenewableSubscription, record.expires == TransactionRecord.absentDate {
             explanation.exclusion = .noExpiry
             explanation.reason = "an auto-renewable transaction without expiresDate covers nothing"
@@ -235,10 +237,24 @@ struct Explainer {
             let reasons = Set(transactions.compactMap(\.exclusion?.rawValue)).sorted()
             return "no transaction counts (\(reasons.joined(separator: ", ")))"
         case .active:
-            let by = transactions.filter { $0.counted && $0.covers.map { $0.start.millisecondsSince1970 <= at } ?? false }
+            // The transactions of the run covering `at`: the one covering it now, then those
+            // stacked after it (passes bought ahead).
+            let run = transactions.filter { transaction in
+                guard transaction.counted, let covers = transaction.covers, let covering else { return false }
+                let end = covers.end?.millisecondsSince1970 ?? CoverageSpan.never
+                return covers.start.millisecondsSince1970 >= covering.start && end <= covering.end && end > at
+            }
+            let now = run.filter { $0.covers!.start.millisecondsSince1970 <= at }
                 .max { ($0.covers?.end?.millisecondsSince1970 ?? .max) < ($1.covers?.end?.millisecondsSince1970 ?? .max) }
+            let next = run.filter { $0.covers!.start.millisecondsSince1970 > at }
+                .sorted { $0.covers!.start.millisecondsSince1970 < $1.covers!.start.millisecondsSince1970 }
             let end = covering.map { $0.end == CoverageSpan.never ? "with no end" : "until \(Self.text($0.end))" } ?? ""
-            return "covered \(end)" + (by.map { " by transaction \($0.transactionId)" } ?? "")
+            var text = "covered \(end)" + (now.map { " by transaction \($0.transactionId)" } ?? "")
+            if !next.isEmpty {
+                text += ", then " + next.prefix(5).map(\.transactionId).joined(separator: ", ")
+                    + (next.count > 5 ? " and \(next.count - 5) more" : "")
+            }
+            return text
         case .gracePeriod:
             let grace = renewals.first { $0.grace.map { $0.start.millisecondsSince1970 <= at } ?? false }
             return "paid coverage ended; grace period" + (covering.map { " until \(Self.text($0.end))" } ?? "")
@@ -253,7 +269,12 @@ struct Explainer {
             return "its latest transaction" + (last.map { " \($0.transactionId) was cancelled \($0.cancellationDate.map(\.rfc3339) ?? "")" }
                                                 ?? " was cancelled")
         case .expired:
-            return "coverage ended" + (ended.map { " \(Self.text($0))" } ?? "")
+            guard let ended else {
+                // Nothing ever covered it: say what kept each transaction from counting.
+                let reasons = Set(transactions.compactMap(\.exclusion?.rawValue)).sorted()
+                return reasons.isEmpty ? "no transaction covers anything" : "no transaction covers anything (\(reasons.joined(separator: ", ")))"
+            }
+            return "coverage ended \(Self.text(ended))"
         }
     }
 

@@ -392,7 +392,9 @@ package struct JSONReader {
                 continue
             }
             if byte < 0x20 {
-                throw error("control character U+\(hex(byte)) must be escaped in a string")
+                var failure = error("control character U+\(hex(byte)) must be escaped in a string")
+                failure.help = curlyQuoteHint(before: offset)
+                throw failure
             }
             nonASCII |= byte
             offset += 1
@@ -461,7 +463,8 @@ package struct JSONReader {
 
     /// An error for an unexpected byte at the current offset, `"<context>, found <byte>"` (or
     /// `"unexpected <byte> <context>"` when `context` does not say what was expected), naming
-    /// what people usually meant: curly quotes pasted from a document, comments, single quotes.
+    /// what people usually meant: curly quotes pasted from a document, comments, single quotes,
+    /// pasted spaces and dashes.
     func unexpected(_ context: String) -> JSONSyntaxError {
         let byte = bytes[offset]
         func next(_ distance: Int) -> UInt8? { offset + distance < bytes.count ? bytes[offset + distance] : nil }
@@ -476,9 +479,60 @@ package struct JSONReader {
         } else if byte == UInt8(ascii: "'") {
             thing = "a single quote"
             help = "JSON strings and member names take double quotes `\"`"
+        } else if byte >= 0x80, let scalar = scalar(at: offset) {
+            (thing, help) = Self.describe(scalar)
         }
-        let message = context.hasPrefix("expected") ? "\(context), found \(thing)" : "unexpected \(thing) \(context)"
-        return JSONSyntaxError(offset: offset, message: message, help: help)
+        let message = context.hasPrefix("expected") ? "\(context), found \(thing)"
+            : thing.hasPrefix("a ") || thing.hasPrefix("an ") ? "found \(thing) \(context)" : "unexpected \(thing) \(context)"
+        return JSONSyntaxError(offset: offset, message: message, help: help ?? curlyQuoteHint(before: offset))
+    }
+
+    /// A pasted character where JSON expects structure, and what to write instead.
+    private static func describe(_ scalar: Unicode.Scalar) -> (String, String?) {
+        let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
+        switch scalar.value {
+        case 0xA0, 0x2000...0x200B, 0x202F, 0x205F, 0x3000, 0xFEFF:
+            let name = [0xA0: "a no-break space", 0x200B: "a zero-width space", 0xFEFF: "a byte order mark"][Int(scalar.value)]
+                ?? "a typographic space"
+            return ("\(name) (\(code))",
+                    "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document")
+        case 0x2028, 0x2029:
+            return ("a Unicode line separator (\(code))", "use an ordinary line break")
+        case 0x2010...0x2015, 0x2212:
+            return ("`\(Character(scalar))` (\(code), a typographic dash)", "write numbers and ids with the plain hyphen-minus `-`")
+        default:
+            return ("`\(Character(scalar))` (\(code))", nil)
+        }
+    }
+
+    /// The Unicode scalar whose UTF-8 encoding starts at `index`, if the bytes there are one.
+    private func scalar(at index: Int) -> Unicode.Scalar? {
+        let lead = bytes[index]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        guard length > 0, index + length <= bytes.count else { return nil }
+        var value = UInt32(lead) & (0xFF >> UInt32(length + 1))
+        for step in 1..<length {
+            let byte = bytes[index + step]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        return Unicode.Scalar(value)
+    }
+
+    /// When a string on the line before `offset` holds a curly double quote, help saying it does
+    /// not end the string: `"Pro”, "grants"` reads as one string up to the next straight quote, and
+    /// the error appears later on the line. Only on errors, and bounded to the line.
+    func curlyQuoteHint(before offset: Int) -> String? {
+        var index = min(offset, bytes.count) - 1
+        let stop = max(0, offset - 4096)
+        var found: Int?
+        while index >= stop + 2, bytes[index] != UInt8(ascii: "\n") {
+            if bytes[index - 2] == 0xE2, bytes[index - 1] == 0x80, bytes[index] == 0x9D || bytes[index] == 0x9C { found = index - 2 }
+            index -= 1
+        }
+        guard let found else { return nil }
+        let quote = bytes[found + 2] == 0x9D ? "”" : "“"
+        return "the curly quote `\(quote)` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"
     }
 
     private func describeByte(at index: Int) -> String {
@@ -493,5 +547,12 @@ package struct JSONReader {
     private func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789ABCDEF")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}
+
+extension String {
+    /// The string with zeros in front, up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

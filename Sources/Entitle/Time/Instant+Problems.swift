@@ -32,7 +32,7 @@ extension Instant {
         if bytes.count >= 19, let hour = digits(11..<13), let minute = digits(14..<16), let second = digits(17..<19) {
             if hour > 23 { return "hour \(hour) does not exist: hours go from 00 to 23" }
             if minute > 59 { return "minute \(minute) does not exist: minutes go from 00 to 59" }
-            if second > 59 { return "second \(second) is not read: seconds go from 00 to 59 (leap seconds included)" }
+            if second > 59 { return "second \(second) is not read: seconds go from 00 to 59 (a leap second is not accepted)" }
             let suffix = bytes[19...].drop { $0 == UInt8(ascii: ".") || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }
             if suffix.isEmpty { return "it has no time zone: add `Z` for UTC, or an offset such as `+01:00`" }
             if year == 1 || year == 9999 { return "with its offset it falls outside years 0001-9999" }
