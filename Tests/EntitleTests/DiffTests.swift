@@ -138,6 +138,68 @@ struct DiffTests {
         let missing = EntitleCommand.run(["diff", Fixtures.productsDirectory, new.path, "--customers", "/nonexistent/corpus"],
                                          environment: CLITests.environment())
         #expect(missing.standardError.contains("/nonexistent/corpus:1:1: error: no such customer corpus"))
+        #expect(missing.exitCode == 1)
+    }
+
+    @Test("--fail-on-loss passes only when the whole corpus was evaluated and nobody loses anything")
+    func gateNeedsTheWholeCorpus() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).jsonl")
+        try Data().write(to: empty)
+        let trial = try String(contentsOfFile: CLITests.receipt("diagrams-trial.json"), encoding: .utf8).replacingOccurrences(of: "\n", with: " ")
+        let oneBad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl")
+        try (#"{"customer": "a", "receipts": [\#(trial)]}"# + "\n" + #"{"customer": "b", "receipts": [{"app": 5}]}"# + "\n")
+            .write(to: oneBad, atomically: true, encoding: .utf8)
+        let good = FileManager.default.temporaryDirectory.appendingPathComponent("good-\(UUID().uuidString).jsonl")
+        try (#"{"customer": "a", "receipts": [\#(trial)]}"# + "\n").write(to: good, atomically: true, encoding: .utf8)
+        defer { for file in [empty, oneBad, good] { try? FileManager.default.removeItem(at: file) } }
+        func gate(_ corpus: String) -> CommandOutput {
+            EntitleCommand.run(["diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--customers", corpus,
+                                "--at", "2026-01-15T09:00:00Z", "--fail-on-loss"], environment: CLITests.environment())
+        }
+        for corpus in ["/nonexistent/corpus", empty.path, oneBad.path] {
+            let output = gate(corpus)
+            #expect(output.exitCode == 1, "\(corpus)")
+            #expect(output.standardError.contains("not every customer of the corpus could be evaluated"), "\(corpus): \(output.standardError)")
+        }
+        #expect(gate(good.path).exitCode == 0)
+    }
+
+    @Test("an app the new catalogs no longer have: its customers lose what it granted")
+    func removedApp() throws {
+        let new = try CLITests.catalogDirectory(without: ["diagrams6.json"])
+        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("owners-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CLITests.receipt("diagrams6-owner.json"), toPath: corpus.appendingPathComponent("d6.json").path)
+        defer { try? FileManager.default.removeItem(at: corpus); try? FileManager.default.removeItem(at: new) }
+        let output = EntitleCommand.run(["diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path,
+                                         "--at", "2026-03-05T00:00:00Z", "--fail-on-loss"], environment: CLITests.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardOutput.contains("  com.example.diagrams6\n    feature pro: on -> off for 1 of 1: d6  LOSS\n"), "\(output.standardOutput)")
+    }
+
+    @Test("a lower balance is a loss in text and JSON alike; a repeated customer id counts once")
+    func balancesAndRepeats() throws {
+        let new = try Self.edited(Self.replacing(#""credits": { "stencils": 10 }"#, #""credits": { "stencils": 5 }"#))
+        let receipt = #"{"app": "com.example.diagrams", "transactions": [{"productId": "com.example.diagrams.stencils.10", "transactionId": "s1", "purchaseDate": "2026-01-02T00:00:00Z"}]}"#
+        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("credits-\(UUID().uuidString).jsonl")
+        try [#"{"customer": "alice", "receipts": [\#(receipt)]}"#, #"{"customer": "bob", "receipts": [\#(receipt)]}"#,
+             #"{"customer": "alice", "receipts": [\#(receipt)]}"#].joined(separator: "\n").write(to: corpus, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: corpus); try? FileManager.default.removeItem(at: new) }
+        let json = EntitleCommand.run(["diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z",
+                                       "--format", "json"], environment: CLITests.environment())
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let impact = try #require((object["impact"] as? [[String: Any]])?.first)
+        let balance = try #require((impact["changes"] as? [[String: Any]])?.first { $0["kind"] as? String == "balance" })
+        #expect(balance["loss"] as? Bool == true)
+        #expect(balance["direction"] as? String == "lower")
+        #expect(balance["count"] as? Int == 2)
+        #expect(impact["losing"] as? Int == 2)
+        #expect(impact["customers"] as? Int == 2)
+        #expect(impact["unreadable"] as? Int == 1)
+        let text = EntitleCommand.run(["diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z"],
+                                      environment: CLITests.environment())
+        #expect(text.standardOutput.contains("    balance stencils: lower for 2 of 2: alice, bob  LOSS\n"), "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("customer `alice` appears more than once in the corpus; only its first entry counts"))
     }
 
     @Test("diff misuse and broken catalogs")

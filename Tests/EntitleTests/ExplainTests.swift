@@ -77,7 +77,25 @@ struct ExplainTests {
         #expect(daypass.reason == "covered until 2026-01-05T00:00:00Z by transaction 3")
         let sync = try #require(explanation.product("com.example.diagrams.sync.monthly"))
         #expect(sync.transactions.map(\.exclusion) == [.upgraded])
+        #expect(sync.transactions[0].reason == "isUpgraded: replaced by a purchase of a higher subscription")
         #expect(sync.state == .expired)
+        #expect(sync.reason == "no transaction covers anything (upgraded)")
+    }
+
+    @Test("a pass bought ahead: the product's reason names the transaction covering now, then those stacked after it")
+    func stackedPasses() throws {
+        let explanation = Self.explain([Self.trial], at: "2026-01-15T09:00:00Z")
+        let daypass = try #require(explanation.product("com.example.diagrams.daypass"))
+        #expect(daypass.until == Fixtures.instant("2026-01-16T18:00:00Z"))
+        #expect(daypass.reason == "covered until 2026-01-16T18:00:00Z by transaction 4001, then 4002")
+        // An upgraded non-consumable is not said to be replaced by a subscription.
+        let upgraded = Fixtures.receipt("""
+            { "app": "com.example.diagrams", "transactions": [
+              { "productId": "com.example.diagrams.pro", "transactionId": "12", "purchaseDate": "2026-01-02T00:00:00Z", "isUpgraded": true } ] }
+            """)
+        let pro = try #require(Self.explain([ParsedReceipt(upgraded)], at: "2026-01-15T00:00:00Z").product("com.example.diagrams.pro"))
+        #expect(pro.transactions[0].reason == "isUpgraded: the App Store marks it as replaced by an upgrade, so it grants nothing")
+        #expect(pro.reason == "no transaction covers anything (upgraded)")
     }
 
     @Test("renewal entries: the deciding one, grace given, stale grace, not yet signed")
