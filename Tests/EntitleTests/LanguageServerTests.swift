@@ -233,15 +233,18 @@ struct LanguageServerTests {
         #expect(server.waitForExit() == 1)
     }
 
-    @Test("a huge Content-Length is refused at once, and the server ends when its input does")
+    @Test("a huge Content-Length is refused at once, the next message is answered, and the server ends when its input does")
     func hugeContentLength() throws {
         let server = try Self.start()
         server.request(1, "initialize", #"{"capabilities":{}}"#)
         Self.expect(server.next(), contains: #"{"id": 1, "result": {}}"#)
-        server.write(Data("Content-Length: 99999999999\r\n\r\n{\"jsonrpc\":\"2.0\"}".utf8))
+        server.write(Data("Content-Length: 99999999999\r\n\r\n{\"jsonrpc\":\"2.0\"}\r\n".utf8))
         Self.expect(server.next(timeout: 10), contains: """
             {"id": null, "error": {"code": -32600, "message": "message of 99999999999 bytes is over the limit of 67108864 bytes"}}
             """)
+        // The announced body never comes: the next message is still read and answered.
+        server.request(2, "hover", #"{"textDocument": {"uri": "file:///nowhere.json"}, "position": {"line": 0, "character": 0}}"#)
+        Self.expect(server.next(timeout: 10), contains: #"{"id": 2}"#)
         server.write(Data("Content-Length: 99999999999999999999999\r\n\r\n".utf8))
         server.closeInput()
         #expect(server.waitForExit(timeout: 10) == 1)

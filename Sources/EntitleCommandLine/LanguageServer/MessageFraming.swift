@@ -187,17 +187,34 @@ struct MessageFraming {
         return bytes
     }
 
-    /// Skips `count` bytes as they arrive; false when the input ends first.
+    /// Skips `count` bytes as they arrive, or up to a line that starts a header (`Content-Length:`),
+    /// whichever comes first: no JSON body holds one (a line break may not appear raw in a JSON
+    /// string, and the words are not JSON outside one), so a peer that announced a body it never
+    /// sent and went on with its next message is followed, not swallowed. False when the input
+    /// ends first.
     private mutating func skip(_ count: Int) -> Bool {
+        let marker = Array("Content-Length:".utf8)
         var remaining = count
+        // The body starts right after the blank line that ends the header part.
+        var atLineStart = true
         while true {
-            let available = buffer.count - position
-            if available >= remaining {
-                position += remaining
-                return true
+            var index = position
+            let limit = min(buffer.count, position + remaining)
+            scan: while index < limit {
+                if atLineStart, buffer[index] == marker[0] {
+                    // Wait for the whole marker before deciding.
+                    if index + marker.count > buffer.count { break scan }
+                    if buffer[index..<(index + marker.count)].elementsEqual(marker) {
+                        position = index
+                        return true
+                    }
+                }
+                atLineStart = buffer[index] == UInt8(ascii: "\n")
+                index += 1
             }
-            remaining -= available
-            position = buffer.count
+            remaining -= index - position
+            position = index
+            if remaining == 0 { return true }
             guard fill() else { return false }
         }
     }
