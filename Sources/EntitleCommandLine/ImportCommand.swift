@@ -36,14 +36,22 @@ enum ImportCommand {
         }
         let path = scanner.positional[0]
         do throws(ReceiptError) {
-            let data = try ReceiptFiles.read(path, standardInput: environment.readStandardInput)
+            let data = try ReceiptFiles.read(path, what: "StoreKit configuration file", standardInput: environment.readStandardInput)
             let configuration = try StoreKitConfiguration(data: data, name: path == "-" ? "<stdin>" : path)
             let count = configuration.products.count
             return CommandOutput(standardOutput: StoreKitCatalog.json(from: configuration, app: app),
-                                 standardError: "entitle: \(count) product\(count == 1 ? "" : "s") imported; "
+                                 standardError: Self.versionWarning(configuration)
+                                     + "entitle: \(count) product\(count == 1 ? "" : "s") imported; "
                                      + "replace the placeholders the catalog's $comment names\n")
         } catch {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: error.diagnostic.description + "\n")
         }
+    }
+
+    /// A warning for a format version entitle was not written against, or nothing.
+    static func versionWarning(_ configuration: StoreKitConfiguration) -> String {
+        guard !configuration.isKnownVersion, let version = configuration.formatVersion else { return "" }
+        return "\(configuration.name): warning: StoreKit configuration format version \(version); entitle reads versions 2 to 5, "
+            + "so check the result: fields this version added or renamed are not read\n"
     }
 }

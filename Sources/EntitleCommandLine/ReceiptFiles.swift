@@ -13,25 +13,25 @@ enum ReceiptFiles {
     /// Reads the bytes at `path` (`-` for standard input).
     ///
     /// - Throws: ``ReceiptError`` saying whether the file is missing, a directory or unreadable.
-    static func read(_ path: String, standardInput: () -> [UInt8]) throws(ReceiptError) -> Data {
+    static func read(_ path: String, what: String = "receipt file", standardInput: () -> [UInt8]) throws(ReceiptError) -> Data {
         if path == "-" { return Data(standardInput()) }
         func failure(_ message: String, help: String? = nil) -> ReceiptError {
             ReceiptError(code: .unreadableFile, message: message, location: SourceLocation(file: path, line: 1, column: 1), help: help)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw failure("no such receipt file")
+            throw failure("no such \(what)")
         }
         if isDirectory.boolValue {
-            throw failure("is a directory, not a receipt file", help: "name each receipt file with its own `--receipt`")
+            throw failure("is a directory, not a \(what)", help: what == "receipt file" ? "name each receipt file with its own `--receipt`" : nil)
         }
         let contents: Data
         do {
             contents = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw failure("cannot read the receipt file: \(Self.reason(error))")
+            throw failure("cannot read the \(what): \(Self.reason(error))")
         }
-        guard !contents.isEmpty else { throw failure("the receipt file is empty") }
+        guard !contents.isEmpty else { throw failure("the \(what) is empty") }
         return contents
     }
 

@@ -48,7 +48,13 @@ enum ValidateCommand {
         let severity: Diagnostic.Severity = scanner.flags.contains("--strict") ? .error : .warning
         for path in scanner.all("--storekit") {
             do throws(ReceiptError) {
-                let configuration = try StoreKitConfiguration(data: try ReceiptFiles.read(path, standardInput: { [] }), name: path)
+                let data = try ReceiptFiles.read(path, what: "StoreKit configuration file", standardInput: { [] })
+                let configuration = try StoreKitConfiguration(data: data, name: path)
+                if !configuration.isKnownVersion, let version = configuration.formatVersion {
+                    diagnostics.append(Diagnostic(severity: .warning, code: .storeDrift,
+                                                  message: "StoreKit configuration format version \(version); entitle reads versions 2 to 5",
+                                                  location: SourceLocation(file: path, line: 1, column: 1)))
+                }
                 diagnostics += StoreKitDrift.diagnostics(sources, configuration: configuration, severity: severity)
             } catch {
                 diagnostics.append(error.diagnostic)

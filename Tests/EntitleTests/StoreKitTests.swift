@@ -111,6 +111,26 @@ struct StoreKitTests {
         #expect(output.standardError == "\(file.path):1:17: error: product `a` has no type entitle knows\n")
         let missing = EntitleCommand.run(["validate", Fixtures.productsDirectory, "--storekit", "/nonexistent.storekit"], environment: CLITests.environment())
         #expect(missing.exitCode == 1)
-        #expect(missing.standardError.contains("/nonexistent.storekit:1:1: error: no such receipt file"))
+        #expect(missing.standardError.contains("/nonexistent.storekit:1:1: error: no such StoreKit configuration file"))
+        let missingImport = EntitleCommand.run(["import", "/nonexistent.storekit"], environment: CLITests.environment())
+        #expect(missingImport.standardError == "/nonexistent.storekit:1:1: error: no such StoreKit configuration file\n")
+    }
+
+    @Test("a file that is not a StoreKit configuration is refused; an unknown format version is a warning")
+    func notAConfiguration() throws {
+        let receipt = EntitleCommand.run(["import", CLITests.receipt("diagrams-trial.json")], environment: CLITests.environment())
+        #expect(receipt.exitCode == 1)
+        #expect(receipt.standardOutput.isEmpty)
+        #expect(receipt.standardError.contains(
+            "error: this is not an Xcode StoreKit configuration: it has none of `products`, `subscriptionGroups`, `version` (it looks like a receipt or a catalog)"))
+        let text = try String(contentsOfFile: Self.path(Self.files[0]), encoding: .utf8)
+        let major = try #require(text.range(of: #""major" *: *[0-9]+"#, options: .regularExpression))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("v7-\(UUID().uuidString).storekit")
+        try text.replacingCharacters(in: major, with: #""major" : 7"#).write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let later = EntitleCommand.run(["import", file.path], environment: CLITests.environment())
+        #expect(later.exitCode == 0)
+        #expect(later.standardError.hasPrefix("\(file.path): warning: StoreKit configuration format version 7; entitle reads versions 2 to 5"))
+        #expect(!Self.imported(Self.files[0]).isEmpty)
     }
 }

@@ -44,6 +44,12 @@ public struct StoreKitConfiguration: Hashable, Sendable {
 
     /// The file's name, for messages.
     public var name: String
+    /// The file's format version (`version.major`), when it gives one. entitle reads versions 2 to
+    /// 5; ``isKnownVersion`` says whether this is one of them.
+    public var formatVersion: Int?
+    /// Whether the format version is one entitle was written against (2 to 5); a later one is read
+    /// as far as its fields are the same.
+    public var isKnownVersion: Bool { formatVersion.map { (2...5).contains($0) } ?? true }
     /// The products, in the file's order: `products`, then `nonRenewingSubscriptions`, then each
     /// group's subscriptions.
     public var products: [Product]
@@ -61,6 +67,13 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         }
         guard case .object(let root) = document.root.value else {
             throw failure(document.root, "a StoreKit configuration is a JSON object")
+        }
+        // Any JSON object would otherwise import as a catalog of nothing.
+        let shapeKeys = ["products", "subscriptionGroups", "nonRenewingSubscriptions", "version", "settings"]
+        guard root.contains(where: { shapeKeys.contains($0.key) }) else {
+            let hint = root.contains { ["app", "transactions", "features"].contains($0.key) } ? " (it looks like a receipt or a catalog)" : ""
+            throw failure(document.root, "this is not an Xcode StoreKit configuration: it has none of `products`, `subscriptionGroups`, `version`\(hint)",
+                          code: .missingKey)
         }
         func members(_ node: JSONNode) -> [JSONMember] {
             if case .object(let members) = node.value { return members }
@@ -122,6 +135,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
             }
         }
         self.products = products
+        if let version = member(root, "version"), case .number(let major)? = member(members(version), "major")?.value {
+            formatVersion = Int(major.text)
+        }
     }
 
     /// An introductory offer: its mode, and its period times its number of periods.
