@@ -65,8 +65,9 @@ struct EvaluationInputs {
         // A value no receipt names and entitle does not know is probably a typo: every receipt of it
         // would be ignored, so say so before the answer.
         let known = ["production", "sandbox", "xcode", "local-testing"]
-        let named = Set(receipts.compactMap(\.environment))
-        for value in Set(environments).sorted() where !known.contains(value) && !named.contains(value) {
+        let named = Set(receipts.compactMap { $0.environment?.lowercased() })
+        for value in Set(environments).sorted()
+        where !(known + ["localtesting"]).contains(value.lowercased()) && !named.contains(value.lowercased()) {
             errorText += "entitle: warning: `--environment \(value)` is not an environment entitle knows and no receipt names it"
             if let meant = Suggestion.closest(to: value, in: known + named.sorted()) ?? known.first(where: { $0.hasPrefix(value) }) {
                 errorText += "; did you mean `\(meant)`?"

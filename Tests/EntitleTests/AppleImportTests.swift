@@ -84,6 +84,17 @@ struct AppleImportTests {
         #expect(renewed.renewals.first?.willRenew == false)
     }
 
+    @Test("an expiration_intent Apple has not defined is dropped with a warning, as in JWS renewal info")
+    func unknownExpirationIntent() throws {
+        let path = "verifyreceipt/imdhemy-appstore-iap/verify_receipt_response.json"
+        let text = try #require(String(data: Self.data(path), encoding: .utf8))
+        let edited = text.replacingOccurrences(of: #""expiration_intent": "1""#, with: #""expiration_intent": "7""#)
+        #expect(edited != text)
+        let imported = try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(edited.utf8))
+        #expect(imported.receipt.renewals.allSatisfy { $0.expirationIntent == nil })
+        #expect(imported.warnings.contains { $0.description.contains("unknown expiration intent 7, ignored") }, "\(imported.warnings)")
+    }
+
     @Test("a non-zero status is an error naming the status and its meaning", arguments: [
         ("verifyreceipt/aporat-store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json",
          "verifyReceipt status 21002: the receipt data was malformed or the App Store service had a temporary issue"),

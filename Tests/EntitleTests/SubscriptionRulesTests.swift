@@ -141,6 +141,60 @@ struct RenewalInfoTests {
         #expect(result.product("premium.monthly")?.state == .expired)
     }
 
+    @Test("an entry that leaves isInBillingRetry out does not end billing retry; one that says false does")
+    func retryLeftOut() {
+        let chain = [S.monthly("1", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")]
+        let retry = Renewal(originalTransactionId: "1", isInBillingRetry: true, signedDate: T.instant("2026-02-02T00:00:00Z"))
+        let silent = Renewal(originalTransactionId: "1", willRenew: true, signedDate: T.instant("2026-02-05T00:00:00Z"))
+        let result = S.evaluate(chain, renewals: [retry, silent], at: "2026-02-05T00:00:00Z")
+        #expect(result.product("premium.monthly")?.state == .billingRetry)
+        #expect(result.product("premium.monthly")?.willRenew == true, "willRenew is the latest entry's")
+        let fixed = Renewal(originalTransactionId: "1", isInBillingRetry: false, signedDate: T.instant("2026-02-06T00:00:00Z"))
+        #expect(S.evaluate(chain, renewals: [retry, silent, fixed], at: "2026-02-06T00:00:00Z").product("premium.monthly")?.state == .expired)
+    }
+
+    @Test("when the entry names neither of two products sharing the latest expiry, grace goes to the one bought last, whatever the receipt's order")
+    func graceTieUnnamed() {
+        let first = S.monthly("1", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")
+        let second = S.monthly("2", "2026-01-15T00:00:00Z", "2026-02-01T00:00:00Z", product: "premium.monthly.b")
+        let grace = Renewal(originalTransactionId: "1", isInBillingRetry: true, gracePeriodExpiresDate: T.instant("2026-02-10T00:00:00Z"))
+        for order in [[first, second], [second, first]] {
+            let result = S.evaluate(order, renewals: [grace], at: "2026-02-05T00:00:00Z")
+            #expect(result.product("premium.monthly.b")?.state == .gracePeriod)
+            #expect(result.product("premium.monthly")?.state == .expired)
+        }
+        // Bought at one instant: the numerically later transaction id is the later purchase.
+        let nine = S.monthly("9", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", product: "premium.monthly.b", chain: "9")
+        let ten = S.monthly("10", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", chain: "9")
+        let tied = Renewal(originalTransactionId: "9", isInBillingRetry: true, gracePeriodExpiresDate: T.instant("2026-02-10T00:00:00Z"))
+        for order in [[nine, ten], [ten, nine]] {
+            #expect(S.evaluate(order, renewals: [tied], at: "2026-02-05T00:00:00Z").product("premium.monthly")?.state == .gracePeriod)
+        }
+    }
+
+    @Test("an entry naming a chain without transactions warns from its signedDate on")
+    func orphanFromSignedDate() {
+        let orphan = Renewal(originalTransactionId: "777", willRenew: true, signedDate: T.instant("2026-03-01T00:00:00Z"))
+        let before = S.evaluate(renewals: [orphan], at: "2026-02-01T00:00:00Z")
+        #expect(before.warnings.isEmpty)
+        #expect(before.reevaluateAt == T.instant("2026-03-01T00:00:00Z"))
+        #expect(S.evaluate(renewals: [orphan], at: "2026-03-01T00:00:00Z").warnings.map(\.code) == ["orphan-renewal"])
+    }
+
+    @Test("repeated snapshots signed later that change nothing do not bring reevaluateAt forward")
+    func repeatedSnapshots() {
+        let chain = [S.monthly("1", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z")]
+        let snapshots = (2...21).map { day in
+            Renewal(productId: "premium.monthly", originalTransactionId: "1", willRenew: true,
+                    signedDate: T.instant(String(format: "2026-01-%02dT00:00:00Z", day)))
+        }
+        #expect(S.evaluate(chain, renewals: snapshots, at: "2026-01-02T00:00:00Z").reevaluateAt == T.instant("2027-01-01T00:00:00Z"))
+        // One that says something new is a change at its date.
+        var changed = snapshots
+        changed[10].willRenew = false
+        #expect(S.evaluate(chain, renewals: changed, at: "2026-01-02T00:00:00Z").reevaluateAt == changed[10].signedDate)
+    }
+
     @Test("the latest transaction by purchase date breaks ties by transaction id, numerically")
     func numericTies() {
         // Same purchase instant: `10` comes after `9`, so the refunded `10` is the latest.
@@ -251,6 +305,17 @@ struct GrandfatherTests {
         #expect(result.offer(for: "classic")?.reason == (matches ? .owned : nil), "all it grants is covered")
     }
 
+    @Test("long versions and date-like build numbers are versions too", arguments: [
+        ("1.2.3.4.5.6.7.8.9", true), ("2024060100", false), ("1.0.2024060100", true),
+    ])
+    func longVersions(version: String, matches: Bool) {
+        let result = S.evaluate(version: version, at: "2026-01-01T00:00:00Z")
+        #expect(result.isEnabled("classic") == matches)
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        #expect(CatalogChecker.versionComponents("2024060100") == [2024060100])
+        #expect(CatalogChecker.versionComponents(String(repeating: "1.", count: 128) + "1") == nil, "past 256 bytes")
+    }
+
     @Test("coverage starts at the receipt's original purchase date and has no end")
     func fromOriginalPurchase() {
         let before = S.evaluate(version: "1.0", originalPurchase: "2026-03-01T00:00:00Z", at: "2026-02-28T23:59:59.999Z")
@@ -334,6 +399,15 @@ struct EnvironmentTests {
         #expect(sandbox.warnings.map(\.message) == ["the receipt of `com.example.streaming` from the `sandbox` environment is ignored: its environment is not accepted"])
         #expect(S.evaluate(purchase, accept: ["production"], at: "2026-01-02T00:00:00Z").isEnabled("classic"))
         #expect(S.evaluate(purchase, environment: "sandbox", at: "2026-01-02T00:00:00Z").isEnabled("classic"), "all accepted by default")
+    }
+
+    @Test("Apple's raw environment values are the normalized names", arguments: [
+        ("Production", "production", true), ("production", "Production", true), ("LocalTesting", "local-testing", true),
+        ("Sandbox", "production", false), ("Xcode", "xcode", true),
+    ])
+    func appleValues(environment: String, accepted: String, counts: Bool) {
+        let purchase = [T.transaction("classic", "1", "2026-01-01T00:00:00Z")]
+        #expect(S.evaluate(purchase, environment: environment, accept: [accepted], at: "2026-01-02T00:00:00Z").isEnabled("classic") == counts)
     }
 
     @Test("a sandbox receipt of another app does not meet an upgrade prerequisite in production")

@@ -77,14 +77,16 @@ extension CatalogChecker {
         return rules
     }
 
-    /// The components of a version such as `1.10.2`: whole numbers separated by dots; `nil` for
-    /// anything else (`1.x`, `2.0-beta`, `1..2`).
+    /// The components of a version such as `1.10.2` or a build number such as `2024060100`:
+    /// whole numbers separated by dots; `nil` for anything else (`1.x`, `2.0-beta`, `1..2`).
+    /// Every version a 256-byte field can hold is read: up to 128 components of up to 18 digits.
     static func versionComponents(_ text: String) -> [Int]? {
+        guard text.utf8.count <= 256 else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard !parts.isEmpty, parts.count <= 8 else { return nil }
+        guard !parts.isEmpty, parts.count <= 128 else { return nil }
         var components: [Int] = []
         for part in parts {
-            guard !part.isEmpty, part.count <= 9, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part) else { return nil }
+            guard !part.isEmpty, part.count <= 18, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part) else { return nil }
             components.append(value)
         }
         return components

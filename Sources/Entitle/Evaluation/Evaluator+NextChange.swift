@@ -18,7 +18,8 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: Deduplicated, at: Int64,
         options: Options, core: Core
     ) -> Int64 {
-        var facts = futureFacts(catalog, receipts: receipts, own: own, others: others, entries: entries.entries, at: at, core: core)
+        var facts = futureFacts(catalog, receipts: receipts, own: own, others: others, entries: entries.entries, chains: entries.chains,
+                                at: at, core: core)
         var boundary = core.boundary
         guard !facts.isEmpty else { return boundary }
         facts.sort { $0.date < $1.date }
@@ -64,7 +65,8 @@ extension Evaluator {
 
     /// Facts dated after `at`, each with whether it surely changes the answer.
     private static func futureFacts(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], at: Int64, core: Core
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], chains: Chains,
+        at: Int64, core: Core
     ) -> [(date: Int64, sure: Bool, balance: Bool)] {
         var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
         func outcomeIndex(_ product: Int32) -> Int? {
@@ -200,8 +202,12 @@ extension Evaluator {
             if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false, false)) }
             if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false, false)) }
         }
+        let repeats = repeatedSnapshots(receipts, own: own, chains: chains, at: at)
         for receiptIndex in own {
-            for renewal in receipts[receiptIndex].renewals where renewal.signed > at { facts.append((renewal.signed, false, false)) }
+            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() where renewal.signed > at {
+                guard repeats.isEmpty || !repeats.contains(chains.chain(ofRenewal: index, in: receiptIndex)) else { continue }
+                facts.append((renewal.signed, false, false))
+            }
         }
         // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
         // one transaction may name different products, so every transaction of such an app counts).
@@ -218,6 +224,43 @@ extension Evaluator {
             }
         }
         return facts
+    }
+
+    /// Chains whose every renewal entry signed after `at` repeats, word for word, the chain's
+    /// latest entry counted at `at` (a service storing the same renewal info each time it asks):
+    /// those entries change nothing, so they are no facts to evaluate. A stale grace date is never
+    /// a repeat (each such entry warns), and neither is an entry of a chain without transactions.
+    private static func repeatedSnapshots(_ receipts: [ParsedReceipt], own: [Int], chains: Chains, at: Int64) -> Set<Int> {
+        guard !chains.chainOfItem.isEmpty,
+              own.contains(where: { receipts[$0].renewals.contains { $0.signed > at } }) else { return [] }
+        // The latest entry counted at `at` of each chain: by signing date, then receipt order.
+        var latest: [Int: (receipt: Int, index: Int)] = [:]
+        for receiptIndex in own {
+            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() where renewal.signed <= at {
+                let number = chains.chain(ofRenewal: index, in: receiptIndex)
+                if let known = latest[number], receipts[known.receipt].renewals[known.index].signed > renewal.signed { continue }
+                latest[number] = (receiptIndex, index)
+            }
+        }
+        var repeats: Set<Int> = []
+        var differ: Set<Int> = []
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            for (index, renewal) in receipt.renewals.enumerated() where renewal.signed > at {
+                let number = chains.chain(ofRenewal: index, in: receiptIndex)
+                guard number < chains.transactionCount, let known = latest[number] else { differ.insert(number); continue }
+                let other = receipts[known.receipt], earlier = other.renewals[known.index]
+                let stale = renewal.graceExpires != TransactionRecord.absentDate && renewal.isInBillingRetry == 0
+                func sameText(_ a: TextRange, _ b: TextRange) -> Bool {
+                    a.isNone || b.isNone ? a.isNone == b.isNone : receipt.bytesEqual(a, other, b)
+                }
+                let same = !stale && renewal.willRenew == earlier.willRenew && renewal.isInBillingRetry == earlier.isInBillingRetry
+                    && renewal.graceExpires == earlier.graceExpires && renewal.expirationIntent == earlier.expirationIntent
+                    && sameText(renewal.productId, earlier.productId) && sameText(renewal.renewsTo, earlier.renewsTo)
+                if same { repeats.insert(number) } else { differ.insert(number) }
+            }
+        }
+        return repeats.subtracting(differ)
     }
 
     enum Sameness { case same, different, unsure }

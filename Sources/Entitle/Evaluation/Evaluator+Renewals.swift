@@ -48,6 +48,9 @@ extension Evaluator {
         /// of the chain's first item. A renewal entry's chain `>= transactionCount` has no transaction.
         var chainOfItem: [Int32] = []
         var transactionCount = 0
+        /// Chains that renewal entries name but no transaction of the app's receipts belongs to,
+        /// with the earliest signing date among their entries: warned about from then on.
+        var orphans: [(originalTransactionId: String, signed: Int64)] = []
 
         @inline(__always) func chain(ofTransaction index: Int32, in receipt: Int32) -> Int {
             Int(chainOfItem[Int(transactionStart[Int(receipt)] + index)])
@@ -58,10 +61,11 @@ extension Evaluator {
         }
     }
 
-    /// Numbers the chains of the app's receipts, and warns once about each chain that renewal
-    /// entries name but no transaction of the app's receipts belongs to (a renewal-info file without
-    /// its transactions, or a typo in an id).
-    static func chains(_ receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]) -> Chains {
+    /// Numbers the chains of the app's receipts, and notes each chain that renewal entries name but
+    /// no transaction of the app's receipts belongs to (a renewal-info file without its
+    /// transactions, or a typo in an id): ``orphanWarnings(_:at:)`` warns about it once an entry of
+    /// it counts.
+    static func chains(_ receipts: [ParsedReceipt], own: [Int]) -> Chains {
         guard own.contains(where: { !receipts[$0].renewals.isEmpty }) else { return .none }
         var chains = Chains()
         chains.transactionStart = [Int32](repeating: 0, count: receipts.count)
@@ -86,11 +90,24 @@ extension Evaluator {
             })
         chains.chainOfItem = first
         chains.transactionCount = transactionItems
+        // Each orphan chain's earliest signing date, at its first item.
+        var orphanSigned: [Int: Int64] = [:]
+        for receiptIndex in own {
+            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() {
+                let number = chains.chain(ofRenewal: index, in: receiptIndex)
+                guard number >= transactionItems else { continue }
+                orphanSigned[number] = min(orphanSigned[number] ?? .max, renewal.signed)
+            }
+        }
         for item in transactionItems..<items.count where Int(first[item]) == item {
-            warnings.append(EvaluationWarning(kind: .orphanRenewal(
-                originalTransactionId: receipts[Int(items[item].receipt)].text(items[item].range)!)))
+            chains.orphans.append((receipts[Int(items[item].receipt)].text(items[item].range)!, orphanSigned[item] ?? .min))
         }
         return chains
+    }
+
+    /// A warning for each orphan chain with an entry counted at `at`.
+    static func orphanWarnings(_ chains: Chains, at: Int64) -> [EvaluationWarning] {
+        chains.orphans.filter { $0.signed <= at }.map { EvaluationWarning(kind: .orphanRenewal(originalTransactionId: $0.originalTransactionId)) }
     }
 
     static func renewalFacts(
@@ -102,12 +119,18 @@ extension Evaluator {
         // (others holding it too in `tied`), then its latest counted renewal entry.
         struct Chain {
             var expires = Int64.min
+            /// The product holding the latest expiry, and its transaction: of several, the one
+            /// bought last (purchase order), the others in `tied`.
             var holder: Int32 = -1
+            var holderEntry = Entry(product: -1, receipt: 0, index: 0, purchase: 0, cancellation: 0)
             var entryReceipt: Int32 = -1
             var entryIndex: Int32 = 0
             var entryOrder = 0
+            /// The latest counted entry that says whether billing is being retried.
+            var retryReceipt: Int32 = -1
+            var retryIndex: Int32 = 0
         }
-        var chain = [Chain](repeating: Chain(), count: chains.transactionCount)
+        var chain = [Chain](filling: Chain(), count: chains.transactionCount)
         var tied: [Int: [Int32]] = [:]
         for entry in entries
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
@@ -117,10 +140,20 @@ extension Evaluator {
             if record.expires > chain[number].expires {
                 chain[number].expires = record.expires
                 chain[number].holder = entry.product
+                chain[number].holderEntry = entry
                 if !tied.isEmpty { tied[number] = nil }
-            } else if record.expires == chain[number].expires, chain[number].holder != entry.product,
-                      !(tied[number]?.contains(entry.product) ?? false) {
-                tied[number, default: []].append(entry.product)
+            } else if record.expires == chain[number].expires {
+                var other = entry.product
+                if precedes(chain[number].holderEntry, entry, receipts: receipts) {
+                    // Bought later: it holds the chain now.
+                    other = chain[number].holder
+                    chain[number].holder = entry.product
+                    chain[number].holderEntry = entry
+                }
+                if other != chain[number].holder, !(tied[number]?.contains(other) ?? false) {
+                    tied[number, default: []].append(other)
+                }
+                tied[number]?.removeAll { $0 == chain[number].holder }
             }
         }
         func owner(_ number: Int, named: TextRange, in receipt: ParsedReceipt) -> Int32 {
@@ -146,6 +179,11 @@ extension Evaluator {
                     let product = owner(number, named: renewal.productId, in: receipt)
                     facts.grace.append((product, CoverageSpan(start: chain[number].expires, end: renewal.graceExpires, isGrace: true)))
                 }
+                if renewal.isInBillingRetry != 2, chain[number].retryReceipt < 0
+                    || renewal.signed >= receipts[Int(chain[number].retryReceipt)].renewals[Int(chain[number].retryIndex)].signed {
+                    chain[number].retryReceipt = Int32(receiptIndex)
+                    chain[number].retryIndex = Int32(index)
+                }
                 // Later entries come later in receipt order, so ties go to them.
                 if chain[number].entryReceipt >= 0,
                    renewal.signed < receipts[Int(chain[number].entryReceipt)].renewals[Int(chain[number].entryIndex)].signed { continue }
@@ -160,9 +198,11 @@ extension Evaluator {
             let product = owner(number, named: renewal.productId, in: receipt)
             var renewsTo = receipt.text(renewal.renewsTo)
             if renewsTo == catalog.compiledProducts[Int(product)].id { renewsTo = nil }
+            // Whether billing is being retried: from the latest entry that says (an entry may leave it out).
+            let retry = item.retryReceipt >= 0 ? receipts[Int(item.retryReceipt)].renewals[Int(item.retryIndex)].isInBillingRetry : 2
             facts.latest.append(ChainStatus(
                 product: product, expires: item.expires, signed: renewal.signed, order: item.entryOrder, willRenew: renewal.willRenew,
-                isInBillingRetry: renewal.isInBillingRetry, renewsTo: renewsTo))
+                isInBillingRetry: retry, renewsTo: renewsTo))
         }
         if facts.grace.count > 1 { facts.grace.sort { $0.product < $1.product } }
         // One status per product: its chain with the latest expiry, then the latest entry.

@@ -12,7 +12,7 @@ extension Evaluator {
     static func deduplicate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int]) -> Deduplicated {
         var warnings: [EvaluationWarning] = []
         let entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
-        let chains = chains(receipts, own: own, warnings: &warnings)
+        let chains = chains(receipts, own: own)
         return Deduplicated(entries: entries, warnings: warnings, chains: chains)
     }
 

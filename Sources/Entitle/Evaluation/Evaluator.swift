@@ -35,12 +35,32 @@ enum Evaluator {
 
     /// What the caller says about the evaluation beyond receipts and instant.
     struct Options {
-        /// Receipt environments to accept; `nil` accepts all. A receipt without one is `production`.
+        /// Receipt environments to accept, as ``Evaluator/environment(_:)`` names them; `nil`
+        /// accepts all.
         var environments: Set<String>?
         /// The portfolio's catalogs by app, for upgrade prerequisites met by family sharing.
         var catalogs: [String: CompiledCatalog] = [:]
 
+        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:]) {
+            self.environments = environments.map { Set($0.map { Evaluator.environment($0) }) }
+            self.catalogs = catalogs
+        }
+
         static let all = Options(environments: nil)
+
+        /// Whether a receipt's environment is accepted.
+        func accepts(_ receipt: ParsedReceipt) -> Bool {
+            environments?.contains(Evaluator.environment(receipt.environment)) ?? true
+        }
+    }
+
+    /// An environment as evaluation compares it: Apple's raw values (`Production`, `Sandbox`,
+    /// `Xcode`, `LocalTesting`) and the normalized names (`production`, `sandbox`, `xcode`,
+    /// `local-testing`) are the same; a receipt without one is `production`.
+    static func environment(_ raw: String?) -> String {
+        guard let raw else { return "production" }
+        let lower = raw.lowercased()
+        return lower == "localtesting" ? "local-testing" : lower
     }
 
     /// The answer at one instant, before it becomes a result, with the earliest instant after it
@@ -63,11 +83,10 @@ enum Evaluator {
         let at = instant.millisecondsSince1970
         var ignored: [EvaluationWarning] = []
         var receipts = allReceipts
-        if let accepted = options.environments {
+        if options.environments != nil {
             receipts = allReceipts.filter { receipt in
-                let environment = receipt.environment ?? "production"
-                if accepted.contains(environment) { return true }
-                ignored.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: environment)))
+                if options.accepts(receipt) { return true }
+                ignored.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: receipt.environment ?? "production")))
                 return false
             }
         }
@@ -94,6 +113,7 @@ enum Evaluator {
         let rules = catalog.rules
         var core = Core()
         var entries = deduplicated.entries
+        if !deduplicated.chains.orphans.isEmpty { core.warnings = orphanWarnings(deduplicated.chains, at: at) }
 
         // 1. Keep what is known at `at`; credit consumables; note intro offers used.
         var balances = [Int64](filling: 0, count: catalog.currencyIds.count)

@@ -37,7 +37,7 @@ struct Explainer {
         var positions: [Int] = []
         for (position, receipt) in given.enumerated() {
             let environment = receipt.environment ?? "production"
-            if let accepted = options.environments, !accepted.contains(environment) {
+            if !options.accepts(receipt) {
                 ignored.append(IgnoredReceipt(receipt: position, app: receipt.app,
                                               reason: "its environment `\(environment)` is not among those accepted"))
                 continue

@@ -82,7 +82,7 @@ enum VerifyReceiptMapper {
             for (index, entry) in lone.enumerated() {
                 let path = root.elements == nil ? "" : "[\(index)]"
                 if isLoneRenewal(entry) {
-                    receipt.renewals.append(try mapRenewal(entry, path: path, dropped: &dropped))
+                    receipt.renewals.append(try mapRenewal(entry, path: path, warnings: &warnings, dropped: &dropped))
                 } else {
                     receipt.transactions.append(try mapTransaction(entry, path: path, warnings: &warnings, dropped: &dropped))
                 }
@@ -142,13 +142,16 @@ enum VerifyReceiptMapper {
                 throw ImportFailure(offset: pending.offset, message: "expected an array", path: prefix + "pending_renewal_info")
             }
             for (position, element) in elements.enumerated() {
-                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]", dropped: &dropped))
+                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]", warnings: &warnings,
+                                                       dropped: &dropped))
             }
         }
         return receipt
     }
 
-    private static func mapRenewal(_ element: JSONNode, path: String, dropped: inout Set<String>) throws(ImportFailure) -> Renewal {
+    private static func mapRenewal(
+        _ element: JSONNode, path: String, warnings: inout [ImportWarning], dropped: inout Set<String>
+    ) throws(ImportFailure) -> Renewal {
         noteDropped(element, known: renewalFields, into: &dropped)
         guard let original = element["original_transaction_id"]?.lenientString, !original.isEmpty else {
             throw ImportFailure(offset: element.offset, message: "renewal info without `original_transaction_id`", path: path)
@@ -158,14 +161,13 @@ enum VerifyReceiptMapper {
             grace = try value.instant(key: "grace_period_expires_date_ms", path: path + ".grace_period_expires_date_ms")
         }
         let product = element["product_id"]?.lenientString
-        var unused: [ImportWarning] = []
         return Renewal(
             productId: product, originalTransactionId: original,
             willRenew: element["auto_renew_status"]?.lenientBool,
             isInBillingRetry: element["is_in_billing_retry_period"]?.lenientBool,
             gracePeriodExpiresDate: grace,
             renewsTo: element["auto_renew_product_id"]?.lenientString.flatMap { $0.isEmpty || $0 == product ? nil : $0 },
-            expirationIntent: ExpirationIntents.map(element["expiration_intent"], path: path + ".expiration_intent", warnings: &unused))
+            expirationIntent: ExpirationIntents.map(element["expiration_intent"], path: path + ".expiration_intent", warnings: &warnings))
     }
 
     private static func mapTransaction(

@@ -92,8 +92,11 @@ enum ReferenceEvaluator {
         // 0. Environments.
         var receipts: [Receipt] = []
         for receipt in allReceipts {
+            // Apple's raw values and the normalized names are one: compared without case, and
+            // `LocalTesting` is `local-testing`.
+            func canonical(_ text: String) -> String { text.lowercased() == "localtesting" ? "local-testing" : text.lowercased() }
             let environment = receipt.environment ?? "production"
-            if let environments, !environments.contains(environment) {
+            if let environments, !environments.map(canonical).contains(canonical(environment)) {
                 warnings.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: environment)))
             } else {
                 receipts.append(receipt)
@@ -231,25 +234,35 @@ enum ReferenceEvaluator {
         }
 
         // 4. Renewal entries: orphans, stale grace, grace, and what each chain's latest entry says.
+        // Only entries signed by `at` count, orphans included.
         let renewals = own.flatMap(\.renewals)
+        func counted(_ renewal: Renewal) -> Bool { (renewal.signedDate?.millisecondsSince1970 ?? .min) <= at }
         if !renewals.isEmpty {
             let chains = Set(own.flatMap(\.transactions).map { $0.originalTransactionId ?? $0.transactionId })
             var orphans: Set<String> = []
-            for renewal in renewals where !chains.contains(renewal.originalTransactionId) {
+            for renewal in renewals where !chains.contains(renewal.originalTransactionId) && counted(renewal) {
                 if orphans.insert(renewal.originalTransactionId).inserted {
                     warnings.append(EvaluationWarning(kind: .orphanRenewal(originalTransactionId: renewal.originalTransactionId)))
                 }
             }
         }
+        /// The product a chain's entry speaks of: among the products holding the chain's latest
+        /// expiry, the one the entry names, else the one bought last (purchase order).
+        func owner(of chain: [(transaction: Transaction, product: Int)], named: String?) -> (owner: Int, latestExpiry: Int64)? {
+            guard let latestExpiry = chain.compactMap({ $0.transaction.expiresDate?.millisecondsSince1970 }).max() else { return nil }
+            let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }
+                .sorted { comesBefore($0.transaction, $1.transaction) }.map(\.product)
+            return (holders.first { products[$0].id == named } ?? holders.last!, latestExpiry)
+        }
         var latestEntry: [String: (renewal: Renewal, position: Int)] = [:]
+        // The latest entry that says whether billing is being retried (an entry may leave it out).
+        var latestRetry: [String: Renewal] = [:]
         var chainOrder: [String] = []
-        for (position, renewal) in renewals.enumerated() where (renewal.signedDate?.millisecondsSince1970 ?? .min) <= at {
+        for (position, renewal) in renewals.enumerated() where counted(renewal) {
             let stale = renewal.gracePeriodExpiresDate != nil && renewal.isInBillingRetry == false
             if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: renewal.originalTransactionId))) }
             let chain = subscriptionTransactions.filter { ($0.transaction.originalTransactionId ?? $0.transaction.transactionId) == renewal.originalTransactionId }
-            guard let latestExpiry = chain.compactMap({ $0.transaction.expiresDate?.millisecondsSince1970 }).max() else { continue }
-            let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }.map(\.product)
-            let owner = holders.first { products[$0].id == renewal.productId } ?? holders[0]
+            guard let (owner, latestExpiry) = owner(of: chain, named: renewal.productId) else { continue }
             if let grace = renewal.gracePeriodExpiresDate?.millisecondsSince1970, !stale, grace > latestExpiry {
                 facts[owner].spans.append(CoverageSpan(start: latestExpiry, end: grace, isGrace: true))
             }
@@ -261,19 +274,21 @@ enum ReferenceEvaluator {
                 latestEntry[renewal.originalTransactionId] = (renewal, position)
                 chainOrder.append(renewal.originalTransactionId)
             }
+            if renewal.isInBillingRetry != nil,
+               (latestRetry[renewal.originalTransactionId]?.signedDate?.millisecondsSince1970 ?? .min) <= (renewal.signedDate?.millisecondsSince1970 ?? .min) {
+                latestRetry[renewal.originalTransactionId] = renewal
+            }
         }
         for chainId in chainOrder {
             let (renewal, position) = latestEntry[chainId]!
             let chain = subscriptionTransactions.filter { ($0.transaction.originalTransactionId ?? $0.transaction.transactionId) == chainId }
-            let latestExpiry = chain.compactMap { $0.transaction.expiresDate?.millisecondsSince1970 }.max()!
-            let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }.map(\.product)
-            let owner = holders.first { products[$0].id == renewal.productId } ?? holders[0]
+            let (owner, latestExpiry) = owner(of: chain, named: renewal.productId)!
             let key = (latestExpiry, renewal.signedDate?.millisecondsSince1970 ?? .min, position)
             guard key > facts[owner].statusKey else { continue }
             facts[owner].statusKey = key
             facts[owner].willRenew = renewal.willRenew
             facts[owner].renewsTo = renewal.renewsTo == products[owner].id ? nil : renewal.renewsTo
-            facts[owner].retry = renewal.isInBillingRetry == true
+            facts[owner].retry = latestRetry[chainId]?.isInBillingRetry == true
         }
 
         // 5. Product states.
