@@ -83,12 +83,17 @@ struct ByteKeyTable: @unchecked Sendable {
             index += 8
         }
         if index < count {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            while index < count {
-                word |= UInt64(bytes[index]) << shift
-                shift += 8
-                index += 1
+            // The last 1 to 7 bytes in one or two loads, not one at a time (the count is mixed in
+            // already, so overlapping loads still tell keys apart).
+            let rest = count - index
+            let word: UInt64
+            if count >= 8 {
+                word = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) >> UInt64((8 - rest) * 8)
+            } else if rest >= 4 {
+                word = UInt64(bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                    | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
+            } else {
+                word = UInt64(bytes[index]) | UInt64(bytes[index + rest / 2]) << 8 | UInt64(bytes[count - 1]) << 16
             }
             hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
             hash ^= hash >> 32
