@@ -27,7 +27,8 @@ enum BatchCheck {
         var done = 0, failed = 0
         corpus.forEachChunk({ customer -> (line: String, failed: Bool) in
             func line(_ members: [(String, JSONOutput)]) -> String {
-                JSONOutput.object([("customer", .string(customer.id))] + members).compact() + "\n"
+                let id: JSONOutput = customer.idIsInteger ? Int64(customer.id).map(JSONOutput.integer) ?? .string(customer.id) : .string(customer.id)
+                return JSONOutput.object([("customer", id)] + members).compact() + "\n"
             }
             switch customer.receipts {
             case .failure(let error):

@@ -15,6 +15,8 @@ struct CustomerCorpus {
     /// One customer, read.
     struct Customer: Sendable {
         var id: String
+        /// Whether the corpus wrote the id as a whole number, to write it back the same way.
+        var idIsInteger = false
         /// The receipts, parsed, or the first receipt's error.
         var receipts: Result<[ParsedReceipt], ReceiptError>
     }
@@ -102,10 +104,10 @@ struct CustomerCorpus {
                         error.location = SourceLocation(file: file, line: number, column: line.columns[index])
                     }
                     error.path = "receipts[\(index)]" + (error.path.isEmpty ? "" : "." + error.path)
-                    return Customer(id: line.customer, receipts: .failure(error))
+                    return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .failure(error))
                 }
             }
-            return Customer(id: line.customer, receipts: .success(receipts))
+            return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .success(receipts))
         }
     }
 

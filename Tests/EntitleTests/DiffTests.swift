@@ -257,7 +257,7 @@ struct DiffTests {
         expected["customer"] = "a"
         #expect(NSDictionary(dictionary: first).isEqual(to: expected))
         let second = try #require(try JSONSerialization.jsonObject(with: Data(printed[1].utf8)) as? [String: Any])
-        #expect(second["customer"] as? String == "7")
+        #expect(second["customer"] as? Int == 7, "a whole-number id is written back as a number")
         let error = try #require((second["errors"] as? [[String: Any]])?.first)
         #expect(error["line"] as? Int == 2)
         #expect(error["column"] as? Int == 79)  // the transaction object without `transactionId`

@@ -6,6 +6,8 @@ import Foundation
 package struct CustomerLine: Sendable {
     /// The customer id.
     package var customer: String
+    /// Whether the id was written as a whole number (`"customer": 2`), so output can write it the same way.
+    package var customerIsInteger = false
     /// Each receipt's bytes, as written in the line.
     package var receipts: [Data]
     /// Where each receipt starts in the line: its column (from 1, counting characters).
@@ -21,6 +23,7 @@ package struct CustomerLine: Sendable {
                                 location: SourceLocation(file: name, line: line, column: column), help: help)
         }
         var customer: String?
+        var customerIsInteger = false
         var ranges: [Range<Int>] = []
         let result: Result<Void, JSONSyntaxError> = bytes.withUnsafeBytes { raw in
             var reader = JSONReader(bytes: raw, maxDepth: ReceiptLimits.maxDepth)
@@ -32,7 +35,10 @@ package struct CustomerLine: Sendable {
                         let start = reader.valueOffset
                         switch try reader.peek() {
                         case .string: customer = try reader.readString()
-                        case .number: customer = try reader.readNumber().text
+                        case .number:
+                            let number = try reader.readNumber()
+                            customer = number.text
+                            customerIsInteger = number.integer != nil && number.text.allSatisfy { $0 == "-" || ("0"..."9").contains($0) }
                         default: throw JSONSyntaxError(offset: start, message: "`customer` must be a string or a number")
                         }
                     case "receipts":
@@ -62,6 +68,7 @@ package struct CustomerLine: Sendable {
         guard let customer else { throw failure("the line has no `customer`", at: 0) }
         guard !ranges.isEmpty else { throw failure("customer `\(customer)` has no `receipts`", at: 0) }
         self.customer = customer
+        self.customerIsInteger = customerIsInteger
         self.columns = ranges.map { String(decoding: bytes.prefix($0.lowerBound), as: UTF8.self).count + 1 }
         self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound ..< bytes.startIndex + $0.upperBound] }.map { Data($0) }
     }
