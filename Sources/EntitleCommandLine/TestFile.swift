@@ -177,23 +177,4 @@ struct TestFile {
         }
         return sources
     }
-
-    /// The bytes of an inline receipt, with everything else of the file blanked out so that the
-    /// receipt decoder's lines and columns are the test file's: newlines kept, every other
-    /// character a space (continuation bytes of non-ASCII characters dropped, so columns, which
-    /// count characters, stay right).
-    func inlineReceiptData(start: Int, end: Int) -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(data.count)
-        for (index, byte) in data.enumerated() {
-            if index >= start && index < end {
-                bytes.append(byte)
-            } else if byte == UInt8(ascii: "\n") {
-                bytes.append(byte)
-            } else if byte & 0xC0 != 0x80 {
-                bytes.append(UInt8(ascii: " "))
-            }
-        }
-        return Data(bytes)
-    }
 }

@@ -170,13 +170,23 @@ struct TestRunner {
                                    reader: inout JSONShapeReader) -> [Receipt]? {
         var receipts: [Receipt] = []
         var failed = false
+        var lines: LineTable?
         for source in sources {
             switch source.value {
             case .inline(let start, let end):
                 do {
-                    receipts.append(try ReceiptDecoder.decode(file.inlineReceiptData(start: start, end: end), name: file.path))
+                    receipts.append(try ReceiptDecoder.decode(Data(file.data[file.data.startIndex + start ..< file.data.startIndex + end]),
+                                                              name: file.path))
                 } catch {
                     var diagnostic = error.diagnostic
+                    // Located in the receipt's own bytes: move it to where the receipt is in the file.
+                    if let location = diagnostic.location {
+                        if lines == nil { lines = LineTable(file.data) }
+                        let origin = lines!.location(of: start)
+                        diagnostic.location = SourceLocation(
+                            file: location.file, line: location.line + origin.line - 1,
+                            column: location.line == 1 ? location.column + origin.column - 1 : location.column)
+                    }
                     diagnostic.path = diagnostic.path.isEmpty ? source.path : source.path + "." + diagnostic.path
                     reader.append([diagnostic])
                     failed = true

@@ -29,6 +29,10 @@ extension CatalogChecker {
             report(.trialRule, "trial name `\(name.value)` is not of the form \"N-day Trial\"",
                    at: name.offset, path: name.path, help: caseHelp)
         }
+        if let name = trial.name, let days, days > CatalogLimits.maxDurationNominalDays {
+            report(.limitExceeded, "a trial of \(days) days is longer than `P100Y` (\(CatalogLimits.maxDurationNominalDays) days), the longest duration a catalog may use",
+                   at: name.offset, path: name.path)
+        }
         if let duration = trial.duration, let days, duration.value.wholeDays != days {
             report(.trialRule, "`duration` \(duration.value) does not agree with the name's \(days) days",
                    at: duration.offset, path: duration.path, help: "use `P\(days)D` or remove `duration`")

@@ -25,6 +25,8 @@ extension CatalogChecker {
                 misspeltKeys.insert(member.key)
                 report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
                        path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
+            } else if isFull {
+                countUnshownError()
             } else {
                 if unused == nil {
                     let present = Set(members.map(\.key))

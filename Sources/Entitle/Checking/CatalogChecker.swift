@@ -20,6 +20,8 @@ package struct CatalogChecker {
     /// Built on the first diagnostic: most catalogs have none.
     lazy var lines = LineTable(data)
     private(set) var diagnostics: [Diagnostic] = []
+    /// Diagnostics past ``CatalogLimits/maxDiagnosticsPerFile``, counted, not kept.
+    private var unshown = (errors: 0, warnings: 0)
     /// Edit-distance work left for "did you mean": a catalog with thousands of misspellings
     /// gets suggestions until this runs out, then plain help, so checking stays linear.
     var suggestions = Suggestion.Budget.perFile
@@ -106,7 +108,25 @@ package struct CatalogChecker {
             let right = b.element.location.map { ($0.line, $0.column) } ?? (0, 0)
             return left != right ? left < right : a.offset < b.offset
         }.map(\.element)
-        return (definition, ordered)
+        return (definition, ordered + checker.unshownSummary)
+    }
+
+    /// Whether the file has all the diagnostics it shows: a caller reporting many at once may then
+    /// count them without composing their messages (``countUnshownError()``).
+    var isFull: Bool { diagnostics.count >= CatalogLimits.maxDiagnosticsPerFile }
+
+    /// Counts an error past the limit without composing it.
+    mutating func countUnshownError() { unshown.errors += 1 }
+
+    /// One diagnostic counting those past the limit (an error when any of them is one, so a
+    /// catalog never compiles because its errors were not shown).
+    private var unshownSummary: [Diagnostic] {
+        guard unshown.errors + unshown.warnings > 0 else { return [] }
+        return [Diagnostic(
+            severity: unshown.errors > 0 ? .error : .warning, code: .limitExceeded,
+            message: "\(unshown.errors) more error\(unshown.errors == 1 ? "" : "s") and \(unshown.warnings) more warning\(unshown.warnings == 1 ? "" : "s") not shown",
+            location: SourceLocation(file: file, line: 1, column: 1), path: "",
+            help: "a file shows its first \(CatalogLimits.maxDiagnosticsPerFile) diagnostics; fix those and check again")]
     }
 
     // MARK: Top level
@@ -259,6 +279,10 @@ package struct CatalogChecker {
         _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String,
         _ offset: Int, _ path: String, _ help: String?
     ) {
+        guard diagnostics.count < CatalogLimits.maxDiagnosticsPerFile else {
+            if severity == .error { unshown.errors += 1 } else { unshown.warnings += 1 }
+            return
+        }
         let (line, column) = lines.location(of: offset)
         diagnostics.append(Diagnostic(
             severity: severity, code: code, message: message,
@@ -277,7 +301,7 @@ package struct CatalogChecker {
         let suffix = "-day Trial"
         guard name.hasSuffix(suffix) else { return nil }
         let digits = name.dropLast(suffix.count)
-        guard !digits.isEmpty, digits.count <= 5, digits.first != "0",
+        guard !digits.isEmpty, digits.count <= 9, digits.first != "0",
               digits.allSatisfy({ $0.isASCII && $0.isNumber }), let days = Int(digits), days > 0
         else { return nil }
         return days

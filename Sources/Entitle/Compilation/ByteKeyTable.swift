@@ -6,10 +6,13 @@
 struct ByteKeyTable: @unchecked Sendable {
     private let keys: UnsafeBufferPointer<UInt8>
     private let offsets: UnsafeBufferPointer<Int32>
+    /// The hash table's slots, or with ``mask`` -1 the key indices sorted by their bytes.
     private let slots: UnsafeBufferPointer<Int32>
     private let mask: Int
 
-    init(_ strings: [String]) {
+    /// - Parameter probeBudget: the probes allowed before falling back to sorted keys (tests set
+    ///   it to 0 to check that path); by default 8 per key.
+    init(_ strings: [String], probeBudget: Int? = nil) {
         var keys: [UInt8] = []
         var offsets: [Int32] = [0]
         for string in strings {
@@ -20,11 +23,17 @@ struct ByteKeyTable: @unchecked Sendable {
         while capacity < strings.count * 2 { capacity *= 2 }
         var slots = [Int32](repeating: -1, count: capacity)
         let mask = capacity - 1
+        // Ids crafted to share their hash's low bits would make every lookup walk one long run of
+        // slots; past this many probes the table keeps its keys sorted instead and looks them up
+        // by binary search (as DuplicateFinder does for receipts).
+        var budget = probeBudget ?? 8 * strings.count + 64
         keys.withUnsafeBytes { raw in
-            for index in strings.indices {
+            build: for index in strings.indices {
                 let key = UnsafeRawBufferPointer(rebasing: raw[Int(offsets[index])..<Int(offsets[index + 1])])
                 var slot = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
                 while slots[slot] >= 0 {
+                    budget -= 1
+                    if budget < 0 { break build }
                     // Keep the first of equal keys, as the checker does.
                     let other = slots[slot]
                     if raw[Int(offsets[Int(other)])..<Int(offsets[Int(other) + 1])].elementsEqual(key) { break }
@@ -33,10 +42,22 @@ struct ByteKeyTable: @unchecked Sendable {
                 if slots[slot] < 0 { slots[slot] = Int32(index) }
             }
         }
+        if budget < 0 {
+            // Sorted by key bytes, the first of equal keys first.
+            let order = keys.withUnsafeBytes { raw in
+                strings.indices.sorted { a, b in
+                    let x = raw[Int(offsets[a])..<Int(offsets[a + 1])], y = raw[Int(offsets[b])..<Int(offsets[b + 1])]
+                    return x.elementsEqual(y) ? a < b : x.lexicographicallyPrecedes(y)
+                }.map(Int32.init)
+            }
+            slots = order
+            self.mask = -1
+        } else {
+            self.mask = mask
+        }
         self.keys = .allocatedCopy(of: keys)
         self.offsets = .allocatedCopy(of: offsets)
         self.slots = .allocatedCopy(of: slots)
-        self.mask = mask
     }
 
     /// Frees the storage; the table must not be used afterwards.
@@ -50,6 +71,7 @@ struct ByteKeyTable: @unchecked Sendable {
     /// The index of `key`, or -1.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer) -> Int32 {
+        guard mask >= 0 else { return findSorted(key) }
         var slot = Int(truncatingIfNeeded: ByteKeyTable.hash(key)) & mask
         while true {
             let index = slots[slot]
@@ -62,6 +84,22 @@ struct ByteKeyTable: @unchecked Sendable {
             }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// ``find(_:)`` in the sorted keys of a table built from colliding ids.
+    private func findSorted(_ key: UnsafeRawBufferPointer) -> Int32 {
+        func compare(_ index: Int32) -> Int {
+            let start = Int(offsets[Int(index)]), count = Int(offsets[Int(index) + 1]) - start
+            let common = min(count, key.count)
+            let order = common == 0 ? 0 : Int(memcmp(keys.baseAddress! + start, key.baseAddress!, common))
+            return order != 0 ? order : count - key.count
+        }
+        var low = 0, high = slots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compare(slots[middle]) < 0 { low = middle + 1 } else { high = middle }
+        }
+        return low < slots.count && compare(slots[low]) == 0 ? slots[low] : -1
     }
 
     /// The index of `key`, or -1.

@@ -127,9 +127,11 @@ public struct Entitlements: Sendable {
     }
 
     /// Whether a grandfather rule covers a feature at the instant.
-    func isGrandfathered(_ feature: Int) -> Bool {
+    /// The features grandfather rules cover at `at`, for offers: found once per question, then
+    /// looked up per product and feature.
+    var grandfatheredFeatures: Set<Int32> {
         let at = at.millisecondsSince1970
-        return access.contains { $0.isGrandfathered && $0.feature == Int32(feature) && $0.span.start <= at && at < $0.span.end }
+        return Set(access.lazy.filter { $0.isGrandfathered && $0.span.start <= at && at < $0.span.end }.map(\.feature))
     }
 
     // MARK: Balances

@@ -102,6 +102,7 @@ extension Evaluator {
             hash: { receipts[Int(items[$0].receipt)].grants[Int(items[$0].index)].idHash },
             equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
             precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+        var features: [Int32] = []
         for (item, (receiptIndex, index)) in items.enumerated() {
             let receipt = receipts[Int(receiptIndex)]
             let grant = receipt.grants[Int(index)]
@@ -114,7 +115,8 @@ extension Evaluator {
                 continue
             }
             guard grant.start <= at, grant.revoked > at else { continue }
-            var name: String?
+            // A feature named twice in one grant is one span (a grant may name 10,000 features).
+            features.removeAll(keepingCapacity: true)
             for position in grant.features {
                 let range = receipt.grantFeatures[Int(position)]
                 let feature = receipt.arena.withUnsafeBytes { arena in
@@ -124,8 +126,13 @@ extension Evaluator {
                     warnings.append(EvaluationWarning(kind: .unknownGrantFeature(grantId: receipt.text(grant.id)!, feature: receipt.text(range)!)))
                     continue
                 }
-                if name == nil { name = "grant:" + receipt.text(grant.id)! }
-                access.append(AccessSpan(feature: feature, source: name!, span: CoverageSpan(start: grant.start, end: grant.end),
+                features.append(feature)
+            }
+            guard !features.isEmpty else { continue }
+            features.sort()
+            let name = "grant:" + receipt.text(grant.id)!
+            for (position, feature) in features.enumerated() where position == 0 || features[position - 1] != feature {
+                access.append(AccessSpan(feature: feature, source: name, span: CoverageSpan(start: grant.start, end: grant.end),
                                          isGrandfathered: false))
             }
         }

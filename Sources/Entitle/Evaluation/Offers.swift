@@ -9,18 +9,20 @@ extension Entitlements {
     /// Whether each product may be offered for sale, in catalog order.
     public var offers: [Offer] {
         if let decoded { return decoded.offers }
-        return catalog.compiledProducts.indices.map(offer)
+        let grandfathered = grandfatheredFeatures
+        return catalog.compiledProducts.indices.map { offer($0, grandfathered: grandfathered) }
     }
 
     /// One product's offer, or `nil` for a product the catalog does not define.
     public func offer(for productId: String) -> Offer? {
-        catalog.productIndex[productId].map(offer)
+        catalog.productIndex[productId].map { offer($0, grandfathered: grandfatheredFeatures) }
     }
 
-    private func offer(_ index: Int) -> Offer {
+    /// - Parameter grandfathered: ``grandfatheredFeatures``, found once for all products.
+    private func offer(_ index: Int, grandfathered: Set<Int32>) -> Offer {
         if let decoded, let offer = decoded.offers.first(where: { $0.productId == catalog.compiledProducts[index].id }) { return offer }
         let product = catalog.compiledProducts[index]
-        let reason = ineligibility(index)
+        let reason = ineligibility(index, grandfathered: grandfathered)
         var introOfferEligible: Bool?
         if product.type == .autoRenewableSubscription, product.introOffer != nil {
             introOfferEligible = !introUsed.contains(Int32(product.group))
@@ -35,7 +37,7 @@ extension Entitlements {
     }
 
     /// The first reason, in the documented order, that a product may not be offered.
-    private func ineligibility(_ index: Int) -> OfferReason? {
+    private func ineligibility(_ index: Int, grandfathered: Set<Int32>) -> OfferReason? {
         let product = catalog.compiledProducts[index]
         if !product.available { return .retired }
         switch product.type {
@@ -47,7 +49,7 @@ extension Entitlements {
         case .nonConsumable:
             break
         }
-        if isOwned(index) { return .owned }
+        if isOwned(index, grandfathered: grandfathered) { return .owned }
         if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
         if case .upgrade(_, let requirement) = product.role, !prerequisites.meets(requirement) { return .prerequisiteMissing }
         if case .standard = product.role, product.upgrades.contains(where: { upgrade in
@@ -62,9 +64,9 @@ extension Entitlements {
 
     /// Whether a non-consumable, or what stands in for it, is active, or grandfather rules cover
     /// everything it grants.
-    private func isOwned(_ index: Int) -> Bool {
+    private func isOwned(_ index: Int, grandfathered: Set<Int32>) -> Bool {
         let product = catalog.compiledProducts[index]
-        if !access.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy(isGrandfathered) { return true }
+        if !grandfathered.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) { return true }
         // The full-price product this one belongs with: itself, what it replaces, or what it is a trial of.
         var family = index
         switch product.role {

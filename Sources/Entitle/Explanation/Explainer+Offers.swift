@@ -20,7 +20,8 @@ extension Explainer {
         case .retired:
             return "`available` is false in the catalog: honored for its buyers, never offered"
         case .owned:
-            if !product.grants.isEmpty, product.grants.allSatisfy(result.isGrandfathered) {
+            let grandfathered = result.grandfatheredFeatures
+            if !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) {
                 let rules = catalog.grandfatherRules.filter { rule in product.grants.contains { rule.grants.contains($0) } }
                 return "grandfather rules cover everything it grants (\(rules.map { "grandfathered:\($0.id)" }.joined(separator: ", ")))"
             }

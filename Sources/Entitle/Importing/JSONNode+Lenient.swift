@@ -58,7 +58,15 @@ extension JSONNode {
             guard double.isFinite, abs(double) < 1e17 else { return nil }
             return Int64(double.rounded(.down))
         case .string(let text):
-            if let integer = Int64(text) { return integer }
+            // Decimal digits only, with an optional fraction: not `0x1p40`, `1e12`, `+5` or `inf`,
+            // which Swift's number parsers would take.
+            let bytes = Array(text.utf8)
+            let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+            let parts = digits.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count),
+                  parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } })
+            else { return nil }
+            if parts.count == 1 { return Int64(text) }
             guard let double = Double(text), double.isFinite, abs(double) < 1e17 else { return nil }
             return Int64(double.rounded(.down))
         default:

@@ -181,11 +181,12 @@ enum VerifyReceiptMapper {
             }
             return text
         }
+        // Optional fields may be null, as in App Store and normalized JSON.
         func instant(_ key: String) throws(ImportFailure) -> Instant? {
-            if let ms = node[key + "_ms"] {
+            if let ms = node[key + "_ms"], !ms.isNull {
                 return try ms.instant(key: key + "_ms", path: "\(path).\(key)_ms")
             }
-            guard let text = node[key] else { return nil }
+            guard let text = node[key], !text.isNull else { return nil }
             // Older responses hold milliseconds in the plain field; otherwise "2020-11-13 01:46:07 Etc/GMT".
             if text.milliseconds != nil { return try text.instant(key: key, path: "\(path).\(key)") }
             guard let string = text.lenientString, let value = appleDate(string) else {
@@ -203,7 +204,7 @@ enum VerifyReceiptMapper {
             originalTransactionId: node["original_transaction_id"]?.lenientString,
             purchaseDate: purchase, originalPurchaseDate: try instant("original_purchase_date"),
             expiresDate: try instant("expires_date"), cancellationDate: try instant("cancellation_date"))
-        if let quantity = node["quantity"] {
+        if let quantity = node["quantity"], !quantity.isNull {
             guard let value = quantity.lenientInteger, value >= 1, value <= ReceiptLimits.maxQuantity else {
                 throw ImportFailure(offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: path + ".quantity")
             }

@@ -69,7 +69,9 @@ package struct CustomerLine: Sendable {
         guard !ranges.isEmpty else { throw failure("customer `\(customer)` has no `receipts`", at: 0) }
         self.customer = customer
         self.customerIsInteger = customerIsInteger
-        self.columns = ranges.map { String(decoding: bytes.prefix($0.lowerBound), as: UTF8.self).count + 1 }
+        // One table for the line: each receipt's column is then a lookup, not a recount of the line.
+        let table = LineTable(bytes)
+        self.columns = ranges.map { table.location(of: $0.lowerBound).column }
         self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound ..< bytes.startIndex + $0.upperBound] }.map { Data($0) }
     }
 }

@@ -20,8 +20,10 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     /// Seconds.
     public internal(set) var seconds = 0
 
-    /// Components above this bound are not parsed, which keeps all arithmetic far from overflow.
-    static let componentLimit = 1_000_000
+    /// Components above this bound are not parsed, which keeps all arithmetic far from overflow
+    /// (4e9 hours in milliseconds is 1.4e16). It is above every component `P100Y` can need
+    /// (`PT3214080000S`, 37,200 days), so the limit a catalog meets is ``maximumNominalDays``, not this.
+    static let componentLimit = 4_000_000_000
 
     /// The longest duration a catalog may use, in nominal days: `P100Y`, counting a year as 12
     /// months and a month as 31 days (so `P1200M` and `P36525D` are within it too).
@@ -84,7 +86,7 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
-    /// A duration of whole days, clamped to ±1,000,000 days.
+    /// A duration of whole days, clamped to ±4,000,000,000 days.
     public init(days: Int) {
         self.days = min(max(days, -ISODuration.componentLimit), ISODuration.componentLimit)
     }
