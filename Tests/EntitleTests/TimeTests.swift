@@ -143,10 +143,15 @@ struct TimeTests {
 
     @Test("bad ISO 8601 durations are rejected", arguments: [
         "", "P", "PT", "1M", "P1", "P1.5M", "P-1D", "PM", "P1D1M", "P1MT", "P1H", "PT1D", "P1M1M", "p1m", "P1DT",
-        "P10000000D",
+        "P4000000001D", "PT99999999999S",
     ])
     func durationRejects(text: String) {
         #expect(ISODuration(text) == nil)
+    }
+
+    @Test("a duration that parses but is longer than P100Y is over the catalog's limit", arguments: ["P10000000D", "P101Y", "P1201M"])
+    func durationOverLimit(text: String) {
+        #expect(ISODuration(text)?.isWithinLimit == false)
     }
 
     @Test("months add in the calendar, clamping to the month's last day", arguments: [

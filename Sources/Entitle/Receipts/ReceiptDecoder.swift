@@ -55,7 +55,7 @@ public enum ReceiptDecoder {
     /// Decodes one normalized receipt into its parsed form.
     static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
         guard data.count <= maxBytes else {
-            throw ReceiptError(code: .malformedJSON, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
+            throw ReceiptError(code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
                                location: SourceLocation(file: name, line: 1, column: 1))
         }
         let result: Result<ParsedReceipt, Failure> = data.withUnsafeBytes { raw in
@@ -543,9 +543,11 @@ public enum ReceiptDecoder {
             ? Instant(rfc3339: token.string)
             : Instant.parseRFC3339(token.raw)
         guard let parsed else {
+            // Say why when it is more than the shape: a day that does not exist, a year out of range.
+            let problem = Instant.rfc3339Problem(token.string).flatMap { $0.hasPrefix("it must look like") ? nil : $0 }
             throw Failure(offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
                           code: .badInstant, path: path(),
-                          help: "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
+                          help: problem ?? "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
         }
         return parsed.millisecondsSince1970
     }
