@@ -342,4 +342,28 @@ struct FuzzFoundTests {
         #expect(result.offers.allSatisfy { $0.reason == .owned })
         #expect(result.feature("f0")?.sources == ["grandfathered:old"] + (0..<20).map { "grant:g\($0)" }.sorted())
     }
+
+    @Test("constructed OCTET STRINGs nested in indefinite lengths are joined in one pass, in order")
+    func nestedIndefiniteOctets() throws {
+        // 26 levels of `24 80 ... 00 00`, each holding a primitive piece before the next level.
+        var bytes: [UInt8] = []
+        var expected: [UInt8] = []
+        for level in 0..<26 {
+            bytes += [0x24, 0x80, 0x04, 0x02, UInt8(level), 0xAA]
+            expected += [UInt8(level), 0xAA]
+        }
+        bytes += [0x24, 0x04, 0x04, 0x02, 0xBB, 0xCC]  // a definite constructed piece at the bottom
+        expected += [0xBB, 0xCC]
+        bytes += Array(repeating: [0x00, 0x00], count: 26).flatMap { $0 }
+        var reader = BERReader(bytes[...])
+        let element = try reader.next()
+        #expect(try BERReader.octets(element) == expected)
+        #expect(reader.isAtEnd)
+        // Too deep, or a piece that is not an OCTET STRING, is an error.
+        let deep = Array(repeating: [UInt8(0x24), 0x80], count: 40).flatMap { $0 } + Array(repeating: 0, count: 80)
+        var deepReader = BERReader(deep[...])
+        #expect(throws: BERReader.Failure.self) { try BERReader.octets(try deepReader.next()) }
+        var wrong = BERReader([0x24, 0x03, 0x02, 0x01, 0x05][...])
+        #expect(throws: BERReader.Failure.self) { try BERReader.octets(try wrong.next()) }
+    }
 }

@@ -94,17 +94,68 @@ struct BERReader {
     }
 
     /// The bytes of an OCTET STRING, joining the pieces of a constructed one.
+    ///
+    /// The pieces are walked once, in order, each byte read once however deeply pieces nest:
+    /// reading each level with ``next()`` would find every indefinite-length piece's end by
+    /// reading all of it again at each level.
     static func octets(_ element: Element, depth: Int = 0) throws(Failure) -> [UInt8] {
         guard element.constructed else { return Array(element.content) }
-        guard depth < maxDepth else { throw Failure(offset: element.offset, message: "ASN.1 nested too deeply") }
         var result: [UInt8] = []
-        var reader = BERReader(element.content, depth: depth + 1)
-        while !reader.isAtEnd {
-            let piece = try reader.next()
-            guard piece.tagNumber == 0x04 else { throw Failure(offset: piece.offset, message: "expected an OCTET STRING piece") }
-            result += try octets(piece, depth: depth + 1)
-        }
+        var position = element.content.startIndex
+        try join(element.content, at: &position, end: element.content.endIndex, indefinite: false, depth: depth + 1, into: &result)
         return result
+    }
+
+    /// Appends the contents of the OCTET STRING pieces from `position` on, up to `end` (or, when
+    /// `indefinite`, up to and past the end-of-contents marker) to `result`.
+    private static func join(
+        _ bytes: ArraySlice<UInt8>, at position: inout Int, end: Int, indefinite: Bool, depth: Int, into result: inout [UInt8]
+    ) throws(Failure) {
+        guard depth < maxDepth else { throw Failure(offset: position, message: "ASN.1 nested too deeply") }
+        while true {
+            if indefinite {
+                guard position + 1 < end else { throw Failure(offset: position, message: "missing ASN.1 end-of-contents") }
+                if bytes[position] == 0, bytes[position + 1] == 0 {
+                    position += 2
+                    return
+                }
+            } else if position >= end {
+                return
+            }
+            let start = position
+            guard position + 1 < end else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
+            let tag = bytes[position], first = bytes[position + 1]
+            position += 2
+            guard tag & 0x1F == 0x04 else { throw Failure(offset: start, message: "expected an OCTET STRING piece") }
+            let constructed = tag & 0x20 != 0
+            if first == 0x80 {
+                guard constructed else { throw Failure(offset: start, message: "indefinite length on a primitive ASN.1 element") }
+                try join(bytes, at: &position, end: end, indefinite: true, depth: depth + 1, into: &result)
+                continue
+            }
+            var length = 0
+            if first & 0x80 == 0 {
+                length = Int(first)
+            } else {
+                let count = Int(first & 0x7F)
+                guard count <= 4 else { throw Failure(offset: start, message: "ASN.1 length too large") }
+                for _ in 0..<count {
+                    guard position < end else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
+                    length = length << 8 | Int(bytes[position])
+                    position += 1
+                }
+            }
+            guard length <= end - position else {
+                throw Failure(offset: start, message: "ASN.1 element is longer than the data (\(length) bytes)")
+            }
+            if constructed {
+                var inner = position
+                try join(bytes, at: &inner, end: position + length, indefinite: false, depth: depth + 1, into: &result)
+            } else {
+                result += bytes[position..<(position + length)]
+            }
+            position += length
+        }
     }
 
     /// A non-negative INTEGER that fits in `Int64`.
