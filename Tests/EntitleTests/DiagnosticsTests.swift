@@ -96,7 +96,7 @@ struct DiagnosticsTests {
 
     // MARK: Help for what people type
 
-    @Test("pasted curly quotes, comments and single quotes are named, with the fix", arguments: [
+    @Test("pasted curly quotes, comments, single quotes, spaces and dashes are named, with the fix", arguments: [
         ("{ “app”: \"a\" }", "expected a member name in double quotes, found a curly quote `“`", 3,
          "JSON needs straight double quotes `\"`; curly quotes come from pasting out of a document"),
         ("{ \"app\": ”a” }", "expected a value, found a curly quote `”`", 10,
@@ -109,6 +109,18 @@ struct DiagnosticsTests {
          "JSON strings and member names take double quotes `\"`"),
         ("{ \"products\": [1, 2, ] }", "trailing comma before `]`", 20,
          "JSON allows no comma after the last element: remove this one"),
+        // A curly quote meant to close a straight-quoted string; pasted spaces and dashes.
+        ("{ \"app\": \"a\", \"features\": {}, \"products\": [ { \"id\": \"p\", \"name\": \"Pro”, \"grants\": [] } ] }",
+         "expected `,` or `}` after an object member, found `g`", 74,
+         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
+        ("{ \"app\": \"com.example.q”,\n  \"features\": {} }", "control character U+0A must be escaped in a string", 26,
+         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
+        ("{ \"app\": \"a\",\u{00A0}\"features\": {} }", "expected a member name in double quotes, found a no-break space (U+00A0)", 14,
+         "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document"),
+        ("{ \"app\": \"a\", \"products\": [ { \"priceTier\": \u{2212}1 } ] }", "expected a value, found `\u{2212}` (U+2212, a typographic dash)", 44,
+         "write numbers and ids with the plain hyphen-minus `-`"),
+        ("{ \"app\": \"a\" } // done", "found a comment `//` after the end of the JSON value", 16,
+         "JSON has no comments; write a `\"$comment\": \"...\"` member instead"),
     ])
     func syntaxHelp(json: String, message: String, column: Int, help: String) throws {
         let diagnostic = try #require(Self.diagnostics(json).first)
@@ -202,27 +214,6 @@ struct DiagnosticsTests {
         let all = Self.diagnostics(#"{ "app": "com.example.app", "features": {}, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pro"] } ] }"#)
         let error = try #require(all.first { $0.code == .undeclaredFeature })
         #expect(error.help == "declare it under `features`")
-    }
-
-    @Test("pasted characters are named by what they are, with the fix", arguments: [
-        // A curly quote that was meant to close a straight-quoted string.
-        ("{ \"app\": \"a\", \"features\": {}, \"products\": [ { \"id\": \"p\", \"name\": \"Pro”, \"grants\": [] } ] }",
-         "expected `,` or `}` after an object member, found `g`", 74,
-         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
-        ("{ \"app\": \"com.example.q”,\n  \"features\": {} }", "control character U+0A must be escaped in a string", 26,
-         "the curly quote `”` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"),
-        ("{ \"app\": \"a\",\u{00A0}\"features\": {} }", "expected a member name in double quotes, found a no-break space (U+00A0)", 14,
-         "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document"),
-        ("{ \"app\": \"a\", \"products\": [ { \"priceTier\": \u{2212}1 } ] }", "expected a value, found `\u{2212}` (U+2212, a typographic dash)", 44,
-         "write numbers and ids with the plain hyphen-minus `-`"),
-        ("{ \"app\": \"a\" } // done", "found a comment `//` after the end of the JSON value", 16,
-         "JSON has no comments; write a `\"$comment\": \"...\"` member instead"),
-    ])
-    func pastedCharacters(json: String, message: String, column: Int, help: String) throws {
-        let diagnostic = try #require(Self.diagnostics(json).first)
-        #expect(diagnostic.message == message)
-        #expect(diagnostic.location?.column == column)
-        #expect(diagnostic.help == help)
     }
 }
 

@@ -64,6 +64,17 @@ struct BERReader {
             position = inner.position + 2
             return Element(tag: tag, constructed: true, content: bytes[contentStart..<contentEnd], offset: start)
         }
+        let length = try Self.definiteLength(bytes, first: first, at: &position, end: bytes.endIndex, element: start)
+        let content = bytes[position..<(position + length)]
+        position += length
+        return Element(tag: tag, constructed: constructed, content: content, offset: start)
+    }
+
+    /// A definite length whose first byte is `first`, its further bytes read from `position`;
+    /// checked against the bytes up to `end`.
+    private static func definiteLength(
+        _ bytes: ArraySlice<UInt8>, first: UInt8, at position: inout Int, end: Int, element start: Int
+    ) throws(Failure) -> Int {
         var length = 0
         if first & 0x80 == 0 {
             length = Int(first)
@@ -71,17 +82,15 @@ struct BERReader {
             let count = Int(first & 0x7F)
             guard count <= 4 else { throw Failure(offset: start, message: "ASN.1 length too large") }
             for _ in 0..<count {
-                guard position < bytes.endIndex else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
+                guard position < end else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
                 length = length << 8 | Int(bytes[position])
                 position += 1
             }
         }
-        guard length <= bytes.endIndex - position else {
+        guard length <= end - position else {
             throw Failure(offset: start, message: "ASN.1 element is longer than the data (\(length) bytes)")
         }
-        let content = bytes[position..<(position + length)]
-        position += length
-        return Element(tag: tag, constructed: constructed, content: content, offset: start)
+        return length
     }
 
     /// Reads the next element and checks its tag.
@@ -133,21 +142,7 @@ struct BERReader {
                 try join(bytes, at: &position, end: end, indefinite: true, depth: depth + 1, into: &result)
                 continue
             }
-            var length = 0
-            if first & 0x80 == 0 {
-                length = Int(first)
-            } else {
-                let count = Int(first & 0x7F)
-                guard count <= 4 else { throw Failure(offset: start, message: "ASN.1 length too large") }
-                for _ in 0..<count {
-                    guard position < end else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
-                    length = length << 8 | Int(bytes[position])
-                    position += 1
-                }
-            }
-            guard length <= end - position else {
-                throw Failure(offset: start, message: "ASN.1 element is longer than the data (\(length) bytes)")
-            }
+            let length = try definiteLength(bytes, first: first, at: &position, end: end, element: start)
             if constructed {
                 var inner = position
                 try join(bytes, at: &inner, end: position + length, indefinite: false, depth: depth + 1, into: &result)
