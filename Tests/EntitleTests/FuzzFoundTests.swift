@@ -366,4 +366,17 @@ struct FuzzFoundTests {
         var wrong = BERReader([0x24, 0x03, 0x02, 0x01, 0x05][...])
         #expect(throws: BERReader.Failure.self) { try BERReader.octets(try wrong.next()) }
     }
+
+    @Test("Apple JSON nested past its limit is named as Apple's data and gets the nesting error")
+    func deepAppleJSON() throws {
+        let json = #"{"status": 0, "receipt": {"bundle_id": "com.example.diagrams", "in_app": [], "x": "# + String(repeating: "[", count: 70)
+            + String(repeating: "]", count: 70) + "}}"
+        #expect(AppleImport.detect(Data(json.utf8)) == .apple(.verifyReceipt))
+        #expect(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(from: Data(json.utf8)) }
+        do {
+            _ = try AppleImport.unverifiedReceipt(from: Data(json.utf8))
+        } catch {
+            #expect(error.message == "JSON nested deeper than 64 levels")
+        }
+    }
 }

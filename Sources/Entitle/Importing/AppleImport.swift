@@ -177,7 +177,14 @@ public enum AppleImport {
             return .normalized
         }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") {
-            guard let parsed = try? JSONDocument.parse(data, limits: jsonLimits).root else { return nil }
+            guard let parsed = try? JSONDocument.parse(data, limits: jsonLimits).root else {
+                // Too deep or too large to read as a tree: still say whose data it looks like, so
+                // its reader reports the limit instead of "unrecognized".
+                let keys = first == UInt8(ascii: "{") ? topLevelKeys(data) ?? [] : []
+                if keys.contains(where: verifyReceiptKeys.contains) { return .apple(.verifyReceipt) }
+                if keys.contains(where: appStoreKeys.contains) { return .apple(.appStore) }
+                return nil
+            }
             root = parsed
             if VerifyReceiptMapper.recognizes(parsed) { return .apple(.verifyReceipt) }
             if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
@@ -190,12 +197,17 @@ public enum AppleImport {
         return nil
     }
 
+    /// Top-level member names that only verifyReceipt responses, or only App Store data, have.
+    private static let verifyReceiptKeys: Set<String> = ["status", "receipt", "latest_receipt_info", "pending_renewal_info"]
+    private static let appStoreKeys: Set<String> = ["signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedTransactions"]
+
     /// The member names of a top-level JSON object, read without building values; `nil` when the
-    /// text is not one well-formed object.
+    /// text is not one well-formed object. Nesting deeper than any format allows is still read
+    /// here (up to 1,024 levels), so the format's own reader can say it is too deep.
     private static func topLevelKeys(_ data: Data) -> [String]? {
         guard data.count <= ReceiptDecoder.maxBytes else { return nil }
         return data.withUnsafeBytes { raw in
-            var reader = JSONReader(bytes: raw, maxDepth: jsonLimits.maxDepth)
+            var reader = JSONReader(bytes: raw, maxDepth: 1_024)
             var keys: [String] = []
             do {
                 try reader.readObject { reader, key in
