@@ -193,6 +193,17 @@ struct RenewalInfoTests {
         var changed = snapshots
         changed[10].willRenew = false
         #expect(S.evaluate(chain, renewals: changed, at: "2026-01-02T00:00:00Z").reevaluateAt == changed[10].signedDate)
+        // Forty snapshots that differ in what the answer does not show (the expiration intent):
+        // each is checked, and the search gets past all of them to the real change.
+        let start = T.instant("2026-01-02T00:00:00Z").millisecondsSince1970
+        let intents: [Renewal] = (0..<40).map { (index: Int) -> Renewal in
+            let signed = Instant(millisecondsSince1970: start + Int64(index + 1) * 3_600_000)
+            let intent: Renewal.ExpirationIntent = index % 2 == 0 ? .voluntary : .billingError
+            return Renewal(productId: "premium.monthly", originalTransactionId: "1", willRenew: true, signedDate: signed,
+                           expirationIntent: intent)
+        }
+        #expect(S.evaluate(chain, renewals: [snapshots[0]] + intents, at: "2026-01-02T00:00:00Z").reevaluateAt
+                == T.instant("2027-01-01T00:00:00Z"))
     }
 
     @Test("the latest transaction by purchase date breaks ties by transaction id, numerically")

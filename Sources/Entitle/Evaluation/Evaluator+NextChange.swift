@@ -8,11 +8,16 @@
 /// `at` become known (a purchase, a cancellation, a consumption, a grant, a renewal snapshot). Most
 /// of those surely change the answer (a consumable's credits, a first purchase of a product); for
 /// the others (buying again a product one owns) the answer is evaluated at the fact's instant and
-/// compared, and from there the search goes on with what is known then. After a few such
-/// evaluations the search stops at the next fact, which is early but never late.
+/// compared, and from there the search goes on with what is known then. After a number of such
+/// evaluations that keeps the search's cost linear in the receipts (``nextChangeBudget(items:)``)
+/// the search stops at the next fact, which is early but never late.
 extension Evaluator {
-    /// Evaluations spent on facts that may not change the answer, before settling for the next one.
-    static let nextChangeBudget = 16
+    /// Evaluations spent on facts that may not change the answer, before settling for the next
+    /// one: 256 for small receipts, fewer as they grow, never under 16, so that all of them
+    /// together cost about as much as 16 evaluations of a 12,500-item receipt at most.
+    static func nextChangeBudget(items: Int) -> Int {
+        min(256, max(16, 200_000 / max(1, items)))
+    }
 
     static func nextChange(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: Deduplicated, at: Int64,
@@ -25,6 +30,9 @@ extension Evaluator {
         facts.sort { $0.date < $1.date }
         var reference: Entitlements?
         var evaluations = 0
+        let budget = nextChangeBudget(items: entries.entries.count + own.reduce(0) {
+            $0 + receipts[$1].renewals.count + receipts[$1].consumptions.count + receipts[$1].grants.count
+        })
         var index = 0
         while index < facts.count {
             let date = facts[index].date
@@ -45,7 +53,7 @@ extension Evaluator {
                 index += 1
             }
             sure = sure || (balanceFacts == 1 && sureBalance)
-            if sure || evaluations == nextChangeBudget { return date }
+            if sure || evaluations == budget { return date }
             evaluations += 1
             let later = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: date, options: options)
             switch compare(core, at: at, later, at: date, catalog: catalog) {
