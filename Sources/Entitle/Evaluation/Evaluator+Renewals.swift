@@ -68,8 +68,8 @@ extension Evaluator {
     static func chains(_ receipts: [ParsedReceipt], own: [Int]) -> Chains {
         guard own.contains(where: { !receipts[$0].renewals.isEmpty }) else { return .none }
         var chains = Chains()
-        chains.transactionStart = [Int32](repeating: 0, count: receipts.count)
-        chains.renewalStart = [Int32](repeating: 0, count: receipts.count)
+        chains.transactionStart = [Int32](filling: 0, count: receipts.count)
+        chains.renewalStart = [Int32](filling: 0, count: receipts.count)
         var items: [(receipt: Int32, range: TextRange)] = []
         items.reserveCapacity(own.reduce(0) { $0 + receipts[$1].transactions.count + receipts[$1].renewals.count })
         for receiptIndex in own {

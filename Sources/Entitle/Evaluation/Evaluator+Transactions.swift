@@ -27,7 +27,7 @@ extension Evaluator {
         var capacity = 16
         while capacity < total * 2 { capacity *= 2 }
         let mask = capacity - 1
-        var slots = [Int32](repeating: -1, count: capacity)
+        var slots = [Int32](filling: -1, count: capacity)
         var hashes: [UInt64] = []
         hashes.reserveCapacity(total)
         // Crafted ids can share one hash; past this many probes, sort instead (see DuplicateFinder).
@@ -84,7 +84,7 @@ extension Evaluator {
             equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
             precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
         var entries: [Entry] = []
-        var position = [Int32](repeating: -1, count: items.count)
+        var position = [Int32](filling: -1, count: items.count)
         for (item, (receiptIndex, index)) in items.enumerated() {
             let receipt = receipts[receiptIndex]
             let record = receipt.transactions[index]

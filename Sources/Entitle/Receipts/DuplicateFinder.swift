@@ -18,13 +18,13 @@ enum DuplicateFinder {
     static func firstOccurrences(
         count: Int, hash: (Int) -> UInt64, equal: (Int, Int) -> Bool, precedes: (Int, Int) -> Bool
     ) -> [Int32] {
-        var first = [Int32](repeating: 0, count: count)
+        var first = [Int32](filling: 0, count: count)
         guard count > 1 else { return first }
         var capacity = 16
         while capacity < count * 2 { capacity *= 2 }
         let mask = capacity - 1
-        var slots = [Int32](repeating: -1, count: capacity)
-        var hashes = [UInt64](repeating: 0, count: count)
+        var slots = [Int32](filling: -1, count: capacity)
+        var hashes = [UInt64](filling: 0, count: count)
         // At a load of one half, an insertion probes about 1.5 slots on average.
         var budget = 8 * count + 64
         for item in 0..<count {
@@ -57,7 +57,7 @@ enum DuplicateFinder {
             if precedes(b, a) { return false }
             return a < b
         }
-        var first = [Int32](repeating: 0, count: count)
+        var first = [Int32](filling: 0, count: count)
         var groupStart = 0
         while groupStart < count {
             let leader = order[groupStart]
