@@ -62,7 +62,11 @@ enum ValidateCommand {
         }
         let failed = diagnostics.contains(where: \.isError)
         var errorText = format.standardError(diagnostics)
-        let counted = "\(sources.count) catalog\(sources.count == 1 ? "" : "s")"
+        // A receipt among the catalogs is not counted as a catalog.
+        let notCatalogs = Set(diagnostics.filter { $0.code == .notACatalog }.compactMap(\.location?.file)).count
+        let catalogs = sources.count - notCatalogs
+        var counted = "\(catalogs) catalog\(catalogs == 1 ? "" : "s")"
+        if notCatalogs > 0 { counted += " (and \(notCatalogs) file\(notCatalogs == 1 ? "" : "s") that \(notCatalogs == 1 ? "is" : "are") not one)" }
         errorText += failed
             ? "entitle: \(counted) checked: \(EntitleCommand.summary(diagnostics))\n"
             : "entitle: \(counted) valid: \(EntitleCommand.summary(diagnostics))\n"

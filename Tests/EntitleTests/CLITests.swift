@@ -194,6 +194,8 @@ struct CLITests {
         let validate = EntitleCommand.run(["validate", directory.path], environment: Self.environment())
         #expect(validate.exitCode == 1)
         #expect(validate.standardError.contains("customer.json:1:1: error: this looks like a receipt (it has `transactions`), not a catalog"))
+        #expect(validate.standardError.contains("help: check a receipt with `entitle check --receipt`"))
+        #expect(validate.standardError.hasSuffix("entitle: 3 catalogs (and 1 file that is not one) checked: 1 error, 0 warnings\n"), "\(validate.standardError)")
         #expect(!validate.standardError.contains("missing required key"))
         let repeated = EntitleCommand.run(
             ["check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.json",

@@ -136,7 +136,7 @@ package struct CatalogChecker {
         if case .object(let raw) = root.value, !raw.contains(where: { $0.key == "products" || $0.key == "features" }),
            let key = raw.first(where: { Self.receiptKeys.contains($0.key) }) {
             report(.notACatalog, "this looks like a receipt (it has `\(key.key)`), not a catalog", at: root.offset, path: "",
-                   help: "every *.json directly inside a catalog directory is read as a catalog: keep receipts in a subfolder such as receipts/")
+                   help: "check a receipt with `entitle check --receipt`; in a catalog directory every *.json directly inside is read as a catalog, so keep receipts in a subfolder such as receipts/")
             return nil
         }
         guard let members = object(root, path: "", allowed: Self.topLevelKeys,
