@@ -13,10 +13,11 @@
 /// the search stops at the next fact, which is early but never late.
 extension Evaluator {
     /// Evaluations spent on facts that may not change the answer, before settling for the next
-    /// one: 256 for small receipts, fewer as they grow, never under 16, so that all of them
-    /// together cost about as much as 16 evaluations of a 12,500-item receipt at most.
+    /// one: 16, plus as many as fit in the work of one evaluation of 4,096 items (up to 256 in
+    /// all), so small receipts get an exact answer and large ones cost at most 16 evaluations more
+    /// than that.
     static func nextChangeBudget(items: Int) -> Int {
-        min(256, max(16, 200_000 / max(1, items)))
+        min(256, 16 + 4_096 / max(1, items))
     }
 
     static func nextChange(
