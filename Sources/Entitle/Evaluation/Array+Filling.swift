@@ -4,8 +4,14 @@ extension Array {
     /// path for tuples and small structs.
     @inline(__always)
     init(filling value: Element, count: Int) {
+        // Not through `unsafeUninitializedCapacity` when empty: that would write the count of the
+        // empty-array singleton every thread shares (ThreadSanitizer reports it as a race).
+        guard count > 0 else {
+            self = []
+            return
+        }
         self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 { buffer.baseAddress!.initialize(repeating: value, count: count) }
+            buffer.baseAddress!.initialize(repeating: value, count: count)
             initialized = count
         }
     }
