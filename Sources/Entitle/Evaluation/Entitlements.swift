@@ -126,7 +126,6 @@ public struct Entitlements: Sendable {
                              sources: Array(Set(sources)).sorted())
     }
 
-    /// Whether a grandfather rule covers a feature at the instant.
     /// The features grandfather rules cover at `at`, for offers: found once per question, then
     /// looked up per product and feature.
     var grandfatheredFeatures: Set<Int32> {

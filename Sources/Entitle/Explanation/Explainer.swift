@@ -234,8 +234,7 @@ struct Explainer {
         switch status.state {
         case .notPurchased:
             if transactions.isEmpty { return "no transaction of this product" }
-            let reasons = Set(transactions.compactMap(\.exclusion?.rawValue)).sorted()
-            return "no transaction counts (\(reasons.joined(separator: ", ")))"
+            return "no transaction counts (\(Self.exclusions(transactions)))"
         case .active:
             // The transactions of the run covering `at`: the one covering it now, then those
             // stacked after it (passes bought ahead).
@@ -271,14 +270,19 @@ struct Explainer {
         case .expired:
             guard let ended else {
                 // Nothing ever covered it: say what kept each transaction from counting.
-                let reasons = Set(transactions.compactMap(\.exclusion?.rawValue)).sorted()
-                return reasons.isEmpty ? "no transaction covers anything" : "no transaction covers anything (\(reasons.joined(separator: ", ")))"
+                let reasons = Self.exclusions(transactions)
+                return reasons.isEmpty ? "no transaction covers anything" : "no transaction covers anything (\(reasons))"
             }
             return "coverage ended \(Self.text(ended))"
         }
     }
 
     // MARK: Helpers
+
+    /// What kept transactions from counting, each kind once, sorted: `cancelled, upgraded`.
+    static func exclusions(_ transactions: [TransactionExplanation]) -> String {
+        Set(transactions.compactMap(\.exclusion?.rawValue)).sorted().joined(separator: ", ")
+    }
 
     /// Sorted spans with overlapping or touching spans of one kind merged.
     static func merged(_ spans: [CoverageSpan]) -> [CoverageSpan] {
