@@ -26,7 +26,10 @@ struct EvaluationInputs {
         var errorText = ""
         let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
         let compilation = Portfolio.compile(sources)
-        let catalogDiagnostics = unreadable + compilation.diagnostics
+        // When no catalog path could be read, that is the problem, said once per path (not also
+        // "no catalogs given").
+        let nothingRead = sources.isEmpty && !unreadable.isEmpty
+        let catalogDiagnostics = unreadable + (nothingRead ? [] : compilation.diagnostics)
         errorText += diagnostics.emit(catalogDiagnostics)
 
         var receipts: [Receipt] = []
@@ -54,6 +57,9 @@ struct EvaluationInputs {
         // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
         guard let portfolio = compilation.portfolio(evaluating: app, missingSources: !unreadable.isEmpty) else {
             let errors = catalogDiagnostics.filter(\.isError)
+            if nothingRead {
+                return failed(errors, "no catalog could be read (\(unreadable.count) path\(unreadable.count == 1 ? "" : "s") given)")
+            }
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
             }

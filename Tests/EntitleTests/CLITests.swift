@@ -295,6 +295,21 @@ struct CLITests {
         #expect(output.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
     }
 
+    @Test("when no catalog path can be read, check says so once, with no knock-on error")
+    func noCatalogRead() {
+        let output = EntitleCommand.run(
+            ["check", "--catalog", "/nonexistent-entitle/a", "--catalog", "/nonexistent-entitle/b",
+             "--receipt", Self.receipt("diagrams-trial.json")],
+            environment: Self.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardError == """
+            /nonexistent-entitle/a:1:1: error: no such file or directory
+            /nonexistent-entitle/b:1:1: error: no such file or directory
+            entitle: no catalog could be read (2 paths given)
+
+            """)
+    }
+
     @Test("a receipt for an app with no catalog is misuse, with a suggestion")
     func unknownApp() {
         let output = EntitleCommand.run(

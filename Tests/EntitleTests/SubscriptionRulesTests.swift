@@ -355,6 +355,25 @@ struct GrandfatherTests {
         let both = catalogText(products: "", extra: #"\#n  "grandfathered": [ { "id": "r", "grants": ["pro"], "originalApplicationVersionBefore": "2", "originalPurchaseBefore": "2025-01-01T00:00:00Z" } ],"#)
         #expect(Fixtures.compile(both).errors.first?.message == "a grandfather rule has exactly one condition")
     }
+
+    @Test("a version beyond what entitle compares names the limit, in the catalog and in a receipt")
+    func versionLimits() throws {
+        let long = String(repeating: "9", count: 19) + ".0"
+        let json = catalogText(products: "", extra: #"\#n  "grandfathered": [ { "id": "r", "grants": ["pro"], "originalApplicationVersionBefore": "\#(long)" } ],"#)
+        let error = try #require(Fixtures.compile(json).errors.first)
+        #expect(error.message == "`\(long)` has a part of more than 18 digits, the most entitle compares")
+        let eighteen = String(repeating: "9", count: 18) + ".0"
+        #expect(CatalogChecker.versionLimitProblem(eighteen) == nil)
+        #expect(CatalogChecker.versionComponents(eighteen) == [999_999_999_999_999_999, 0])
+        let parts = Array(repeating: "1", count: 129).joined(separator: ".")
+        #expect(CatalogChecker.versionLimitProblem(parts) == "is longer than 256 characters, the longest version entitle compares")
+        #expect(CatalogChecker.versionLimitProblem(String(parts.dropLast(2))) == nil)
+        #expect(CatalogChecker.versionLimitProblem("2.x") == nil)
+        #expect(CatalogChecker.versionLimitProblem("1..2") == nil)
+        let result = S.evaluate(version: long, at: "2026-01-01T00:00:00Z")
+        #expect(result.warnings.map(\.code) == ["bad-version"])
+        #expect(result.warnings.first?.message.contains("which has a part of more than 18 digits, the most entitle compares; version grandfather rules do not apply") == true)
+    }
 }
 
 @Suite("Access granted outside the App Store")

@@ -58,7 +58,9 @@ extension CatalogChecker {
                     if let components = Self.versionComponents(text.value) {
                         rule.condition = .originalApplicationVersionBefore(components)
                     } else {
-                        report(.badValue, "`\(text.value)` is not a version of dot-separated whole numbers", at: text.offset,
+                        let problem = Self.versionLimitProblem(text.value).map { "`\(text.value)` \($0)" }
+                            ?? "`\(text.value)` is not a version of dot-separated whole numbers"
+                        report(.badValue, problem, at: text.offset,
                                path: text.path, help: "write it as the App Store shows it, e.g. `2.0` or `1.9.3`")
                     }
                 }
@@ -90,5 +92,20 @@ extension CatalogChecker {
             components.append(value)
         }
         return components
+    }
+
+    /// Why a version made only of digits and dots is still not read by `versionComponents`: the
+    /// limit it exceeds, as a phrase following the version (`nil` when it is within every limit or
+    /// is not digits and dots at all).
+    static func versionLimitProblem(_ text: String) -> String? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard !parts.contains(where: \.isEmpty) else { return nil }
+        // (256 characters hold at most 128 parts, so the part limit follows from this one.)
+        if text.utf8.count > 256 { return "is longer than 256 characters, the longest version entitle compares" }
+        if parts.contains(where: { $0.count > 18 }) { return "has a part of more than 18 digits, the most entitle compares" }
+        return nil
     }
 }

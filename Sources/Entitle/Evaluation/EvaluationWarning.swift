@@ -88,7 +88,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .environmentIgnored(let app, let environment):
             "the receipt of `\(app)` from the `\(environment)` environment is ignored: its environment is not accepted"
         case .badVersion(let app, let version):
-            "the receipt of `\(app)` has original application version `\(version)`, not dot-separated numbers; version grandfather rules do not apply"
+            "the receipt of `\(app)` has original application version `\(version)`, "
+                + (CatalogChecker.versionLimitProblem(version).map { "which \($0)" } ?? "not dot-separated numbers")
+                + "; version grandfather rules do not apply"
         case .unknownGrantFeature(let grant, let feature):
             "grant `\(grant)` names feature `\(feature)`, which the catalog does not declare; it is ignored"
         case .conflictingGrant(let id):
