@@ -214,6 +214,29 @@ struct FuzzFoundTests {
         #expect(missing.description.count < 300)
     }
 
+    @Test("a 1 MB member name is shown by its start and length, not repeated whole in errors")
+    func longKeys() throws {
+        let key = String(repeating: "A", count: 1_000_000)
+        for json in [#"{"\#(key)":1,"app":"a"}"#, #"{"app":"a","transactions":[{"\#(key)":1}]}"#] {
+            let error = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: Data(json.utf8), name: "k.json") }
+            #expect(error.code == .unknownKey)
+            #expect(error.message.hasPrefix("unknown key `" + String(repeating: "A", count: 60) + "…(1000000 bytes)` in "))
+            #expect(error.description.utf8.count < 1_000)
+        }
+        let duplicate = #"{"app":"a","\#(key)":1,"\#(key)":2}"#
+        let error = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: Data(duplicate.utf8), name: "d.json") }
+        #expect(error.description.utf8.count < 1_000)
+        let catalog = #"{"app":"com.example.k","features":{"pro":"Pro","\#(key)":"x"},"\#(key)":1,"products":[{"id":"p","type":"non-consumable","name":"P","grants":["pro","\#(key)"]}]}"#
+        let diagnostics = Portfolio.compile([CatalogSource(name: "k.json", data: Data(catalog.utf8))]).diagnostics
+        #expect(!diagnostics.isEmpty)
+        for diagnostic in diagnostics {
+            // Messages that echo a value whole are cut in the middle at 4 KiB.
+            #expect(diagnostic.description.utf8.count < 3 * Diagnostic.maxTextBytes + 500, "\(diagnostic.code)")
+        }
+        #expect(Diagnostic.bounded(String(repeating: "é", count: 3000)).utf8.count < Diagnostic.maxTextBytes + 64)
+        #expect(Diagnostic.excerpt("short") == "short")
+    }
+
     @Test("6 MB of JWS-shaped text, alone and in JSON, is refused in one pass over its bytes")
     func largeJWS() throws {
         let part = String(repeating: "A", count: 2 << 20)

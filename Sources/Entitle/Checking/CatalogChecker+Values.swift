@@ -34,7 +34,7 @@ extension CatalogChecker {
                 }
                 let meant = Suggestion.closest(to: member.key, in: unused!, budget: &suggestions)
                 if let meant { misspeltKeys.insert(meant) }
-                report(.unknownKey, "unknown key `\(member.key)` in \(what)", at: member.keyOffset, path: memberPath,
+                report(.unknownKey, "unknown key `\(Diagnostic.excerpt(member.key))` in \(what)", at: member.keyOffset, path: memberPath,
                        help: meant.map { "did you mean `\($0)`?" }
                            ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
                            ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")

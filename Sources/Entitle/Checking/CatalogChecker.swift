@@ -97,7 +97,7 @@ package struct CatalogChecker {
         for duplicate in document.duplicateKeys {
             let first = checker.lines.location(of: duplicate.firstOffset)
             checker.report(
-                .duplicateKey, "duplicate key `\(duplicate.key)`", at: duplicate.offset, path: "",
+                .duplicateKey, "duplicate key `\(Diagnostic.excerpt(duplicate.key))`", at: duplicate.offset, path: "",
                 help: "the first `\(duplicate.key)` is at line \(first.line), column \(first.column); keep one")
         }
         var definition = checker.checkCatalog(document.root)
@@ -321,6 +321,7 @@ package struct CatalogChecker {
 
     /// Appends a member name to a JSON path: `a.b`, or `a["b.c"]` when the name is not a plain word.
     package static func path(_ base: String, key: String) -> String {
+        let key = Diagnostic.excerpt(key)
         let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "$"
         }

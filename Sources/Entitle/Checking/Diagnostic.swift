@@ -37,10 +37,33 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     ) {
         self.severity = severity
         self.code = code
-        self.message = message
+        self.message = Self.bounded(message)
         self.location = location
-        self.path = path
-        self.help = help
+        self.path = Self.bounded(path)
+        self.help = help.map(Self.bounded)
+    }
+
+    /// The most UTF-8 bytes a message, path or help line keeps; past it the middle is cut. A
+    /// crafted name of megabytes must not make every logged diagnostic as large (names echoed in
+    /// messages are shortened far earlier, by ``excerpt(_:)``; this bounds everything else).
+    package static let maxTextBytes = 4096
+
+    /// `text`, or its start and end with the middle replaced by how much was cut when it is
+    /// longer than ``maxTextBytes``.
+    package static func bounded(_ text: String) -> String {
+        guard text.utf8.count > maxTextBytes else { return text }
+        let keep = maxTextBytes / 2 - 64
+        let head = String(decoding: text.utf8.prefix(keep), as: UTF8.self)
+        let tail = String(decoding: text.utf8.suffix(keep), as: UTF8.self)
+        return "\(head)…[\(text.utf8.count - 2 * keep) bytes cut]…\(tail)"
+    }
+
+    /// A name from the input as messages and paths show it: itself, or when longer than 120
+    /// bytes its first 60 and how long it is (`AAAA…` (5000000 bytes)), so a crafted name is
+    /// recognizable without being repeated whole.
+    package static func excerpt(_ name: String) -> String {
+        guard name.utf8.count > 120 else { return name }
+        return "\(String(decoding: name.utf8.prefix(60), as: UTF8.self))…(\(name.utf8.count) bytes)"
     }
 
     /// Whether the diagnostic rejects the input.

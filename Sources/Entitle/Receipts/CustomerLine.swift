@@ -52,7 +52,7 @@ package struct CustomerLine: Sendable {
                             ranges.append(start..<reader.offset)
                         }
                     default:
-                        throw JSONSyntaxError(offset: reader.offset, message: "unknown key `\(key.string)` in a customer line",
+                        throw JSONSyntaxError(offset: reader.offset, message: "unknown key `\(Diagnostic.excerpt(key.string))` in a customer line",
                                               help: "a line is {\"customer\": ID, \"receipts\": [...]}")
                     }
                 }

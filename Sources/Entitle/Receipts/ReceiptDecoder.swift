@@ -415,7 +415,7 @@ public enum ReceiptDecoder {
         mutating func insert(_ bit: Int, _ key: JSONString) throws {
             let mask: UInt32 = 1 << UInt32(bit)
             if bits & mask != 0 {
-                throw Failure(offset: key.offset, message: "duplicate key `\(key.string)`", code: .duplicateKey)
+                throw Failure(offset: key.offset, message: "duplicate key `\(Diagnostic.excerpt(key.string))`", code: .duplicateKey)
             }
             bits |= mask
         }
@@ -573,7 +573,7 @@ public enum ReceiptDecoder {
     private static func unknownKey(_ key: JSONString, in known: [String], what: String, path: String) -> Failure {
         let name = key.string
         return Failure(
-            offset: key.offset, message: "unknown key `\(name)` in \(what)", code: .unknownKey,
+            offset: key.offset, message: "unknown key `\(Diagnostic.excerpt(name))` in \(what)", code: .unknownKey,
             path: CatalogChecker.path(path, key: name),
             help: Suggestion.help(for: name, in: known) ?? "allowed keys are \(CatalogChecker.list(known))")
     }

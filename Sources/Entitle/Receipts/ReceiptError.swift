@@ -14,10 +14,10 @@ public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Creates a receipt error.
     public init(code: DiagnosticCode, message: String, location: SourceLocation? = nil, path: String = "", help: String? = nil) {
         self.code = code
-        self.message = message
+        self.message = Diagnostic.bounded(message)
         self.location = location
-        self.path = path
-        self.help = help
+        self.path = Diagnostic.bounded(path)
+        self.help = help.map(Diagnostic.bounded)
     }
 
     /// The error as a diagnostic, to print like the catalog's.
