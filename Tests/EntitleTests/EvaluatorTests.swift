@@ -136,13 +136,31 @@ struct EvaluatorTests {
         let full = (0..<100).map { T.transaction("gems", "\($0)", "2026-01-01T00:00:00Z", quantity: 1000) }
         let receipt = Receipt(app: "com.example.game", transactions: full)
         #expect(catalog.evaluate([receipt], at: at).balance(of: "gems") == 100_000_000_000_000)
-        // Receipts built in code are not held to the limits: a huge quantity saturates instead of trapping.
-        let huge = Receipt(app: "com.example.game", transactions: (0..<20).map {
+        // Receipts built in code are not held to the limits: a quantity past 1,000 counts as 1,000,
+        // one below 1 as 1, each with a warning; a negative consumption would add credits, so it
+        // is ignored with a warning.
+        var huge = Receipt(app: "com.example.game", transactions: (0..<20).map {
             T.transaction("gems", "h\($0)", "2026-01-01T00:00:00Z", quantity: Int(Int32.max))
-        })
+        } + [T.transaction("gems", "zero", "2026-01-01T00:00:00Z", quantity: 0),
+             T.transaction("gems", "negative", "2026-01-01T00:00:00Z", quantity: -5)])
+        huge.consumptions = [Consumption(id: "refund?", currency: "gems", amount: -100, date: T.instant("2026-01-01T00:00:00Z")),
+                             Consumption(id: "spend", currency: "gems", amount: 7, date: T.instant("2026-01-01T00:00:00Z"))]
         let result = catalog.evaluate([huge], at: at)
-        #expect(result.balance(of: "gems") == .max)
-        #expect(result.warnings.map(\.code) == ["balance-out-of-range"])
+        let expected: Int64 = 20_001_999_999_993  // 20 x 1,000 x 10^9 + 2 x 10^9 - 7
+        #expect(result.balance(of: "gems") == expected)
+        #expect(result.warnings.map(\.code) == Array(repeating: "quantity-out-of-range", count: 22) + ["amount-out-of-range"])
+        #expect(result.warnings[0].message == "transaction `h0` has quantity 2147483647, outside 1 to 1000; it counts as 1000")
+        #expect(result.warnings[21].message == "transaction `negative` has quantity -5, outside 1 to 1000; it counts as 1")
+        #expect(result.warnings[22].message == "consumption `refund?` has amount -100, outside 1 to 1000000000000; it is ignored")
+        #expect(huge.limitViolation?.path == "transactions[0].quantity")
+        // Past Int64 a balance stops at its end (only millions of receipts built in code get there).
+        var balances: [Int64] = [.max - 5, .min + 5]
+        var overflowed: [Int32] = []
+        Balance.add(10, to: &balances, 0, overflowed: &overflowed)
+        Balance.add(-10, to: &balances, 1, overflowed: &overflowed)
+        Balance.add(10, to: &balances, 0, overflowed: &overflowed)
+        #expect(balances == [.max, .min])
+        #expect(overflowed == [0, 1])
     }
 
     @Test("stacked months clamp to the month's end: Jan 31 + P1M is Feb 28, and the next starts there")

@@ -18,6 +18,23 @@ struct LibraryAPITests {
         try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
     }
 
+    @Test("a receipt of an app nothing needs (a misspelt ledger app) is warned about once, with a suggestion")
+    func unrelatedReceipt() throws {
+        let portfolio = Fixtures.examples
+        let trial = try ReceiptDecoder.decode(try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams-trial.json")))
+        let owner = try ReceiptDecoder.decode(try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams6-owner.json")))
+        let at = Fixtures.instant("2026-01-15T09:00:00Z")
+        let ledger = Receipt(app: "com.example.diagram", consumptions: [Consumption(id: "c", currency: "stencils", amount: 3, date: at)])
+        // The receipt of Diagrams 6, which an upgrade requires, is no warning; the misspelt one is, once.
+        let result = try portfolio.evaluate(app: "com.example.diagrams", receipts: [trial, owner, ledger, ledger], at: at)
+        let warnings = result.warnings.filter { $0.code == "unrelated-receipt" }
+        #expect(warnings.map(\.message) == [
+            "the receipt of `com.example.diagram` counts for nothing: no catalog is for that app and no upgrade requires it; did you mean `com.example.diagrams`?"])
+        // Evaluated for Diagrams 6, the Diagrams receipt belongs to the portfolio: no warning.
+        let other = try portfolio.evaluate(app: "com.example.diagrams6", receipts: [trial, owner], at: at)
+        #expect(!other.warnings.contains { $0.code == "unrelated-receipt" })
+    }
+
     @Test("a result encodes with JSONEncoder to exactly what check --format json prints")
     func encodesLikeCheck() throws {
         for result in try Self.results() {

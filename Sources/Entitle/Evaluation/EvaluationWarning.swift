@@ -36,6 +36,15 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case unknownGrantFeature(grantId: String, feature: String)
         /// Receipts disagree on a grant with one id; the first is used.
         case conflictingGrant(id: String)
+        /// A transaction whose `quantity` is outside 1 to ``ReceiptLimits/maxQuantity`` (only a
+        /// receipt built in code can hold one): it counts as the nearest of those.
+        case quantityOutOfRange(transactionId: String, quantity: Int)
+        /// A consumption whose `amount` is outside 1 to ``ReceiptLimits/maxConsumptionAmount`` (only
+        /// a receipt built in code can hold one): it is ignored.
+        case amountOutOfRange(consumptionId: String, amount: Int64)
+        /// A receipt of an app that has no catalog in the portfolio and that no upgrade of the
+        /// evaluated catalog requires: it counts for nothing (a misspelt app id, usually).
+        case unrelatedReceipt(app: String, suggestion: String?)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
@@ -60,6 +69,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .badVersion: "bad-version"
         case .unknownGrantFeature: "unknown-grant-feature"
         case .conflictingGrant: "conflicting-grant"
+        case .quantityOutOfRange: "quantity-out-of-range"
+        case .amountOutOfRange: "amount-out-of-range"
+        case .unrelatedReceipt: "unrelated-receipt"
         case .reported(let code, _): code
         }
     }
@@ -99,6 +111,13 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "renewal entry for chain `\(chain)` has no transaction of that chain in the receipts and is ignored"
         case .balanceOutOfRange(let currency, let balance):
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
+        case .quantityOutOfRange(let transaction, let quantity):
+            "transaction `\(transaction)` has quantity \(quantity), outside 1 to \(ReceiptLimits.maxQuantity); it counts as \(min(max(quantity, 1), ReceiptLimits.maxQuantity))"
+        case .unrelatedReceipt(let app, let suggestion):
+            "the receipt of `\(Diagnostic.excerpt(app))` counts for nothing: no catalog is for that app and no upgrade requires it"
+                + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
+        case .amountOutOfRange(let id, let amount):
+            "consumption `\(id)` has amount \(amount), outside 1 to \(ReceiptLimits.maxConsumptionAmount); it is ignored"
         }
     }
 

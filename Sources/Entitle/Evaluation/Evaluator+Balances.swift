@@ -38,6 +38,12 @@ extension Evaluator {
                         continue
                     }
                     guard consumption.date <= at else { continue }
+                    // The decoder keeps amounts in range; a consumption built in code may not.
+                    guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {
+                        warnings.append(EvaluationWarning(kind: .amountOutOfRange(
+                            consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
+                        continue
+                    }
                     let currency = catalog.currencyTable.find(UnsafeRawBufferPointer(
                         rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
                     guard currency >= 0 else {
@@ -45,7 +51,7 @@ extension Evaluator {
                             consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
                         continue
                     }
-                    Balance.add(consumption.amount == .min ? .max : -consumption.amount, to: &balances, Int(currency),
+                    Balance.add(-consumption.amount, to: &balances, Int(currency),
                                 overflowed: &overflowed)
                 }
             }

@@ -40,6 +40,6 @@ extension Evaluator {
     static func passEnd(_ rule: ProductRule, _ receipts: [ParsedReceipt], _ entry: Entry, from start: Int64) -> Int64 {
         let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
         return ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
-                               milliseconds: rule.durationMilliseconds, times: Int64(record.quantity), to: start)
+                               milliseconds: rule.durationMilliseconds, times: record.countedQuantity, to: start)
     }
 }

@@ -12,6 +12,15 @@ extension Evaluator {
     static func deduplicate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int]) -> Deduplicated {
         var warnings: [EvaluationWarning] = []
         let entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
+        // The decoder keeps quantities in range; a receipt built in code may not.
+        for entry in entries {
+            let receipt = receipts[Int(entry.receipt)]
+            let record = receipt.transactions[Int(entry.index)]
+            if record.quantityOutOfRange {
+                warnings.append(EvaluationWarning(kind: .quantityOutOfRange(
+                    transactionId: receipt.text(record.transactionId)!, quantity: Int(record.quantity))))
+            }
+        }
         let chains = chains(receipts, own: own)
         return Deduplicated(entries: entries, warnings: warnings, chains: chains)
     }

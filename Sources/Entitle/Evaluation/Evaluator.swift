@@ -95,6 +95,7 @@ enum Evaluator {
         for (index, receipt) in receipts.enumerated() {
             if receipt.bytesEqual(receipt.appRange, catalog.appBytes) { own.append(index) } else { others.append(index) }
         }
+        if !others.isEmpty { ignored += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
         let entries = deduplicate(catalog, receipts: receipts, own: own)
         var core = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: at, options: options)
         let next = nextChange(catalog, receipts: receipts, own: own, others: others, entries: entries, at: at,
@@ -103,6 +104,22 @@ enum Evaluator {
         core.warnings = ignored + entries.warnings + core.warnings
         return Entitlements(catalog: catalog, at: instant, core: core,
                             reevaluateAt: next == .max ? nil : Instant(millisecondsSince1970: next))
+    }
+
+    /// One warning per app of `others` that neither has a catalog in the portfolio nor is required
+    /// by an upgrade of `catalog`: its receipts count for nothing, probably a misspelt app id.
+    static func unrelatedReceipts(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], others: [Int], options: Options
+    ) -> [EvaluationWarning] {
+        var warned: Set<String> = []
+        var warnings: [EvaluationWarning] = []
+        for index in others {
+            let app = receipts[index].app
+            guard options.catalogs[app] == nil, !catalog.requiredApps.contains(app), warned.insert(app).inserted else { continue }
+            let known = [catalog.app] + catalog.requiredApps + options.catalogs.keys.sorted()
+            warnings.append(EvaluationWarning(kind: .unrelatedReceipt(app: app, suggestion: Suggestion.closest(to: app, in: known))))
+        }
+        return warnings
     }
 
     /// The answer at `at` from deduplicated entries.
@@ -144,7 +161,7 @@ enum Evaluator {
                 if entry.cancellation > at, record.flags & TransactionRecord.upgraded == 0 {
                     for index in rule.credits {
                         let credit = catalog.ruleCredits[Int(index)]
-                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: Int64(record.quantity))
+                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: record.countedQuantity)
                         Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
                     }
                 }

@@ -81,3 +81,13 @@ struct ConsumptionRecord: Sendable, IdentifiedRecord {
     var amount: Int64
     var date: Int64
 }
+
+extension TransactionRecord {
+    /// The quantity evaluation counts: `quantity` within 1 to ``ReceiptLimits/maxQuantity`` (the
+    /// decoder guarantees that; a receipt built in code may hold anything, and is warned about).
+    @inline(__always)
+    var countedQuantity: Int64 { Int64(min(max(quantity, 1), Int32(ReceiptLimits.maxQuantity))) }
+
+    /// Whether `quantity` is outside what evaluation counts.
+    var quantityOutOfRange: Bool { quantity < 1 || quantity > Int32(ReceiptLimits.maxQuantity) }
+}

@@ -103,6 +103,14 @@ enum ReferenceEvaluator {
             }
         }
         let own = receipts.filter { $0.app == catalog.app }
+        // Receipts of an app with no catalog in the portfolio that no upgrade requires count for
+        // nothing: one warning per such app.
+        var unrelated: Set<String> = []
+        for receipt in receipts where receipt.app != catalog.app && catalogs[receipt.app] == nil
+            && !catalog.requiredApps.contains(receipt.app) && unrelated.insert(receipt.app).inserted {
+            let known = [catalog.app] + catalog.requiredApps + catalogs.keys.sorted()
+            warnings.append(EvaluationWarning(kind: .unrelatedReceipt(app: receipt.app, suggestion: Suggestion.closest(to: receipt.app, in: known))))
+        }
         for receipt in receipts {
             for transaction in receipt.transactions {
                 candidates.insert(transaction.purchaseDate.millisecondsSince1970)
@@ -133,6 +141,9 @@ enum ReferenceEvaluator {
                     continue
                 }
                 byTransactionId[transaction.transactionId] = merged.count
+                if !(1...ReceiptLimits.maxQuantity).contains(transaction.quantity) {
+                    warnings.append(EvaluationWarning(kind: .quantityOutOfRange(transactionId: transaction.transactionId, quantity: transaction.quantity)))
+                }
                 merged.append(Merged(
                     transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
                     cancellation: transaction.cancellationDate?.millisecondsSince1970))
@@ -166,7 +177,7 @@ enum ReferenceEvaluator {
             if product.group >= 0, transaction.isTrialPeriod || transaction.isIntroOfferPeriod { introUsed.insert(product.group) }
             if product.type == .consumable {
                 if !cancelled && !transaction.isUpgraded {
-                    for (currency, amount) in product.credits { balances[currency] += amount * Int64(transaction.quantity) }
+                    for (currency, amount) in product.credits { balances[currency] += amount * Int64(countedQuantity(transaction.quantity)) }
                 }
                 continue
             }
@@ -389,6 +400,10 @@ enum ReferenceEvaluator {
                 }
                 consumed[consumption.id] = consumption
                 guard consumption.date.millisecondsSince1970 <= at else { continue }
+                guard (1...ReceiptLimits.maxConsumptionAmount).contains(consumption.amount) else {
+                    warnings.append(EvaluationWarning(kind: .amountOutOfRange(consumptionId: consumption.id, amount: consumption.amount)))
+                    continue
+                }
                 guard let currency = catalog.currencyIndex[consumption.currency] else {
                     warnings.append(EvaluationWarning(kind: .unknownCurrency(consumptionId: consumption.id, currency: consumption.currency)))
                     continue
@@ -505,11 +520,15 @@ enum ReferenceEvaluator {
 
     private static func passEnd(_ product: CompiledProduct, _ transaction: Transaction, from start: Int64) -> Int64 {
         // N units cover N times the duration, as one calendar step.
-        let end = ISODuration.add(months: product.durationMonths * transaction.quantity,
-                                  days: product.durationDays * Int64(transaction.quantity),
-                                  milliseconds: product.durationMilliseconds * Int64(transaction.quantity), to: start)
+        let quantity = countedQuantity(transaction.quantity)
+        let end = ISODuration.add(months: product.durationMonths * quantity,
+                                  days: product.durationDays * Int64(quantity),
+                                  milliseconds: product.durationMilliseconds * Int64(quantity), to: start)
         return max(end, start)
     }
+
+    /// A quantity outside 1 to the limit (only in receipts built in code) counts as the nearest.
+    static func countedQuantity(_ quantity: Int) -> Int { min(max(quantity, 1), ReceiptLimits.maxQuantity) }
 
     private static func lower(_ a: [Int], than b: [Int]) -> Bool {
         for index in 0..<max(a.count, b.count) {
