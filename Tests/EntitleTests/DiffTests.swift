@@ -229,8 +229,13 @@ struct DiffTests {
         ])
         #expect(changes.filter(\.isLoss).map(\.id) == ["export.pdf", "stencils"])
         #expect(later.changes(since: later).isEmpty)
-        let decoded = try JSONDecoder().decode([EntitlementChange].self, from: JSONEncoder().encode(changes))
+        let encoded = try JSONEncoder().encode(changes)
+        let decoded = try JSONDecoder().decode([EntitlementChange].self, from: encoded)
         #expect(decoded == changes)
+        // Each change carries `loss` in its JSON, as `diff --format json` does.
+        let objects = try #require(try JSONSerialization.jsonObject(with: encoded) as? [[String: Any]])
+        #expect(objects.map { $0["loss"] as? Bool } == changes.map(\.isLoss))
+        #expect(Set(objects[0].keys) == ["kind", "id", "from", "to", "loss"])
     }
 
     @Test("check --customers prints one JSON line per customer; a bad receipt fails only its line")

@@ -63,9 +63,22 @@ struct LibraryAPITests {
             }
             #expect(decoded.balance(of: "stencils") == result.balance(of: "stencils"))
             #expect(decoded.warnings.map(\.code) == result.warnings.map(\.code))
+            // Warnings compare by what they say, results by their answer: the round trip is equal.
+            #expect(decoded.warnings == result.warnings)
+            #expect(decoded == result)
             #expect(try Self.object(try JSONEncoder().encode(decoded)) == (try Self.object(Data(result.json.utf8))),
                     "encoding again gives the same JSON")
         }
+    }
+
+    @Test("results differing in any answer are unequal")
+    func inequality() throws {
+        let results = try Self.results()
+        #expect(results[0] != results[1] && results[1] != results[2])
+        let warned = EvaluationWarning(kind: .negativeBalance(currency: "gems", balance: -1))
+        #expect(warned == EvaluationWarning(kind: .reported(code: "negative-balance", message: warned.message)))
+        #expect(warned != EvaluationWarning(kind: .negativeBalance(currency: "gems", balance: -2)))
+        #expect(Set([warned, EvaluationWarning(kind: .reported(code: warned.code, message: warned.message))]).count == 1)
     }
 
     @Test("a service embeds results and values in its own Codable types")

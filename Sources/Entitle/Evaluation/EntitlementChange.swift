@@ -42,6 +42,27 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         self.to = to
     }
 
+    private enum CodingKeys: String, CodingKey { case kind, id, from, to, loss }
+
+    /// Reads a change as ``encode(to:)`` writes it (`loss` is derived, so it is not read).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(kind: try container.decode(Kind.self, forKey: .kind), id: try container.decode(String.self, forKey: .id),
+                  from: try container.decodeIfPresent(String.self, forKey: .from),
+                  to: try container.decodeIfPresent(String.self, forKey: .to))
+    }
+
+    /// `{"kind", "id", "from", "to", "loss"}`, as `entitle diff --format json` writes a customer's
+    /// change (`from`/`to` `null` for a missing side).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(id, forKey: .id)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(isLoss, forKey: .loss)
+    }
+
     /// Whether the customer loses something: a feature turned off, or a lower balance.
     public var isLoss: Bool {
         switch kind {

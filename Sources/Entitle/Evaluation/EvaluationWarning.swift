@@ -52,6 +52,15 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
     /// What was found, with its facts.
     public var kind: Kind
 
+    /// Two warnings are equal when they say the same thing: the same code and message. So a
+    /// warning read back from JSON (``Kind/reported(code:message:)``) equals the one written.
+    public static func == (a: Self, b: Self) -> Bool { a.code == b.code && a.message == b.message }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+
     /// A stable code for the kind of warning.
     public var code: String {
         switch kind {

@@ -184,3 +184,17 @@ extension EvaluationWarning: Codable {
 
 extension ProductState: Codable {}
 extension OfferReason: Codable {}
+
+/// Results compare by their answer, so a result read back from JSON equals the one written.
+extension Entitlements: Equatable {
+    /// Whether two results answer the same: app, instant, `reevaluateAt`, features, balances,
+    /// products, offers and warnings (what their JSON holds, lists compared by id whatever their
+    /// order; the catalog objects are not compared).
+    public static func == (a: Entitlements, b: Entitlements) -> Bool {
+        a.app == b.app && a.at == b.at && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings
+            && a.features.sorted { $0.id < $1.id } == b.features.sorted { $0.id < $1.id }
+            && a.balances.sorted { $0.currency < $1.currency } == b.balances.sorted { $0.currency < $1.currency }
+            && a.products.sorted { $0.id < $1.id } == b.products.sorted { $0.id < $1.id }
+            && a.offers.sorted { $0.productId < $1.productId } == b.offers.sorted { $0.productId < $1.productId }
+    }
+}
