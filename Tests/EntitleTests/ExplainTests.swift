@@ -34,6 +34,17 @@ struct ExplainTests {
                                                                 end: Fixtures.instant("2026-01-15T09:00:00Z"), grace: false))
     }
 
+    @Test("receipt values explain as their parsed form does, and offers read with either label")
+    func receiptValues() throws {
+        let at = Fixtures.instant("2026-01-15T09:00:00Z")
+        let values = [Self.trial.receipt, Self.owner.receipt]
+        let fromValues = try Fixtures.examples.explain(app: Diagrams.app, receipts: values, at: at)
+        #expect(fromValues == Self.explain([Self.trial, Self.owner], at: "2026-01-15T09:00:00Z"))
+        #expect(Fixtures.diagrams.explain(values, at: at).features == Fixtures.diagrams.explain([Self.trial, Self.owner], at: at).features)
+        #expect(fromValues.offer(for: "com.example.diagrams.pro") == fromValues.offer("com.example.diagrams.pro"))
+        #expect(fromValues.offer(for: "com.example.diagrams.pro") != nil)
+    }
+
     @Test("the decisions are the evaluation's: every feature, product state and offer agrees with check")
     func agreesWithEvaluation() {
         for at in ["2026-01-01T08:59:59Z", "2026-01-10T00:00:00Z", "2026-01-15T09:00:00Z", "2026-02-12T00:00:00Z", "2026-03-01T00:00:00Z"] {

@@ -117,6 +117,9 @@ struct LibraryAPITests {
         #expect(pro.description == "All drawing tools")
         #expect(pro.grantedBy.contains("com.example.diagrams.daypass"))
         #expect(catalog.currencies.map(\.creditedBy) == [["com.example.diagrams.stencils.10"]])
+        #expect(catalog.feature("pro") == pro)
+        #expect(catalog.feature("nope") == nil && catalog.currency("nope") == nil)
+        #expect(catalog.currency("stencils") == catalog.currencies.first)
         // Values a service sends to its own apps.
         let data = try JSONEncoder().encode(catalog.products)
         #expect(try JSONDecoder().decode([CatalogProduct].self, from: data) == catalog.products)

@@ -16,8 +16,9 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let group: String?
     /// An auto-renewable's level in its group, 1 the highest service.
     public let level: Int?
-    /// How long it lasts: a non-renewing subscription's duration, an auto-renewable's period or
-    /// a trial's length when the catalog gives one.
+    /// How long it lasts: a non-renewing subscription's duration, an auto-renewable's period, or
+    /// a trial's `duration` when the catalog writes one (a trial's length is always in
+    /// ``trialDays``, from its "N-day Trial" name); `nil` otherwise.
     public let duration: ISODuration?
     /// An auto-renewable subscription's introductory offer.
     public let introOffer: IntroOffer?

@@ -24,19 +24,9 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// Every product as the catalog defines it, in catalog order: what a paywall needs.
     public let products: [CatalogProduct]
     /// Every declared feature with its description and the products that grant it.
-    public var features: [CatalogFeature] {
-        featureIds.indices.map { index in
-            CatalogFeature(id: featureIds[index], description: featureDescriptions[index],
-                           grantedBy: granters[index].map { compiledProducts[$0].id })
-        }
-    }
+    public var features: [CatalogFeature] { featureIds.compactMap(feature) }
     /// Every declared currency with its description and the consumables that credit it.
-    public var currencies: [CatalogCurrency] {
-        currencyIds.indices.map { index in
-            CatalogCurrency(id: currencyIds[index], description: currencyDescriptions[index],
-                            creditedBy: products.filter { $0.credits.contains { $0.currency == currencyIds[index] } }.map(\.id))
-        }
-    }
+    public var currencies: [CatalogCurrency] { currencyIds.compactMap(currency) }
     let productIndex: [String: Int]
     let featureIndex: [String: Int]
     let currencyIndex: [String: Int]
@@ -166,6 +156,24 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// A product as the catalog defines it, or `nil` when the catalog does not define it.
     public func product(_ id: String) -> CatalogProduct? {
         productIndex[id].map { products[$0] }
+    }
+
+    /// A declared feature with its description and the products that grant it, or `nil` when the
+    /// catalog does not declare it.
+    public func feature(_ id: String) -> CatalogFeature? {
+        featureIndex[id].map { index in
+            CatalogFeature(id: featureIds[index], description: featureDescriptions[index],
+                           grantedBy: granters[index].map { compiledProducts[$0].id })
+        }
+    }
+
+    /// A declared currency with its description and the consumables that credit it, or `nil`
+    /// when the catalog does not declare it.
+    public func currency(_ id: String) -> CatalogCurrency? {
+        currencyIndex[id].map { index in
+            CatalogCurrency(id: currencyIds[index], description: currencyDescriptions[index],
+                            creditedBy: products.filter { $0.credits.contains { $0.currency == id } }.map(\.id))
+        }
     }
 
     /// The type of a product, or `nil` when the catalog does not define it.

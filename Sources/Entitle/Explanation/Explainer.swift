@@ -324,6 +324,11 @@ extension CompiledCatalog {
     public func explain(_ receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil) -> Explanation {
         Explainer.explain(self, receipts: receipts, at: at, options: .init(environments: environments))
     }
+
+    /// Explains receipt values (a service's ledger, receipts built in code) at an instant.
+    public func explain(_ receipts: [Receipt], at: Instant, environments: Set<String>? = nil) -> Explanation {
+        explain(receipts.map(ParsedReceipt.init), at: at, environments: environments)
+    }
 }
 
 extension Portfolio {
@@ -336,5 +341,14 @@ extension Portfolio {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
         return Explainer.explain(catalog, receipts: receipts, at: at,
                                  options: .init(environments: environments, catalogs: catalogsByApp))
+    }
+
+    /// Explains receipt values for one app of the portfolio.
+    ///
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func explain(
+        app: String, receipts: [Receipt], at: Instant, environments: Set<String>? = nil
+    ) throws(PortfolioError) -> Explanation {
+        try explain(app: app, receipts: receipts.map(ParsedReceipt.init), at: at, environments: environments)
     }
 }

@@ -26,6 +26,8 @@ public struct Explanation: Hashable, Sendable, Codable {
     public func product(_ id: String) -> ProductExplanation? { products.first { $0.id == id } }
     /// One offer's explanation, or `nil` for a product the catalog does not define.
     public func offer(_ productId: String) -> OfferExplanation? { offers.first { $0.productId == productId } }
+    /// The explanation of the offer of a product, labelled as ``Entitlements/offer(for:)``.
+    public func offer(for productId: String) -> OfferExplanation? { offer(productId) }
 }
 
 /// A receipt the evaluation did not read, and why.
