@@ -25,6 +25,11 @@ enum ReceiptFiles {
         if isDirectory.boolValue {
             throw failure("is a directory, not a \(what)", help: what == "receipt file" ? "name each receipt file with its own `--receipt`" : nil)
         }
+        // A file past the limit is refused before it is read into memory.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > ReceiptLimits.maxBytes {
+            throw ReceiptError(code: .limitExceeded, message: "the \(what) is \(size) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes",
+                               location: SourceLocation(file: path, line: 1, column: 1))
+        }
         let contents: Data
         do {
             contents = try Data(contentsOf: URL(fileURLWithPath: path))

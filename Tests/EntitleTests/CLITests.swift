@@ -295,6 +295,33 @@ struct CLITests {
         #expect(output.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
     }
 
+    @Test("files past the size limits are refused before they are read, by the library and the CLI")
+    func oversizedFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-big-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Sparse files: their size is past the limit, their blocks cost nothing.
+        func sparse(_ name: String, size: Int) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            FileManager.default.createFile(atPath: path, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.truncate(atOffset: UInt64(size))
+            try handle.close()
+            return path
+        }
+        let catalog = try sparse("big.json", size: CatalogLimits.maxBytes + 1)
+        let store = PortfolioStore()
+        let compilation = store.reload(path: directory.path)
+        #expect(compilation.diagnostics.map(\.description) == [
+            "\(catalog):1:1: error: file is \(CatalogLimits.maxBytes + 1) bytes, over the limit of \(CatalogLimits.maxBytes) bytes"])
+        #expect(compilation.diagnostics.first?.code == .limitExceeded)
+        let receipt = try sparse("big-receipt.bin", size: ReceiptLimits.maxBytes + 1)
+        let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", receipt], environment: Self.environment())
+        #expect(output.exitCode == 1)
+        #expect(output.standardError.hasPrefix(
+            "\(receipt):1:1: error: the receipt file is \(ReceiptLimits.maxBytes + 1) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes\n"))
+    }
+
     @Test("when no catalog path can be read, check says so once, with no knock-on error")
     func noCatalogRead() {
         let output = EntitleCommand.run(

@@ -25,6 +25,12 @@ package enum CatalogFiles {
         }
         var sources: [CatalogSource] = []
         for file in files {
+            // A file past the limit is refused before it is read into memory.
+            if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int, size > CatalogLimits.maxBytes {
+                return .failure(Diagnostic(severity: .error, code: .limitExceeded,
+                                           message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
+                                           location: SourceLocation(file: file, line: 1, column: 1)))
+            }
             guard let data = FileManager.default.contents(atPath: file) else {
                 return .failure(Diagnostic(severity: .error, code: .unreadableFile, message: "cannot read file",
                                            location: SourceLocation(file: file, line: 1, column: 1)))
