@@ -71,6 +71,22 @@ struct LibraryAPITests {
         }
     }
 
+    @Test("Apple's data given to the normalized decoder gets help naming the reader it needs")
+    func appleDataToNormalizedDecoder() throws {
+        let verifyReceipt = Data(#"{"status": 0, "environment": "Production", "receipt": {"bundle_id": "com.example.diagrams", "in_app": []}}"#.utf8)
+        #expect(AppleImport.detect(verifyReceipt) == .apple(.verifyReceipt))
+        let error = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: verifyReceipt, name: "r.json") }
+        #expect(error.help == "this is Apple's verifyReceipt response, not a normalized receipt: read it with "
+            + "`AppleImport.unverifiedReceipt(from:app:)` (as `entitle check` does), after verifying its signature")
+        let jws = Data("eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2lnbmF0dXJl".utf8)
+        #expect(AppleImport.detect(jws) == .apple(.appStore))
+        let jwsError = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: jws) }
+        #expect(jwsError.help?.hasPrefix("this is Apple's App Store Server data, not a normalized receipt") == true)
+        // A normalized receipt with a mistake keeps its own help.
+        let typo = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: Data(#"{"app": "a", "transactons": []}"#.utf8)) }
+        #expect(typo.help == "did you mean `transactions`?")
+    }
+
     @Test("results differing in any answer are unequal")
     func inequality() throws {
         let results = try Self.results()

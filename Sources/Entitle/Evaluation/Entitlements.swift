@@ -211,7 +211,8 @@ extension CompiledCatalog {
     ///
     /// - Parameters:
     ///   - receipts: the customer's receipts, of this app and of others.
-    ///   - at: the instant to evaluate at. Evaluation never reads the clock.
+    ///   - at: the instant to evaluate at. Evaluation never reads the clock. An instant outside
+    ///     years 0001-9999 is evaluated at the nearer end of them (``Instant/clampedToRange``).
     ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
     ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
     ///     any other receipt is ignored entirely, with a warning.

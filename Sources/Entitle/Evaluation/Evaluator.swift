@@ -78,8 +78,11 @@ enum Evaluator {
     }
 
     static func evaluate(
-        _ catalog: CompiledCatalog, receipts allReceipts: [ParsedReceipt], at instant: Instant, options: Options = .all
+        _ catalog: CompiledCatalog, receipts allReceipts: [ParsedReceipt], at given: Instant, options: Options = .all
     ) -> Entitlements {
+        // An instant built in code past years 0001-9999 is evaluated at the nearer end: nothing
+        // changes beyond them, and the result's `at` stays writable as RFC 3339.
+        let instant = given.clampedToRange
         let at = instant.millisecondsSince1970
         var ignored: [EvaluationWarning] = []
         var receipts = allReceipts

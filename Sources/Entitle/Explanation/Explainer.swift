@@ -29,8 +29,9 @@ struct Explainer {
     /// Per subscription group: the transaction that used its intro offer, in words.
     var introUse: [Int: String] = [:]
 
-    static func explain(_ catalog: CompiledCatalog, receipts given: [ParsedReceipt], at instant: Instant,
+    static func explain(_ catalog: CompiledCatalog, receipts given: [ParsedReceipt], at requested: Instant,
                         options: Evaluator.Options) -> Explanation {
+        let instant = requested.clampedToRange  // as evaluation does
         let result = Evaluator.evaluate(catalog, receipts: given, at: instant, options: options)
         var ignored: [IgnoredReceipt] = []
         var receipts: [ParsedReceipt] = []

@@ -7,6 +7,15 @@ public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
     case appStore = "app-store"
     /// An app receipt as found on a device: PKCS#7, DER or base64.
     case pkcs7
+
+    /// What the format is, in words: `verifyReceipt response`, `App Store Server data`, `PKCS#7 app receipt`.
+    public var phrase: String {
+        switch self {
+        case .verifyReceipt: "verifyReceipt response"
+        case .appStore: "App Store Server data"
+        case .pkcs7: "PKCS#7 app receipt"
+        }
+    }
 }
 
 /// A receipt read from Apple's data, with what could not be mapped.

@@ -1,12 +1,14 @@
 extension ParsedReceipt {
-    /// Builds the parsed form of a receipt value.
+    /// Builds the parsed form of a receipt value. Instants outside years 0001-9999 (possible only
+    /// in values built in code) are read as the nearer end of that range, so every instant of an
+    /// answer can be written as RFC 3339.
     public init(_ receipt: Receipt) {
         self.init()
         arena.reserveCapacity(receipt.app.utf8.count + receipt.transactions.count * 48)
         appRange = store(receipt.app)
         environment = receipt.environment
         originalApplicationVersion = receipt.originalApplicationVersion
-        originalPurchase = receipt.originalPurchaseDate?.millisecondsSince1970 ?? TransactionRecord.absentDate
+        originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
         transactions.reserveCapacity(receipt.transactions.count)
         for transaction in receipt.transactions {
             let id = store(transaction.transactionId)
@@ -18,10 +20,10 @@ extension ParsedReceipt {
             transactions.append(TransactionRecord(
                 productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
                 originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
-                purchase: transaction.purchaseDate.millisecondsSince1970,
-                originalPurchase: transaction.originalPurchaseDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                expires: transaction.expiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                cancellation: transaction.cancellationDate?.millisecondsSince1970 ?? TransactionRecord.noCancellation,
+                purchase: transaction.purchaseDate.clampedToRange.millisecondsSince1970,
+                originalPurchase: transaction.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                expires: transaction.expiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                cancellation: transaction.cancellationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
                 quantity: Int32(clamping: transaction.quantity), flags: flags,
                 offerType: Self.code(transaction.offerType), revocationReason: Self.code(transaction.revocationReason),
                 offerId: transaction.offerId.map { store($0) } ?? .none))
@@ -32,8 +34,8 @@ extension ParsedReceipt {
                 originalTransactionId: store(renewal.originalTransactionId),
                 willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
                 isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
-                graceExpires: renewal.gracePeriodExpiresDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                signed: renewal.signedDate?.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                graceExpires: renewal.gracePeriodExpiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+                signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
                 renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
                 expirationIntent: Self.code(renewal.expirationIntent)))
         }
@@ -43,14 +45,14 @@ extension ParsedReceipt {
             for feature in grant.features { grantFeatures.append(store(feature)) }
             grants.append(GrantRecord(
                 id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
-                start: grant.start.millisecondsSince1970, end: grant.end?.millisecondsSince1970 ?? .max,
-                revoked: grant.revokedAt?.millisecondsSince1970 ?? .max))
+                start: grant.start.clampedToRange.millisecondsSince1970, end: grant.end?.clampedToRange.millisecondsSince1970 ?? .max,
+                revoked: grant.revokedAt?.clampedToRange.millisecondsSince1970 ?? .max))
         }
         for consumption in receipt.consumptions {
             let id = store(consumption.id)
             consumptions.append(ConsumptionRecord(
                 id: id, idHash: hash(id), currency: store(consumption.currency),
-                amount: consumption.amount, date: consumption.date.millisecondsSince1970))
+                amount: consumption.amount, date: consumption.date.clampedToRange.millisecondsSince1970))
         }
     }
 

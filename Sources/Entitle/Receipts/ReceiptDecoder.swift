@@ -72,8 +72,13 @@ public enum ReceiptDecoder {
         switch result {
         case .success(let receipt):
             return receipt
-        case .failure(let failure):
+        case .failure(var failure):
             let (line, column) = LineTable(data).location(of: failure.offset)
+            // Apple's data handed to the normalized decoder: say what it is and what reads it.
+            if case .apple(let format)? = AppleImport.detect(data) {
+                failure.help = "this is Apple's \(format.phrase), not a normalized receipt: read it with "
+                    + "`AppleImport.unverifiedReceipt(from:app:)` (as `entitle check` does), after verifying its signature"
+            }
             throw ReceiptError(code: failure.code, message: failure.message,
                                location: SourceLocation(file: name, line: line, column: column),
                                path: failure.path, help: failure.help)

@@ -15,7 +15,8 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// Creates an instant from a `Date`, rounded to the nearest millisecond and clamped to
-    /// ``earliest`` ... ``latest`` (years 0001-9999).
+    /// ``earliest`` ... ``latest`` (years 0001-9999); a `Date` that is not a number (NaN) gives
+    /// 1970-01-01T00:00:00Z.
     ///
     /// A `Date` holds seconds as a `Double`, so a parsed `...36.239Z` may come back as
     /// 36.238999...; rounding down would move it a millisecond earlier.
@@ -43,6 +44,12 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var isInRange: Bool {
         millisecondsSince1970 >= Instant.earliest.millisecondsSince1970
             && millisecondsSince1970 <= Instant.latest.millisecondsSince1970
+    }
+
+    /// The instant, or the nearer of ``earliest`` and ``latest`` when it lies outside them.
+    public var clampedToRange: Instant {
+        Instant(millisecondsSince1970: min(max(millisecondsSince1970, Instant.earliest.millisecondsSince1970),
+                                           Instant.latest.millisecondsSince1970))
     }
 
     /// `Instant(millisecondsSince1970:)` when the value is within years 0001-9999, else `nil`.
