@@ -67,19 +67,9 @@ struct EvaluationInputs {
                                      message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
             return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
+        // An unknown environment that no receipt names is warned about in the result itself
+        // (`unknown-environment`), as the library does for services.
         let environments = scanner.all("--environment")
-        // A value no receipt names and entitle does not know is probably a typo: every receipt of it
-        // would be ignored, so say so before the answer.
-        let known = ["production", "sandbox", "xcode", "local-testing"]
-        let named = Set(receipts.compactMap { $0.environment?.lowercased() })
-        for value in Set(environments).sorted()
-        where !(known + ["localtesting"]).contains(value.lowercased()) && !named.contains(value.lowercased()) {
-            errorText += "entitle: warning: `--environment \(value)` is not an environment entitle knows and no receipt names it"
-            if let meant = Suggestion.closest(to: value, in: known + named.sorted()) ?? known.first(where: { $0.hasPrefix(value) }) {
-                errorText += "; did you mean `\(meant)`?"
-            }
-            errorText += "\n"
-        }
         return .success(EvaluationInputs(
             portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
             catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))

@@ -266,11 +266,17 @@ struct CLITests {
             ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment", "prod"],
             environment: Self.environment())
         #expect(output.exitCode == 0)
-        #expect(output.standardError.contains("entitle: warning: `--environment prod` is not an environment entitle knows and no receipt names it; did you mean `production`?"))
+        #expect(output.standardOutput.contains("accepted environment `prod` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it; did you mean `production`?"))
         let known = EntitleCommand.run(
             ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment", "sandbox"],
             environment: Self.environment())
-        #expect(!known.standardError.contains("--environment sandbox"))
+        #expect(!known.standardOutput.contains("unknown-environment") && !known.standardOutput.contains("is not one entitle knows"))
+        // A name entitle does not know but a receipt carries is accepted without a warning.
+        let custom = try! Portfolio.load(path: Self.products).get().evaluate(
+            app: "com.example.diagrams", receipts: [Receipt(app: "com.example.diagrams", environment: "staging")],
+            at: Instant(rfc3339: "2026-01-15T00:00:00Z")!, environments: ["staging", "prdouction"])
+        #expect(custom.warnings.map(\.message) == [
+            "accepted environment `prdouction` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it; did you mean `production`?"])
     }
 
     @Test("an empty receipt file says so")

@@ -42,6 +42,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         /// A consumption whose `amount` is outside 1 to ``ReceiptLimits/maxConsumptionAmount`` (only
         /// a receipt built in code can hold one): it is ignored.
         case amountOutOfRange(consumptionId: String, amount: Int64)
+        /// An accepted environment that entitle does not know and no receipt names: probably a
+        /// typo, since every receipt is then ignored.
+        case unknownEnvironment(name: String, suggestion: String?)
         /// A receipt of an app that has no catalog in the portfolio and that no upgrade of the
         /// evaluated catalog requires: it counts for nothing (a misspelt app id, usually).
         case unrelatedReceipt(app: String, suggestion: String?)
@@ -81,6 +84,7 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .quantityOutOfRange: "quantity-out-of-range"
         case .amountOutOfRange: "amount-out-of-range"
         case .unrelatedReceipt: "unrelated-receipt"
+        case .unknownEnvironment: "unknown-environment"
         case .reported(let code, _): code
         }
     }
@@ -122,6 +126,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         case .quantityOutOfRange(let transaction, let quantity):
             "transaction `\(transaction)` has quantity \(quantity), outside 1 to \(ReceiptLimits.maxQuantity); it counts as \(min(max(quantity, 1), ReceiptLimits.maxQuantity))"
+        case .unknownEnvironment(let name, let suggestion):
+            "accepted environment `\(Diagnostic.excerpt(name))` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it"
+                + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
         case .unrelatedReceipt(let app, let suggestion):
             "the receipt of `\(Diagnostic.excerpt(app))` counts for nothing: no catalog is for that app and no upgrade requires it"
                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "")

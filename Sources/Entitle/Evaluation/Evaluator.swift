@@ -86,7 +86,8 @@ enum Evaluator {
         let at = instant.millisecondsSince1970
         var ignored: [EvaluationWarning] = []
         var receipts = allReceipts
-        if options.environments != nil {
+        if let accepted = options.environments {
+            ignored += unknownEnvironments(accepted, receipts: allReceipts)
             receipts = allReceipts.filter { receipt in
                 if options.accepts(receipt) { return true }
                 ignored.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: receipt.environment ?? "production")))
@@ -107,6 +108,21 @@ enum Evaluator {
         core.warnings = ignored + entries.warnings + core.warnings
         return Entitlements(catalog: catalog, at: instant, core: core,
                             reevaluateAt: next == .max ? nil : Instant(millisecondsSince1970: next))
+    }
+
+    /// The environments entitle knows, as ``environment(_:)`` names them.
+    static let knownEnvironments = ["production", "sandbox", "xcode", "local-testing"]
+
+    /// One warning per accepted environment that entitle does not know and no receipt names: a
+    /// typo (`prod`) would otherwise ignore every receipt in silence.
+    static func unknownEnvironments(_ accepted: Set<String>, receipts: [ParsedReceipt]) -> [EvaluationWarning] {
+        let unknown = accepted.filter { !knownEnvironments.contains($0) }
+        guard !unknown.isEmpty else { return [] }
+        let named = Set(receipts.map { environment($0.environment) })
+        return unknown.subtracting(named).sorted().map { name in
+            EvaluationWarning(kind: .unknownEnvironment(
+                name: name, suggestion: Suggestion.closest(to: name, in: knownEnvironments) ?? knownEnvironments.first { $0.hasPrefix(name) }))
+        }
     }
 
     /// One warning per app of `others` that neither has a catalog in the portfolio nor is required
