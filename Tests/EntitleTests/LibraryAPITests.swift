@@ -87,6 +87,30 @@ struct LibraryAPITests {
         #expect(typo.help == "did you mean `transactions`?")
     }
 
+    @Test("diagnostics, receipt errors and consumptions are Codable in the shapes the CLI and receipts use")
+    func codableValues() throws {
+        let json = #"{"app": "com.example.k", "features": {"pro": "Pro"}, "products": [{"id": "p", "type": "non-consumable", "name": "P", "grants": ["pr0"]}]}"#
+        let diagnostics = Portfolio.compile([CatalogSource(name: "k.json", data: Data(json.utf8))]).diagnostics
+        #expect(!diagnostics.isEmpty)
+        let encoded = try JSONEncoder().encode(diagnostics)
+        #expect(try JSONDecoder().decode([Diagnostic].self, from: encoded) == diagnostics)
+        let objects = try #require(try JSONSerialization.jsonObject(with: encoded) as? [NSDictionary])
+        let printed = try diagnostics.map { try #require(try JSONSerialization.jsonObject(with: Data($0.jsonOutput.rendered().utf8)) as? NSDictionary) }
+        #expect(objects == printed, "the same object as `validate --format json`")
+        let unlocated = Diagnostic(severity: .error, code: .unreadableFile, message: "no catalogs given")
+        #expect(try JSONDecoder().decode(Diagnostic.self, from: JSONEncoder().encode(unlocated)) == unlocated)
+
+        let error = try #require(throws: ReceiptError.self) { try ParsedReceipt(json: Data(#"{"app": 1}"#.utf8), name: "r.json") }
+        #expect(try JSONDecoder().decode(ReceiptError.self, from: JSONEncoder().encode(error)) == error)
+
+        let ledger = [Consumption(id: "order-1", currency: "stencils", amount: 3, date: Fixtures.instant("2026-01-05T10:00:00Z"))]
+        let stored = try JSONEncoder().encode(ledger)
+        #expect(try JSONDecoder().decode([Consumption].self, from: stored) == ledger)
+        // What it encodes to is a receipt's `consumptions`, as the decoder reads them.
+        let receipt = #"{"app": "com.example.diagrams", "consumptions": "# + String(decoding: stored, as: UTF8.self) + "}"
+        #expect(try ParsedReceipt(json: Data(receipt.utf8)).receipt.consumptions == ledger)
+    }
+
     @Test("results differing in any answer are unequal")
     func inequality() throws {
         let results = try Self.results()

@@ -176,7 +176,10 @@ public struct Renewal: Hashable, Sendable {
 }
 
 /// Credits spent from a currency balance, as recorded by the app's backend.
-public struct Consumption: Hashable, Sendable {
+///
+/// `Codable` as in a normalized receipt: `{"id", "currency", "amount", "date"}`, the date an RFC
+/// 3339 string, so a service can keep its ledger as JSON.
+public struct Consumption: Hashable, Sendable, Codable {
     /// Unique per consumption; the same id seen twice counts once.
     public var id: String
     /// The currency spent.

@@ -15,3 +15,55 @@ extension Diagnostic {
         ])
     }
 }
+
+/// Diagnostics encode to the object `entitle validate --format json` prints, so a service can
+/// return them in its own responses.
+extension Diagnostic: Codable {
+    private enum Keys: String, CodingKey { case file, line, column, severity, code, path, message, help }
+
+    /// Reads a diagnostic as ``encode(to:)`` writes it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        var location: SourceLocation?
+        if let file = try container.decodeIfPresent(String.self, forKey: .file) {
+            location = SourceLocation(file: file, line: try container.decode(Int.self, forKey: .line),
+                                      column: try container.decode(Int.self, forKey: .column))
+        }
+        let severityText = try container.decode(String.self, forKey: .severity)
+        guard let severity = Severity(rawValue: severityText) else {
+            throw DecodingError.dataCorruptedError(forKey: .severity, in: container,
+                                                   debugDescription: "severity must be `error`, `warning` or `note`")
+        }
+        self.init(severity: severity, code: DiagnosticCode(rawValue: try container.decode(String.self, forKey: .code)),
+                  message: try container.decode(String.self, forKey: .message), location: location,
+                  path: try container.decodeIfPresent(String.self, forKey: .path) ?? "",
+                  help: try container.decodeIfPresent(String.self, forKey: .help))
+    }
+
+    /// `{"file", "line", "column", "severity", "code", "path", "message", "help"}`, with `null`
+    /// for a missing location or help.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(location?.file, forKey: .file)
+        try container.encode(location?.line, forKey: .line)
+        try container.encode(location?.column, forKey: .column)
+        try container.encode(severity.rawValue, forKey: .severity)
+        try container.encode(code.rawValue, forKey: .code)
+        try container.encode(path, forKey: .path)
+        try container.encode(message, forKey: .message)
+        try container.encode(help, forKey: .help)
+    }
+}
+
+/// Receipt errors encode as their diagnostic (severity `error`).
+extension ReceiptError: Codable {
+    /// Reads a receipt error written by ``encode(to:)``.
+    public init(from decoder: any Decoder) throws {
+        let diagnostic = try Diagnostic(from: decoder)
+        self.init(code: diagnostic.code, message: diagnostic.message, location: diagnostic.location,
+                  path: diagnostic.path, help: diagnostic.help)
+    }
+
+    /// The object of ``Diagnostic/encode(to:)``.
+    public func encode(to encoder: any Encoder) throws { try diagnostic.encode(to: encoder) }
+}
