@@ -12,15 +12,6 @@ extension Evaluator {
     static func deduplicate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int]) -> Deduplicated {
         var warnings: [EvaluationWarning] = []
         let entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
-        // The decoder keeps quantities in range; a receipt built in code may not.
-        for entry in entries {
-            let receipt = receipts[Int(entry.receipt)]
-            let record = receipt.transactions[Int(entry.index)]
-            if record.quantityOutOfRange {
-                warnings.append(EvaluationWarning(kind: .quantityOutOfRange(
-                    transactionId: receipt.text(record.transactionId)!, quantity: Int(record.quantity))))
-            }
-        }
         let chains = chains(receipts, own: own)
         return Deduplicated(entries: entries, warnings: warnings, chains: chains)
     }
@@ -68,6 +59,7 @@ extension Evaluator {
                     slots[slot] = Int32(entries.count)
                     hashes.append(record.transactionIdHash)
                     entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena))
+                    if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
                 }
                 return false
             }
@@ -104,8 +96,15 @@ extension Evaluator {
             }
             position[item] = Int32(entries.count)
             entries.append(receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0) })
+            if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
         }
         return entries
+    }
+
+    /// The warning for a quantity outside 1 to 1,000, which the decoder never lets through and a
+    /// receipt built in code may hold.
+    private static func quantityWarning(_ record: TransactionRecord, of receipt: ParsedReceipt) -> EvaluationWarning {
+        EvaluationWarning(kind: .quantityOutOfRange(transactionId: receipt.text(record.transactionId)!, quantity: Int(record.quantity)))
     }
 
     /// A first copy of a transaction, its product looked up by the id's bytes.
