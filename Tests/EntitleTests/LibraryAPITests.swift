@@ -111,6 +111,29 @@ struct LibraryAPITests {
         #expect(try ParsedReceipt(json: Data(receipt.utf8)).receipt.consumptions == ledger)
     }
 
+    @Test("receipts are Codable as normalized receipt JSON, with the decoder's checks")
+    func codableReceipts() throws {
+        struct Stored: Codable { var customer: String; var receipts: [Receipt] }
+        let directory = Fixtures.packageRoot.appendingPathComponent("products/receipts")
+        let receipts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+            .map { try ReceiptDecoder.decode(try Data(contentsOf: directory.appendingPathComponent($0))) }
+        #expect(receipts.count >= 3)
+        let data = try JSONEncoder().encode(Stored(customer: "c-1", receipts: receipts))
+        #expect(try JSONDecoder().decode(Stored.self, from: data).receipts == receipts)
+        // Each encodes to the object `json` prints.
+        for receipt in receipts {
+            #expect(try Self.object(JSONEncoder().encode(receipt)) == (try Self.object(Data(receipt.json.utf8))))
+        }
+        // A value the decoder refuses is a DecodingError carrying its message.
+        let bad = Data(#"{"customer": "c", "receipts": [{"app": "a", "transactions": [{"productId": "p", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z", "quantity": 0}]}]}"#.utf8)
+        do {
+            _ = try JSONDecoder().decode(Stored.self, from: bad)
+            Issue.record("a quantity of 0 was accepted")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.debugDescription.contains("transactions[0].quantity"), "\(context.debugDescription)")
+        }
+    }
+
     @Test("results differing in any answer are unequal")
     func inequality() throws {
         let results = try Self.results()

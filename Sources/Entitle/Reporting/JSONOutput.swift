@@ -141,3 +141,64 @@ package indirect enum JSONOutput: Equatable {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+
+/// Any JSON value through `Codable`, for types whose JSON is defined by entitle's own reader and
+/// writer (``Receipt``): members keep their order when encoded; a decoded object's order is the
+/// decoder's. Numbers are integers (receipts hold no others).
+extension JSONOutput: Codable {
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: Key.self) {
+            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONOutput.self, forKey: $0)) })
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONOutput] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONOutput.self)) }
+            self = .array(elements)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let bool = try? single.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? single.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let string = try? single.decode(String.self) {
+            self = .string(string)
+        } else {
+            throw DecodingError.dataCorruptedError(in: single, debugDescription: "expected a JSON value whose numbers are integers")
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var container = encoder.container(keyedBy: Key.self)
+            for (name, value) in members { try container.encode(value, forKey: Key(name)) }
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .integer(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+}

@@ -1,7 +1,10 @@
 extension Receipt {
     /// The receipt as normalized receipt JSON (schemas/receipt.schema.json), the form
     /// `entitle normalize` prints; absent optional fields are left out.
-    public var json: String {
+    public var json: String { jsonOutput.rendered() + "\n" }
+
+    /// The receipt as a JSON value, for ``json`` and `Codable`.
+    package var jsonOutput: JSONOutput {
         func instant(_ value: Instant) -> JSONOutput { .string(value.rfc3339) }
         var members: [(String, JSONOutput)] = [("app", .string(app))]
         if let environment { members.append(("environment", .string(environment))) }
@@ -53,6 +56,28 @@ extension Receipt {
                 return .object(fields)
             })))
         }
-        return JSONOutput.object(members).rendered() + "\n"
+        return JSONOutput.object(members)
     }
 }
+
+/// Receipts are `Codable` as normalized receipt JSON, so a service can keep them (a ledger of
+/// consumptions, say) inside its own `Codable` types. Decoding runs the normalized decoder on the
+/// value: the same checks, limits and messages as ``ParsedReceipt/init(json:name:)``.
+extension Receipt: Codable {
+    /// Reads a normalized receipt; a value the decoder refuses throws `DecodingError.dataCorrupted`
+    /// whose description is the ``ReceiptError``'s.
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONOutput(from: decoder)
+        do {
+            self = try ReceiptDecoder.decode(Data(value.compact().utf8), name: "<decoded>")
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    /// Writes the object ``json`` holds.
+    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+}
+
+import Foundation
