@@ -34,6 +34,21 @@ struct DiagnosticsOption {
         if file == nil, format == .json || format == .sarif {
             throw UsageError(message: "`--diagnostics \(format.rawValue)` writes one document: give `--diagnostics-file FILE` too")
         }
+        // A file that cannot be written is a mistake in the command line, found before any work.
+        if let file {
+            let directory = (file as NSString).deletingLastPathComponent
+            var isDirectory: ObjCBool = false
+            let parent = directory.isEmpty ? "." : directory
+            if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                throw UsageError(message: "`--diagnostics-file \(file)`: no such directory `\(parent)`")
+            }
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw UsageError(message: "`--diagnostics-file \(file)` is a directory")
+            }
+            if !FileManager.default.isWritableFile(atPath: FileManager.default.fileExists(atPath: file) ? file : parent) {
+                throw UsageError(message: "`--diagnostics-file \(file)` cannot be written (permission denied)")
+            }
+        }
     }
 
     /// Prints `diagnostics` as chosen: returns what goes on standard error (the text when

@@ -301,6 +301,35 @@ struct CLITests {
         #expect(output.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
     }
 
+    @Test("the executable reports a failed write to standard output and exits 1, instead of trapping")
+    func writeFailure() throws {
+        let executable = try #require(LanguageServerProcess.executable, "the entitle executable is not built next to the tests")
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["validate", "--format", "json", Self.products]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 1)
+        #expect(message == "entitle: cannot write to standard output: no space left on device\n")
+    }
+
+    @Test("a --diagnostics-file that cannot be written is misuse, found before any work")
+    func unwritableDiagnosticsFile() {
+        for (file, problem) in [("/nonexistent-entitle/x.sarif", "no such directory `/nonexistent-entitle`"), ("/tmp", "is a directory")] {
+            let output = EntitleCommand.run(
+                ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"),
+                 "--diagnostics", "sarif", "--diagnostics-file", file], environment: Self.environment())
+            #expect(output.exitCode == 2)
+            #expect(output.standardError.contains(problem), "\(output.standardError)")
+        }
+    }
+
     @Test("files past the size limits are refused before they are read, by the library and the CLI")
     func oversizedFiles() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-big-\(UUID().uuidString)")
