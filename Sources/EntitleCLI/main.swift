@@ -28,8 +28,19 @@ import Foundation
     writeError("\r\u{1B}[K" + line)
 }
 
+/// Standard input up to one byte past the limit, read in chunks, so `/dev/zero` cannot fill memory.
+@Sendable func readInput() -> [UInt8] {
+    let limit = CommandEnvironment.maxStandardInputBytes + 1
+    var bytes: [UInt8] = []
+    while bytes.count < limit {
+        guard let chunk = try? FileHandle.standardInput.read(upToCount: min(1 << 20, limit - bytes.count)), !chunk.isEmpty else { break }
+        bytes += chunk
+    }
+    return bytes
+}
+
 let environment = CommandEnvironment(
-    readStandardInput: { Array(FileHandle.standardInput.readDataToEndOfFile()) },
+    readStandardInput: readInput,
     now: { Instant(Date()) },
     progress: isatty(STDERR_FILENO) != 0 ? showProgress : nil,
     writeStandardOutput: writeOutput)

@@ -24,8 +24,12 @@ public struct CommandOutput: Sendable, Equatable {
 
 /// What a command may read from outside its arguments: standard input and the clock.
 public struct CommandEnvironment: Sendable {
-    /// Reads all of standard input.
+    /// Reads standard input: all of it, or its first ``maxStandardInputBytes`` + 1 bytes (a
+    /// reader stops there, so an endless stream cannot fill memory; one byte more than the limit
+    /// tells the command the input is too long).
     public var readStandardInput: @Sendable () -> [UInt8]
+    /// The most standard input a command reads: the largest receipt file.
+    public static let maxStandardInputBytes = ReceiptLimits.maxBytes
     /// The current instant, used only when `--at` is not given.
     public var now: @Sendable () -> Instant
     /// Shows how far a long run is (a line on a terminal's standard error); `nil` shows nothing.

@@ -14,7 +14,15 @@ enum ReceiptFiles {
     ///
     /// - Throws: ``ReceiptError`` saying whether the file is missing, a directory or unreadable.
     static func read(_ path: String, what: String = "receipt file", standardInput: () -> [UInt8]) throws(ReceiptError) -> Data {
-        if path == "-" { return Data(standardInput()) }
+        if path == "-" {
+            let bytes = standardInput()
+            guard bytes.count <= CommandEnvironment.maxStandardInputBytes else {
+                throw ReceiptError(code: .limitExceeded,
+                                   message: "standard input holds more than \(CommandEnvironment.maxStandardInputBytes) bytes, the limit of a \(what)",
+                                   location: SourceLocation(file: "<stdin>", line: 1, column: 1))
+            }
+            return Data(bytes)
+        }
         func failure(_ message: String, help: String? = nil) -> ReceiptError {
             ReceiptError(code: .unreadableFile, message: message, location: SourceLocation(file: path, line: 1, column: 1), help: help)
         }

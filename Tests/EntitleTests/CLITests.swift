@@ -319,6 +319,20 @@ struct CLITests {
         #expect(message == "entitle: cannot write to standard output: no space left on device\n")
     }
 
+    @Test("standard input past the receipt limit is refused with the limit, not read on")
+    func endlessStandardInput() {
+        let endless = CommandEnvironment(
+            readStandardInput: { [UInt8](repeating: 0, count: CommandEnvironment.maxStandardInputBytes + 1) },
+            now: { Instant(millisecondsSince1970: 0) })
+        for arguments in [["check", "--catalog", Self.products, "--receipt", "-"], ["normalize", "-"]] {
+            let output = EntitleCommand.run(arguments, environment: endless)
+            #expect(output.exitCode == 1)
+            #expect(output.standardError.hasPrefix(
+                "<stdin>:1:1: error: standard input holds more than \(CommandEnvironment.maxStandardInputBytes) bytes, the limit of a receipt file\n"),
+                "\(output.standardError)")
+        }
+    }
+
     @Test("a --diagnostics-file that cannot be written is misuse, found before any work")
     func unwritableDiagnosticsFile() {
         for (file, problem) in [("/nonexistent-entitle/x.sarif", "no such directory `/nonexistent-entitle`"), ("/tmp", "is a directory")] {
