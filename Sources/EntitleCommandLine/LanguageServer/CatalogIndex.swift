@@ -84,21 +84,20 @@ struct CatalogIndex {
                 if case .key(let type) = path[1] { legal[type] = token.text }
             case ("products", _):
                 guard path.count >= 3, case .index(let index) = path[1], case .key(let key) = path[2] else { continue }
-                var product = products[index] ?? Product(index: index)
-                Self.add(token, occurrence, key: key, rest: path.dropFirst(3), to: &product)
-                products[index] = product
+                // Changed in place: a copy out and back would copy the product's arrays on every
+                // element, quadratic in a long `grants` list.
+                Self.add(token, occurrence, key: key, rest: path.dropFirst(3), to: &products[index, default: Product(index: index)])
             case ("grandfathered", _):
                 guard path.count >= 3, case .index(let index) = path[1], case .key(let key) = path[2] else { continue }
-                var rule = rules[index] ?? GrandfatherRule(index: index)
+                if rules[index] == nil { rules[index] = GrandfatherRule(index: index) }
                 if token.role == .value, token.isString {
                     if key == "grants", path.count == 4 {
-                        rule.grants.append(occurrence)
+                        rules[index]!.grants.append(occurrence)
                     } else if path.count == 3 {
-                        rule.values[key] = token.text
-                        if key == "id" { rule.id = token.text }
+                        rules[index]!.values[key] = token.text
+                        if key == "id" { rules[index]!.id = token.text }
                     }
                 }
-                rules[index] = rule
             default:
                 break
             }
