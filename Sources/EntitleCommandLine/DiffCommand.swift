@@ -171,7 +171,7 @@ enum DiffCommand {
             lines.append(line)
         }
         if changes.isEmpty { lines.append("  none") }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     static func jsonOutput(_ change: CatalogChange) -> JSONOutput {

@@ -116,11 +116,11 @@ struct ImpactReport {
         if unreadable > 0 {
             lines.append("  \(Self.count(unreadable)) customer\(unreadable == 1 ? "" : "s") could not be read:")
             for error in errors.prefix(3) {
-                lines.append(error.description.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+                lines += error.description.split(separator: "\n").map { "    " + $0 }
             }
             if unreadable > 3 { lines.append("    and \(Self.count(unreadable - 3)) more (`--format json` lists up to \(errors.count))") }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     /// `{"at", "customers", "unreadable", "losing", "losingCustomers", "changes": [{"app", "kind",

@@ -18,6 +18,7 @@ struct TestRunner {
         /// `file:line:column: case NAME: PATH: expected X, got Y`.
         var text: String {
             "\(location): case \(caseName): \(path): expected \(expected.renderedOnOneLine()), got \(actual.renderedOnOneLine())"
+                .escapingControlCharacters
         }
 
         var json: JSONOutput {

@@ -98,6 +98,21 @@ struct TestCommandTests {
         #expect(lines.last == "1 passed, 1 failed")
     }
 
+    @Test("a case name with a line break cannot fake an output line (a CI workflow command): it is printed escaped")
+    func injectedCaseName() throws {
+        let text = Self.trialFile.replacingOccurrences(of: "\"trial over\"", with: #""x\n::error file=README.md,line=1::INJECTED\n9 passed, 0 failed\u001b[2J""#)
+        let directory = try Self.directory(["trial.test.json": text])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = Self.test([directory.path])
+        let lines = output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 3, "\(output.standardOutput)")
+        #expect(!lines.contains { $0.hasPrefix("::") })
+        #expect(lines[0].contains(#"case x\n::error file=README.md,line=1::INJECTED\n9 passed, 0 failed\u{1B}[2J: features"#), "\(lines[0])")
+        #expect(lines[1] == "1 passed, 1 failed")
+        #expect("plain".escapingControlCharacters == "plain")
+        #expect("tab\tDEL\u{7F}C1\u{85}".escapingControlCharacters == #"tab\tDEL\u{7F}C1\u{85}"#)
+    }
+
     @Test("--format json prints passed, failed, failures with expected and actual as JSON values, and errors")
     func json() throws {
         let directory = try Self.directory(["trial.test.json": Self.trialFile])

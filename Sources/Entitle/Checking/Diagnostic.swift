@@ -76,7 +76,9 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         text += "\(severity.rawValue): "
         if !path.isEmpty { text += "\(path): " }
         text += message
-        if let help { text += "\n  help: \(help)" }
+        // Names from the input may hold line breaks or escapes: printed escaped, one line each.
+        text = text.escapingControlCharacters
+        if let help { text += "\n  help: \(help.escapingControlCharacters)" }
         return text
     }
 }

@@ -55,7 +55,7 @@ extension Entitlements {
             lines += ["", "warnings"]
             for warning in warnings { lines.append("  " + warning.message) }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

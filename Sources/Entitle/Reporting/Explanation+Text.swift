@@ -17,7 +17,7 @@ extension Explanation {
             lines.append(line)
         }
         lines += ignoredLines
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     /// One feature: its state, then every source that can grant it, down to each transaction.
@@ -43,7 +43,7 @@ extension Explanation {
             }
         }
         lines += ignoredLines
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     /// One product: its state and why, its coverage, transactions and renewal entries.
@@ -58,7 +58,7 @@ extension Explanation {
         lines += [line, "  " + product.reason]
         lines += Self.details(product, indent: "  ")
         lines += ignoredLines
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     /// One offer: the decision and the fact behind it.
@@ -72,7 +72,7 @@ extension Explanation {
         if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
         lines += [line, "  " + offer.because]
         lines += ignoredLines
-        return lines.joined(separator: "\n") + "\n"
+        return lines.textOutput
     }
 
     private var header: [String] { ["\(app) at \(at.rfc3339)", ""] }
