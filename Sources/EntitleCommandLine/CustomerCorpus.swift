@@ -19,6 +19,13 @@ struct CustomerCorpus {
         var idIsInteger = false
         /// The receipts, parsed, or the first receipt's error.
         var receipts: Result<[ParsedReceipt], ReceiptError>
+        /// Where the customer is in the corpus: its file, or its line of a JSON Lines file.
+        var location: SourceLocation? = nil
+
+        /// The id as a key that tells customers apart exactly: by its bytes (`é` composed and
+        /// decomposed are two customers, as they are two file names) and by how it was written
+        /// (`1` and `"1"` are two).
+        var key: [UInt8] { [idIsInteger ? UInt8(ascii: "#") : UInt8(ascii: "\"")] + Array(id.utf8) }
     }
 
     var items: [Item] = []
@@ -30,7 +37,9 @@ struct CustomerCorpus {
     static func open(_ paths: [String]) -> CustomerCorpus {
         var corpus = CustomerCorpus()
         let files = FileManager.default
-        for path in paths {
+        // A corpus named twice (`c.jsonl` and `./c.jsonl`) is read once.
+        var opened: Set<String> = []
+        for path in paths where opened.insert(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
             func problem(_ message: String) {
                 corpus.problems.append(Diagnostic(severity: .error, code: .unreadableFile, message: message,
                                                   location: SourceLocation(file: path, line: 1, column: 1)))
@@ -42,8 +51,10 @@ struct CustomerCorpus {
                 for name in names.sorted() where !name.hasPrefix(".") {
                     let entry = (path as NSString).appendingPathComponent(name)
                     var entryIsDirectory: ObjCBool = false
-                    guard files.fileExists(atPath: entry, isDirectory: &entryIsDirectory) else { continue }
-                    if entryIsDirectory.boolValue {
+                    // A dangling or looping link is a customer whose file cannot be read, counted
+                    // as such (not dropped: `--fail-on-loss` must see it).
+                    let exists = files.fileExists(atPath: entry, isDirectory: &entryIsDirectory)
+                    if exists && entryIsDirectory.boolValue {
                         let inner = ((try? files.contentsOfDirectory(atPath: entry)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
                         corpus.items.append(.files(id: name, paths: inner.map { (entry as NSString).appendingPathComponent($0) }))
                     } else {
@@ -75,14 +86,15 @@ struct CustomerCorpus {
             guard !paths.isEmpty else {
                 return Customer(id: id, receipts: .failure(ReceiptError(code: .unreadableFile, message: "no receipt files")))
             }
+            let location = SourceLocation(file: paths[0], line: 1, column: 1)
             do throws(ReceiptError) {
                 var receipts: [ParsedReceipt] = []
                 for path in paths {
                     receipts.append(try parse(try ReceiptFiles.read(path, standardInput: { [] }), name: path))
                 }
-                return Customer(id: id, receipts: .success(receipts))
+                return Customer(id: id, receipts: .success(receipts), location: location)
             } catch {
-                return Customer(id: id, receipts: .failure(error))
+                return Customer(id: id, receipts: .failure(error), location: location)
             }
         case .line(let file, let number, let bytes):
             let line: CustomerLine
@@ -90,6 +102,12 @@ struct CustomerCorpus {
                 line = try CustomerLine(bytes, name: file, line: number)
             } catch {
                 return Customer(id: "\(file):\(number)", receipts: .failure(error))
+            }
+            guard !line.receipts.isEmpty else {
+                let location = SourceLocation(file: file, line: number, column: 1)
+                return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .failure(ReceiptError(
+                    code: .badValue, message: "customer `\(Diagnostic.excerpt(line.customer))` has an empty `receipts` list: nothing to evaluate",
+                    location: location, path: "receipts")), location: location)
             }
             var receipts: [ParsedReceipt] = []
             for (index, receipt) in line.receipts.enumerated() {
@@ -107,13 +125,21 @@ struct CustomerCorpus {
                     return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .failure(error))
                 }
             }
-            return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .success(receipts))
+            return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .success(receipts),
+                            location: SourceLocation(file: file, line: number, column: 1))
         }
     }
 
     /// A receipt's bytes, parsed: normalized receipts straight from their bytes, Apple's data
     /// through the importer.
     private static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
+        // A receipt written as a JSON string on a corpus line (a compact JWS, a base64 app
+        // receipt) is read as the file holding that text would be.
+        if data.first == UInt8(ascii: "\""),
+           case .string(let text)? = (try? JSONDocument.parse(data, limits: JSONDocument.Limits(maxBytes: ReceiptLimits.maxBytes, maxDepth: 1)))?.root.value,
+           !text.hasPrefix("\"") {
+            return try parse(Data(text.utf8), name: name)
+        }
         if case .normalized? = AppleImport.detect(data) { return try ParsedReceipt(json: data, name: name) }
         return ParsedReceipt(try ReceiptFiles.decode(data, name: name).receipt)
     }

@@ -82,19 +82,24 @@ enum DiffCommand {
             errorText += EntitleCommand.render(corpus.problems)
             let apps = Set(old.apps)
             var done = 0
-            var seen: Set<String> = []
+            var seen: Set<[UInt8]> = []
             let instants = instants
-            corpus.forEachChunk({ customer -> (String, Result<[[(app: String, change: EntitlementChange)]], ReceiptError>) in
+            corpus.forEachChunk({ customer -> (CustomerCorpus.Customer, Result<[[(app: String, change: EntitlementChange)]], ReceiptError>) in
+                var listed = customer
+                listed.receipts = .success([])  // the receipts are not needed past here
                 switch customer.receipts {
-                case .failure(let error): return (customer.id, .failure(error))
-                case .success(let receipts): return (customer.id, .success(impact(of: receipts, old: old, new: new, apps: apps, at: instants)))
+                case .failure(let error): return (listed, .failure(error))
+                case .success(let receipts): return (listed, .success(impact(of: receipts, old: old, new: new, apps: apps, at: instants)))
                 }
             }) { results in
-                for (id, result) in results {
+                for (customer, result) in results {
+                    let id = customer.id
                     // One customer, one answer: a repeated id would count its changes twice.
                     var result = result
-                    if case .success = result, !seen.insert(id).inserted {
-                        result = .failure(ReceiptError(code: .badValue, message: "customer `\(id)` appears more than once in the corpus; only its first entry counts"))
+                    if case .success = result, !seen.insert(customer.key).inserted {
+                        result = .failure(ReceiptError(
+                            code: .badValue, message: "customer `\(Diagnostic.excerpt(id))` appears more than once in the corpus; only its first entry counts",
+                            location: customer.location))
                     }
                     for index in reports.indices {
                         switch result {

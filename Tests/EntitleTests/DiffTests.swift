@@ -200,6 +200,58 @@ struct DiffTests {
                                       environment: CLITests.environment())
         #expect(text.standardOutput.contains("    balance stencils: lower for 2 of 2: alice, bob  LOSS\n"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("customer `alice` appears more than once in the corpus; only its first entry counts"))
+        #expect(text.standardOutput.contains("\(corpus.path):3:1: error: customer `alice` appears more than once"), "located at the repeat")
+    }
+
+    @Test("a base64 app receipt written as a string on a corpus line is read as its file would be",
+          .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures"))
+    func pkcs7OnCorpusLine() throws {
+        let base64 = try String(contentsOf: Fixtures.sharedFixtures.appendingPathComponent("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode"), encoding: .utf8)
+            .filter { !$0.isWhitespace }
+        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("pkcs7-\(UUID().uuidString).jsonl")
+        try #"{"customer": "a", "receipts": ["\#(base64)"]}"#.write(to: corpus, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        let output = EntitleCommand.run(["check", "--catalog", Fixtures.productsDirectory, "--customers", corpus.path,
+                                         "--at", "2026-01-15T00:00:00Z", "--app", "com.example.diagrams"], environment: CLITests.environment())
+        #expect(output.standardOutput.hasPrefix(#"{"customer":"a","app":"com.example.diagrams""#), "\(output.standardOutput.prefix(300))")
+        #expect(output.standardError.hasSuffix("1 customer: 1 evaluated, 0 could not be\n") || output.standardError.contains("1 evaluated"), "\(output.standardError)")
+    }
+
+    @Test("customers are told apart exactly; dangling links are unreadable customers; a corpus named twice is read once")
+    func corpusIdentities() throws {
+        let receipt = #"{"app": "com.example.diagrams", "transactions": []}"#
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines = directory.appendingPathComponent("ids.jsonl")
+        try [#"{"customer": "\#u{E9}", "receipts": [\#(receipt)]}"#, #"{"customer": "e\#u{301}", "receipts": [\#(receipt)]}"#,
+             #"{"customer": 1, "receipts": [\#(receipt)]}"#, #"{"customer": "1", "receipts": [\#(receipt)]}"#,
+             #"{"customer": "c-9", "receipts": []}"#].joined(separator: "\n").write(to: lines, atomically: true, encoding: .utf8)
+        func impact(_ arguments: [String]) throws -> [String: Any] {
+            let output = EntitleCommand.run(["diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--at", "2026-01-15T00:00:00Z",
+                                             "--format", "json"] + arguments, environment: CLITests.environment())
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            return try #require((object["impact"] as? [[String: Any]])?.first)
+        }
+        // é composed and decomposed, 1 and "1": four customers; the empty list is unreadable, with its id.
+        let byLine = try impact(["--customers", lines.path, "--customers", "\(directory.path)/./ids.jsonl"])
+        #expect(byLine["customers"] as? Int == 4)
+        #expect(byLine["unreadable"] as? Int == 1)
+        let error = try #require((byLine["errors"] as? [[String: Any]])?.first)
+        #expect(error["message"] as? String == "customer `c-9` has an empty `receipts` list: nothing to evaluate")
+        #expect(error["line"] as? Int == 5)
+        // A directory with a receipt, a dangling link and a link to itself: two unreadable customers.
+        let files = directory.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try receipt.write(to: files.appendingPathComponent("ok.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: files.appendingPathComponent("dangling.json").path, withDestinationPath: "/nonexistent-entitle")
+        try FileManager.default.createSymbolicLink(atPath: files.appendingPathComponent("loop.json").path, withDestinationPath: "loop.json")
+        let byFile = try impact(["--customers", files.path])
+        #expect(byFile["customers"] as? Int == 1)
+        #expect(byFile["unreadable"] as? Int == 2)
+        let gate = EntitleCommand.run(["diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--at", "2026-01-15T00:00:00Z",
+                                       "--customers", files.path, "--fail-on-loss"], environment: CLITests.environment())
+        #expect(gate.exitCode == 1, "a corpus with unreadable customers does not pass the gate")
     }
 
     @Test("diff misuse and broken catalogs")
