@@ -38,9 +38,22 @@ enum ImportCommand {
         do throws(ReceiptError) {
             let data = try ReceiptFiles.read(path, what: "StoreKit configuration file", standardInput: environment.readStandardInput)
             let configuration = try StoreKitConfiguration(data: data, name: path == "-" ? "<stdin>" : path)
-            let count = configuration.products.count
-            return CommandOutput(standardOutput: StoreKitCatalog.json(from: configuration, app: app),
-                                 standardError: Self.versionWarning(configuration)
+            let catalog = StoreKitCatalog.json(from: configuration, app: app)
+            var errorText = Self.versionWarning(configuration)
+            for warning in configuration.warnings { errorText += "\(configuration.name): warning: \(warning)\n" }
+            // The catalog printed must be one `validate` accepts; when the file holds what a catalog
+            // cannot (a duration past P100Y, an id with a slash), say so and fail.
+            let output = "<imported from \(configuration.name)>"
+            let errors = Portfolio.compile([CatalogSource(name: output, data: Data(catalog.utf8))]).diagnostics.filter(\.isError)
+            let count = Set(configuration.products.map(\.id)).count
+            if !errors.isEmpty {
+                return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: catalog,
+                                     standardError: errorText + EntitleCommand.render(errors)
+                                         + "entitle: the imported catalog does not validate (\(EntitleCommand.summary(errors))); "
+                                         + "fix these in the printed catalog or in the StoreKit file\n")
+            }
+            return CommandOutput(standardOutput: catalog,
+                                 standardError: errorText
                                      + "entitle: \(count) product\(count == 1 ? "" : "s") imported; "
                                      + "replace the placeholders the catalog's $comment names\n")
         } catch {

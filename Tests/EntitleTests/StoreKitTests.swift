@@ -116,6 +116,35 @@ struct StoreKitTests {
         #expect(missingImport.standardError == "/nonexistent.storekit:1:1: error: no such StoreKit configuration file\n")
     }
 
+    @Test("import fails when its catalog would not validate, and warns about what it could not carry over")
+    func importChecksItsCatalog() throws {
+        func storekit(_ groups: String, products: String = "[]") throws -> String {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString).storekit")
+            try #"{"products": \#(products), "subscriptionGroups": [{"id": "G1", "name": "Group", "subscriptions": \#(groups)}], "version": {"major": 3}}"#
+                .write(to: file, atomically: true, encoding: .utf8)
+            return file.path
+        }
+        func subscription(_ period: String, intro: String = "") -> String {
+            #"{"productID": "a.b", "referenceName": "A", "type": "RecurringSubscription", "groupNumber": 1, "recurringSubscriptionPeriod": "\#(period)"\#(intro)}"#
+        }
+        let tooLong = try storekit("[\(subscription("P1000Y"))]")
+        let refused = EntitleCommand.run(["import", tooLong, "--app", "com.example.x"], environment: CLITests.environment())
+        #expect(refused.exitCode == 1)
+        #expect(!refused.standardOutput.isEmpty, "the catalog is still printed, to be fixed")
+        #expect(refused.standardError.contains("error: products[0].duration: duration `P1000Y` is longer than 100 years"))
+        #expect(refused.standardError.contains("entitle: the imported catalog does not validate (1 error, 0 warnings)"))
+
+        let lossy = try storekit("[\(subscription("garbage")), \(subscription("P1M", intro: #", "introductoryOffer": {"paymentMode": "payAsYouGo", "subscriptionPeriod": "P1M", "numberOfPeriods": -1}"#))]",
+                                 products: #"[{"productID": "a.b", "referenceName": "B", "type": "NonConsumable"}]"#)
+        let warned = EntitleCommand.run(["import", lossy], environment: CLITests.environment())
+        #expect(warned.exitCode == 0, "\(warned.standardError)")
+        #expect(warned.standardError.contains("warning: product `a.b`: renewal period `garbage` is not an ISO 8601 duration; the catalog has none"))
+        #expect(warned.standardError.contains("warning: product `a.b`: introductory offer number of periods is not a whole number from 1 to 100; read as 1"))
+        #expect(warned.standardError.contains("warning: product id `a.b` appears 3 times; the first is imported"))
+        #expect(warned.standardError.hasSuffix("entitle: 1 product imported; replace the placeholders the catalog's $comment names\n"))
+        for path in [tooLong, lossy] { try? FileManager.default.removeItem(atPath: path) }
+    }
+
     @Test("a file that is not a StoreKit configuration is refused; an unknown format version is a warning")
     func notAConfiguration() throws {
         let receipt = EntitleCommand.run(["import", CLITests.receipt("diagrams-trial.json")], environment: CLITests.environment())

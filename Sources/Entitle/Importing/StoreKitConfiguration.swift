@@ -53,6 +53,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
     /// The products, in the file's order: `products`, then `nonRenewingSubscriptions`, then each
     /// group's subscriptions.
     public var products: [Product]
+    /// What was in the file but could not be carried over (an unreadable period, an intro offer
+    /// of an unknown mode, a number of periods out of range, a repeated product id), in file order.
+    public var warnings: [String] = []
 
     /// Reads a `.storekit` file's bytes.
     ///
@@ -127,12 +130,24 @@ public struct StoreKitConfiguration: Hashable, Sendable {
                 } else {
                     subscription.level = min(order + 1, 10_000)
                 }
-                subscription.duration = string(fields, "recurringSubscriptionPeriod").flatMap(ISODuration.init)
+                let period = string(fields, "recurringSubscriptionPeriod")
+                subscription.duration = period.flatMap(ISODuration.init)
+                if subscription.duration == nil {
+                    warnings.append("product `\(subscription.id)`: renewal period \(period.map { "`\($0)`" } ?? "missing") is not an ISO 8601 duration; the catalog has none")
+                }
                 if let offer = member(fields, "introductoryOffer"), case .object(let offerFields) = offer.value {
-                    subscription.introOffer = Self.introOffer(offerFields, string: string, member: member)
+                    var problem: String?
+                    subscription.introOffer = Self.introOffer(offerFields, string: string, member: member, problem: &problem)
+                    if let problem { warnings.append("product `\(subscription.id)`: introductory offer \(problem)") }
                 }
                 products.append(subscription)
             }
+        }
+        var copies: [String: Int] = [:]
+        for product in products { copies[product.id, default: 0] += 1 }
+        var warned: Set<String> = []
+        for product in products where copies[product.id]! > 1 && warned.insert(product.id).inserted {
+            warnings.append("product id `\(product.id)` appears \(copies[product.id]!) times; the first is imported")
         }
         self.products = products
         if let version = member(root, "version"), case .number(let major)? = member(members(version), "major")?.value {
@@ -142,21 +157,35 @@ public struct StoreKitConfiguration: Hashable, Sendable {
 
     /// An introductory offer: its mode, and its period times its number of periods.
     private static func introOffer(
-        _ fields: [JSONMember], string: ([JSONMember], String) -> String?, member: ([JSONMember], String) -> JSONNode?
+        _ fields: [JSONMember], string: ([JSONMember], String) -> String?, member: ([JSONMember], String) -> JSONNode?,
+        problem: inout String?
     ) -> CatalogProduct.IntroOffer? {
         let mode: IntroOfferMode
         switch string(fields, "paymentMode") {
         case "free": mode = .freeTrial
         case "payAsYouGo": mode = .payAsYouGo
         case "payUpFront": mode = .payUpFront
-        default: return nil
+        case let other:
+            problem = "of payment mode \(other.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)"
+            return nil
         }
-        guard let period = string(fields, "subscriptionPeriod").flatMap(ISODuration.init) else { return nil }
+        let text = string(fields, "subscriptionPeriod")
+        guard let period = text.flatMap(ISODuration.init) else {
+            problem = "period \(text.map { "`\($0)`" } ?? "missing") is not an ISO 8601 duration; the offer is not imported"
+            return nil
+        }
         var periods = 1
-        if case .number(let number)? = member(fields, "numberOfPeriods")?.value, let count = Int(number.text), (1...100).contains(count) {
-            periods = count
+        if let node = member(fields, "numberOfPeriods") {
+            if case .number(let number) = node.value, let count = Int(number.text), (1...100).contains(count) {
+                periods = count
+            } else {
+                problem = "number of periods is not a whole number from 1 to 100; read as 1"
+            }
         }
-        guard let duration = period.repeated(periods) else { return nil }
+        guard let duration = period.repeated(periods) else {
+            problem = "of \(periods) x \(period) is too long to write; the offer is not imported"
+            return nil
+        }
         return CatalogProduct.IntroOffer(mode: mode, duration: duration)
     }
 }
