@@ -145,6 +145,19 @@ struct StoreKitTests {
         for path in [tooLong, lossy] { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    @Test("drift shows a file's first 1,000 differences and counts the rest")
+    func driftCapped() throws {
+        let catalog = CatalogSource(name: "c.json", data: Data(#"{"app": "com.x.y", "features": {"f": "x"}, "products": [{"id": "p.0", "type": "non-consumable", "name": "n", "grants": ["f"]}]}"#.utf8))
+        let products = (0...3000).map { #"{"productID": "p.\#($0)", "referenceName": "r", "type": "NonConsumable"}"# }.joined(separator: ",")
+        let configuration = try StoreKitConfiguration(data: Data(#"{"products": [\#(products)], "version": {"major": 3}}"#.utf8), name: "many.storekit")
+        let drift = StoreKitDrift.diagnostics([catalog], configuration: configuration)
+        #expect(drift.count == CatalogLimits.maxDiagnosticsPerFile + 1)
+        #expect(drift.last?.message == "2000 more differences from many.storekit not shown")
+        #expect(drift.last?.code == .limitExceeded)
+        let strict = StoreKitDrift.diagnostics([catalog], configuration: configuration, severity: .error)
+        #expect(strict.last?.isError == true)
+    }
+
     @Test("a file that is not a StoreKit configuration is refused; an unknown format version is a warning")
     func notAConfiguration() throws {
         let receipt = EntitleCommand.run(["import", CLITests.receipt("diagrams-trial.json")], environment: CLITests.environment())

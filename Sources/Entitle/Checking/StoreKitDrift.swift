@@ -106,8 +106,19 @@ public enum StoreKitDrift {
         let defined = Set(catalog.products.map(\.id))
         for product in configuration.products where !defined.contains(product.id) {
             report(productsMember?.keyOffset ?? 0, "products",
-                   "\(store) has product `\(product.id)` (\(product.type.rawValue), \"\(product.name)\"), which the catalog does not define",
+                   "\(store) has product `\(Diagnostic.excerpt(product.id))` (\(product.type.rawValue), \"\(Diagnostic.excerpt(product.name))\"), which the catalog does not define",
                    help: "`entitle import \(store)` shows it as a catalog product")
+        }
+        // A file shows its first diagnostics, as the checker does, and counts the rest.
+        let limit = CatalogLimits.maxDiagnosticsPerFile
+        if diagnostics.count > limit {
+            let more = diagnostics.count - limit
+            diagnostics.removeLast(more)
+            diagnostics.append(Diagnostic(
+                severity: severity, code: .limitExceeded,
+                message: "\(more) more difference\(more == 1 ? "" : "s") from \(store) not shown",
+                location: SourceLocation(file: source.name, line: 1, column: 1),
+                help: "a file shows its first \(limit) diagnostics; fix those and check again"))
         }
         return diagnostics
     }
