@@ -37,6 +37,25 @@ struct LanguageServerPartsTests {
         }
     }
 
+    @Test("a lone carriage return ends a line, for the CLI's locations and LSP positions alike")
+    func carriageReturnLines() {
+        let text = "{\r\"a\": 1,\r\n\"b\": 2,\n\r\"c\": x}"
+        let bytes = Array(text.utf8)
+        let lines = LineTable(bytes)
+        let positions = TextPositions(bytes)
+        let x = bytes.firstIndex(of: UInt8(ascii: "x"))!
+        #expect(lines.location(of: x) == (5, 6))
+        #expect(positions.position(of: x) == TextPosition(line: 4, character: 5))
+        #expect(positions.lineCount == 5)
+        #expect(positions.lineEnd(0) == 1)
+        let b = bytes.firstIndex(of: UInt8(ascii: "b"))!
+        #expect(lines.location(of: b) == (3, 2))
+        // A catalog written with CR line breaks is located as an editor shows it.
+        let catalog = "{\r\"app\": \"com.x.y\",\r\"features\": {\"pro\": \"x\"},\r\"products\": [{\"name\": \"n\", \"id\": \"p\", \"type\": \"non-consumable\",\r\"grants\": [\"prp\"]}]}"
+        let diagnostic = Portfolio.compile([CatalogSource(name: "cr.json", data: Data(catalog.utf8))]).diagnostics.first
+        #expect(diagnostic?.location == SourceLocation(file: "cr.json", line: 5, column: 12))
+    }
+
     @Test("a product with 40,000 grants and anyOf entries is indexed in one pass (each element took a copy of the list: 7.6 s per request)")
     func longArraysIndexed() {
         let grants = Array(repeating: #""f""#, count: 40_000).joined(separator: ",")

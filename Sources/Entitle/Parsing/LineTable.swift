@@ -19,7 +19,10 @@ package struct LineTable: Sendable {
         var count = 0
         for (index, byte) in bytes.enumerated() {
             if index % LineTable.blockSize == 0 { continuations.append(count) }
-            if byte == UInt8(ascii: "\n") { starts.append(index + 1) }
+            // A line ends at `\n`, `\r\n` or a lone `\r`, as LSP and editors count lines.
+            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
+                starts.append(index + 1)
+            }
             if byte & 0xC0 == 0x80 { count += 1 }
         }
         continuations.append(count)

@@ -35,7 +35,10 @@ struct TextPositions {
                 scalars.append(scalarCount)
                 units.append(unitCount)
             }
-            if byte == UInt8(ascii: "\n") { starts.append(index + 1) }
+            // A line ends at `\n`, `\r\n` or a lone `\r`, as LSP and editors count lines.
+            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
+                starts.append(index + 1)
+            }
             scalarCount += Self.scalarWeight(byte)
             unitCount += Self.unitWeight(byte)
         }
