@@ -28,13 +28,22 @@ enum ReceiptFiles {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+                throw failure("is a link to nothing that can be read (a missing file, or a loop of links)")
+            }
             throw failure("no such \(what)")
         }
         if isDirectory.boolValue {
             throw failure("is a directory, not a \(what)", help: what == "receipt file" ? "name each receipt file with its own `--receipt`" : nil)
         }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        // A pipe or a device (`/dev/zero`) is not a file to read whole; `-` reads standard input.
+        if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
+            let kind = type == .typeCharacterSpecial || type == .typeBlockSpecial ? "a device" : type == .typeSocket ? "a socket" : "a pipe or special file"
+            throw failure("is \(kind), not a \(what)", help: "to read a stream, give `-` and pipe it to standard input")
+        }
         // A file past the limit is refused before it is read into memory.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > ReceiptLimits.maxBytes {
+        if let size = attributes?[.size] as? Int, size > ReceiptLimits.maxBytes {
             throw ReceiptError(code: .limitExceeded, message: "the \(what) is \(size) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes",
                                location: SourceLocation(file: path, line: 1, column: 1))
         }

@@ -319,6 +319,19 @@ struct CLITests {
         #expect(message == "entitle: cannot write to standard output: no space left on device\n")
     }
 
+    @Test("a device, a pipe and a dangling link each get their own message, not a read")
+    func specialFiles() throws {
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-dangling-\(UUID().uuidString)").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/nonexistent-entitle")
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        for (path, message) in [("/dev/null", "is a device, not a receipt file"),
+                                (link, "is a link to nothing that can be read (a missing file, or a loop of links)")] {
+            let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", path], environment: Self.environment())
+            #expect(output.exitCode == 1)
+            #expect(output.standardError.hasPrefix("\(path):1:1: error: \(message)\n"), "\(output.standardError)")
+        }
+    }
+
     @Test("standard input past the receipt limit is refused with the limit, not read on")
     func endlessStandardInput() {
         let endless = CommandEnvironment(
