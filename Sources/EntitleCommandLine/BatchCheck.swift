@@ -8,11 +8,10 @@ enum BatchCheck {
     static func run(
         _ scanner: ArgumentScanner, app: String?, at: Instant, diagnostics option: DiagnosticsOption, environment: CommandEnvironment
     ) -> CommandOutput {
-        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
-        let compilation = Portfolio.compile(sources)
-        let diagnostics = unreadable + compilation.diagnostics
+        let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
+        let diagnostics = catalogs.diagnostics
         var errorText = option.emit(diagnostics)
-        guard let portfolio = compilation.portfolio, unreadable.isEmpty else {
+        guard let portfolio = catalogs.compilation.portfolio, catalogs.unreadable.isEmpty else {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: EntitleCommand.jsonErrors(diagnostics.filter(\.isError)),
                                  standardError: errorText + "entitle: the catalogs have errors: \(EntitleCommand.summary(diagnostics))\n")
         }

@@ -22,4 +22,26 @@ enum CatalogArguments {
         }
         return (sources, problems)
     }
+
+    /// The catalogs at `paths`, compiled as one portfolio.
+    struct Compiled {
+        var sources: [CatalogSource]
+        /// A diagnostic for each path that cannot be read.
+        var unreadable: [Diagnostic]
+        var compilation: Compilation
+        /// The unreadable paths, then the compilation's diagnostics; when no path could be read,
+        /// the unreadable paths alone (not also a knock-on "no catalogs given").
+        var diagnostics: [Diagnostic]
+        /// Whether no path could be read at all.
+        var nothingRead: Bool { sources.isEmpty && !unreadable.isEmpty }
+    }
+
+    /// Reads and compiles the catalogs at `paths`.
+    static func compile(_ paths: [String]) -> Compiled {
+        let (sources, unreadable) = self.sources(paths)
+        let compilation = Portfolio.compile(sources)
+        let nothingRead = sources.isEmpty && !unreadable.isEmpty
+        return Compiled(sources: sources, unreadable: unreadable, compilation: compilation,
+                        diagnostics: unreadable + (nothingRead ? [] : compilation.diagnostics))
+    }
 }

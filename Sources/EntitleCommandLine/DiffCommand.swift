@@ -55,11 +55,10 @@ enum DiffCommand {
         var catalogErrors: [Diagnostic] = []
         var allDiagnostics: [Diagnostic] = []
         for path in scanner.positional {
-            let (sources, unreadable) = CatalogArguments.sources([path])
-            let compilation = Portfolio.compile(sources)
-            let diagnostics = unreadable + compilation.diagnostics
+            let catalogs = CatalogArguments.compile([path])
+            let diagnostics = catalogs.diagnostics
             allDiagnostics += diagnostics
-            if let portfolio = compilation.portfolio, unreadable.isEmpty {
+            if let portfolio = catalogs.compilation.portfolio, catalogs.unreadable.isEmpty {
                 portfolios.append(portfolio)
             } else {
                 catalogErrors += diagnostics.filter(\.isError)

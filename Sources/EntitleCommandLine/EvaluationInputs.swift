@@ -24,12 +24,8 @@ struct EvaluationInputs {
         environment: CommandEnvironment
     ) -> Result<EvaluationInputs, Failed> {
         var errorText = ""
-        let (sources, unreadable) = CatalogArguments.sources(scanner.all("--catalog"))
-        let compilation = Portfolio.compile(sources)
-        // When no catalog path could be read, that is the problem, said once per path (not also
-        // "no catalogs given").
-        let nothingRead = sources.isEmpty && !unreadable.isEmpty
-        let catalogDiagnostics = unreadable + (nothingRead ? [] : compilation.diagnostics)
+        let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
+        let (compilation, unreadable, catalogDiagnostics) = (catalogs.compilation, catalogs.unreadable, catalogs.diagnostics)
         errorText += diagnostics.emit(catalogDiagnostics)
 
         var receipts: [Receipt] = []
@@ -57,7 +53,7 @@ struct EvaluationInputs {
         // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
         guard let portfolio = compilation.portfolio(evaluating: app, missingSources: !unreadable.isEmpty) else {
             let errors = catalogDiagnostics.filter(\.isError)
-            if nothingRead {
+            if catalogs.nothingRead {
                 return failed(errors, "no catalog could be read (\(unreadable.count) path\(unreadable.count == 1 ? "" : "s") given)")
             }
             if !errors.isEmpty {

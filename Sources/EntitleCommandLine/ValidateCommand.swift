@@ -41,10 +41,9 @@ enum ValidateCommand {
         } catch {
             return EntitleCommand.misuse(error.message, command: "validate")
         }
-        let (sources, unreadable) = CatalogArguments.sources(scanner.positional)
-        var diagnostics = unreadable
-        // With nothing readable, the unreadable paths are the whole story.
-        if !sources.isEmpty || unreadable.isEmpty { diagnostics += Portfolio.compile(sources).diagnostics }
+        let given = CatalogArguments.compile(scanner.positional)
+        let sources = given.sources
+        var diagnostics = given.diagnostics
         let severity: Diagnostic.Severity = scanner.flags.contains("--strict") ? .error : .warning
         for path in scanner.all("--storekit") {
             do throws(ReceiptError) {

@@ -9,9 +9,9 @@ import Testing
 struct LanguageServerPartsTests {
     // MARK: Positions
 
-    @Test("byte offsets, scalar columns and UTF-16 positions agree on accents, emoji and CRLF lines")
+    @Test("byte offsets, scalar columns and UTF-16 positions agree on accents, emoji, CRLF and lone CR lines")
     func positions() {
-        let text = "{ \"é\": \"🎨x\",\r\n  \"a\": \"\u{10437}\" }\n\nz"
+        let text = "{ \"é\": \"🎨x\",\r\n  \"a\": \"\u{10437}\" }\n\nz\ry"
         let bytes = Array(text.utf8)
         let positions = TextPositions(bytes)
         let lines = LineTable(bytes)
@@ -29,28 +29,23 @@ struct LanguageServerPartsTests {
         // Inside a surrogate pair: the end of its scalar.
         let emoji = bytes.firstIndex(of: 0xF0)!
         #expect(positions.offset(of: TextPosition(line: 0, character: 9)) == emoji + 4)
+        // A lone `\r` ends a line, as LSP and editors count lines.
+        let y = bytes.firstIndex(of: UInt8(ascii: "y"))!
+        #expect(lines.location(of: y) == (5, 1))
+        #expect(positions.position(of: y) == TextPosition(line: 4, character: 0))
+        #expect(positions.lineCount == 5)
+        #expect(positions.lineEnd(3) == y - 1)
         // Every scalar boundary (but the middle of a `\r\n`) converts there and back, both ways.
-        for offset in 0...bytes.count where offset == bytes.count || (bytes[offset] & 0xC0 != 0x80 && !(offset > 0 && bytes[offset - 1] == 0x0D)) {
+        for offset in 0...bytes.count
+        where offset == bytes.count || (bytes[offset] & 0xC0 != 0x80 && !(offset > 0 && bytes[offset - 1] == 0x0D && bytes[offset] == 0x0A)) {
             let location = lines.location(of: offset)
             #expect(positions.offset(line: location.line, column: location.column) == offset)
             #expect(positions.offset(of: positions.position(of: offset)) == offset)
         }
     }
 
-    @Test("a lone carriage return ends a line, for the CLI's locations and LSP positions alike")
-    func carriageReturnLines() {
-        let text = "{\r\"a\": 1,\r\n\"b\": 2,\n\r\"c\": x}"
-        let bytes = Array(text.utf8)
-        let lines = LineTable(bytes)
-        let positions = TextPositions(bytes)
-        let x = bytes.firstIndex(of: UInt8(ascii: "x"))!
-        #expect(lines.location(of: x) == (5, 6))
-        #expect(positions.position(of: x) == TextPosition(line: 4, character: 5))
-        #expect(positions.lineCount == 5)
-        #expect(positions.lineEnd(0) == 1)
-        let b = bytes.firstIndex(of: UInt8(ascii: "b"))!
-        #expect(lines.location(of: b) == (3, 2))
-        // A catalog written with CR line breaks is located as an editor shows it.
+    @Test("a catalog written with lone CR line breaks is located as an editor shows it")
+    func carriageReturnCatalog() {
         let catalog = "{\r\"app\": \"com.x.y\",\r\"features\": {\"pro\": \"x\"},\r\"products\": [{\"name\": \"n\", \"id\": \"p\", \"type\": \"non-consumable\",\r\"grants\": [\"prp\"]}]}"
         let diagnostic = Portfolio.compile([CatalogSource(name: "cr.json", data: Data(catalog.utf8))]).diagnostics.first
         #expect(diagnostic?.location == SourceLocation(file: "cr.json", line: 5, column: 12))

@@ -98,7 +98,7 @@ package struct CatalogChecker {
             let first = checker.lines.location(of: duplicate.firstOffset)
             checker.report(
                 .duplicateKey, "duplicate key `\(Diagnostic.excerpt(duplicate.key))`", at: duplicate.offset, path: "",
-                help: "the first `\(duplicate.key)` is at line \(first.line), column \(first.column); keep one")
+                help: "the first `\(Diagnostic.excerpt(duplicate.key))` is at line \(first.line), column \(first.column); keep one")
         }
         var definition = checker.checkCatalog(document.root)
         if definition != nil { checker.checkRules(&definition!) }

@@ -25,12 +25,7 @@ package enum CatalogFiles {
         }
         var sources: [CatalogSource] = []
         for file in files {
-            // A file past the limit is refused before it is read into memory.
-            if let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int, size > CatalogLimits.maxBytes {
-                return .failure(Diagnostic(severity: .error, code: .limitExceeded,
-                                           message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
-                                           location: SourceLocation(file: file, line: 1, column: 1)))
-            }
+            if let oversized = oversized(file) { return .failure(oversized) }
             guard let data = FileManager.default.contents(atPath: file) else {
                 return .failure(Diagnostic(severity: .error, code: .unreadableFile, message: "cannot read file",
                                            location: SourceLocation(file: file, line: 1, column: 1)))
@@ -38,5 +33,15 @@ package enum CatalogFiles {
             sources.append(CatalogSource(name: file, data: data))
         }
         return .success(sources)
+    }
+
+    /// The error for a catalog file past ``CatalogLimits/maxBytes``, found from its size before it
+    /// is read into memory; `nil` when it is within the limit (or has no size to read).
+    package static func oversized(_ path: String) -> Diagnostic? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+              size > CatalogLimits.maxBytes else { return nil }
+        return Diagnostic(severity: .error, code: .limitExceeded,
+                          message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
+                          location: SourceLocation(file: path, line: 1, column: 1))
     }
 }

@@ -279,8 +279,7 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     public var description: String {
-        let shown = missingApp.count > 200 ? missingApp.prefix(100) + "… (\(missingApp.utf8.count) bytes)" : Substring(missingApp)
-        var text = "no catalog for app `\(shown)`"
+        var text = "no catalog for app `\(Diagnostic.excerpt(missingApp))`"
         if let suggestion = Suggestion.closest(to: missingApp, in: known) {
             text += "; did you mean `\(suggestion)`?"
         } else if !known.isEmpty {

@@ -125,7 +125,7 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .balanceOutOfRange(let currency, let balance):
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         case .quantityOutOfRange(let transaction, let quantity):
-            "transaction `\(transaction)` has quantity \(quantity), outside 1 to \(ReceiptLimits.maxQuantity); it counts as \(min(max(quantity, 1), ReceiptLimits.maxQuantity))"
+            "transaction `\(transaction)` has quantity \(quantity), outside 1 to \(ReceiptLimits.maxQuantity); it counts as \(ReceiptLimits.countedQuantity(quantity))"
         case .unknownEnvironment(let name, let suggestion):
             "accepted environment `\(Diagnostic.excerpt(name))` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it"
                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "")

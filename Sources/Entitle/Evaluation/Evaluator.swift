@@ -116,10 +116,10 @@ enum Evaluator {
     /// One warning per accepted environment that entitle does not know and no receipt names: a
     /// typo (`prod`) would otherwise ignore every receipt in silence.
     static func unknownEnvironments(_ accepted: Set<String>, receipts: [ParsedReceipt]) -> [EvaluationWarning] {
-        let unknown = accepted.filter { !knownEnvironments.contains($0) }
-        guard !unknown.isEmpty else { return [] }
+        // The usual case (`production`) costs a look at each name, nothing more.
+        guard accepted.contains(where: { !knownEnvironments.contains($0) }) else { return [] }
         let named = Set(receipts.map { environment($0.environment) })
-        return unknown.subtracting(named).sorted().map { name in
+        return accepted.filter { !knownEnvironments.contains($0) && !named.contains($0) }.sorted().map { name in
             EvaluationWarning(kind: .unknownEnvironment(
                 name: name, suggestion: Suggestion.closest(to: name, in: knownEnvironments) ?? knownEnvironments.first { $0.hasPrefix(name) }))
         }

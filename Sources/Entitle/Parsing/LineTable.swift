@@ -19,15 +19,21 @@ package struct LineTable: Sendable {
         var count = 0
         for (index, byte) in bytes.enumerated() {
             if index % LineTable.blockSize == 0 { continuations.append(count) }
-            // A line ends at `\n`, `\r\n` or a lone `\r`, as LSP and editors count lines.
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
-                starts.append(index + 1)
-            }
+            if LineTable.endsLine(bytes, at: index) { starts.append(index + 1) }
             if byte & 0xC0 == 0x80 { count += 1 }
         }
         continuations.append(count)
         lineStarts = starts
         continuationsBefore = continuations
+    }
+
+    /// Whether the byte at `index` ends a line: a `\n`, or a `\r` not followed by `\n` (a line
+    /// ends at `\n`, `\r\n` or a lone `\r`, as LSP and editors count lines).
+    @inline(__always)
+    package static func endsLine(_ bytes: [UInt8], at index: Int) -> Bool {
+        let byte = bytes[index]
+        return byte == UInt8(ascii: "\n")
+            || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n")))
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).

@@ -25,6 +25,10 @@ public enum ReceiptLimits {
     public static let maxTextBytes = 256
     /// The largest `quantity` of one transaction.
     public static let maxQuantity = 1_000
+
+    /// The quantity evaluation counts for a transaction: `quantity` within 1 to ``maxQuantity``
+    /// (the decoder keeps it there; a receipt built in code may not, and is warned about).
+    public static func countedQuantity(_ quantity: Int) -> Int { min(max(quantity, 1), maxQuantity) }
     /// The largest `amount` of one consumption.
     public static let maxConsumptionAmount: Int64 = 1_000_000_000_000
 }

@@ -86,7 +86,7 @@ extension TransactionRecord {
     /// The quantity evaluation counts: `quantity` within 1 to ``ReceiptLimits/maxQuantity`` (the
     /// decoder guarantees that; a receipt built in code may hold anything, and is warned about).
     @inline(__always)
-    var countedQuantity: Int64 { Int64(min(max(quantity, 1), Int32(ReceiptLimits.maxQuantity))) }
+    var countedQuantity: Int64 { Int64(ReceiptLimits.countedQuantity(Int(quantity))) }
 
     /// Whether `quantity` is outside what evaluation counts.
     var quantityOutOfRange: Bool { quantity < 1 || quantity > Int32(ReceiptLimits.maxQuantity) }

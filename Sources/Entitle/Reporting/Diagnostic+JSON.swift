@@ -40,19 +40,8 @@ extension Diagnostic: Codable {
                   help: try container.decodeIfPresent(String.self, forKey: .help))
     }
 
-    /// `{"file", "line", "column", "severity", "code", "path", "message", "help"}`, with `null`
-    /// for a missing location or help.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(location?.file, forKey: .file)
-        try container.encode(location?.line, forKey: .line)
-        try container.encode(location?.column, forKey: .column)
-        try container.encode(severity.rawValue, forKey: .severity)
-        try container.encode(code.rawValue, forKey: .code)
-        try container.encode(path, forKey: .path)
-        try container.encode(message, forKey: .message)
-        try container.encode(help, forKey: .help)
-    }
+    /// The object of ``jsonOutput``.
+    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
 }
 
 /// Receipt errors encode as their diagnostic (severity `error`).

@@ -11,32 +11,23 @@ extension Entitlements: Codable {
     private enum ProductKeys: String, CodingKey { case type, state, until, startsAt, willRenew, renewsTo }
     private enum OfferKeys: String, CodingKey { case eligible, reason, introOfferEligible, legal, change, effective }
 
-    /// A member name taken from the data: a feature, currency or product id.
-    struct IdentifierKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// Encodes the result as `entitle check --format json` prints it.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(app, forKey: .app)
         try container.encode(at, forKey: .at)
-        var features = container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .features)
+        var features = container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .features)
         for feature in self.features {
-            var object = features.nestedContainer(keyedBy: FeatureKeys.self, forKey: IdentifierKey(feature.id))
+            var object = features.nestedContainer(keyedBy: FeatureKeys.self, forKey: JSONOutput.MemberKey(feature.id))
             try object.encode(feature.enabled, forKey: .enabled)
             try object.encode(feature.until, forKey: .until)
             try object.encode(feature.sources, forKey: .sources)
         }
-        var balances = container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .balances)
-        for balance in self.balances { try balances.encode(balance.balance, forKey: IdentifierKey(balance.currency)) }
-        var products = container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .products)
+        var balances = container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .balances)
+        for balance in self.balances { try balances.encode(balance.balance, forKey: JSONOutput.MemberKey(balance.currency)) }
+        var products = container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .products)
         for product in self.products {
-            var object = products.nestedContainer(keyedBy: ProductKeys.self, forKey: IdentifierKey(product.id))
+            var object = products.nestedContainer(keyedBy: ProductKeys.self, forKey: JSONOutput.MemberKey(product.id))
             try object.encode(product.type, forKey: .type)
             try object.encode(product.state, forKey: .state)
             try object.encode(product.until, forKey: .until)
@@ -44,9 +35,9 @@ extension Entitlements: Codable {
             try object.encodeIfPresent(product.willRenew, forKey: .willRenew)
             try object.encodeIfPresent(product.renewsTo, forKey: .renewsTo)
         }
-        var offers = container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .offers)
+        var offers = container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .offers)
         for offer in self.offers {
-            var object = offers.nestedContainer(keyedBy: OfferKeys.self, forKey: IdentifierKey(offer.productId))
+            var object = offers.nestedContainer(keyedBy: OfferKeys.self, forKey: JSONOutput.MemberKey(offer.productId))
             try object.encode(offer.eligible, forKey: .eligible)
             try object.encodeIfPresent(offer.reason, forKey: .reason)
             try object.encodeIfPresent(offer.introOfferEligible, forKey: .introOfferEligible)
@@ -69,7 +60,7 @@ extension Entitlements: Codable {
         let app = try container.decode(String.self, forKey: .app)
         let at = try container.decode(Instant.self, forKey: .at)
         var views = DecodedViews()
-        let features = try container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .features)
+        let features = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .features)
         for key in features.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
             let object = try features.nestedContainer(keyedBy: FeatureKeys.self, forKey: key)
             views.features.append(FeatureStatus(
@@ -77,11 +68,11 @@ extension Entitlements: Codable {
                 until: try object.decodeIfPresent(Instant.self, forKey: .until),
                 sources: try object.decode([String].self, forKey: .sources)))
         }
-        let balances = try container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .balances)
+        let balances = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .balances)
         for key in balances.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
             views.balances.append(CurrencyBalance(currency: key.stringValue, balance: try balances.decode(Int64.self, forKey: key)))
         }
-        let products = try container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .products)
+        let products = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .products)
         var types: [String: ProductType] = [:]
         for key in products.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
             let object = try products.nestedContainer(keyedBy: ProductKeys.self, forKey: key)
@@ -94,7 +85,7 @@ extension Entitlements: Codable {
                 willRenew: try object.decodeIfPresent(Bool.self, forKey: .willRenew),
                 renewsTo: try object.decodeIfPresent(String.self, forKey: .renewsTo)))
         }
-        let offers = try container.nestedContainer(keyedBy: IdentifierKey.self, forKey: .offers)
+        let offers = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .offers)
         for key in offers.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
             let object = try offers.nestedContainer(keyedBy: OfferKeys.self, forKey: key)
             views.offers.append(Offer(

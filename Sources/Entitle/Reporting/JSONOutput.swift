@@ -146,16 +146,17 @@ package indirect enum JSONOutput: Equatable {
 /// writer (``Receipt``): members keep their order when encoded; a decoded object's order is the
 /// decoder's. Numbers are integers (receipts hold no others).
 extension JSONOutput: Codable {
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// A member name taken from the data, as a coding key.
+    package struct MemberKey: CodingKey {
+        package var stringValue: String
+        package var intValue: Int? { nil }
+        package init(_ string: String) { stringValue = string }
+        package init?(stringValue: String) { self.stringValue = stringValue }
+        package init?(intValue: Int) { nil }
     }
 
     package init(from decoder: any Decoder) throws {
-        if let object = try? decoder.container(keyedBy: Key.self) {
+        if let object = try? decoder.container(keyedBy: MemberKey.self) {
             self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONOutput.self, forKey: $0)) })
             return
         }
@@ -182,8 +183,8 @@ extension JSONOutput: Codable {
     package func encode(to encoder: any Encoder) throws {
         switch self {
         case .object(let members):
-            var container = encoder.container(keyedBy: Key.self)
-            for (name, value) in members { try container.encode(value, forKey: Key(name)) }
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for (name, value) in members { try container.encode(value, forKey: MemberKey(name)) }
         case .array(let elements):
             var container = encoder.unkeyedContainer()
             for element in elements { try container.encode(element) }

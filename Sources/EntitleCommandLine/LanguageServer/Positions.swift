@@ -1,3 +1,5 @@
+import Entitle
+
 /// A place in a text as the Language Server Protocol gives it: a 0-based line and a 0-based
 /// character offset in UTF-16 code units (the protocol's default position encoding).
 struct TextPosition: Hashable, Sendable {
@@ -35,10 +37,7 @@ struct TextPositions {
                 scalars.append(scalarCount)
                 units.append(unitCount)
             }
-            // A line ends at `\n`, `\r\n` or a lone `\r`, as LSP and editors count lines.
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == bytes.count || bytes[index + 1] != UInt8(ascii: "\n"))) {
-                starts.append(index + 1)
-            }
+            if LineTable.endsLine(bytes, at: index) { starts.append(index + 1) }
             scalarCount += Self.scalarWeight(byte)
             unitCount += Self.unitWeight(byte)
         }

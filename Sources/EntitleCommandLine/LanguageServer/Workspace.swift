@@ -121,17 +121,12 @@ struct Workspace {
         return files.keys.sorted().compactMap { files[$0] }
     }
 
-    /// Files larger than this are not read; the limit of catalogs is half of it.
-    private static let maxFileBytes = 64 << 20
-
     /// A regular file's bytes, or `nil` for a directory, an unreadable file or one too large to read
     /// (that one reads as empty here; ``diagnostics(of:)`` reports its size).
     private static func readCatalog(at path: String) -> [UInt8]? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxFileBytes {
-            return []
-        }
+        if CatalogFiles.oversized(path) != nil { return [] }
         return FileManager.default.contents(atPath: path).map { Array($0) }
     }
 
@@ -140,12 +135,8 @@ struct Workspace {
         var byFile: [String: [Diagnostic]] = [:]
         var sources: [CatalogSource] = []
         for file in files {
-            if file.bytes.isEmpty, let size = (try? FileManager.default.attributesOfItem(atPath: file.name))?[.size] as? Int,
-               size > maxFileBytes {
-                byFile[file.name, default: []].append(Diagnostic(
-                    severity: .error, code: .malformedJSON,
-                    message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
-                    location: SourceLocation(file: file.name, line: 1, column: 1)))
+            if file.bytes.isEmpty, let oversized = CatalogFiles.oversized(file.name) {
+                byFile[file.name, default: []].append(oversized)
                 continue
             }
             sources.append(CatalogSource(name: file.name, data: Data(file.bytes)))
