@@ -1,22 +1,19 @@
 /// Grandfather rules: features for customers who bought the app before it turned free, matched
 /// on the receipt's original application version or original purchase date.
 extension CatalogChecker {
-    package static let grandfatherKeys = ["$comment", "id", "grants", "originalApplicationVersionBefore", "originalPurchaseBefore"]
-
     mutating func grandfatherRules(_ node: JSONNode) -> [GrandfatherRuleDefinition] {
         guard case .array(let elements) = node.value else {
-            wrongType(node, expected: "an array of grandfather rules", path: "grandfathered")
+            wrongType(node, expected: "an array of grandfather rules", path: CatalogKey.grandfathered.name)
             return []
         }
         var rules: [GrandfatherRuleDefinition] = []
         var seen: [String: Located<String>] = [:]
         for (index, element) in elements.enumerated() {
-            let path = "grandfathered[\(index)]"
-            guard let members = object(element, path: path, allowed: Self.grandfatherKeys, required: ["id", "grants"],
-                                       what: "grandfather rule")
-            else { continue }
+            let path = "\(CatalogKey.grandfathered.name)[\(index)]"
+            func keyPath(_ key: CatalogKey) -> String { Self.path(path, key: key.name) }
+            guard let members = object(element, .grandfatherRule, path: path) else { continue }
             var rule = GrandfatherRuleDefinition(path: path, offset: element.offset)
-            rule.id = members["id"].flatMap { productIdentifier($0.value, path: path + ".id") }
+            rule.id = members[CatalogKey.id.name].flatMap { scalar($0, .id, in: .grandfatherRule, path: keyPath(.id))?.text }
             if let id = rule.id {
                 if let first = seen[id.value] {
                     report(.duplicateProduct, "duplicate grandfather rule id `\(id.value)`", at: id.offset, path: id.path,
@@ -25,36 +22,36 @@ extension CatalogChecker {
                     seen[id.value] = id
                 }
             }
-            if let grants = members["grants"] {
+            if let grants = members[CatalogKey.grants.name] {
                 if case .array(let values) = grants.value.value {
                     for (position, value) in values.enumerated() {
-                        if let grant = nonEmptyString(value, path: "\(path).grants[\(position)]") {
+                        if let grant = nonEmptyString(value, path: "\(keyPath(.grants))[\(position)]") {
                             rule.grants.append(grant)
                         } else {
                             rule.grantsBroken = true
                         }
                     }
                     if values.isEmpty {
-                        warn(.grantsNothing, "grandfather rule grants nothing", at: grants.value.offset, path: path + ".grants",
+                        warn(.grantsNothing, "grandfather rule grants nothing", at: grants.value.offset, path: keyPath(.grants),
                              help: "list the features its customers keep")
                     }
                 } else {
-                    wrongType(grants.value, expected: "an array of feature ids", path: path + ".grants")
+                    wrongType(grants.value, expected: "an array of feature ids", path: keyPath(.grants))
                     rule.grantsBroken = true
                 }
             }
-            let version = members["originalApplicationVersionBefore"], date = members["originalPurchaseBefore"]
+            let version = members[CatalogKey.originalApplicationVersionBefore.name], date = members[CatalogKey.originalPurchaseBefore.name]
             switch (version, date) {
             case (nil, nil):
-                report(.missingKey, "a grandfather rule needs one condition: `originalApplicationVersionBefore` or `originalPurchaseBefore`",
+                report(.missingKey, "a grandfather rule needs one condition: `\(CatalogKey.originalApplicationVersionBefore)` or `\(CatalogKey.originalPurchaseBefore)`",
                        at: element.offset, path: path,
-                       help: "e.g. `\"originalApplicationVersionBefore\": \"2.0\"` for customers who first installed a version before 2.0")
+                       help: "e.g. `\"\(CatalogKey.originalApplicationVersionBefore)\": \"2.0\"` for customers who first installed a version before 2.0")
             case (let version?, let date?):
                 let later = version.keyOffset > date.keyOffset ? version : date
                 report(.keyNotAllowed, "a grandfather rule has exactly one condition", at: later.keyOffset,
                        path: Self.path(path, key: later.key), help: "split it into two rules, one per condition")
             case (let version?, nil):
-                if let text = string(version.value, path: path + ".originalApplicationVersionBefore") {
+                if let text = string(version.value, path: keyPath(.originalApplicationVersionBefore)) {
                     if let components = Self.versionComponents(text.value) {
                         rule.condition = .originalApplicationVersionBefore(components)
                     } else {
@@ -65,7 +62,7 @@ extension CatalogChecker {
                     }
                 }
             case (nil, let date?):
-                if let text = string(date.value, path: path + ".originalPurchaseBefore") {
+                if let text = string(date.value, path: keyPath(.originalPurchaseBefore)) {
                     if let instant = Instant(rfc3339: text.value) {
                         rule.condition = .originalPurchaseBefore(instant.millisecondsSince1970)
                     } else {

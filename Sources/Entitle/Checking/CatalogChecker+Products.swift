@@ -9,76 +9,57 @@ extension CatalogChecker {
             wrongType(node, expected: "a product object", path: path)
             return nil
         }
+        func keyPath(_ key: CatalogKey) -> String { Self.path(path, key: key.name) }
         // The type decides which keys are allowed, so read it first.
-        var type: ProductType?
-        if let typeMember = raw.first(where: { $0.key == "type" }) {
-            type = enumValue(typeMember.value, path: path + ".type", ProductType.self, what: "product type")
-        }
-        let allowed = type.map { Self.commonProductKeys + Self.typeProductKeys[$0]! } ?? Self.allProductKeys
+        let typeMember = raw.first { $0.key == CatalogKey.type.name }
+        let type = typeMember.flatMap { scalar($0, .type, in: .product, path: keyPath(.type))?.text }
+            .flatMap { ProductType(rawValue: $0.value) }
         // Not knowing the type is not a reason to say `type` is missing too.
-        let required = raw.contains { $0.key == "type" } ? ["id", "name"] : ["id", "type", "name"]
-        guard let members = object(node, path: path, allowed: allowed, required: required,
-                                   what: "product", notAllowedFor: type)
-        else { return nil }
+        let required = CatalogObject.product.requiredKeys.filter { typeMember == nil || $0 != .type }
+        guard let members = object(node, .product, path: path, type: type, required: required) else { return nil }
+        func read(_ key: CatalogKey) -> Scalar? {
+            members[key.name].flatMap { scalar($0, key, in: .product, path: keyPath(key)) }
+        }
 
         var product = ProductDefinition(path: path, offset: node.offset)
         product.type = type
         // `grant` for `grants`, or `grants` on a consumable: what it grants is that key's error.
-        product.grantsBroken = misspeltKeys.contains("grants")
-        product.creditsBroken = misspeltKeys.contains("credits")
-        product.id = members["id"].flatMap { productIdentifier($0.value, path: path + ".id") }
-        product.name = members["name"].flatMap { nonEmptyString($0.value, path: path + ".name") }
-        if let member = members["grants"] { grantList(member.value, path: path + ".grants", into: &product) }
-        if let member = members["priceTier"] {
-            if let tier = integer(member.value, path: path + ".priceTier"), tier.value >= 0 {
-                product.priceTier = Located(value: Int(clamping: tier.value), offset: tier.offset, path: tier.path)
-            } else {
-                if case .number(let number) = member.value.value, let value = number.integer {
-                    report(.badValue, "`priceTier` must be 0 or more, found \(value)", at: member.value.offset, path: path + ".priceTier")
-                }
-                product.priceTierBroken = true
-            }
+        product.grantsBroken = misspeltKeys.contains(CatalogKey.grants.name)
+        product.creditsBroken = misspeltKeys.contains(CatalogKey.credits.name)
+        product.id = read(.id)?.text
+        product.name = read(.name)?.text
+        if let member = members[CatalogKey.grants.name] { grantList(member.value, path: keyPath(.grants), into: &product) }
+        if members[CatalogKey.priceTier.name] != nil {
+            product.priceTier = read(.priceTier)?.integer.map { Located(value: Int(clamping: $0.value), offset: $0.offset, path: $0.path) }
+            product.priceTierBroken = product.priceTier == nil
         }
-        if let member = members["legal"] {
-            product.legal = legalText(member.value, path: path + ".legal")
+        if members[CatalogKey.legal.name] != nil {
+            product.legal = read(.legal)?.text?.value
             product.legalBroken = product.legal == nil
         }
-        if let member = members["available"] { product.available = bool(member.value, path: path + ".available") ?? true }
-        if let member = members["familyShareable"] {
-            product.familyShareable = bool(member.value, path: path + ".familyShareable") ?? false
-        }
-        if let member = members["duration"] {
-            product.duration = duration(member.value, path: path + ".duration")
+        if members[CatalogKey.available.name] != nil { product.available = read(.available)?.flag ?? true }
+        if members[CatalogKey.familyShareable.name] != nil { product.familyShareable = read(.familyShareable)?.flag ?? false }
+        if members[CatalogKey.duration.name] != nil {
+            product.duration = read(.duration)?.duration
             product.durationBroken = product.duration == nil
         }
-        if let member = members["group"] { product.group = identifierString(member.value, path: path + ".group") }
-        if let member = members["level"], let level = integer(member.value, path: path + ".level") {
-            if level.value < 1 || level.value > Int64(CatalogLimits.maxProducts) {
-                report(.badValue, "`level` must be a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts), found \(level.value)",
-                       at: level.offset, path: level.path)
-            } else {
-                product.level = Located(value: Int(level.value), offset: level.offset, path: level.path)
+        product.group = read(.group)?.text
+        product.level = read(.level)?.integer.map { Located(value: Int($0.value), offset: $0.offset, path: $0.path) }
+        if let member = members[CatalogKey.introOffer.name] { product.introOffer = introOffer(member.value, path: keyPath(.introOffer)) }
+        product.trialOf = read(.trialOf)?.text
+        if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
+        if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }
+
+        // Keys some types need, with a message of their own.
+        if let type {
+            for key in CatalogObject.product.keys(for: type) where members[key.name] == nil {
+                guard case .requiredFor(let types, let help)? = key.place(in: .product)?.requirement, types.contains(type) else { continue }
+                report(.missingKey, "\(type.phrase) needs a `\(key.name)`", at: node.offset, path: path, help: help)
             }
         }
-        if let member = members["introOffer"] { product.introOffer = introOffer(member.value, path: path + ".introOffer") }
-        if let member = members["trialOf"] { product.trialOf = productIdentifier(member.value, path: path + ".trialOf") }
-        if let member = members["upgrade"] { product.upgrade = upgrade(member.value, path: path + ".upgrade") }
-        if let member = members["credits"] { credits(member.value, path: path + ".credits", into: &product) }
-
-        switch type {
-        case .nonRenewingSubscription where members["duration"] == nil:
-            report(.missingKey, "a non-renewing subscription needs a `duration`", at: node.offset, path: path,
-                   help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")
-        case .autoRenewableSubscription where members["group"] == nil:
-            report(.missingKey, "an auto-renewable subscription needs a `group`", at: node.offset, path: path,
-                   help: "name its subscription group, e.g. `\"group\": \"pro\"`")
-        case .nonConsumable where members["trialOf"] == nil:
-            if let duration = product.duration {
-                report(.keyNotAllowed, "only a trial non-consumable may have a `duration`", at: duration.offset,
-                       path: duration.path, help: "add `trialOf` to make this a trial, or remove `duration`")
-            }
-        default:
-            break
+        if type == .nonConsumable, members[CatalogKey.trialOf.name] == nil, let duration = product.duration {
+            report(.keyNotAllowed, "only a trial non-consumable may have a `\(CatalogKey.duration.name)`", at: duration.offset,
+                   path: duration.path, help: "add `\(CatalogKey.trialOf.name)` to make this a trial, or remove `\(CatalogKey.duration.name)`")
         }
         return product
     }
@@ -114,7 +95,7 @@ extension CatalogChecker {
         }
         for member in members {
             let memberPath = Self.path(path, key: member.key)
-            if member.key == "$comment" {
+            if member.key == CatalogKey.comment.name {
                 _ = string(member.value, path: memberPath)
                 continue
             }
@@ -135,32 +116,33 @@ extension CatalogChecker {
     }
 
     private mutating func introOffer(_ node: JSONNode, path: String) -> IntroOfferDefinition? {
-        guard let members = object(node, path: path, allowed: Self.introOfferKeys, required: ["mode", "duration"],
-                                   what: "introductory offer")
-        else { return nil }
-        let mode = members["mode"].flatMap { enumValue($0.value, path: path + ".mode", IntroOfferMode.self, what: "offer mode") }
-        let duration = members["duration"].flatMap { self.duration($0.value, path: path + ".duration") }
+        guard let members = object(node, .introductoryOffer, path: path) else { return nil }
+        let mode = members[CatalogKey.mode.name]
+            .flatMap { scalar($0, .mode, in: .introductoryOffer, path: Self.path(path, key: CatalogKey.mode.name))?.text }
+            .flatMap { IntroOfferMode(rawValue: $0.value) }
+        let duration = members[CatalogKey.duration.name]
+            .flatMap { scalar($0, .duration, in: .introductoryOffer, path: Self.path(path, key: CatalogKey.duration.name))?.duration }
         guard let mode, let duration else { return nil }
         return IntroOfferDefinition(mode: mode, duration: duration.value)
     }
 
     private mutating func upgrade(_ node: JSONNode, path: String) -> UpgradeDefinition? {
-        guard let members = object(node, path: path, allowed: Self.upgradeKeys, required: ["replaces", "requires"],
-                                   what: "upgrade")
-        else { return nil }
+        guard let members = object(node, .upgrade, path: path) else { return nil }
         var upgrade = UpgradeDefinition()
-        upgrade.replaces = members["replaces"].flatMap { productIdentifier($0.value, path: path + ".replaces") }
-        if let requires = members["requires"] {
-            let requiresPath = path + ".requires"
-            if let inner = object(requires.value, path: requiresPath, allowed: Self.upgradeRequirementKeys, required: ["app"],
-                                  what: "upgrade requirement") {
-                upgrade.requiredApp = inner["app"].flatMap { bundleIdentifier($0.value, path: requiresPath + ".app") }
-                if let list = inner["anyOf"] {
+        upgrade.replaces = members[CatalogKey.replaces.name]
+            .flatMap { scalar($0, .replaces, in: .upgrade, path: Self.path(path, key: CatalogKey.replaces.name))?.text }
+        if let requires = members[CatalogKey.requires.name] {
+            let requiresPath = Self.path(path, key: CatalogKey.requires.name)
+            if let inner = object(requires.value, .upgradeRequirement, path: requiresPath) {
+                upgrade.requiredApp = inner[CatalogKey.app.name]
+                    .flatMap { scalar($0, .app, in: .upgradeRequirement, path: Self.path(requiresPath, key: CatalogKey.app.name))?.text }
+                if let list = inner[CatalogKey.anyOf.name] {
+                    let listPath = Self.path(requiresPath, key: CatalogKey.anyOf.name)
                     if case .array(let elements) = list.value.value {
                         var ids: [Located<String>] = []
                         var seen: Set<String> = []
                         for (index, element) in elements.enumerated() {
-                            guard let id = productIdentifier(element, path: "\(requiresPath).anyOf[\(index)]") else { continue }
+                            guard let id = productIdentifier(element, path: "\(listPath)[\(index)]") else { continue }
                             if !seen.insert(id.value).inserted {
                                 report(.badValue, "product `\(id.value)` is listed twice", at: id.offset, path: id.path)
                             } else {
@@ -168,13 +150,13 @@ extension CatalogChecker {
                             }
                         }
                         if elements.isEmpty {
-                            report(.badValue, "`anyOf` is empty, so no purchase could ever qualify", at: list.value.offset,
-                                   path: requiresPath + ".anyOf",
-                                   help: "list the other app's qualifying products, or remove `anyOf` to accept any receipt of that app")
+                            report(.badValue, "`\(CatalogKey.anyOf.name)` is empty, so no purchase could ever qualify", at: list.value.offset,
+                                   path: listPath,
+                                   help: "list the other app's qualifying products, or remove `\(CatalogKey.anyOf.name)` to accept any receipt of that app")
                         }
                         upgrade.anyOf = ids
                     } else {
-                        wrongType(list.value, expected: "an array of product ids", path: requiresPath + ".anyOf")
+                        wrongType(list.value, expected: "an array of product ids", path: listPath)
                     }
                 }
             }

@@ -1,27 +1,32 @@
 /// Reading one JSON value as what the catalog language expects there, reporting what it is not.
 extension CatalogChecker {
-    /// Checks an object's keys and returns its members by name. `"$comment"` is allowed wherever
-    /// `allowed` lists it and must be a string.
+    /// Checks an object's keys against the language (``CatalogObject/keys(for:)``) and returns its
+    /// members by name. `"$comment"` must be a string. A key that belongs to another product type
+    /// is named as such; an unknown key gets a "did you mean" among the keys not written yet.
+    ///
+    /// - Parameters:
+    ///   - type: for a product, its type when it could be read (`nil` allows every product key).
+    ///   - required: the keys the object needs, when not those the language marks required.
     mutating func object(
-        _ node: JSONNode, path: String, allowed: [String], required: [String], what: String,
-        notAllowedFor type: ProductType? = nil
+        _ node: JSONNode, _ object: CatalogObject, path: String, type: ProductType? = nil, required: [CatalogKey]? = nil
     ) -> [String: JSONMember]? {
+        let what = object.phrase
         guard case .object(let members) = node.value else {
             wrongType(node, expected: "\(what == "catalog" ? "a catalog" : "an \(what)") object", path: path)
             return nil
         }
+        let allowed = object.keyNames(for: type)
         var byName: [String: JSONMember] = [:]
         misspeltKeys = []
         // Allowed keys not used yet: the likelier meaning of a misspelt key. Computed once.
         var unused: [String]?
         for member in members {
             let memberPath = Self.path(path, key: member.key)
-            if member.key == "$comment", allowed.contains("$comment") {
+            if member.key == CatalogKey.comment.name {
                 _ = string(member.value, path: memberPath)
             } else if allowed.contains(member.key) {
                 byName[member.key] = member
-            } else if let type, Self.allProductKeys.contains(member.key) {
-                let owners = ProductType.allCases.filter { Self.typeProductKeys[$0]!.contains(member.key) }
+            } else if let type, let owners = Self.otherTypes(allowing: member.key, in: object) {
                 misspeltKeys.insert(member.key)
                 report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
                        path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
@@ -30,7 +35,7 @@ extension CatalogChecker {
             } else {
                 if unused == nil {
                     let present = Set(members.map(\.key))
-                    unused = allowed.filter { !present.contains($0) && $0 != "$comment" }
+                    unused = allowed.filter { !present.contains($0) && $0 != CatalogKey.comment.name }
                 }
                 let meant = Suggestion.closest(to: member.key, in: unused!, budget: &suggestions)
                 if let meant { misspeltKeys.insert(meant) }
@@ -38,15 +43,71 @@ extension CatalogChecker {
                        help: meant.map { "did you mean `\($0)`?" }
                            ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
                            ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
-                               ? "JSON has no comments; write a `\"$comment\": \"...\"` member instead"
+                               ? "JSON has no comments; write a `\"\(CatalogKey.comment.name)\": \"...\"` member instead"
                                : "allowed keys are \(Self.list(allowed))"))
             }
         }
         // A required key that a misspelt key stands for is that key's error, reported once.
-        for key in required where byName[key] == nil && !misspeltKeys.contains(key) {
-            report(.missingKey, "missing required key `\(key)` in \(what)", at: node.offset, path: path)
+        for key in required ?? object.requiredKeys where byName[key.name] == nil && !misspeltKeys.contains(key.name) {
+            report(.missingKey, "missing required key `\(key.name)` in \(what)", at: node.offset, path: path)
         }
         return byName
+    }
+
+    /// The product types that allow `key` when some types of `object` do not; `nil` when no
+    /// product type has it.
+    private static func otherTypes(allowing key: String, in object: CatalogObject) -> [ProductType]? {
+        guard object == .product, let place = object.keys().first(where: { $0.name == key })?.place(in: object) else { return nil }
+        return place.types.isEmpty ? nil : place.types
+    }
+
+    /// A scalar value of a key, read and checked as the language declares it (`nil`, reported,
+    /// when it is not such a value). Lists and objects are read by the rule that needs them.
+    mutating func scalar(_ member: JSONMember, _ key: CatalogKey, in object: CatalogObject, path: String) -> Scalar? {
+        guard let place = key.place(in: object) else { return nil }
+        let node = member.value
+        switch place.value {
+        case .comment, .schemaReference:
+            return string(node, path: path).map(Scalar.text)
+        case .text:
+            return nonEmptyString(node, path: path).map(Scalar.text)
+        case .name:
+            return identifierString(node, path: path).map(Scalar.text)
+        case .productId, .productReference:
+            return productIdentifier(node, path: path).map(Scalar.text)
+        case .bundleId:
+            return bundleIdentifier(node, path: path).map(Scalar.text)
+        case .productType:
+            return choice(node, path: path, ProductType.allCases.map(\.rawValue), what: "product type").map(Scalar.text)
+        case .choice(let values, let what):
+            return choice(node, path: path, values, what: what).map(Scalar.text)
+        case .integer(let range, let rule):
+            guard let value = integer(node, path: path) else { return nil }
+            guard range.contains(value.value) else {
+                report(.badValue, "`\(key.name)` must be \(rule), found \(value.value)", at: value.offset, path: path)
+                return nil
+            }
+            return .integer(value)
+        case .flag:
+            return bool(node, path: path).map { .flag($0) }
+        case .duration:
+            return duration(node, path: path).map(Scalar.duration)
+        case .instant, .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects:
+            return nil
+        }
+    }
+
+    /// A scalar value read by ``scalar(_:_:in:path:)``.
+    enum Scalar {
+        case text(Located<String>)
+        case integer(Located<Int64>)
+        case flag(Bool)
+        case duration(Located<ISODuration>)
+
+        var text: Located<String>? { if case .text(let value) = self { value } else { nil } }
+        var integer: Located<Int64>? { if case .integer(let value) = self { value } else { nil } }
+        var flag: Bool? { if case .flag(let value) = self { value } else { nil } }
+        var duration: Located<ISODuration>? { if case .duration(let value) = self { value } else { nil } }
     }
 
     mutating func string(_ node: JSONNode, path: String) -> Located<String>? {
@@ -140,14 +201,12 @@ extension CatalogChecker {
         return Located(value: duration, offset: node.offset, path: path)
     }
 
-    mutating func enumValue<E: RawRepresentable & CaseIterable>(
-        _ node: JSONNode, path: String, _: E.Type, what: String
-    ) -> E? where E.RawValue == String {
+    /// One of `values`, else a `bad-enum-value` with a "did you mean".
+    mutating func choice(_ node: JSONNode, path: String, _ values: [String], what: String) -> Located<String>? {
         guard let text = string(node, path: path) else { return nil }
-        if let value = E(rawValue: text.value) { return value }
-        let names = E.allCases.map(\.rawValue)
+        if values.contains(text.value) { return text }
         report(.badEnumValue, "unknown \(what) `\(text.value)`", at: node.offset, path: path,
-               help: Suggestion.help(for: text.value, in: names, budget: &suggestions) ?? "expected one of \(Self.list(names))")
+               help: Suggestion.help(for: text.value, in: values, budget: &suggestions) ?? "expected one of \(Self.list(values))")
         return nil
     }
 }

@@ -41,7 +41,7 @@ package struct CatalogChecker {
         var legalTypes: Set<ProductType> = []
     }
     var broken = Broken()
-    /// Allowed keys that the last object read (``object(_:path:allowed:required:what:notAllowedFor:)``)
+    /// Allowed keys that the last object read (``object(_:_:path:type:required:)``)
     /// had misspelt or in the wrong place: their absence is that key's error, not one of its own.
     var misspeltKeys: Set<String> = []
 
@@ -50,32 +50,11 @@ package struct CatalogChecker {
         self.data = data
     }
 
-    package static let topLevelKeys = ["$schema", "$comment", "app", "features", "currencies", "legal", "products", "grandfathered"]
     /// Top-level keys of normalized receipts and of Apple's formats, none of which a catalog has.
     static let receiptKeys: Set<String> = [
         "transactions", "renewals", "consumptions", "receipt", "latest_receipt_info", "pending_renewal_info",
         "signedTransactions", "signedPayload", "signedTransactionInfo", "transactionId", "originalTransactionId", "bundleId",
     ]
-    package static let commonProductKeys = ["$comment", "id", "type", "name", "priceTier", "legal", "available", "familyShareable"]
-    package static let typeProductKeys: [ProductType: [String]] = [
-        .nonConsumable: ["grants", "trialOf", "upgrade", "duration"],
-        .nonRenewingSubscription: ["grants", "duration", "group"],
-        .autoRenewableSubscription: ["grants", "group", "level", "duration", "introOffer"],
-        .consumable: ["credits"],
-    ]
-    package static let allProductKeys: [String] = {
-        var keys = commonProductKeys
-        for type in ProductType.allCases {
-            for key in typeProductKeys[type]! where !keys.contains(key) { keys.append(key) }
-        }
-        return keys
-    }()
-    /// The keys of an auto-renewable's `introOffer`.
-    package static let introOfferKeys = ["$comment", "mode", "duration"]
-    /// The keys of a product's `upgrade`.
-    package static let upgradeKeys = ["$comment", "replaces", "requires"]
-    /// The keys of an upgrade's `requires`.
-    package static let upgradeRequirementKeys = ["$comment", "app", "anyOf"]
 
     /// Checks a catalog's bytes.
     ///
@@ -133,21 +112,20 @@ package struct CatalogChecker {
 
     private mutating func checkCatalog(_ root: JSONNode) -> CatalogDefinition? {
         // A receipt saved among the catalogs: say so, rather than list the keys it lacks.
-        if case .object(let raw) = root.value, !raw.contains(where: { $0.key == "products" || $0.key == "features" }),
+        if case .object(let raw) = root.value,
+           !raw.contains(where: { $0.key == CatalogKey.products.name || $0.key == CatalogKey.features.name }),
            let key = raw.first(where: { Self.receiptKeys.contains($0.key) }) {
             report(.notACatalog, "this looks like a receipt (it has `\(key.key)`), not a catalog", at: root.offset, path: "",
                    help: "check a receipt with `entitle check --receipt`; in a catalog directory every *.json directly inside is read as a catalog, so keep receipts in a subfolder such as receipts/")
             return nil
         }
-        guard let members = object(root, path: "", allowed: Self.topLevelKeys,
-                                   required: ["app", "features", "products"], what: "catalog")
-        else { return nil }
+        guard let members = object(root, .catalog, path: "") else { return nil }
 
-        if let schema = members["$schema"] { _ = string(schema.value, path: "$schema") }
-        let app = members["app"].flatMap { bundleIdentifier($0.value, path: "app") }
+        if let schema = members[CatalogKey.schema.name] { _ = scalar(schema, .schema, in: .catalog, path: CatalogKey.schema.name) }
+        let app = members[CatalogKey.app.name].flatMap { scalar($0, .app, in: .catalog, path: CatalogKey.app.name)?.text }
         var features: [Located<String>] = [], featureDescriptions: [String] = []
-        if let member = members["features"] {
-            if let declared = declarations(member.value, path: "features", what: "feature") {
+        if let member = members[CatalogKey.features.name] {
+            if let declared = declarations(member.value, path: CatalogKey.features.name, what: "feature") {
                 (features, featureDescriptions) = declared
             } else {
                 broken.features = true
@@ -156,37 +134,37 @@ package struct CatalogChecker {
             broken.features = true
         }
         var currencies: [Located<String>] = [], currencyDescriptions: [String] = []
-        if let member = members["currencies"] {
-            if let declared = declarations(member.value, path: "currencies", what: "currency") {
+        if let member = members[CatalogKey.currencies.name] {
+            if let declared = declarations(member.value, path: CatalogKey.currencies.name, what: "currency") {
                 (currencies, currencyDescriptions) = declared
             } else {
                 broken.currencies = true
             }
         }
-        let legal = members["legal"].map { legalDefaults($0.value) } ?? [:]
+        let legal = members[CatalogKey.legal.name].map { legalDefaults($0.value) } ?? [:]
 
         var products: [ProductDefinition] = []
-        if let productsNode = members["products"]?.value {
+        if let productsNode = members[CatalogKey.products.name]?.value {
             if case .array(let elements) = productsNode.value {
                 if elements.count > CatalogLimits.maxProducts {
                     report(.limitExceeded, "\(elements.count) products, more than the \(CatalogLimits.maxProducts) a catalog may hold",
-                           at: elements[CatalogLimits.maxProducts].offset, path: "products[\(CatalogLimits.maxProducts)]",
+                           at: elements[CatalogLimits.maxProducts].offset, path: "\(CatalogKey.products.name)[\(CatalogLimits.maxProducts)]",
                            help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
                 }
                 for (index, element) in elements.enumerated() {
-                    if let product = checkProduct(element, path: "products[\(index)]") {
+                    if let product = checkProduct(element, path: "\(CatalogKey.products.name)[\(index)]") {
                         products.append(product)
                     }
                 }
             } else {
-                wrongType(productsNode, expected: "an array of products", path: "products")
+                wrongType(productsNode, expected: "an array of products", path: CatalogKey.products.name)
             }
         }
         var definition = CatalogDefinition(
             file: file, app: app, features: features, featureDescriptions: featureDescriptions,
             currencies: currencies, currencyDescriptions: currencyDescriptions,
             legal: legal, products: products)
-        if let member = members["grandfathered"] { definition.grandfathered = grandfatherRules(member.value) }
+        if let member = members[CatalogKey.grandfathered.name] { definition.grandfathered = grandfatherRules(member.value) }
         return definition
     }
 
@@ -205,7 +183,7 @@ package struct CatalogChecker {
         }
         for member in members {
             let memberPath = Self.path(path, key: member.key)
-            if member.key == "$comment" {
+            if member.key == CatalogKey.comment.name {
                 _ = string(member.value, path: memberPath)
                 continue
             }
@@ -233,14 +211,14 @@ package struct CatalogChecker {
 
     private mutating func legalDefaults(_ node: JSONNode) -> [ProductType: String] {
         guard case .object(let members) = node.value else {
-            wrongType(node, expected: "an object of product types to legal text", path: "legal")
+            wrongType(node, expected: "an object of product types to legal text", path: CatalogKey.legal.name)
             broken.legal = true
             return [:]
         }
         var legal: [ProductType: String] = [:]
         for member in members {
-            let memberPath = Self.path("legal", key: member.key)
-            if member.key == "$comment" {
+            let memberPath = Self.path(CatalogKey.legal.name, key: member.key)
+            if member.key == CatalogKey.comment.name {
                 _ = string(member.value, path: memberPath)
                 continue
             }

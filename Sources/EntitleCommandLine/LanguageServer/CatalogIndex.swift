@@ -24,16 +24,20 @@ struct CatalogIndex {
     struct Product {
         var index: Int
         var id: Occurrence?
+        /// Scalar values by their key's name (`type`, `name`), and those of nested objects by
+        /// path (`introOffer.mode`).
         var values: [String: String] = [:]
         var grants: [Occurrence] = []
         var credits: [(currency: Occurrence, amount: String?)] = []
-        var trialOf: Occurrence?
-        var replaces: Occurrence?
+        /// Other products of the catalog it names (a trial's paid product, what an upgrade replaces).
+        var references: [(key: CatalogKey, occurrence: Occurrence)] = []
         var requiredApp: Occurrence?
         var anyOf: [Occurrence] = []
-        var introOffer: [String: String] = [:]
 
-        var type: String? { values["type"] }
+        var type: String? { values[CatalogKey.type.name] }
+        /// Whether it stands in for another product of the catalog (a trial, an upgrade) rather
+        /// than being sold at full price.
+        var namesAnotherProduct: Bool { !references.isEmpty }
     }
 
     /// A grandfather rule's id and grants.
@@ -57,46 +61,44 @@ struct CatalogIndex {
         self.init(scan: TolerantScan.scan(bytes, cursor: cursor))
     }
 
+    /// Reads every token through the language: what its path leads to decides what it is.
     init(scan: TolerantScan) {
         self.scan = scan
         var products: [Int: Product] = [:]
         var rules: [Int: GrandfatherRule] = [:]
         for token in scan.tokens {
             let occurrence = Occurrence(id: token.text, start: token.start, end: token.end)
-            let path = token.path
-            guard case .key(let top)? = path.first else { continue }
-            switch (top, token.role) {
-            case ("app", .value) where path.count == 1 && token.isString:
-                app = occurrence
-            case ("features", .key) where path.count == 2 && token.text != "$comment":
-                features.append(Declaration(occurrence: occurrence))
-            case ("features", .value) where path.count == 2 && token.isString:
-                if case .key(let id) = path[1], let last = features.indices.last, features[last].occurrence.id == id {
-                    features[last].description = token.text
+            guard let location = CatalogLocation.resolve(token.path.map(\.component)), let key = location.key,
+                  token.text != CatalogKey.comment.name || token.role == .value else { continue }
+            let isString = token.role == .key || token.isString
+            switch (location.value, location.item?.list) {
+            case (.declarations(let what)?, _):
+                guard let entry = location.entry else { continue }
+                var list = what == "feature" ? features : currencies
+                if token.role == .key {
+                    list.append(Declaration(occurrence: occurrence))
+                } else if isString, let last = list.indices.last, list[last].occurrence.id == entry {
+                    list[last].description = token.text
                 }
-            case ("currencies", .key) where path.count == 2 && token.text != "$comment":
-                currencies.append(Declaration(occurrence: occurrence))
-            case ("currencies", .value) where path.count == 2 && token.isString:
-                if case .key(let id) = path[1], let last = currencies.indices.last, currencies[last].occurrence.id == id {
-                    currencies[last].description = token.text
-                }
-            case ("legal", .value) where path.count == 2 && token.isString:
-                if case .key(let type) = path[1] { legal[type] = token.text }
-            case ("products", _):
-                guard path.count >= 3, case .index(let index) = path[1], case .key(let key) = path[2] else { continue }
+                if what == "feature" { features = list } else { currencies = list }
+            case (.legalTexts?, _):
+                if token.role == .value, isString, let entry = location.entry { legal[entry] = token.text }
+            case (.bundleId?, nil):
+                if token.role == .value, isString { app = occurrence }
+            case (_, let list?) where list == .products:
+                let index = location.item!.index
                 // Changed in place: a copy out and back would copy the product's arrays on every
                 // element, quadratic in a long `grants` list.
-                Self.add(token, occurrence, key: key, rest: path.dropFirst(3), to: &products[index, default: Product(index: index)])
-            case ("grandfathered", _):
-                guard path.count >= 3, case .index(let index) = path[1], case .key(let key) = path[2] else { continue }
+                Self.add(token, occurrence, location, key: key, to: &products[index, default: Product(index: index)])
+            case (_, let list?) where list == .grandfathered:
+                let index = location.item!.index
                 if rules[index] == nil { rules[index] = GrandfatherRule(index: index) }
-                if token.role == .value, token.isString {
-                    if key == "grants", path.count == 4 {
-                        rules[index]!.grants.append(occurrence)
-                    } else if path.count == 3 {
-                        rules[index]!.values[key] = token.text
-                        if key == "id" { rules[index]!.id = token.text }
-                    }
+                guard token.role == .value, isString else { continue }
+                if location.element != nil {
+                    rules[index]!.grants.append(occurrence)
+                } else if location.object == .grandfatherRule {
+                    rules[index]!.values[key.name] = token.text
+                    if key == .id { rules[index]!.id = token.text }
                 }
             default:
                 break
@@ -106,38 +108,32 @@ struct CatalogIndex {
         self.grandfathered = rules.keys.sorted().compactMap { rules[$0] }
     }
 
-    private static func add(_ token: TolerantScan.Token, _ occurrence: Occurrence, key: String,
-                            rest: ArraySlice<TolerantScan.PathComponent>, to product: inout Product) {
-        if key == "credits", rest.count == 1, token.role == .key, token.text != "$comment" {
-            product.credits.append((occurrence, nil))
-            return
-        }
-        guard token.role == .value else { return }
-        switch key {
-        case "credits" where rest.count == 1:
-            if case .key(let currency)? = rest.first, let last = product.credits.indices.last,
-               product.credits[last].currency.id == currency {
+    private static func add(
+        _ token: TolerantScan.Token, _ occurrence: Occurrence, _ location: CatalogLocation, key: CatalogKey, to product: inout Product
+    ) {
+        switch location.value {
+        case .credits?:
+            guard let currency = location.entry else { return }
+            if token.role == .key {
+                product.credits.append((occurrence, nil))
+            } else if let last = product.credits.indices.last, product.credits[last].currency.id == currency {
                 product.credits[last].amount = token.text
             }
-        case "grants" where rest.count == 1 && token.isString:
-            product.grants.append(occurrence)
-        case "introOffer" where rest.count == 1:
-            if case .key(let name)? = rest.first { product.introOffer[name] = token.text }
-        case "upgrade" where rest.count >= 1:
-            let steps = Array(rest)
-            guard token.isString else { return }
-            if steps == [.key("replaces")] {
-                product.replaces = occurrence
-            } else if steps == [.key("requires"), .key("app")] {
-                product.requiredApp = occurrence
-            } else if steps.count == 3, steps[0] == .key("requires"), steps[1] == .key("anyOf"), case .index = steps[2] {
-                product.anyOf.append(occurrence)
-            }
+        case .features?:
+            if token.role == .value, token.isString, location.element != nil { product.grants.append(occurrence) }
+        case .products?:
+            if token.role == .value, token.isString, location.element != nil { product.anyOf.append(occurrence) }
         default:
-            guard rest.isEmpty else { return }
-            product.values[key] = token.text
-            if key == "id", token.isString { product.id = occurrence }
-            if key == "trialOf", token.isString { product.trialOf = occurrence }
+            guard token.role == .value, location.entry == nil, location.element == nil else { return }
+            let name = location.object == .product ? key.name : "\(location.object.rawValue).\(key.name)"
+            product.values[name] = token.text
+            guard token.isString else { return }
+            switch location.value {
+            case .productId? where location.object == .product: product.id = occurrence
+            case .productReference?: product.references.append((key, occurrence))
+            case .bundleId?: product.requiredApp = occurrence
+            default: break
+            }
         }
     }
 
@@ -151,7 +147,17 @@ struct CatalogIndex {
 
     /// The product whose object holds a path.
     func product(at path: [TolerantScan.PathComponent]) -> Product? {
-        guard path.count >= 2, path[0] == .key("products"), case .index(let index) = path[1] else { return nil }
+        guard path.count >= 2, path[0] == .key(CatalogKey.products.name), case .index(let index) = path[1] else { return nil }
         return products.first { $0.index == index }
+    }
+}
+
+extension TolerantScan.PathComponent {
+    /// The step as the language reads paths.
+    var component: CatalogLocation.Component {
+        switch self {
+        case .key(let name): .key(name)
+        case .index(let index): .index(index)
+        }
     }
 }

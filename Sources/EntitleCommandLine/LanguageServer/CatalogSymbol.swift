@@ -16,47 +16,35 @@ struct CatalogSymbol {
     /// The token the symbol was found at, in the current document.
     var token: TolerantScan.Token
 
-    /// The symbol a token at `offset` of the current document names.
+    /// The symbol a token at `offset` of the current document names, read through the language:
+    /// a declared feature or currency, a feature in a list of features, a currency of credits, a
+    /// product's id or a product another names, an app.
     static func at(_ offset: Int, in snapshot: PortfolioSnapshot) -> CatalogSymbol? {
         let index = snapshot.current.index
-        guard let token = index.scan.token(at: offset), !token.text.isEmpty else { return nil }
-        let text = token.text
-        let path = token.path
+        guard let token = index.scan.token(at: offset), !token.text.isEmpty, token.role == .key || token.isString,
+              let location = CatalogLocation.resolve(token.path.map(\.component)), let value = location.value else { return nil }
         let current = snapshot.current
         func symbol(_ kind: Kind, owner: PortfolioSnapshot.Entry?) -> CatalogSymbol {
-            CatalogSymbol(kind: kind, id: text, owner: owner, token: token)
+            CatalogSymbol(kind: kind, id: token.text, owner: owner, token: token)
         }
-        guard case .key(let top)? = path.first else { return nil }
-        switch token.role {
-        case .key:
-            if top == "features", path.count == 2, text != "$comment" { return symbol(.feature, owner: current) }
-            if top == "currencies", path.count == 2, text != "$comment" { return symbol(.currency, owner: current) }
-            if top == "products", path.count == 4, path[2] == .key("credits") { return symbol(.currency, owner: current) }
+        switch (token.role, value) {
+        case (.key, .declarations(let what)) where location.entry != nil && token.text != CatalogKey.comment.name:
+            return symbol(what == "feature" ? .feature : .currency, owner: current)
+        case (.key, .credits) where location.entry != nil && token.text != CatalogKey.comment.name:
+            return symbol(.currency, owner: current)
+        case (.value, .features) where location.element != nil:
+            return symbol(.feature, owner: current)
+        case (.value, .productId) where location.object == .product, (.value, .productReference):
+            return symbol(.product, owner: current)
+        case (.value, .bundleId) where location.object == .catalog:
+            return symbol(.app, owner: current)
+        case (.value, .bundleId):
+            return symbol(.app, owner: snapshot.catalog(forApp: token.text))
+        case (.value, .products) where location.element != nil:
+            let app = index.product(at: token.path)?.requiredApp?.id
+            return symbol(.product, owner: app.flatMap { snapshot.catalog(forApp: $0) })
+        default:
             return nil
-        case .value:
-            guard token.isString else { return nil }
-            if top == "app", path.count == 1 { return symbol(.app, owner: current) }
-            if top == "grandfathered", path.count == 4, path[2] == .key("grants") { return symbol(.feature, owner: current) }
-            guard top == "products", path.count >= 3 else { return nil }
-            let rest = Array(path.dropFirst(2))
-            switch rest.first {
-            case .key("grants")? where rest.count == 2:
-                return symbol(.feature, owner: current)
-            case .key("id")? where rest.count == 1, .key("trialOf")? where rest.count == 1:
-                return symbol(.product, owner: current)
-            case .key("upgrade")?:
-                if rest == [.key("upgrade"), .key("replaces")] { return symbol(.product, owner: current) }
-                if rest == [.key("upgrade"), .key("requires"), .key("app")] {
-                    return symbol(.app, owner: snapshot.catalog(forApp: text))
-                }
-                if rest.count == 4, rest[1] == .key("requires"), rest[2] == .key("anyOf") {
-                    let app = index.product(at: path)?.requiredApp?.id
-                    return symbol(.product, owner: app.flatMap { snapshot.catalog(forApp: $0) })
-                }
-                return nil
-            default:
-                return nil
-            }
         }
     }
 
@@ -90,8 +78,7 @@ struct CatalogSymbol {
             }
         case .product:
             for product in index.products {
-                if let trialOf = product.trialOf, trialOf.id == id { found.append((owner, trialOf)) }
-                if let replaces = product.replaces, replaces.id == id { found.append((owner, replaces)) }
+                for reference in product.references where reference.occurrence.id == id { found.append((owner, reference.occurrence)) }
             }
             // Upgrades in other apps (any catalog of the portfolio) that accept a purchase of it.
             guard let app = index.app?.id else { break }

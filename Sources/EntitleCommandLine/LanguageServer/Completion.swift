@@ -4,13 +4,14 @@ import Entitle
 /// from the portfolio's ids.
 ///
 /// The context comes from the ``TolerantScan`` of the text (often not JSON while it is typed):
-/// whether the cursor is at a key or a value, and at which path. Keys: the catalog's top-level
-/// keys, a product's keys for its `type` (every product key when the type is not known yet),
-/// the keys of `introOffer`, `upgrade`, `upgrade.requires` and grandfather rules, and declared
-/// currencies as keys of `credits`; keys already in the object are left out. Values: product
-/// types and intro offer modes, declared features in `grants` (of products and grandfather rules),
-/// this catalog's product ids in `trialOf` and `upgrade.replaces`, the required app's products in
-/// `anyOf`, the portfolio's other apps in `requires.app`, and `true`/`false` where a flag goes.
+/// whether the cursor is at a key or a value, and at which path, which the language
+/// (``CatalogLocation``) turns into an object and a key. Keys: the object's keys (a product's for
+/// its `type`, every product key before the type is written), with their help; the subscription
+/// types in the catalog's default legal texts; declared currencies in a consumable's credits.
+/// Keys already in the object are left out. Values: the choices a key declares (product types,
+/// offer modes, `true`/`false`), declared features in lists of features, this catalog's
+/// full-price products where a key names another product, the required app's products in a list
+/// of its products, and the portfolio's other apps in an upgrade's required app.
 enum Completion {
     /// One thing that could be written.
     struct Candidate {
@@ -66,29 +67,20 @@ enum Completion {
     private static func keys(_ cursor: TolerantScan.Cursor, _ snapshot: PortfolioSnapshot) -> [Candidate] {
         let index = snapshot.current.index
         let path = cursor.container
-        var names: [String]
-        var kind: Int64 = 10
-        var details: [String: String] = [:]
-        switch path.count {
-        case 0:
-            names = CatalogChecker.topLevelKeys
-        case 1 where path[0] == .key("legal"):
-            names = ["$comment"] + ProductType.allCases.filter(\.isSubscription).map(\.rawValue)
-        case 2 where path[0] == .key("products"):
-            names = index.product(at: path)?.type.flatMap(ProductType.init(rawValue:))
-                .map { CatalogChecker.commonProductKeys + (CatalogChecker.typeProductKeys[$0] ?? []) } ?? CatalogChecker.allProductKeys
-        case 2 where path[0] == .key("grandfathered"):
-            names = CatalogChecker.grandfatherKeys
-        case 3 where path[0] == .key("products") && path[2] == .key("introOffer"):
-            names = CatalogChecker.introOfferKeys
-        case 3 where path[0] == .key("products") && path[2] == .key("upgrade"):
-            names = CatalogChecker.upgradeKeys
-        case 3 where path[0] == .key("products") && path[2] == .key("credits"):
-            names = index.currencies.map(\.occurrence.id)
-            for currency in index.currencies { details[currency.occurrence.id] = currency.description }
-            kind = 18
-        case 4 where path[0] == .key("products") && path[2] == .key("upgrade") && path[3] == .key("requires"):
-            names = CatalogChecker.upgradeRequirementKeys
+        guard let location = CatalogLocation.object(at: path.map(\.component)) ?? CatalogLocation.resolve(path.map(\.component))
+        else { return [] }
+        var candidates: [Candidate]
+        switch location.value {
+        case nil:
+            let type = location.object == .product ? index.product(at: path)?.type.flatMap(ProductType.init(rawValue:)) : nil
+            candidates = location.object.keys(for: type).map { key in
+                Candidate(label: key.name, kind: 10, detail: key.place(in: location.object)?.help)
+            }
+        case .legalTexts?:
+            candidates = [Candidate(label: CatalogKey.comment.name, kind: 10, detail: nil)]
+                + ProductType.allCases.filter(\.isSubscription).map { Candidate(label: $0.rawValue, kind: 10, detail: nil) }
+        case .credits?:
+            candidates = index.currencies.map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
         default:
             return []
         }
@@ -97,7 +89,7 @@ enum Completion {
         let present = Set(index.scan.tokens.filter {
             $0.role == .key && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
         }.map(\.text))
-        return names.filter { !present.contains($0) }.map { Candidate(label: $0, kind: kind, detail: details[$0]) }
+        return candidates.filter { !present.contains($0.label) }
     }
 
     // MARK: Values
@@ -105,32 +97,23 @@ enum Completion {
     private static func values(_ cursor: TolerantScan.Cursor, _ snapshot: PortfolioSnapshot) -> [Candidate] {
         let index = snapshot.current.index
         let path = cursor.path
-        guard path.count >= 2, case .key(let top) = path[0], case .index = path[1] else { return [] }
-        let rest = Array(path.dropFirst(2))
-        if top == "grandfathered" {
-            guard rest.count == 2, rest[0] == .key("grants") else { return [] }
-            return features(index, excluding: listed(in: Array(path.dropLast()), cursor, index))
-        }
-        guard top == "products", let first = rest.first else { return [] }
+        guard let location = CatalogLocation.resolve(path.map(\.component)), let value = location.value, location.entry == nil
+        else { return [] }
         let product = index.product(at: path)
         let ownId = product?.id?.id
-        switch (first, rest.count) {
-        case (.key("type"), 1):
-            return ProductType.allCases.map { Candidate(label: $0.rawValue, kind: 20, detail: nil) }
-        case (.key("grants"), 2):
+        if let choices = value.choices {
+            if case .flag = value { return choices.map { Candidate(label: $0, kind: 12, detail: nil, quoted: false) } }
+            return choices.map { Candidate(label: $0, kind: 20, detail: nil) }
+        }
+        switch value {
+        case .features where location.element != nil:
             return features(index, excluding: listed(in: Array(path.dropLast()), cursor, index))
-        case (.key("trialOf"), 1):
+        case .productReference:
             return products(index, excluding: Set([ownId].compactMap { $0 }), onlyPaidNonConsumables: true)
-        case (.key("available"), 1), (.key("familyShareable"), 1):
-            return ["true", "false"].map { Candidate(label: $0, kind: 12, detail: nil, quoted: false) }
-        case (.key("introOffer"), 2) where rest[1] == .key("mode"):
-            return IntroOfferMode.allCases.map { Candidate(label: $0.rawValue, kind: 20, detail: nil) }
-        case (.key("upgrade"), 2) where rest[1] == .key("replaces"):
-            return products(index, excluding: Set([ownId].compactMap { $0 }), onlyPaidNonConsumables: true)
-        case (.key("upgrade"), 3) where rest[1] == .key("requires") && rest[2] == .key("app"):
+        case .bundleId where location.object == .upgradeRequirement:
             let own = index.app?.id
             return snapshot.apps.filter { $0 != own }.map { Candidate(label: $0, kind: 9, detail: "app of this directory") }
-        case (.key("upgrade"), 4) where rest[1] == .key("requires") && rest[2] == .key("anyOf"):
+        case .products where location.element != nil:
             guard let app = product?.requiredApp?.id, let catalog = snapshot.catalog(forApp: app) else { return [] }
             // A consumable bought once would qualify for good (the checker warns): not offered.
             return products(catalog.index, excluding: listed(in: Array(path.dropLast()), cursor, index), onlyPaidNonConsumables: false)
@@ -168,9 +151,9 @@ enum Completion {
             guard let id = product.id?.id, !excluding.contains(id) else { return nil }
             if onlyPaidNonConsumables {
                 if let type = product.type, type != ProductType.nonConsumable.rawValue { return nil }
-                if product.values["priceTier"] == "0" || product.trialOf != nil || product.replaces != nil { return nil }
+                if product.values[CatalogKey.priceTier.name] == "0" || product.namesAnotherProduct { return nil }
             }
-            let detail = [product.type, product.values["name"]].compactMap { $0 }.joined(separator: ", ")
+            let detail = [product.type, product.values[CatalogKey.name.name]].compactMap { $0 }.joined(separator: ", ")
             return Candidate(label: id, kind: 18, detail: detail.isEmpty ? nil : detail)
         }
     }

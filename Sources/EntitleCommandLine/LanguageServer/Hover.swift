@@ -1,23 +1,46 @@
 import Entitle
 
-/// `textDocument/hover`: what the id under the cursor is, in Markdown.
+/// `textDocument/hover`: what the id or key under the cursor is, in Markdown.
 ///
 /// - a feature (declared, or in a `grants` array): its description and what grants it (products
 ///   and grandfather rules);
 /// - a currency: its description and the consumables that credit it;
-/// - a product (its `id`, or a reference to it, in this catalog or another app's `anyOf`): its
-///   type, name, duration, group, what it grants or credits, the product it is a trial of or an
-///   upgrade from, and for a subscription the legal text it shows (its own, else the catalog's
-///   default for its type);
-/// - an app (`app`, `requires.app`): its catalog and how many products it has.
+/// - a product (its `id`, or a reference to it, in this catalog or another app's `anyOf`): the
+///   values written for it (type, name, duration, group, its intro offer ...), what it grants or
+///   credits, the product it stands in for, and for a subscription the legal text it shows (its
+///   own, else the catalog's default for its type);
+/// - an app (`app`, `requires.app`): its catalog and how many products it has;
+/// - a key of the language: what it means there and what it takes (``CatalogKey``).
 enum Hover {
     static func hover(in snapshot: PortfolioSnapshot) -> JSONOutput {
-        guard let offset = snapshot.cursorOffset, let symbol = CatalogSymbol.at(offset, in: snapshot),
-              let text = markdown(for: symbol, in: snapshot) else { return .null }
+        guard let offset = snapshot.cursorOffset else { return .null }
+        let found: (text: String, token: TolerantScan.Token)?
+        if let symbol = CatalogSymbol.at(offset, in: snapshot) {
+            found = markdown(for: symbol, in: snapshot).map { ($0, symbol.token) }
+        } else {
+            found = keyMarkdown(at: offset, in: snapshot)
+        }
+        guard let found else { return .null }
         return .object([
-            ("contents", .object([("kind", .string("markdown")), ("value", .string(text))])),
-            ("range", snapshot.current.range(symbol.token.start, symbol.token.end)),
+            ("contents", .object([("kind", .string("markdown")), ("value", .string(found.text))])),
+            ("range", snapshot.current.range(found.token.start, found.token.end)),
         ])
+    }
+
+    /// A key of the language under the cursor: its help and the value it takes.
+    private static func keyMarkdown(at offset: Int, in snapshot: PortfolioSnapshot) -> (String, TolerantScan.Token)? {
+        guard let token = snapshot.current.index.scan.token(at: offset), token.role == .key,
+              let location = CatalogLocation.resolve(token.path.map(\.component)), location.entry == nil,
+              let key = location.key, let place = key.place(in: location.object) else { return nil }
+        var lines = ["`\(key.name)` in \(location.object.phrase)", place.help]
+        if !place.types.isEmpty { lines.append("on \(CatalogChecker.list(place.types.map(\.rawValue)))") }
+        switch place.requirement {
+        case .optional: break
+        case .required: lines.append("required")
+        case .requiredFor(let types, _): lines.append("required on \(CatalogChecker.list(types.map(\.rawValue)))")
+        }
+        if let choices = place.value.choices { lines.append("one of \(CatalogChecker.list(choices))") }
+        return (lines.joined(separator: "\n\n"), token)
     }
 
     static func markdown(for symbol: CatalogSymbol, in snapshot: PortfolioSnapshot) -> String? {
@@ -34,11 +57,11 @@ enum Hover {
             if let declared = index.features.first(where: { $0.occurrence.id == symbol.id }) {
                 if let description = declared.description { lines.append(description) }
             } else {
-                lines.append("not declared in `features`")
+                lines.append("not declared in `\(CatalogKey.features.name)`")
             }
             var sources = index.products.filter { $0.grants.contains { $0.id == symbol.id } }.map(productLine)
             sources += index.grandfathered.filter { $0.grants.contains { $0.id == symbol.id } }
-                .map { "- grandfather rule `\($0.id ?? "grandfathered[\($0.index)]")`" }
+                .map { "- grandfather rule `\($0.id ?? "\(CatalogKey.grandfathered.name)[\($0.index)]")`" }
             lines.append(sources.isEmpty ? "granted by nothing" : "granted by:\n" + sources.joined(separator: "\n"))
             return lines.joined(separator: "\n\n")
         case .currency:
@@ -46,7 +69,7 @@ enum Hover {
             if let declared = index.currencies.first(where: { $0.occurrence.id == symbol.id }) {
                 if let description = declared.description { lines.append(description) }
             } else {
-                lines.append("not declared in `currencies`")
+                lines.append("not declared in `\(CatalogKey.currencies.name)`")
             }
             let sources = index.products.compactMap { product -> String? in
                 guard let credit = product.credits.first(where: { $0.currency.id == symbol.id }) else { return nil }
@@ -66,29 +89,37 @@ enum Hover {
     }
 
     private static func productLine(_ product: CatalogIndex.Product) -> String {
-        let id = product.id?.id ?? "products[\(product.index)]"
+        let id = product.id?.id ?? "\(CatalogKey.products.name)[\(product.index)]"
         return "- `\(id)`" + (product.type.map { " (\($0))" } ?? "")
     }
 
     private static func productMarkdown(_ product: CatalogIndex.Product, index: CatalogIndex, app: String) -> String {
         var lines = ["product `\(product.id?.id ?? "")`\(app)"]
         var facts: [String] = []
-        if let type = product.type { facts.append("type: \(type)") }
-        if let name = product.values["name"] { facts.append("name: \(name)") }
-        if let duration = product.values["duration"] { facts.append("duration: \(duration)") }
-        if let group = product.values["group"] { facts.append("group: \(group)") }
-        if let level = product.values["level"] { facts.append("level: \(level)") }
-        if let tier = product.values["priceTier"] { facts.append("price tier: \(tier)") }
-        if let mode = product.introOffer["mode"] {
-            facts.append("intro offer: \(mode)" + (product.introOffer["duration"].map { " for \($0)" } ?? ""))
+        // The values written, in the language's order; those of nested objects on one line each.
+        for key in CatalogObject.product.keys() {
+            switch key.place(in: .product)?.value {
+            case .comment?, .productId?, .productReference?, .features?, .credits?, .text? where key == .legal:
+                continue
+            case .object(let inner)?:
+                // Its own values; what it names is listed below.
+                let parts = inner.keys().compactMap { nested -> String? in
+                    switch nested.place(in: inner)?.value {
+                    case .productReference?, .bundleId?, .comment?: return nil
+                    default: return product.values["\(inner.rawValue).\(nested.name)"].map { "\(nested.name) \($0)" }
+                    }
+                }
+                if !parts.isEmpty { facts.append("\(key.name): \(parts.joined(separator: ", "))") }
+            default:
+                if let value = product.values[key.name] { facts.append("\(key.name): \(value)") }
+            }
         }
-        if let trialOf = product.trialOf { facts.append("trial of: `\(trialOf.id)`") }
-        if let replaces = product.replaces { facts.append("upgrade, replaces: `\(replaces.id)`") }
+        for reference in product.references { facts.append("\(reference.key.name): `\(reference.occurrence.id)`") }
         if let required = product.requiredApp {
             let listed = product.anyOf.map { "`\($0.id)`" }.joined(separator: ", ")
             facts.append("requires a purchase in `\(required.id)`" + (listed.isEmpty ? "" : ": any of \(listed)"))
         }
-        if product.values["available"] == "false" { facts.append("retired (not offered)") }
+        if product.values[CatalogKey.available.name] == "false" { facts.append("retired (not offered)") }
         if !facts.isEmpty { lines.append(facts.map { "- \($0)" }.joined(separator: "\n")) }
         if !product.grants.isEmpty {
             lines.append("grants: " + product.grants.map { "`\($0.id)`" }.joined(separator: ", "))
@@ -98,7 +129,7 @@ enum Hover {
             lines.append("grants nothing")
         }
         if let type = product.type.flatMap(ProductType.init(rawValue:)), type.isSubscription {
-            if let legal = product.values["legal"] {
+            if let legal = product.values[CatalogKey.legal.name] {
                 lines.append("legal text (its own):\n\n> \(legal)")
             } else if let legal = index.legal[type.rawValue] {
                 lines.append("legal text (the catalog's for \(type.rawValue)):\n\n> \(legal)")

@@ -1,0 +1,298 @@
+/// The catalog language, declared once: every key of every object, where it may appear, the kind
+/// of value it takes with its limits, and one line of help.
+///
+/// This is the only place a key's name is written. The checker takes allowed, required and
+/// misplaced keys and each value's kind from here; the language server its completion and hover;
+/// `schemas/catalog.schema.json` is generated from it (``CatalogSchema``), and so is the key table
+/// of the documentation. A rule that relates keys to each other (a trial's name, an upgrade's
+/// target) lives in its rule family's file in `Checking/` and names keys through these constants.
+package struct CatalogKey: Hashable, Sendable, CustomStringConvertible {
+    /// The member name as written in a catalog.
+    package let name: String
+    /// Where the key may appear, and what it takes there.
+    package let places: [Place]
+
+    /// One object the key may appear in.
+    package struct Place: Sendable {
+        /// The object.
+        package var object: CatalogObject
+        /// For product keys: the product types that allow it (all of them when empty).
+        package var types: [ProductType] = []
+        /// Whether the object needs the key.
+        package var requirement: Requirement = .optional
+        /// The value it takes.
+        package var value: CatalogValue
+        /// One line for people: the documentation, hover and the schema's `description`.
+        package var help: String
+    }
+
+    /// Whether an object needs a key.
+    package enum Requirement: Sendable, Equatable {
+        /// It may be left out.
+        case optional
+        /// Every such object needs it: `missing required key` when absent.
+        case required
+        /// Products of these types need it, with a message of their own and this help.
+        case requiredFor([ProductType], help: String)
+    }
+
+    package static func == (a: CatalogKey, b: CatalogKey) -> Bool { a.name == b.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    package var description: String { name }
+
+    /// Where the key may appear in `object`, or `nil` when it may not.
+    package func place(in object: CatalogObject) -> Place? { places.first { $0.object == object } }
+}
+
+/// An object of the catalog language, which keys are declared for.
+package enum CatalogObject: String, Sendable, CaseIterable {
+    case catalog
+    case product
+    case introductoryOffer
+    case upgrade
+    case upgradeRequirement
+    case grandfatherRule
+
+    /// What messages call it: `unknown key `x` in introductory offer`.
+    package var phrase: String {
+        switch self {
+        case .catalog: "catalog"
+        case .product: "product"
+        case .introductoryOffer: "introductory offer"
+        case .upgrade: "upgrade"
+        case .upgradeRequirement: "upgrade requirement"
+        case .grandfatherRule: "grandfather rule"
+        }
+    }
+
+    /// The keys of the object, in the order the language lists them; for products, the keys of
+    /// `type` (every product key when `type` is `nil`).
+    package func keys(for type: ProductType? = nil) -> [CatalogKey] {
+        CatalogKey.order[self]!.filter { key in
+            guard let type, let place = key.place(in: self) else { return true }
+            return place.types.isEmpty || place.types.contains(type)
+        }
+    }
+
+    /// The names of ``keys(for:)``.
+    package func keyNames(for type: ProductType? = nil) -> [String] { keys(for: type).map(\.name) }
+
+    /// The keys every such object needs.
+    package var requiredKeys: [CatalogKey] {
+        keys().filter { $0.place(in: self)?.requirement == .required }
+    }
+}
+
+/// The kind of value a key takes, with its limits.
+package indirect enum CatalogValue: Sendable {
+    /// Any string: a note for people.
+    case comment
+    /// Any string: the JSON Schema editors read.
+    case schemaReference
+    /// A string that is not empty or only white space.
+    case text
+    /// A bundle id: letters, digits, `.` and `-`, at most ``CatalogLimits/maxIdentifierBytes`` bytes.
+    case bundleId
+    /// A product id: letters, digits, `.`, `_` and `-`, at most ``CatalogLimits/maxIdentifierBytes`` bytes.
+    case productId
+    /// A product id naming another product of the catalog.
+    case productReference
+    /// A name that is not empty, at most ``CatalogLimits/maxIdentifierBytes`` bytes.
+    case name
+    /// One of the four product types.
+    case productType
+    /// One of these strings; `what` names them in messages ("offer mode").
+    case choice([String], what: String)
+    /// A whole number in the range; `rule` says the range in messages ("0 or more").
+    case integer(ClosedRange<Int64>, rule: String)
+    /// `true` or `false`, and what leaving it out means.
+    case flag(default: Bool)
+    /// An ISO 8601 duration, longer than zero and at most `P100Y`.
+    case duration
+    /// An RFC 3339 instant within years 0001-9999.
+    case instant
+    /// Dot-separated whole numbers, such as `2.0`.
+    case version
+    /// A list of declared feature ids.
+    case features
+    /// A non-empty list of distinct product ids.
+    case products
+    /// An object of ids (feature or currency, as `what` says) to descriptions.
+    case declarations(what: String)
+    /// An object of product types to legal text.
+    case legalTexts
+    /// An object of declared currency ids to whole amounts from 1 to ``CatalogLimits/maxCredit``.
+    case credits
+    /// An object of the language.
+    case object(CatalogObject)
+    /// A list of objects of the language, at most `max` of them.
+    case objects(CatalogObject, max: Int?)
+
+    /// The strings a value may be, when it is one of a few.
+    package var choices: [String]? {
+        switch self {
+        case .productType: ProductType.allCases.map(\.rawValue)
+        case .choice(let values, _): values
+        case .flag: ["true", "false"]
+        default: nil
+        }
+    }
+}
+
+extension CatalogKey {
+    private init(_ name: String, _ places: Place...) {
+        self.name = name
+        self.places = places
+    }
+
+    private static func place(
+        _ object: CatalogObject, _ value: CatalogValue, _ help: String, types: [ProductType] = [],
+        _ requirement: Requirement = .optional
+    ) -> Place {
+        Place(object: object, types: types, requirement: requirement, value: value, help: help)
+    }
+
+    // MARK: The catalog
+
+    /// The JSON Schema an editor reads.
+    package static let schema = CatalogKey(
+        "$schema", place(.catalog, .schemaReference, "the JSON Schema editors check the catalog with: `../schemas/catalog.schema.json`"))
+    /// A note for people, anywhere.
+    package static let comment = CatalogKey(
+        "$comment",
+        place(.catalog, .comment, "a note for people, ignored by entitle"),
+        place(.product, .comment, "a note for people, ignored by entitle"),
+        place(.introductoryOffer, .comment, "a note for people, ignored by entitle"),
+        place(.upgrade, .comment, "a note for people, ignored by entitle"),
+        place(.upgradeRequirement, .comment, "a note for people, ignored by entitle"),
+        place(.grandfatherRule, .comment, "a note for people, ignored by entitle"))
+    /// The catalog's app, and an upgrade's required app.
+    package static let app = CatalogKey(
+        "app",
+        place(.catalog, .bundleId, "the app's bundle id", .required),
+        place(.upgradeRequirement, .bundleId, "the other app whose receipt qualifies for the upgrade", .required))
+    /// Declared features.
+    package static let features = CatalogKey(
+        "features", place(.catalog, .declarations(what: "feature"), "feature id to description; products grant features, apps ask for them", .required))
+    /// Declared currencies.
+    package static let currencies = CatalogKey(
+        "currencies", place(.catalog, .declarations(what: "currency"), "currency id to description; consumables credit currencies"))
+    /// Default legal text per product type, and a product's own.
+    package static let legal = CatalogKey(
+        "legal",
+        place(.catalog, .legalTexts, "default legal text per product type; every subscription must resolve one"),
+        place(.product, .text, "the product's legal text, instead of the catalog's default for its type"))
+    /// The products.
+    package static let products = CatalogKey(
+        "products", place(.catalog, .objects(.product, max: CatalogLimits.maxProducts), "the app's in-app purchases", .required))
+    /// Grandfather rules.
+    package static let grandfathered = CatalogKey(
+        "grandfathered",
+        place(.catalog, .objects(.grandfatherRule, max: nil), "features for customers who bought the app before it turned free"))
+
+    // MARK: Products
+
+    /// A product's or a grandfather rule's id.
+    package static let id = CatalogKey(
+        "id",
+        place(.product, .productId, "the App Store product id, unique in the catalog", .required),
+        place(.grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`", .required))
+    /// A product's type.
+    package static let type = CatalogKey(
+        "type", place(.product, .productType, "one of the four App Store product types; it decides the other keys", .required))
+    /// A product's display name.
+    package static let name = CatalogKey(
+        "name", place(.product, .text, "the display name; a trial's is \"N-day Trial\"", .required))
+    /// A product's price tier.
+    package static let priceTier = CatalogKey(
+        "priceTier", place(.product, .integer(0...Int64.max, rule: "0 or more"), "the App Store price tier; 0 is free"))
+    /// Whether a product is still sold.
+    package static let available = CatalogKey(
+        "available", place(.product, .flag(default: true), "false retires the product: honored for its buyers, never offered"))
+    /// Whether family sharing passes a product on.
+    package static let familyShareable = CatalogKey(
+        "familyShareable", place(.product, .flag(default: false), "family members' purchases count for it too"))
+    /// What a product or a grandfather rule turns on.
+    package static let grants = CatalogKey(
+        "grants",
+        place(.product, .features, "the declared features it turns on",
+              types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription]),
+        place(.grandfatherRule, .features, "the declared features its customers keep", .required))
+    /// A trial's paid product.
+    package static let trialOf = CatalogKey(
+        "trialOf", place(.product, .productReference, "makes this free \"N-day Trial\" a trial of the named paid non-consumable",
+                         types: [.nonConsumable]))
+    /// Upgrade pricing.
+    package static let upgrade = CatalogKey(
+        "upgrade", place(.product, .object(.upgrade), "upgrade pricing for owners of another app", types: [.nonConsumable]))
+    /// A subscription group or pass group.
+    package static let group = CatalogKey(
+        "group",
+        place(.product, .name,
+              "an auto-renewable's subscription group; for passes, a pass group whose purchases stack across products",
+              types: [.nonRenewingSubscription, .autoRenewableSubscription],
+              .requiredFor([.autoRenewableSubscription], help: "name its subscription group, e.g. `\"group\": \"pro\"`")))
+    /// A subscription's level in its group.
+    package static let level = CatalogKey(
+        "level",
+        place(.product, .integer(1...Int64(CatalogLimits.maxProducts), rule: "a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts)"),
+              "the level in its group, 1 the highest service; every product of a group has one or none does",
+              types: [.autoRenewableSubscription]))
+    /// How long a product or an introductory offer lasts.
+    package static let duration = CatalogKey(
+        "duration",
+        place(.product, .duration,
+              "ISO 8601: how long a pass lasts; an auto-renewable's period (informative); a trial's days (must agree with its name)",
+              types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription],
+              .requiredFor([.nonRenewingSubscription],
+                           help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")),
+        place(.introductoryOffer, .duration, "how long the offer lasts, ISO 8601", .required))
+    /// An auto-renewable's introductory offer.
+    package static let introOffer = CatalogKey(
+        "introOffer", place(.product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
+                            types: [.autoRenewableSubscription]))
+    /// What a consumable credits.
+    package static let credits = CatalogKey(
+        "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
+
+    // MARK: Nested objects
+
+    /// How an introductory offer is paid.
+    package static let mode = CatalogKey(
+        "mode", place(.introductoryOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required))
+    /// The full-price product an upgrade stands in for.
+    package static let replaces = CatalogKey(
+        "replaces", place(.upgrade, .productReference, "the full-price non-consumable this stands in for", .required))
+    /// What an upgrade requires.
+    package static let requires = CatalogKey(
+        "requires", place(.upgrade, .object(.upgradeRequirement), "the purchase in another app that qualifies", .required))
+    /// The products of the required app that qualify.
+    package static let anyOf = CatalogKey(
+        "anyOf", place(.upgradeRequirement, .products, "the required app's products, any one of which qualifies; left out, any receipt of the app does"))
+    /// A grandfather rule's version condition.
+    package static let originalApplicationVersionBefore = CatalogKey(
+        "originalApplicationVersionBefore",
+        place(.grandfatherRule, .version, "matches receipts whose originalApplicationVersion is lower (dot-separated numbers, missing ones 0)"))
+    /// A grandfather rule's date condition.
+    package static let originalPurchaseBefore = CatalogKey(
+        "originalPurchaseBefore", place(.grandfatherRule, .instant, "matches receipts whose originalPurchaseDate is before this instant"))
+
+    /// The keys of each object, in the order completion, help and the documentation list them.
+    package static let order: [CatalogObject: [CatalogKey]] = [
+        .catalog: [schema, comment, app, features, currencies, legal, products, grandfathered],
+        .product: [
+            comment, id, type, name, priceTier, legal, available, familyShareable,
+            grants, trialOf, upgrade, group, level, duration, introOffer, credits,
+        ],
+        .introductoryOffer: [comment, mode, duration],
+        .upgrade: [comment, replaces, requires],
+        .upgradeRequirement: [comment, app, anyOf],
+        .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore],
+    ]
+
+    /// Every key, each once.
+    package static var all: [CatalogKey] {
+        var seen: Set<String> = []
+        return CatalogObject.allCases.flatMap { order[$0]! }.filter { seen.insert($0.name).inserted }
+    }
+}
