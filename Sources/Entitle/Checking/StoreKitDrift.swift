@@ -50,12 +50,12 @@ public enum StoreKitDrift {
                                           path: path, help: help))
         }
         // Where each product and each of its members is, by product id.
-        let productsMember = root.first { $0.key == "products" }
+        let productsMember = root.first { $0.key == CatalogKey.products.name }
         var located: [String: (index: Int, offset: Int, members: [String: Int])] = [:]
         if case .array(let elements)? = productsMember?.value.value {
             for (index, element) in elements.enumerated() {
                 guard case .object(let members) = element.value,
-                      let idNode = members.first(where: { $0.key == "id" })?.value, case .string(let id) = idNode.value,
+                      let idNode = members.first(where: { $0.key == CatalogKey.id.name })?.value, case .string(let id) = idNode.value,
                       located[id] == nil else { continue }
                 located[id] = (index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }))
             }
@@ -63,49 +63,49 @@ public enum StoreKitDrift {
         let storeProducts = Dictionary(configuration.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for product in catalog.products {
             guard let place = located[product.id] else { continue }
-            func at(_ key: String) -> Int { place.members[key] ?? place.offset }
-            let path = "products[\(place.index)]"
+            func at(_ key: CatalogKey) -> Int { place.members[key.name] ?? place.offset }
+            let path = "\(CatalogKey.products.name)[\(place.index)]"
             guard let other = storeProducts[product.id] else {
-                report(place.offset, path + ".id", "product `\(product.id)` is not in \(store)",
+                report(place.offset, Self.memberPath(path, .id), "product `\(product.id)` is not in \(store)",
                        help: "add it in App Store Connect and \(store), or remove it here")
                 continue
             }
             if other.type != product.type {
-                report(at("type"), path + ".type", "type `\(product.type.rawValue)` here, `\(other.type.rawValue)` in \(store)")
+                report(at(.type), Self.memberPath(path, .type), "type `\(product.type.rawValue)` here, `\(other.type.rawValue)` in \(store)")
                 continue
             }
             if other.familyShareable != product.familyShareable {
-                report(at("familyShareable"), path + ".familyShareable",
+                report(at(.familyShareable), Self.memberPath(path, .familyShareable),
                        "familyShareable \(product.familyShareable) here, \(other.familyShareable) in \(store)")
             }
             guard product.type == .autoRenewableSubscription else { continue }
             if let duration = other.duration, product.duration.map({ !same($0, duration) }) ?? true {
-                report(at("duration"), path + ".duration",
+                report(at(.duration), Self.memberPath(path, .duration),
                        "duration \(product.duration?.description ?? "not given") here, \(duration) in \(store)")
             }
             // A catalog may name the group by its name or by its id in the file.
             if let group = other.group, product.group != group, product.group != other.groupId {
-                report(at("group"), path + ".group", "group `\(product.group ?? "")` here, `\(group)` in \(store)")
+                report(at(.group), Self.memberPath(path, .group), "group `\(product.group ?? "")` here, `\(group)` in \(store)")
             }
             if let level = product.level, let storeLevel = other.level, level != storeLevel {
-                report(at("level"), path + ".level", "level \(level) here, \(storeLevel) in \(store)")
+                report(at(.level), Self.memberPath(path, .level), "level \(level) here, \(storeLevel) in \(store)")
             }
             switch (product.introOffer, other.introOffer) {
             case (nil, nil): break
             case (let offer?, nil):
-                report(at("introOffer"), path + ".introOffer", "an intro offer (\(offer.mode.rawValue) \(offer.duration)) here, none in \(store)")
+                report(at(.introOffer), Self.memberPath(path, .introOffer), "an intro offer (\(offer.mode.rawValue) \(offer.duration)) here, none in \(store)")
             case (nil, let offer?):
                 report(place.offset, path, "no intro offer here, \(offer.mode.rawValue) \(offer.duration) in \(store)")
             case (let offer?, let storeOffer?):
                 if offer.mode != storeOffer.mode || !same(offer.duration, storeOffer.duration) {
-                    report(at("introOffer"), path + ".introOffer",
+                    report(at(.introOffer), Self.memberPath(path, .introOffer),
                            "intro offer \(offer.mode.rawValue) \(offer.duration) here, \(storeOffer.mode.rawValue) \(storeOffer.duration) in \(store)")
                 }
             }
         }
         let defined = Set(catalog.products.map(\.id))
         for product in configuration.products where !defined.contains(product.id) {
-            report(productsMember?.keyOffset ?? 0, "products",
+            report(productsMember?.keyOffset ?? 0, CatalogKey.products.name,
                    "\(store) has product `\(Diagnostic.excerpt(product.id))` (\(product.type.rawValue), \"\(Diagnostic.excerpt(product.name))\"), which the catalog does not define",
                    help: "`entitle import \(store)` shows it as a catalog product")
         }
@@ -122,6 +122,8 @@ public enum StoreKitDrift {
         }
         return diagnostics
     }
+
+    private static func memberPath(_ path: String, _ key: CatalogKey) -> String { CatalogChecker.path(path, key: key.name) }
 
     /// Whether two durations are the same length (`P1Y` and `P12M`, `P1W` and `P7D`).
     private static func same(_ a: ISODuration, _ b: ISODuration) -> Bool {

@@ -37,9 +37,8 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
     public var kind: Kind
     /// The app, product, feature, currency or rule id.
     public var id: String
-    /// For `product-changed` and `rule-changed`: the field (`type`, `grants`, `duration`, `group`,
-    /// `level`, `introOffer`, `available`, `familyShareable`, `legal`, `name`, `priceTier`,
-    /// `trialOf`, `upgrade`, `credits`; `condition`, `grants` for rules).
+    /// For `product-changed` and `rule-changed`: the field, a product key of the catalog language
+    /// (or `trialDays`, a trial's days from its name); `condition` or `grants` for rules.
     public var field: String?
     /// The value before, as text; `nil` when there was none.
     public var from: String?

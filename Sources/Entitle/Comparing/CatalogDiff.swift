@@ -57,7 +57,8 @@ public enum CatalogDiff {
         return changes
     }
 
-    /// The changed fields of one product.
+    /// The changed fields of one product: every key of the language, in its order (a trial's
+    /// days beside its duration), dangerous when the change takes something from its buyers.
     private static func fields(_ old: CatalogProduct, _ new: CatalogProduct, app: String) -> [CatalogChange] {
         var changes: [CatalogChange] = []
         func note(_ field: String, _ from: String?, _ to: String?, dangerous: Bool = false, why: String? = nil) {
@@ -65,33 +66,39 @@ public enum CatalogDiff {
             changes.append(CatalogChange(app: app, kind: .productChanged, id: new.id, field: field, from: from, to: to,
                                          dangerous: dangerous, why: dangerous ? why : nil))
         }
-        note("type", old.type.rawValue, new.type.rawValue, dangerous: true, why: "existing purchases are read by the new type's rules")
-        note("name", old.name, new.name)
-        note("priceTier", old.priceTier.map(String.init), new.priceTier.map(String.init))
-        let removed = added(new.grants, old.grants)
-        note("grants", list(old.grants), list(new.grants), dangerous: !removed.isEmpty,
-             why: "its buyers lose \(list(removed))")
-        let passOrTrial = new.type == .nonRenewingSubscription || new.trialDays != nil
-        note("duration", old.duration?.description, new.duration?.description, dangerous: passOrTrial,
-             why: "existing passes and trials are recomputed with the new duration")
-        note("trialDays", old.trialDays.map(String.init), new.trialDays.map(String.init), dangerous: true,
-             why: "running trials are recomputed with the new length")
-        note("group", old.group, new.group, dangerous: new.type == .nonRenewingSubscription,
-             why: "existing passes stack differently")
-        note("level", old.level.map(String.init), new.level.map(String.init))
-        note("introOffer", old.introOffer.map { "\($0.mode.rawValue) \($0.duration)" }, new.introOffer.map { "\($0.mode.rawValue) \($0.duration)" })
-        note("available", String(old.available), String(new.available))
-        note("familyShareable", String(old.familyShareable), String(new.familyShareable), dangerous: old.familyShareable,
-             why: "family members who got it through Family Sharing lose it")
-        note("legal", old.legal, new.legal)
-        note("trialOf", old.trialOf, new.trialOf)
-        note("upgrade", old.upgrade.map(upgrade), new.upgrade.map(upgrade))
-        let oldCredits = Dictionary(old.credits.map { ($0.currency, $0.amount) }, uniquingKeysWith: { first, _ in first })
-        let lowered = new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
-            || old.credits.contains { credit in !new.credits.contains { $0.currency == credit.currency } }
-        note("credits", credits(old.credits), credits(new.credits), dangerous: lowered,
-             why: "balances of customers who bought it drop")
+        for key in CatalogObject.product.keys() where key != .id && key != .comment {
+            let (dangerous, why) = danger(of: key, old, new)
+            note(key.name, old.text(of: key), new.text(of: key), dangerous: dangerous, why: why)
+            if key == .duration {
+                note("trialDays", old.trialDays.map(String.init), new.trialDays.map(String.init), dangerous: true,
+                     why: "running trials are recomputed with the new length")
+            }
+        }
         return changes
+    }
+
+    /// Whether changing a key of a product takes something from its buyers, and why.
+    private static func danger(of key: CatalogKey, _ old: CatalogProduct, _ new: CatalogProduct) -> (Bool, String?) {
+        switch key {
+        case .type:
+            return (true, "existing purchases are read by the new type's rules")
+        case .grants:
+            let removed = added(new.grants, old.grants)
+            return (!removed.isEmpty, "its buyers lose \(list(removed))")
+        case .duration:
+            return (new.type == .nonRenewingSubscription || new.trialDays != nil, "existing passes and trials are recomputed with the new duration")
+        case .group:
+            return (new.type == .nonRenewingSubscription, "existing passes stack differently")
+        case .familyShareable:
+            return (old.familyShareable, "family members who got it through Family Sharing lose it")
+        case .credits:
+            let oldCredits = Dictionary(old.credits.map { ($0.currency, $0.amount) }, uniquingKeysWith: { first, _ in first })
+            let lowered = new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
+                || old.credits.contains { credit in !new.credits.contains { $0.currency == credit.currency } }
+            return (lowered, "balances of customers who bought it drop")
+        default:
+            return (false, nil)
+        }
     }
 
     private static func rules(_ old: CompiledCatalog, _ new: CompiledCatalog) -> [CatalogChange] {
@@ -132,14 +139,6 @@ public enum CatalogDiff {
     }
 
     private static func list(_ ids: [String]) -> String { ids.isEmpty ? "nothing" : ids.joined(separator: ", ") }
-
-    private static func credits(_ credits: [CatalogProduct.Credit]) -> String? {
-        credits.isEmpty ? nil : credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
-    }
-
-    private static func upgrade(_ upgrade: CatalogProduct.Upgrade) -> String {
-        "replaces \(upgrade.replaces), requires \(upgrade.requiresApp)" + (upgrade.anyOf.map { " (\($0.joined(separator: ", ")))" } ?? "")
-    }
 
     private static func condition(_ condition: GrandfatherCondition) -> String {
         switch condition {

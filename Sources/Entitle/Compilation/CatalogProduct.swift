@@ -64,6 +64,33 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     }
 }
 
+extension CatalogProduct {
+    /// The value a key of the language has for the product, as one line (what `entitle diff`
+    /// compares and shows): ids and texts as they are, lists joined by `, ` (`nothing` for an
+    /// empty list of grants), nested objects as a phrase; `nil` when the product has no value.
+    package func text(of key: CatalogKey) -> String? {
+        switch key {
+        case .id: id
+        case .type: type.rawValue
+        case .name: name
+        case .priceTier: priceTier.map(String.init)
+        case .legal: legal
+        case .available: String(available)
+        case .familyShareable: String(familyShareable)
+        case .grants: grants.isEmpty ? "nothing" : grants.joined(separator: ", ")
+        case .trialOf: trialOf
+        case .upgrade:
+            upgrade.map { "replaces \($0.replaces), requires \($0.requiresApp)" + ($0.anyOf.map { " (\($0.joined(separator: ", ")))" } ?? "") }
+        case .group: group
+        case .level: level.map(String.init)
+        case .duration: duration?.description
+        case .introOffer: introOffer.map { "\($0.mode.rawValue) \($0.duration)" }
+        case .credits: credits.isEmpty ? nil : credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
+        default: nil
+        }
+    }
+}
+
 /// A declared feature: its id, the product manager's description, and what grants it.
 public struct CatalogFeature: Hashable, Sendable, Codable {
     /// The feature id apps ask for.

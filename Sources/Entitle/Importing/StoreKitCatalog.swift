@@ -33,33 +33,33 @@ public enum StoreKitCatalog {
         var nonRenewing: [String] = []
         for product in products {
             var members: [(String, JSONOutput)] = [
-                ("id", .string(product.id)), ("type", .string(product.type.rawValue)), ("name", .string(product.name)),
+                (CatalogKey.id.name, .string(product.id)), (CatalogKey.type.name, .string(product.type.rawValue)), (CatalogKey.name.name, .string(product.name)),
             ]
             let trial = trialOf(product)
-            if product.isFree { members.append(("priceTier", .integer(0))) }
+            if product.isFree { members.append((CatalogKey.priceTier.name, .integer(0))) }
             switch product.type {
             case .consumable:
                 currencies.append((product.id, .string("Placeholder: what \(product.name) credits")))
-                members.append(("credits", .object([(product.id, .integer(1))])))
+                members.append((CatalogKey.credits.name, .object([(product.id, .integer(1))])))
             case .nonRenewingSubscription:
-                members.append(("duration", .string(placeholderDuration)))
+                members.append((CatalogKey.duration.name, .string(placeholderDuration)))
                 nonRenewing.append(product.id)
             case .autoRenewableSubscription:
-                if let group = product.group { members.append(("group", .string(group))) }
-                if let level = product.level { members.append(("level", .integer(Int64(level)))) }
-                if let duration = product.duration { members.append(("duration", .string(duration.description))) }
+                if let group = product.group { members.append((CatalogKey.group.name, .string(group))) }
+                if let level = product.level { members.append((CatalogKey.level.name, .integer(Int64(level)))) }
+                if let duration = product.duration { members.append((CatalogKey.duration.name, .string(duration.description))) }
                 if let offer = product.introOffer {
-                    members.append(("introOffer", .object([("mode", .string(offer.mode.rawValue)),
-                                                           ("duration", .string(offer.duration.description))])))
+                    members.append((CatalogKey.introOffer.name, .object([(CatalogKey.mode.name, .string(offer.mode.rawValue)),
+                                                           (CatalogKey.duration.name, .string(offer.duration.description))])))
                 }
             case .nonConsumable:
-                if let trial { members.append(("trialOf", .string(trial))) }
+                if let trial { members.append((CatalogKey.trialOf.name, .string(trial))) }
             }
-            if product.familyShareable { members.append(("familyShareable", .bool(true))) }
+            if product.familyShareable { members.append((CatalogKey.familyShareable.name, .bool(true))) }
             if product.type != .consumable {
                 let feature = trial ?? product.id
                 if trial == nil { features.append((product.id, .string("Placeholder: what \(product.name) unlocks"))) }
-                members.append(("grants", .array([.string(feature)])))
+                members.append((CatalogKey.grants.name, .array([.string(feature)])))
             }
             entries.append(.object(members))
         }
@@ -81,14 +81,14 @@ public enum StoreKitCatalog {
         if !legal.isEmpty { notes.append("the legal texts") }
         if app == nil { notes.append("`app`, which a .storekit file does not say") }
         var catalog: [(String, JSONOutput)] = [
-            ("$schema", .string("../schemas/catalog.schema.json")),
-            ("$comment", .string(notes[0] + " " + notes[1...].joined(separator: "; ") + ".")),
-            ("app", .string(app ?? placeholderApp)),
-            ("features", .object(features)),
+            (CatalogKey.schema.name, .string("../schemas/catalog.schema.json")),
+            (CatalogKey.comment.name, .string(notes[0] + " " + notes[1...].joined(separator: "; ") + ".")),
+            (CatalogKey.app.name, .string(app ?? placeholderApp)),
+            (CatalogKey.features.name, .object(features)),
         ]
-        if !currencies.isEmpty { catalog.append(("currencies", .object(currencies))) }
-        if !legal.isEmpty { catalog.append(("legal", .object(legal))) }
-        catalog.append(("products", .array(entries)))
+        if !currencies.isEmpty { catalog.append((CatalogKey.currencies.name, .object(currencies))) }
+        if !legal.isEmpty { catalog.append((CatalogKey.legal.name, .object(legal))) }
+        catalog.append((CatalogKey.products.name, .array(entries)))
         return JSONOutput.object(catalog).rendered() + "\n"
     }
 }
