@@ -306,14 +306,14 @@ struct TestCommandTests {
         #expect(EntitleCommand.run(["help", "test"], environment: CLITests.environment()).standardOutput.hasPrefix("usage: entitle test"))
     }
 
-    @Test("the README's example test file passes")
-    func readmeExample() throws {
-        let section = try #require(DocumentationTests.section("Tests beside the catalogs: `entitle test`"))
+    @Test("the example test file of the command line article passes")
+    func manualExample() throws {
+        let section = try #require(DocumentationTests.section("Tests beside the catalogs: `entitle test`", of: "CommandLine"))
         let start = try #require(section.range(of: "```json\n"))
         let end = try #require(section.range(of: "\n```", range: start.upperBound..<section.endIndex))
         let example = String(section[start.upperBound..<end.lowerBound])
         #expect(example.contains("\"catalog\": \"../products\""))
-        // Saved as products/trial.test.json, as the README says: a folder `products` holding it,
+        // Saved as products/trial.test.json, as the article says: a folder `products` holding it,
         // the example catalogs and their receipts (linked, so products/ itself is untouched).
         let directory = try Self.directory(["products/trial.test.json": example])
         defer { try? FileManager.default.removeItem(at: directory) }

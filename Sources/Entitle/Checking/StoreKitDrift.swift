@@ -12,7 +12,10 @@ public enum StoreKitDrift {
     /// configuration and the configuration (the first such catalog on a tie). When no catalog
     /// shares a product, one diagnostic says so.
     ///
-    /// - Parameter severity: `.warning` to report, `.error` to fail CI on any drift.
+    /// - Parameters:
+    ///   - sources: the portfolio's catalogs; differences are located in the one compared.
+    ///   - configuration: the products read from the `.storekit` file.
+    ///   - severity: `.warning` to report, `.error` to fail CI on any drift.
     public static func diagnostics(
         _ sources: [CatalogSource], configuration: StoreKitConfiguration, severity: Diagnostic.Severity = .warning
     ) -> [Diagnostic] {

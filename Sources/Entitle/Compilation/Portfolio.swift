@@ -137,8 +137,10 @@ public struct Compilation: Sendable {
     /// For tools that inspect one app in a directory being edited (`entitle check`); a service
     /// should use the all-or-nothing ``portfolio``.
     ///
-    /// - Parameter missingSources: whether some catalog meant to be among the sources could not be
-    ///   read at all (a path that does not exist): it is treated like a catalog whose app is unknown.
+    /// - Parameters:
+    ///   - app: the bundle id of the app to evaluate.
+    ///   - missingSources: whether some catalog meant to be among the sources could not be read at
+    ///     all (a path that does not exist): it is treated like a catalog whose app is unknown.
     public func portfolio(evaluating app: String, missingSources: Bool = false) -> Portfolio? {
         if let portfolio, !missingSources { return portfolio.catalog(for: app) == nil ? nil : portfolio }
         guard let catalog = compiledCatalogs.first(where: { $0.app == app }), !failedApps.contains(app) else { return nil }

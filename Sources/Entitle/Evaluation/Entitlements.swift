@@ -245,7 +245,11 @@ extension Portfolio {
     /// The portfolio's other catalogs say which of their products family sharing passes on, for
     /// upgrade prerequisites.
     ///
-    /// - Parameter environments: the receipt environments to accept; `nil` accepts all.
+    /// - Parameters:
+    ///   - app: the bundle id of the app to evaluate.
+    ///   - receipts: the customer's receipts, of this app and of the apps its upgrades require.
+    ///   - at: the instant of the answer.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
         app: String, receipts: [Receipt], at: Instant, environments: Set<String>? = nil
@@ -255,7 +259,11 @@ extension Portfolio {
 
     /// Evaluates parsed receipts for one app of the portfolio.
     ///
-    /// - Parameter environments: the receipt environments to accept; `nil` accepts all.
+    /// - Parameters:
+    ///   - app: the bundle id of the app to evaluate.
+    ///   - receipts: the customer's receipts, of this app and of the apps its upgrades require.
+    ///   - at: the instant of the answer.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
         app: String, receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil

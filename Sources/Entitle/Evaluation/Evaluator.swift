@@ -1,28 +1,14 @@
 /// Applies a compiled catalog to parsed receipts at an instant.
 ///
-/// The rules, in the order the code applies them, one family per file:
-/// - Receipts from environments the caller does not accept are ignored (one warning each).
-/// - Copies of one `transactionId` (within or across the app's receipts) count once; the earliest
-///   cancellation among the copies holds (`Evaluator+Transactions`).
-/// - Only what was known at `at` counts: transactions purchased after `at` are ignored, and a
-///   cancellation counts only when dated at or before `at`; so do consumptions, grants and renewal
-///   snapshots dated after `at`.
-/// - A family-shared transaction counts only for a family-shareable product; an upgraded
-///   transaction (`isUpgraded`) grants and credits nothing.
-/// - Renewal entries give grace periods, billing retry and what a subscription renews to
-///   (`Evaluator+Renewals`).
-/// - Coverage per product (`Evaluator+Products`): a non-consumable from its first purchase on; a
-///   trial for its N days from the earliest original purchase of its transactions; non-renewing
-///   purchases stack in purchase order, across the products of a pass group
-///   (`Evaluator+Passes`); an auto-renewable transaction covers `[purchaseDate, expiresDate)`,
-///   extended to a renewal's `gracePeriodExpiresDate`.
-/// - Grandfather rules and grants cover features too (`Evaluator+Access`).
-/// - A feature is on when a source covers `at`; its `until` is the end of the unbroken union of
-///   its sources' coverage (`Evaluator+Features`).
-/// - `reevaluateAt` is the next instant at which the answer changes (`Evaluator+NextChange`).
-///
-/// Work is proportional to the receipts, not the catalog: only products that have transactions are
-/// looked at, and everything else is answered from the catalog when the result is read.
+/// The rules are written once, in prose, in `Sources/Entitle/Entitle.docc/EvaluationRules.md`
+/// ("How evaluation decides"); this code applies them and does not restate them. `evaluateCore`
+/// runs the rule families in order, one family per file: receipts of environments not accepted
+/// are dropped here, copies of a transaction merge in `Evaluator+Transactions`, renewal entries in
+/// `+Renewals`, pass groups in `+Passes`, each product's coverage and state in `+Products`,
+/// grandfather rules and grants in `+Access`, features in `+Features`, balances in `+Balances`,
+/// and `reevaluateAt` in `+NextChange`. Work is proportional to the receipts, not the catalog:
+/// only products that have transactions are looked at, and everything else is answered from the
+/// catalog when the result is read.
 enum Evaluator {
     /// A transaction after deduplication, with its product resolved.
     struct Entry {

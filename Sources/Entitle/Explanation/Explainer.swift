@@ -321,7 +321,7 @@ extension CompiledCatalog {
     /// product's transactions and renewal entries, every offer's deciding fact.
     ///
     /// Evaluates the receipts again (an explanation costs more than an evaluation; evaluation pays
-    /// nothing for it). The answers are those of ``evaluate(_:at:environments:)-(ParsedReceipt)``.
+    /// nothing for it). The answers are those of ``evaluate(_:at:environments:)-([ParsedReceipt],_,_)``.
     public func explain(_ receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil) -> Explanation {
         Explainer.explain(self, receipts: receipts, at: at, options: .init(environments: environments))
     }

@@ -21,6 +21,8 @@ public enum AppleImport {
     /// Reads a verifyReceipt response or a v1 server notification.
     ///
     /// - Parameters:
+    ///   - data: the response or notification, as JSON bytes.
+    ///   - name: the file name errors are located in.
     ///   - app: the bundle id of data that names none (a lone transaction or renewal-info object,
     ///     as copied out of a response). Data that names another app is an error: a receipt of
     ///     one app never counts for another.
@@ -48,8 +50,11 @@ public enum AppleImport {
     /// Reads App Store Server API / StoreKit 2 data: decoded payloads, compact JWS strings (alone,
     /// in arrays or in JSON), transaction-history, subscription-status and notification bodies.
     ///
-    /// - Parameter app: the bundle id of data that names none (renewal info alone). Data that
-    ///   names another app is an error.
+    /// - Parameters:
+    ///   - data: the payloads, JWS strings or bodies, as JSON bytes or a bare compact JWS.
+    ///   - name: the file name errors are located in.
+    ///   - app: the bundle id of data that names none (renewal info alone). Data that names
+    ///     another app is an error.
     public static func unverifiedReceipt(fromAppStore data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
         try appStore(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
@@ -94,7 +99,10 @@ public enum AppleImport {
 
     /// Reads an app receipt: PKCS#7 `signedData`, as DER bytes or base64 text.
     ///
-    /// - Parameter app: when given, the receipt must be this app's (its bundle id attribute).
+    /// - Parameters:
+    ///   - data: the receipt's bytes: DER, or base64 text of DER.
+    ///   - name: the file name errors are located in.
+    ///   - app: when given, the receipt must be this app's (its bundle id attribute).
     public static func unverifiedReceipt(fromPKCS7 data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
         try pkcs7(data, name: name, app: AppOption(app: app, strict: true))
     }
@@ -125,7 +133,11 @@ public enum AppleImport {
 
     /// Reads any of the three formats, recognizing it from the content unless `format` is given.
     ///
-    /// - Parameter app: the bundle id of data that names none; data naming another app is an error.
+    /// - Parameters:
+    ///   - data: the file's bytes, in any of the three formats.
+    ///   - name: the file name errors are located in.
+    ///   - format: the format to read, when it is known; `nil` recognizes it from the content.
+    ///   - app: the bundle id of data that names none; data naming another app is an error.
     public static func unverifiedReceipt(
         from data: Data, name: String = "<receipt>", format: AppleFormat? = nil, app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {

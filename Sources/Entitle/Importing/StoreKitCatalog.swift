@@ -15,8 +15,10 @@ public enum StoreKitCatalog {
 
     /// The catalog's JSON text, indented, ending with a newline.
     ///
-    /// - Parameter app: the app's bundle id (a `.storekit` file has none); `nil` writes
-    ///   ``placeholderApp`` and names it among the placeholders.
+    /// - Parameters:
+    ///   - configuration: the products read from the `.storekit` file.
+    ///   - app: the app's bundle id (a `.storekit` file has none); `nil` writes
+    ///     ``placeholderApp`` and names it among the placeholders.
     public static func json(from configuration: StoreKitConfiguration, app: String?) -> String {
         // A product id defined twice in the file is imported once.
         var seen: Set<String> = []

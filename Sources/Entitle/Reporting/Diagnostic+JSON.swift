@@ -40,7 +40,8 @@ extension Diagnostic: Codable {
                   help: try container.decodeIfPresent(String.self, forKey: .help))
     }
 
-    /// The object of ``jsonOutput``.
+    /// Encodes the object `entitle validate --format json` prints for the diagnostic:
+    /// `{"file", "line", "column", "severity", "code", "path", "message", "help"}`.
     public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
 }
 

@@ -1,29 +1,11 @@
 @testable import Entitle
 
-/// The reference evaluator: the rules applied in the most direct way, over `Receipt` values, with
-/// no attention to speed. The compiled evaluator is checked against it on generated catalogs and
-/// receipts.
-///
-/// The rules, in the order the code applies them:
-/// - Receipts from environments not accepted are ignored entirely, one warning each; a receipt
-///   without an environment is `production`.
-/// - Only what was known at `at` counts: transactions purchased after `at` are ignored, and a
-///   cancellation counts only when dated at or before `at`; consumptions, grants and renewal
-///   snapshots dated after `at` are ignored.
-/// - Copies of one `transactionId` (within or across the app's receipts) count once; the earliest
-///   cancellation among the copies holds.
-/// - A family-shared transaction counts only for a family-shareable product; an upgraded
-///   transaction (`isUpgraded`) grants and credits nothing.
-/// - Coverage per product: a non-consumable from its first purchase on; a trial for its N days from
-///   the earliest original purchase of its transactions; non-renewing purchases stack in purchase
-///   order (ties by transaction id, numerically when both are digits), across the products of one
-///   pass group; an auto-renewable transaction covers `[purchaseDate, expiresDate)`, extended by a
-///   counted renewal entry's grace period unless it says billing is not retried.
-/// - Grandfather rules and grants cover features too.
-/// - A feature is on when a source covers `at`; its `until` is the end of the unbroken union of
-///   its sources' coverage.
-/// - `reevaluateAt` is found by brute force: the answer is evaluated at every instant where
-///   something could change, in order, until it differs.
+/// The reference evaluator: the rules of `Sources/Entitle/Entitle.docc/EvaluationRules.md` ("How
+/// evaluation decides") applied in the most direct way, over `Receipt` values, with no attention
+/// to speed, written apart from the compiled evaluator (it reads the same compiled catalog). It
+/// finds `reevaluateAt` by brute force, evaluating at every instant where something could change,
+/// in order, until the answer differs. The compiled evaluator is checked against it on generated
+/// catalogs and receipts (`DifferentialTests`, `AgreementTests`).
 enum ReferenceEvaluator {
     /// A transaction after deduplication.
     private struct Merged {
