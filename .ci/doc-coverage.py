@@ -28,6 +28,17 @@ for path in sys.argv[1:]:
         file = loc["uri"].split("/Sources/", 1)[1]
         missing.append(f"Sources/{file}:{loc['position']['line'] + 1}: {kind} `{module}.{title}` has no doc comment")
 
+    # Every diagnostic code declared is listed in the documentation, which is generated from
+    # DiagnosticCode.all: as many codes there as the module declares.
+    if module == "Entitle" and "/.build/" in path:
+        codes = sorted(s["names"]["title"] for s in graph["symbols"] if s["pathComponents"][:1] == ["DiagnosticCode"]
+                       and len(s["pathComponents"]) == 2 and s["kind"]["identifier"] == "swift.type.property")
+        doc = open(path.split("/.build/")[0] + "/Sources/Entitle/Entitle.docc/Diagnostics.md").read()
+        listed = doc.split("<!-- The list below is generated", 1)[-1].split("<!-- End of the generated list. -->")[0].count("\n- `")
+        if listed != len(codes):
+            missing.append(f"DiagnosticCode declares {len(codes)} codes and Diagnostics.md lists {listed}: "
+                           "a code missing from DiagnosticCode.all is not documented")
+
 for line in sorted(missing):
     print(line)
 print(f"{len(missing)} public declaration{'s' if len(missing) != 1 else ''} without a doc comment")

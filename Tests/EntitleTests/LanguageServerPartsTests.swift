@@ -360,7 +360,7 @@ struct LanguageServerPartsTests {
         #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal"])
         // A subscription's keys, typed as a bare word (not JSON yet).
         let typing = Self.portfolio["new.json"]!.replacingOccurrences(of: #""group": "g","#, with: #""group": "g", le"#)
-        #expect(try Self.labels(at: " le", by: 3, in: typing) == ["$comment", "priceTier", "legal", "available", "familyShareable", "level", "duration"])
+        #expect(try Self.labels(at: " le", by: 3, in: typing) == ["$comment", "priceTier", "legal", "available", "familyShareable", "level", "duration", "offers"])
     }
 
     @Test("hover, definition and references across catalogs; a reference to an app without a catalog has none")

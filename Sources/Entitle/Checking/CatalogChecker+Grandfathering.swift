@@ -62,13 +62,8 @@ extension CatalogChecker {
                     }
                 }
             case (nil, let date?):
-                if let text = string(date.value, path: keyPath(.originalPurchaseBefore)) {
-                    if let instant = Instant(rfc3339: text.value) {
-                        rule.condition = .originalPurchaseBefore(instant.millisecondsSince1970)
-                    } else {
-                        report(.badInstant, "`\(text.value)` is not an RFC 3339 instant", at: text.offset, path: text.path,
-                               help: Instant.rfc3339Problem(text.value).map { "\($0)" } ?? "write e.g. `2026-03-01T00:00:00Z`")
-                    }
+                if let instant = scalar(date, .originalPurchaseBefore, in: .grandfatherRule, path: keyPath(.originalPurchaseBefore))?.instant {
+                    rule.condition = .originalPurchaseBefore(instant.value)
                 }
             }
             rules.append(rule)

@@ -78,6 +78,7 @@ extension CatalogChecker {
             }
         }
         checkTrialsPerPaidProduct(catalog, context: context)
+        checkOfferIds(catalog)
         checkGroups(catalog)
         for rule in catalog.grandfathered {
             for grant in rule.grants {

@@ -46,6 +46,7 @@ extension CatalogChecker {
         product.group = read(.group)?.text
         product.level = read(.level)?.integer.map { Located(value: Int($0.value), offset: $0.offset, path: $0.path) }
         if let member = members[CatalogKey.introOffer.name] { product.introOffer = introOffer(member.value, path: keyPath(.introOffer)) }
+        if let member = members[CatalogKey.offers.name] { product.offers = subscriptionOffers(member.value, path: keyPath(.offers)) }
         product.trialOf = read(.trialOf)?.text
         if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
         if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }

@@ -92,7 +92,15 @@ extension CatalogChecker {
             return bool(node, path: path).map { .flag($0) }
         case .duration:
             return duration(node, path: path).map(Scalar.duration)
-        case .instant, .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects:
+        case .instant:
+            guard let text = string(node, path: path) else { return nil }
+            do {
+                return .instant(Located(value: try Instant.parse(text.value).millisecondsSince1970, offset: node.offset, path: path))
+            } catch {
+                report(.badInstant, "`\(Diagnostic.excerpt(text.value))` is not an instant", at: node.offset, path: path, help: error.problem)
+                return nil
+            }
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects:
             return nil
         }
     }
@@ -103,11 +111,13 @@ extension CatalogChecker {
         case integer(Located<Int64>)
         case flag(Bool)
         case duration(Located<ISODuration>)
+        case instant(Located<Int64>)
 
         var text: Located<String>? { if case .text(let value) = self { value } else { nil } }
         var integer: Located<Int64>? { if case .integer(let value) = self { value } else { nil } }
         var flag: Bool? { if case .flag(let value) = self { value } else { nil } }
         var duration: Located<ISODuration>? { if case .duration(let value) = self { value } else { nil } }
+        var instant: Located<Int64>? { if case .instant(let value) = self { value } else { nil } }
     }
 
     mutating func string(_ node: JSONNode, path: String) -> Located<String>? {

@@ -52,6 +52,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case upgrade
     case upgradeRequirement
     case grandfatherRule
+    case subscriptionOffer
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -62,6 +63,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .upgrade: "upgrade"
         case .upgradeRequirement: "upgrade requirement"
         case .grandfatherRule: "grandfather rule"
+        case .subscriptionOffer: "offer"
         }
     }
 
@@ -105,8 +107,8 @@ package indirect enum CatalogValue: Sendable {
     case choice([String], what: String)
     /// A whole number in the range; `rule` says the range in messages ("0 or more").
     case integer(ClosedRange<Int64>, rule: String)
-    /// `true` or `false`, and what leaving it out means.
-    case flag(default: Bool)
+    /// `true` or `false`, and what leaving it out means (`nil`: it states nothing).
+    case flag(default: Bool?)
     /// An ISO 8601 duration, longer than zero and at most `P100Y`.
     case duration
     /// An RFC 3339 instant within years 0001-9999.
@@ -165,7 +167,8 @@ extension CatalogKey {
         place(.introductoryOffer, .comment, "a note for people, ignored by entitle"),
         place(.upgrade, .comment, "a note for people, ignored by entitle"),
         place(.upgradeRequirement, .comment, "a note for people, ignored by entitle"),
-        place(.grandfatherRule, .comment, "a note for people, ignored by entitle"))
+        place(.grandfatherRule, .comment, "a note for people, ignored by entitle"),
+        place(.subscriptionOffer, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -196,10 +199,14 @@ extension CatalogKey {
     package static let id = CatalogKey(
         "id",
         place(.product, .productId, "the App Store product id, unique in the catalog", .required),
-        place(.grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`", .required))
+        place(.grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`", .required),
+        place(.subscriptionOffer, .productId, "the offer's id in App Store Connect, unique among the catalog's offers", .required))
     /// A product's type.
     package static let type = CatalogKey(
-        "type", place(.product, .productType, "one of the four App Store product types; it decides the other keys", .required))
+        "type",
+        place(.product, .productType, "one of the four App Store product types; it decides the other keys", .required),
+        place(.subscriptionOffer, .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type"),
+              "`win-back` for lapsed subscribers, or `promotional`, whose eligibility the developer decides", .required))
     /// A product's display name.
     package static let name = CatalogKey(
         "name", place(.product, .text, "the display name; a trial's is \"N-day Trial\"", .required))
@@ -246,11 +253,17 @@ extension CatalogKey {
               types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription],
               .requiredFor([.nonRenewingSubscription],
                            help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")),
-        place(.introductoryOffer, .duration, "how long the offer lasts, ISO 8601", .required))
+        place(.introductoryOffer, .duration, "how long the offer lasts, ISO 8601", .required),
+        place(.subscriptionOffer, .duration, "how long the offer lasts, ISO 8601 (a period, with `periods`)", .required))
     /// An auto-renewable's introductory offer.
     package static let introOffer = CatalogKey(
         "introOffer", place(.product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
                             types: [.autoRenewableSubscription]))
+    /// An auto-renewable's win-back and promotional offers.
+    package static let offers = CatalogKey(
+        "offers", place(.product, .objects(.subscriptionOffer, max: CatalogLimits.maxOffersPerProduct),
+                        "win-back and promotional offers, each with the conditions under which it may be offered",
+                        types: [.autoRenewableSubscription]))
     /// What a consumable credits.
     package static let credits = CatalogKey(
         "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
@@ -259,7 +272,37 @@ extension CatalogKey {
 
     /// How an introductory offer is paid.
     package static let mode = CatalogKey(
-        "mode", place(.introductoryOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required))
+        "mode",
+        place(.introductoryOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required),
+        place(.subscriptionOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required))
+    /// How many periods a pay-as-you-go offer lasts.
+    package static let periods = CatalogKey(
+        "periods", place(.subscriptionOffer, .integer(1...12, rule: "a whole number from 1 to 12"),
+                         "for `pay-as-you-go`: how many periods of `duration` the reduced price lasts"))
+    /// When an offer starts to run.
+    package static let from = CatalogKey(
+        "from", place(.subscriptionOffer, .instant, "when the offer starts to run (App Store Connect's start date)"))
+    /// When an offer stops running.
+    package static let until = CatalogKey(
+        "until", place(.subscriptionOffer, .instant, "when the offer stops running, exclusive (App Store Connect's end date)"))
+    /// Whether the customer must be subscribed.
+    package static let subscribed = CatalogKey(
+        "subscribed", place(.subscriptionOffer, .flag(default: nil),
+                            "for a promotional offer: `true` for customers subscribed in the group now, `false` for those who are not"))
+    /// How long the customer must have paid.
+    package static let paidAtLeast = CatalogKey(
+        "paidAtLeast", place(.subscriptionOffer, .duration,
+                             "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"))
+    /// How long ago the last coverage must have ended, at least.
+    package static let lapsedAtLeast = CatalogKey(
+        "lapsedAtLeast", place(.subscriptionOffer, .duration, "time since the group's last coverage ended (grace included), at least this"))
+    /// How long ago the last coverage may have ended, at most.
+    package static let lapsedAtMost = CatalogKey(
+        "lapsedAtMost", place(.subscriptionOffer, .duration, "time since the group's last coverage ended (grace included), at most this"))
+    /// How long between two redemptions.
+    package static let waitBetween = CatalogKey(
+        "waitBetween", place(.subscriptionOffer, .duration,
+                             "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"))
     /// The full-price product an upgrade stands in for.
     package static let replaces = CatalogKey(
         "replaces", place(.upgrade, .productReference, "the full-price non-consumable this stands in for", .required))
@@ -282,12 +325,15 @@ extension CatalogKey {
         .catalog: [schema, comment, app, features, currencies, legal, products, grandfathered],
         .product: [
             comment, id, type, name, priceTier, legal, available, familyShareable,
-            grants, trialOf, upgrade, group, level, duration, introOffer, credits,
+            grants, trialOf, upgrade, group, level, duration, introOffer, offers, credits,
         ],
         .introductoryOffer: [comment, mode, duration],
         .upgrade: [comment, replaces, requires],
         .upgradeRequirement: [comment, app, anyOf],
         .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore],
+        .subscriptionOffer: [
+            comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, lapsedAtLeast, lapsedAtMost, waitBetween,
+        ],
     ]
 
     /// Every key, each once.

@@ -7,6 +7,8 @@ public enum CatalogLimits {
     public static let maxDepth = 64
     /// Products in one catalog (App Store Connect allows 10,000 in-app purchases per app).
     public static let maxProducts = 10_000
+    /// Win-back and promotional offers of one product.
+    public static let maxOffersPerProduct = 1_000
     /// Declared features, and declared currencies, each.
     public static let maxDeclarations = 10_000
     /// The longest id (app, product, feature, currency, group), in UTF-8 bytes.

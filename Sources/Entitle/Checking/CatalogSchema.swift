@@ -115,7 +115,7 @@ package enum CatalogSchema {
     /// One key's value where it appears, with its help.
     private static func property(_ place: CatalogKey.Place) -> JSONOutput {
         var members = schema(of: place.value)
-        if case .flag(let value) = place.value { members.append(("default", .bool(value))) }
+        if case .flag(let value?) = place.value { members.append(("default", .bool(value))) }
         members.append(("description", .string(place.help)))
         return .object(members)
     }

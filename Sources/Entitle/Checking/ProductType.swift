@@ -34,3 +34,11 @@ public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
     /// A reduced price paid once for the offer's duration.
     case payUpFront = "pay-up-front"
 }
+
+/// The kinds of subscription offer a catalog declares beside the introductory offer.
+public enum SubscriptionOfferType: String, CaseIterable, Hashable, Sendable, Codable {
+    /// For customers whose subscription in the group lapsed (Apple's win-back offers, `offerType` 4).
+    case winBack = "win-back"
+    /// An offer whose eligibility the developer decides (Apple's promotional offers, `offerType` 2).
+    case promotional
+}

@@ -50,6 +50,15 @@ enum CatalogCompiler {
                 }
             }
             let duration = type == .nonRenewingSubscription ? product.duration?.value : nil
+            let offers = product.offers.compactMap { offer -> SubscriptionOffer? in
+                guard let id = offer.id?.value, let kind = offer.type, let mode = offer.mode, let length = offer.duration?.value else { return nil }
+                return SubscriptionOffer(
+                    id: id, type: kind, mode: mode, duration: length, periods: offer.periods.map { Int($0.value) },
+                    from: offer.from.map { Instant(millisecondsSince1970: $0.value) },
+                    until: offer.until.map { Instant(millisecondsSince1970: $0.value) }, subscribed: offer.subscribed,
+                    paidAtLeast: offer.paidAtLeast?.value, lapsedAtLeast: offer.lapsedAtLeast?.value,
+                    lapsedAtMost: offer.lapsedAtMost?.value, waitBetween: offer.waitBetween?.value)
+            }
             compiled.append(CompiledProduct(
                 id: product.id!.value, name: product.name!.value, type: type, role: role,
                 available: product.available, familyShareable: product.familyShareable,
@@ -62,7 +71,7 @@ enum CatalogCompiler {
                 credits: product.credits.compactMap { credit in
                     currencyIndex[credit.currency.value].map { ($0, credit.amount) }
                 },
-                upgrades: upgrades[index], level: product.level?.value, passGroup: passGroup,
+                upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
                 period: type == .autoRenewableSubscription ? product.duration?.value : nil))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
@@ -74,7 +83,7 @@ enum CatalogCompiler {
                 id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
                 priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
                 duration: product.duration?.value,
-                introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) },
+                introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) }, offers: offers,
                 legal: product.legal ?? definition.legal[type], available: product.available,
                 familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
                 trialDays: trialDays, upgrade: upgrade,

@@ -22,6 +22,8 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let duration: ISODuration?
     /// An auto-renewable subscription's introductory offer.
     public let introOffer: IntroOffer?
+    /// An auto-renewable subscription's win-back and promotional offers, in catalog order.
+    public let offers: [SubscriptionOffer]
     /// The legal text to show with it: its own or its type's default.
     public let legal: String?
     /// `false` for a retired product: honored, never offered.
@@ -85,9 +87,53 @@ extension CatalogProduct {
         case .level: level.map(String.init)
         case .duration: duration?.description
         case .introOffer: introOffer.map { "\($0.mode.rawValue) \($0.duration)" }
+        case .offers: offers.isEmpty ? nil : offers.map(\.description).joined(separator: "; ")
         case .credits: credits.isEmpty ? nil : credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
         default: nil
         }
+    }
+}
+
+/// A win-back or promotional offer of an auto-renewable subscription: how it is paid, when it
+/// runs, and the conditions a customer must meet (each `nil` when the catalog states none).
+public struct SubscriptionOffer: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The offer's id in App Store Connect.
+    public let id: String
+    /// Win-back or promotional.
+    public let type: SubscriptionOfferType
+    /// How the offer is paid.
+    public let mode: IntroOfferMode
+    /// How long it lasts (one period, for pay-as-you-go).
+    public let duration: ISODuration
+    /// For pay-as-you-go: how many periods.
+    public let periods: Int?
+    /// When it starts to run.
+    public let from: Instant?
+    /// When it stops running (exclusive).
+    public let until: Instant?
+    /// For a promotional offer: whether the customer must be subscribed in the group now (`true`)
+    /// or must not be (`false`).
+    public let subscribed: Bool?
+    /// Time paid in the group, free trials aside, at least this.
+    public let paidAtLeast: ISODuration?
+    /// Time since the group's last coverage ended, at least this.
+    public let lapsedAtLeast: ISODuration?
+    /// Time since the group's last coverage ended, at most this.
+    public let lapsedAtMost: ISODuration?
+    /// No redemption in the group (a win-back offer's, or this offer's) less than this before.
+    public let waitBetween: ISODuration?
+
+    /// `sync.winback: win-back free-trial P1M, paidAtLeast P3M, ...`, what `entitle diff` shows.
+    public var description: String {
+        var parts = ["\(type.rawValue) \(mode.rawValue) \(duration)" + (periods.map { " x \($0)" } ?? "")]
+        if let from { parts.append("from \(from.rfc3339)") }
+        if let until { parts.append("until \(until.rfc3339)") }
+        if let subscribed { parts.append(subscribed ? "subscribed" : "not subscribed") }
+        if let paidAtLeast { parts.append("paid at least \(paidAtLeast)") }
+        if let lapsedAtLeast { parts.append("lapsed at least \(lapsedAtLeast)") }
+        if let lapsedAtMost { parts.append("lapsed at most \(lapsedAtMost)") }
+        if let waitBetween { parts.append("wait \(waitBetween) between") }
+        return "\(id): " + parts.joined(separator: ", ")
     }
 }
 

@@ -31,6 +31,8 @@ struct CompiledProduct: Sendable {
     let credits: [(currency: Int, amount: Int64)]
     /// Indices of upgrades that stand in for this product.
     let upgrades: [Int]
+    /// Win-back and promotional offers.
+    var offers: [SubscriptionOffer] = []
     /// An auto-renewable's level in its group (1 the highest service); `nil` without levels.
     var level: Int? = nil
     /// A non-renewing subscription's pass group index, else -1.

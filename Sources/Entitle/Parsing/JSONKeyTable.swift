@@ -13,10 +13,10 @@
 struct JSONKeyTable: @unchecked Sendable {
     /// Member names longer than this are not supported (the longest receipt key has 26 bytes).
     static let maxNameBytes = 31
-    /// Names per table; a prediction packs 4-bit name indexes, with slot 15 for an object's start.
-    static let maxNames = 15
+    /// Names per table; a prediction holds a byte per name, with slot 31 for an object's start.
+    static let maxNames = 31
     /// The slot that holds the guesses for an object's first member.
-    static let objectStart = 15
+    static let objectStart = 31
 
     /// The number of names.
     let count: Int
@@ -51,16 +51,19 @@ struct JSONKeyTable: @unchecked Sendable {
 
     /// The guessed next members of one kind of object, learnt while reading one text.
     struct Prediction {
-        /// 4 bits per slot: slot `i` holds the name last seen after name `i` (slot 15: first).
-        fileprivate var recent: UInt64
+        /// Slot `i` holds the name last seen after name `i` (slot 31: first).
+        fileprivate var recent: SIMD32<UInt8>
         /// The same, for the name seen there before that one.
-        fileprivate var earlier: UInt64
+        fileprivate var earlier: SIMD32<UInt8>
 
         /// A prediction that first guesses the names in their declared order: slot `i` guesses
-        /// name `i + 1`, and the start slot (15) name 0.
+        /// name `i + 1`, and the start slot (31) name 0.
         init() {
-            recent = 0x0FED_CBA9_8765_4321
-            earlier = recent
+            var order = SIMD32<UInt8>()
+            for slot in 0..<31 { order[slot] = UInt8(slot + 1) }
+            order[31] = 0
+            recent = order
+            earlier = order
         }
     }
 
@@ -71,10 +74,10 @@ struct JSONKeyTable: @unchecked Sendable {
     @inline(__always)
     func match(at position: Int, in bytes: UnsafeRawBufferPointer, after previous: Int,
                prediction: inout Prediction) -> Int? {
-        let shift = UInt64(truncatingIfNeeded: previous) &* 4
-        let first = Int((prediction.recent &>> shift) & 0xF)
+        let slot = previous & 31
+        let first = Int(prediction.recent[slot])
         if first < count, matches(first, at: position, in: bytes) { return first }
-        let second = Int((prediction.earlier &>> shift) & 0xF)
+        let second = Int(prediction.earlier[slot])
         var found: Int?
         if second < count, matches(second, at: position, in: bytes) {
             found = second
@@ -91,11 +94,11 @@ struct JSONKeyTable: @unchecked Sendable {
     /// Records that name `index` followed name `previous`.
     @inline(__always)
     func learn(_ prediction: inout Prediction, after previous: Int, _ index: Int) {
-        let shift = UInt64(truncatingIfNeeded: previous) &* 4
-        let slot: UInt64 = 0xF &<< shift
-        guard (prediction.recent & slot) &>> shift != UInt64(truncatingIfNeeded: index) else { return }
-        prediction.earlier = (prediction.earlier & ~slot) | (prediction.recent & slot)
-        prediction.recent = (prediction.recent & ~slot) | (UInt64(truncatingIfNeeded: index) &<< shift)
+        let slot = previous & 31
+        let name = UInt8(truncatingIfNeeded: index)
+        guard prediction.recent[slot] != name else { return }
+        prediction.earlier[slot] = prediction.recent[slot]
+        prediction.recent[slot] = name
     }
 
     /// Whether name `index` followed by its closing quote starts at `position` of `bytes`, when the

@@ -10,35 +10,8 @@ extension ParsedReceipt {
         originalApplicationVersion = receipt.originalApplicationVersion
         originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
         transactions.reserveCapacity(receipt.transactions.count)
-        for transaction in receipt.transactions {
-            let id = store(transaction.transactionId)
-            var flags: UInt8 = 0
-            if transaction.isTrialPeriod { flags |= TransactionRecord.trialPeriod }
-            if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
-            if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
-            if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
-            transactions.append(TransactionRecord(
-                productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
-                originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
-                purchase: transaction.purchaseDate.clampedToRange.millisecondsSince1970,
-                originalPurchase: transaction.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                expires: transaction.expiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                cancellation: transaction.cancellationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
-                quantity: Int32(clamping: transaction.quantity), flags: flags,
-                offerType: Self.code(transaction.offerType), revocationReason: Self.code(transaction.revocationReason),
-                offerId: transaction.offerId.map { store($0) } ?? .none))
-        }
-        for renewal in receipt.renewals {
-            renewals.append(RenewalRecord(
-                productId: renewal.productId.map { store($0) } ?? .none,
-                originalTransactionId: store(renewal.originalTransactionId),
-                willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
-                isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
-                graceExpires: renewal.gracePeriodExpiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-                renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
-                expirationIntent: Self.code(renewal.expirationIntent)))
-        }
+        for transaction in receipt.transactions { append(transaction) }
+        for renewal in receipt.renewals { append(renewal) }
         for grant in receipt.grants {
             let id = store(grant.id)
             let first = Int32(grantFeatures.count)
@@ -56,48 +29,129 @@ extension ParsedReceipt {
         }
     }
 
+    /// Appends a transaction value as a record.
+    mutating func append(_ transaction: Transaction) {
+        let id = store(transaction.transactionId)
+        var flags: UInt8 = 0
+        if transaction.isTrialPeriod { flags |= TransactionRecord.trialPeriod }
+        if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
+        if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
+        if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
+        var record = TransactionRecord(
+            productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
+            originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
+            purchase: transaction.purchaseDate.clampedToRange.millisecondsSince1970,
+            originalPurchase: transaction.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            expires: transaction.expiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            cancellation: transaction.cancellationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
+            quantity: Int32(clamping: transaction.quantity), flags: flags,
+            offerType: Self.code(transaction.offerType), revocationReason: Self.code(transaction.revocationReason),
+            offerId: transaction.offerId.map { store($0) } ?? .none)
+        record.signed = transaction.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        record.revocationType = Self.code(transaction.revocationType)
+        record.billingPlan = Self.code(transaction.billingPlan)
+        record.revocationPercentage = transaction.revocationPercentage.map(Self.thousandths) ?? -1
+        record.accountToken = transaction.appAccountToken.map { store($0.lowercased()) } ?? .none
+        if let commitment = transaction.commitment {
+            record.commitment = Int32(commitments.count)
+            commitments.append(CommitmentRecord(
+                period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
+                ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
+        }
+        transactions.append(record)
+    }
+
+    /// Appends a renewal value as a record.
+    mutating func append(_ renewal: Renewal) {
+        var record = RenewalRecord(
+            productId: renewal.productId.map { store($0) } ?? .none,
+            originalTransactionId: store(renewal.originalTransactionId),
+            willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
+            isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
+            graceExpires: renewal.gracePeriodExpiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
+            expirationIntent: Self.code(renewal.expirationIntent))
+        record.accountToken = renewal.appAccountToken.map { store($0.lowercased()) } ?? .none
+        if let offers = renewal.winBackOffers {
+            let first = Int32(offerIds.count)
+            for offer in offers { offerIds.append(store(offer)) }
+            record.winBackOffers = first..<Int32(offerIds.count)
+        }
+        renewals.append(record)
+    }
+
+    /// A percentage as thousandths, within 0 to 100 (a value built in code may be anything).
+    static func thousandths(_ percentage: Double) -> Int32 {
+        guard percentage.isFinite else { return percentage > 0 ? TransactionRecord.wholePercentage : 0 }
+        return Int32((min(max(percentage, 0), 100) * 1_000).rounded())
+    }
+
+    /// One transaction record as a value.
+    func transaction(_ record: TransactionRecord) -> Transaction {
+        Transaction(
+            productId: text(record.productId)!, transactionId: text(record.transactionId)!,
+            originalTransactionId: text(record.originalTransactionId),
+            purchaseDate: Instant(millisecondsSince1970: record.purchase),
+            originalPurchaseDate: Self.instant(record.originalPurchase, absent: TransactionRecord.absentDate),
+            expiresDate: Self.instant(record.expires, absent: TransactionRecord.absentDate),
+            cancellationDate: Self.instant(record.cancellation, absent: TransactionRecord.noCancellation),
+            quantity: Int(record.quantity),
+            isTrialPeriod: record.flags & TransactionRecord.trialPeriod != 0,
+            isIntroOfferPeriod: record.flags & TransactionRecord.introOfferPeriod != 0,
+            isUpgraded: record.flags & TransactionRecord.upgraded != 0,
+            ownership: record.flags & TransactionRecord.familyShared != 0 ? .familyShared : .purchased,
+            offerType: Self.value(record.offerType), offerId: text(record.offerId),
+            revocationReason: Self.value(record.revocationReason),
+            signedDate: Self.instant(record.signed, absent: TransactionRecord.absentDate),
+            revocationType: Self.value(record.revocationType),
+            revocationPercentage: record.revocationPercentage < 0 ? nil : Double(record.revocationPercentage) / 1_000,
+            appAccountToken: text(record.accountToken), billingPlan: Self.value(record.billingPlan),
+            commitment: record.commitment < 0 ? nil : {
+                let commitment = commitments[Int(record.commitment)]
+                return Transaction.Commitment(period: Int(commitment.period), periods: Int(commitment.periods),
+                                              endsAt: Instant(millisecondsSince1970: commitment.ends))
+            }())
+    }
+
+    /// One renewal record as a value.
+    func renewal(_ record: RenewalRecord) -> Renewal {
+        func bool(_ value: UInt8) -> Bool? { value == 2 ? nil : value == 1 }
+        return Renewal(
+            productId: text(record.productId), originalTransactionId: text(record.originalTransactionId)!,
+            willRenew: bool(record.willRenew), isInBillingRetry: bool(record.isInBillingRetry),
+            gracePeriodExpiresDate: Self.instant(record.graceExpires, absent: TransactionRecord.absentDate),
+            signedDate: Self.instant(record.signed, absent: TransactionRecord.absentDate),
+            renewsTo: text(record.renewsTo), expirationIntent: Self.value(record.expirationIntent),
+            winBackOffers: record.winBackOffers.map { range in offerIds[Int(range.lowerBound)..<Int(range.upperBound)].map { text($0)! } },
+            appAccountToken: text(record.accountToken))
+    }
+
+    /// One consumption record as a value.
+    func consumption(_ record: ConsumptionRecord) -> Consumption {
+        Consumption(id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
+                    date: Instant(millisecondsSince1970: record.date))
+    }
+
+    /// One grant record as a value.
+    func grant(_ record: GrantRecord) -> Grant {
+        Grant(id: text(record.id)!, features: grantFeatures[Int(record.features.lowerBound)..<Int(record.features.upperBound)].map { text($0)! },
+              start: Instant(millisecondsSince1970: record.start), end: Self.instant(record.end, absent: .max),
+              revokedAt: Self.instant(record.revoked, absent: .max))
+    }
+
+    private static func instant(_ value: Int64, absent: Int64) -> Instant? {
+        value == absent ? nil : Instant(millisecondsSince1970: value)
+    }
+
     /// The receipt as a value with strings and instants.
     public var receipt: Receipt {
-        func instant(_ value: Int64, absent: Int64) -> Instant? {
-            value == absent ? nil : Instant(millisecondsSince1970: value)
-        }
-        func bool(_ value: UInt8) -> Bool? { value == 2 ? nil : value == 1 }
-        return Receipt(
-            app: app,
-            transactions: transactions.map { record in
-                Transaction(
-                    productId: text(record.productId)!, transactionId: text(record.transactionId)!,
-                    originalTransactionId: text(record.originalTransactionId),
-                    purchaseDate: Instant(millisecondsSince1970: record.purchase),
-                    originalPurchaseDate: instant(record.originalPurchase, absent: TransactionRecord.absentDate),
-                    expiresDate: instant(record.expires, absent: TransactionRecord.absentDate),
-                    cancellationDate: instant(record.cancellation, absent: TransactionRecord.noCancellation),
-                    quantity: Int(record.quantity),
-                    isTrialPeriod: record.flags & TransactionRecord.trialPeriod != 0,
-                    isIntroOfferPeriod: record.flags & TransactionRecord.introOfferPeriod != 0,
-                    isUpgraded: record.flags & TransactionRecord.upgraded != 0,
-                    ownership: record.flags & TransactionRecord.familyShared != 0 ? .familyShared : .purchased,
-                    offerType: Self.value(record.offerType), offerId: text(record.offerId),
-                    revocationReason: Self.value(record.revocationReason))
-            },
-            renewals: renewals.map { record in
-                Renewal(productId: text(record.productId), originalTransactionId: text(record.originalTransactionId)!,
-                        willRenew: bool(record.willRenew), isInBillingRetry: bool(record.isInBillingRetry),
-                        gracePeriodExpiresDate: instant(record.graceExpires, absent: TransactionRecord.absentDate),
-                        signedDate: instant(record.signed, absent: TransactionRecord.absentDate),
-                        renewsTo: text(record.renewsTo), expirationIntent: Self.value(record.expirationIntent))
-            },
-            consumptions: consumptions.map { record in
-                Consumption(id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
-                            date: Instant(millisecondsSince1970: record.date))
-            },
-            environment: environment, originalApplicationVersion: originalApplicationVersion,
-            originalPurchaseDate: instant(originalPurchase, absent: TransactionRecord.absentDate),
-            grants: grants.map { record in
-                Grant(id: text(record.id)!, features: grantFeatures[Int(record.features.lowerBound)..<Int(record.features.upperBound)].map { text($0)! },
-                      start: Instant(millisecondsSince1970: record.start), end: instant(record.end, absent: .max),
-                      revokedAt: instant(record.revoked, absent: .max))
-            })
+        Receipt(
+            app: app, transactions: transactions.map(transaction), renewals: renewals.map(renewal),
+            consumptions: consumptions.map(consumption), environment: environment,
+            originalApplicationVersion: originalApplicationVersion,
+            originalPurchaseDate: Self.instant(originalPurchase, absent: TransactionRecord.absentDate),
+            grants: grants.map(grant))
     }
 
     /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.

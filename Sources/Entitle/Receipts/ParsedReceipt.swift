@@ -18,6 +18,10 @@ public struct ParsedReceipt: Sendable {
     var grants: [GrantRecord] = []
     /// The feature ids of all grants, as ranges into the arena.
     var grantFeatures: [TextRange] = []
+    /// The offer ids renewal entries list (``RenewalRecord/winBackOffers``), as ranges into the arena.
+    var offerIds: [TextRange] = []
+    /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
+    var commitments: [CommitmentRecord] = []
 
     init() {
         arena = []

@@ -33,8 +33,20 @@ extension Receipt {
                 ?? instant(transaction.purchaseDate, path + ".purchaseDate")
                 ?? instant(transaction.originalPurchaseDate, path + ".originalPurchaseDate")
                 ?? instant(transaction.expiresDate, path + ".expiresDate")
-                ?? instant(transaction.cancellationDate, path + ".cancellationDate") {
+                ?? instant(transaction.cancellationDate, path + ".cancellationDate")
+                ?? instant(transaction.signedDate, path + ".signedDate")
+                ?? instant(transaction.commitment?.endsAt, path + ".commitment.endsAt") {
                 return problem
+            }
+            if let token = transaction.appAccountToken, AccountToken.canonical(token) == nil {
+                return (path + ".appAccountToken", "`\(Diagnostic.excerpt(token))` is not a UUID")
+            }
+            if let percentage = transaction.revocationPercentage, !(percentage >= 0 && percentage <= 100) {
+                return (path + ".revocationPercentage", "a percentage must be from 0 to 100, found \(percentage)")
+            }
+            if let commitment = transaction.commitment,
+               !(1...ReceiptLimits.maxCommitmentPeriods).contains(commitment.periods) || !(1...commitment.periods).contains(commitment.period) {
+                return (path + ".commitment", "period \(commitment.period) of \(commitment.periods) is outside 1 to \(ReceiptLimits.maxCommitmentPeriods)")
             }
             if transaction.quantity < 1 || transaction.quantity > ReceiptLimits.maxQuantity {
                 return (path + ".quantity", "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(transaction.quantity)")
@@ -45,8 +57,15 @@ extension Receipt {
             if let problem = text(renewal.productId, path + ".productId")
                 ?? text(renewal.originalTransactionId, path + ".originalTransactionId")
                 ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate")
-                ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo") {
+                ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo")
+                ?? count(renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, path + ".winBackOffers") {
                 return problem
+            }
+            for (position, offer) in (renewal.winBackOffers ?? []).enumerated() {
+                if let problem = text(offer, "\(path).winBackOffers[\(position)]") { return problem }
+            }
+            if let token = renewal.appAccountToken, AccountToken.canonical(token) == nil {
+                return (path + ".appAccountToken", "`\(Diagnostic.excerpt(token))` is not a UUID")
             }
         }
         for (index, consumption) in consumptions.enumerated() {

@@ -77,6 +77,23 @@ public struct Transaction: Hashable, Sendable {
     public var offerId: String?
     /// Why Apple refunded or revoked it, when it says.
     public var revocationReason: RevocationReason?
+    /// When this snapshot of the transaction was signed (Apple's `signedDate`; for a verifyReceipt
+    /// response, when Apple answered; for an app receipt, its creation date). Copies of one
+    /// transaction are snapshots: at an instant, the latest signed at or before it holds.
+    public var signedDate: Instant?
+    /// What kind of revocation `cancellationDate` is.
+    public var revocationType: RevocationType?
+    /// For a refund of part of a purchase: how much, from 0 to 100 with at most three decimals
+    /// (Apple's `revocationPercentage` in thousandths, divided by 1,000: `33.333`). A consumable
+    /// refunds that share of its units, rounded; the others keep their credits.
+    public var revocationPercentage: Double?
+    /// The customer's account in the app, a UUID (Apple's `appAccountToken`).
+    public var appAccountToken: String?
+    /// How the subscription is billed (Apple's `billingPlanType`).
+    public var billingPlan: BillingPlan?
+    /// For a subscription billed monthly with a commitment: which period this is, of how many,
+    /// and when the commitment ends (Apple's `commitmentInfo`).
+    public var commitment: Commitment?
 
     /// Creates a transaction.
     public init(
@@ -84,8 +101,16 @@ public struct Transaction: Hashable, Sendable {
         purchaseDate: Instant, originalPurchaseDate: Instant? = nil, expiresDate: Instant? = nil,
         cancellationDate: Instant? = nil, quantity: Int = 1, isTrialPeriod: Bool = false,
         isIntroOfferPeriod: Bool = false, isUpgraded: Bool = false, ownership: Ownership = .purchased,
-        offerType: OfferType? = nil, offerId: String? = nil, revocationReason: RevocationReason? = nil
+        offerType: OfferType? = nil, offerId: String? = nil, revocationReason: RevocationReason? = nil,
+        signedDate: Instant? = nil, revocationType: RevocationType? = nil, revocationPercentage: Double? = nil,
+        appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil
     ) {
+        self.signedDate = signedDate
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.appAccountToken = appAccountToken
+        self.billingPlan = billingPlan
+        self.commitment = commitment
         self.productId = productId
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -122,6 +147,41 @@ public struct Transaction: Hashable, Sendable {
         /// Refunded because of an actual or perceived issue in the app.
         case appIssue = "app-issue"
     }
+
+    /// What kind of revocation a cancellation is (Apple's `revocationType`).
+    public enum RevocationType: String, Hashable, Sendable, CaseIterable {
+        /// The whole purchase was refunded (`REFUND_FULL`).
+        case refundFull = "refund-full"
+        /// Part of it was refunded, as `revocationPercentage` says (`REFUND_PRORATED`).
+        case refundProrated = "refund-prorated"
+        /// The family member who shared it stopped sharing (`FAMILY_REVOKE`).
+        case familyRevoke = "family-revoke"
+    }
+
+    /// How a subscription is billed (Apple's `billingPlanType`).
+    public enum BillingPlan: String, Hashable, Sendable, CaseIterable {
+        /// Billed each month for a commitment of several months (`MONTHLY`).
+        case monthly
+        /// The whole period paid at once (`BILLED_UPFRONT`).
+        case billedUpfront = "billed-upfront"
+    }
+
+    /// A monthly billing commitment: this transaction's period among the commitment's, and its end.
+    public struct Commitment: Hashable, Sendable {
+        /// Which billing period this transaction pays for, from 1 (Apple's `billingPeriodNumber`).
+        public var period: Int
+        /// How many periods the commitment has (Apple's `totalBillingPeriods`).
+        public var periods: Int
+        /// When the commitment ends (Apple's `commitmentExpiresDate`).
+        public var endsAt: Instant
+
+        /// Creates a commitment.
+        public init(period: Int, periods: Int, endsAt: Instant) {
+            self.period = period
+            self.periods = periods
+            self.endsAt = endsAt
+        }
+    }
 }
 
 /// What the App Store says will happen to an auto-renewable subscription chain next.
@@ -143,6 +203,12 @@ public struct Renewal: Hashable, Sendable {
     public var renewsTo: String?
     /// Why the subscription expired or will expire, when Apple says.
     public var expirationIntent: ExpirationIntent?
+    /// The win-back offers Apple says the customer may redeem now (Apple's
+    /// `eligibleWinBackOfferIds`); `nil` when the entry does not say. When the group's latest
+    /// counted entry says, a catalog's win-back offer is eligible exactly when listed.
+    public var winBackOffers: [String]?
+    /// The customer's account in the app, a UUID (Apple's `appAccountToken`).
+    public var appAccountToken: String?
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
@@ -162,8 +228,11 @@ public struct Renewal: Hashable, Sendable {
     public init(
         productId: String? = nil, originalTransactionId: String, willRenew: Bool? = nil,
         isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil, signedDate: Instant? = nil,
-        renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil
+        renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil, winBackOffers: [String]? = nil,
+        appAccountToken: String? = nil
     ) {
+        self.winBackOffers = winBackOffers
+        self.appAccountToken = appAccountToken
         self.signedDate = signedDate
         self.renewsTo = renewsTo
         self.expirationIntent = expirationIntent

@@ -18,12 +18,14 @@ public enum ReceiptDecoder {
     static let transactionKeys = [
         "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
-        "offerType", "offerId", "revocationReason",
+        "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
+        "billingPlan", "commitment",
     ]
     static let renewalKeys = [
         "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
-        "expirationIntent",
+        "expirationIntent", "winBackOffers", "appAccountToken",
     ]
+    static let commitmentKeys = ["period", "periods", "endsAt"]
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
     static let consumptionKeys = ["id", "currency", "amount", "date"]
 
@@ -32,6 +34,7 @@ public enum ReceiptDecoder {
     private static let renewalTable = JSONKeyTable(renewalKeys)
     private static let grantTable = JSONKeyTable(grantKeys)
     private static let consumptionTable = JSONKeyTable(consumptionKeys)
+    private static let commitmentTable = JSONKeyTable(commitmentKeys)
 
     /// The member order each kind of object has used so far in one receipt (see ``JSONKeyTable``).
     struct Predictions {
@@ -286,6 +289,22 @@ public enum ReceiptDecoder {
             case 14:
                 record.revocationReason = try optionalEnum(
                     &reader, Transaction.RevocationReason.self, what: "revocation reason", path: path(".revocationReason"))
+            case 15:
+                record.signed = try optionalInstant(&reader, path: path(".signedDate")) ?? TransactionRecord.absentDate
+            case 16:
+                record.revocationType = try optionalEnum(
+                    &reader, Transaction.RevocationType.self, what: "revocation type", path: path(".revocationType"))
+            case 17:
+                record.revocationPercentage = try percentage(&reader, path: path(".revocationPercentage"))
+            case 18:
+                record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
+            case 19:
+                record.billingPlan = try optionalEnum(&reader, Transaction.BillingPlan.self, what: "billing plan", path: path(".billingPlan"))
+            case 20:
+                if try !readNull(&reader) {
+                    record.commitment = Int32(receipt.commitments.count)
+                    receipt.commitments.append(try decodeCommitment(&reader, path: path(".commitment")))
+                }
             default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -326,6 +345,18 @@ public enum ReceiptDecoder {
             case 7:
                 record.expirationIntent = try optionalEnum(
                     &reader, Renewal.ExpirationIntent.self, what: "expiration intent", path: path(".expirationIntent"))
+            case 8:
+                if try !readNull(&reader) {
+                    try expectArray(&reader, path: path(".winBackOffers"))
+                    let first = Int32(receipt.offerIds.count)
+                    try reader.readArray { reader, position in
+                        try checkCount(position, ReceiptLimits.maxWinBackOffers, "win-back offers of one renewal entry", &reader)
+                        receipt.offerIds.append(try nonEmptyText(&reader, into: &receipt, path: path(".winBackOffers[\(position)]")))
+                    }
+                    record.winBackOffers = first..<Int32(receipt.offerIds.count)
+                }
+            case 9:
+                record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
@@ -334,6 +365,85 @@ public enum ReceiptDecoder {
             throw missing("originalTransactionId", in: "renewal", at: start, path: path())
         }
         return record
+    }
+
+    /// A transaction's `commitment`: `{"period", "periods", "endsAt"}`, all required, the period
+    /// within the periods.
+    private static func decodeCommitment(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> CommitmentRecord {
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        var order = JSONKeyTable.Prediction()
+        var record = CommitmentRecord(period: 0, periods: 0, ends: TransactionRecord.absentDate)
+        try reader.readObject(keys: commitmentTable, prediction: &order) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            switch index {
+            case 0, 1:
+                let field = index == 0 ? ".period" : ".periods"
+                let offset = try reader.peekOffset()
+                let value = try integer(&reader, path: path() + field)
+                guard value >= 1, value <= Int64(ReceiptLimits.maxCommitmentPeriods) else {
+                    throw Failure(offset: offset, message: "must be a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods), found \(value)",
+                                  code: .badValue, path: path() + field)
+                }
+                if index == 0 { record.period = Int32(value) } else { record.periods = Int32(value) }
+            case 2:
+                record.ends = try instant(&reader, path: path() + ".endsAt")
+            default:
+                throw unknownKey(key, in: commitmentKeys, what: "commitment", path: path())
+            }
+        }
+        for (field, missing) in [("period", record.period == 0), ("periods", record.periods == 0), ("endsAt", record.ends == TransactionRecord.absentDate)]
+        where missing {
+            throw Self.missing(field, in: "commitment", at: start, path: path())
+        }
+        guard record.period <= record.periods else {
+            throw Failure(offset: start, message: "period \(record.period) of a commitment of \(record.periods) periods",
+                          code: .badValue, path: path(), help: "`period` counts from 1 to `periods`")
+        }
+        return record
+    }
+
+    /// A refund's percentage: a number from 0 to 100 with at most three decimals, in thousandths.
+    private static func percentage(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int32 {
+        if try readNull(&reader) { return -1 }
+        let kind = try reader.peek()
+        guard kind == .number else { throw wrongType(&reader, expected: "a number from 0 to 100", found: kind, path: path()) }
+        let offset = reader.valueOffset
+        let number = try reader.readNumber()
+        guard let thousandths = thousandths(number.text) else {
+            throw Failure(offset: offset, message: "`\(number.text)` is not a percentage from 0 to 100 with at most three decimals",
+                          code: .badValue, path: path(),
+                          help: "Apple's `revocationPercentage` is in thousandths: divide it by 1,000 (`33333` is `33.333`)")
+        }
+        return thousandths
+    }
+
+    /// `0` to `100` with up to three decimals (no exponent, no sign) in thousandths; `nil` else.
+    static func thousandths(_ text: String) -> Int32? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 3,
+              whole.allSatisfy({ $0.isASCII && $0.isNumber }), let wholeValue = Int32(whole) else { return nil }
+        var fraction: Int32 = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let value = Int32(digits + String(repeating: "0", count: 3 - digits.count)) else { return nil }
+            fraction = value
+        }
+        let value = wholeValue * 1_000 + fraction
+        return value <= TransactionRecord.wholePercentage ? value : nil
+    }
+
+    /// An `appAccountToken`: a UUID (`8-4-4-4-12` hexadecimal digits), kept lowercase.
+    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+        if try readNull(&reader) { return .none }
+        let token = try stringToken(&reader, path: path())
+        let text = token.string
+        guard let uuid = AccountToken.canonical(text) else {
+            throw Failure(offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not a UUID", code: .badValue, path: path(),
+                          help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+        }
+        return receipt.store(uuid)
     }
 
     private static func decodeGrant(

@@ -29,6 +29,10 @@ public enum ReceiptLimits {
     /// The quantity evaluation counts for a transaction: `quantity` within 1 to ``maxQuantity``
     /// (the decoder keeps it there; a receipt built in code may not, and is warned about).
     public static func countedQuantity(_ quantity: Int) -> Int { min(max(quantity, 1), maxQuantity) }
+    /// Win-back offers one renewal entry lists.
+    public static let maxWinBackOffers = 1_000
+    /// The most billing periods of a commitment.
+    public static let maxCommitmentPeriods = 1_000
     /// The largest `amount` of one consumption.
     public static let maxConsumptionAmount: Int64 = 1_000_000_000_000
 }

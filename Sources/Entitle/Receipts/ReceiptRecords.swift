@@ -33,9 +33,33 @@ struct TransactionRecord: Sendable {
     /// `Transaction.RevocationReason` by its index, plus one; 0 when absent.
     var revocationReason: UInt8 = 0
     var offerId: TextRange = .none
+    /// When this snapshot of the transaction was signed; `Int64.min` when absent.
+    var signed: Int64 = TransactionRecord.absentDate
+    /// `Transaction.RevocationType` by its index, plus one; 0 when absent.
+    var revocationType: UInt8 = 0
+    /// `Transaction.BillingPlan` by its index, plus one; 0 when absent.
+    var billingPlan: UInt8 = 0
+    /// The part refunded, in thousandths of a percent (0 to 100,000); -1 when absent.
+    var revocationPercentage: Int32 = -1
+    /// The customer's account (a UUID, lowercase), `.none` when absent.
+    var accountToken: TextRange = .none
+    /// Index into ``ParsedReceipt/commitments``, -1 when absent.
+    var commitment: Int32 = -1
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
+    /// A percentage of 100, in thousandths.
+    static let wholePercentage: Int32 = 100_000
+}
+
+/// A transaction's monthly billing commitment (Apple's `commitmentInfo`).
+struct CommitmentRecord: Sendable, Equatable {
+    /// Which billing period of the commitment this transaction is, from 1.
+    var period: Int32
+    /// How many periods the commitment has.
+    var periods: Int32
+    /// When the commitment ends.
+    var ends: Int64
 }
 
 /// One renewal entry: which chain, and until when its grace period extends access.
@@ -52,6 +76,11 @@ struct RenewalRecord: Sendable {
     var renewsTo: TextRange = .none
     /// `Renewal.ExpirationIntent` by its index plus one; 0 when absent.
     var expirationIntent: UInt8 = 0
+    /// The customer's account (a UUID, lowercase), `.none` when absent.
+    var accountToken: TextRange = .none
+    /// Apple's eligible win-back offers: a range into ``ParsedReceipt/offerIds``; `nil` when the
+    /// entry does not say (an empty range says none is eligible).
+    var winBackOffers: Range<Int32>?
 }
 
 /// A record a receipt identifies by an id of its own, which must name one content.

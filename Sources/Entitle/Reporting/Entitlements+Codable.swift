@@ -127,7 +127,7 @@ extension CompiledCatalog {
         }
         let details = products.map { product in
             CatalogProduct(id: product.id, name: product.name, type: product.type, grants: [], priceTier: nil, group: nil,
-                           level: nil, duration: nil, introOffer: nil, legal: product.legal, available: product.available,
+                           level: nil, duration: nil, introOffer: nil, offers: [], legal: product.legal, available: product.available,
                            familyShareable: false, trialOf: nil, trialDays: nil, upgrade: nil, credits: [])
         }
         self.init(app: app, source: "<decoded>", featureIds: features, featureDescriptions: features.map { _ in "" },

@@ -7,6 +7,8 @@ package indirect enum JSONOutput: Equatable, Sendable {
     case array([JSONOutput])
     case string(String)
     case integer(Int64)
+    /// A number written as this JSON text (a decimal such as `33.333`).
+    case number(String)
     case bool(Bool)
     case null
 
@@ -101,6 +103,8 @@ package indirect enum JSONOutput: Equatable, Sendable {
             JSONOutput.appendString(value, to: &bytes)
         case .integer(let value):
             bytes += Array(String(value).utf8)
+        case .number(let text):
+            bytes += Array(text.utf8)
         case .bool(let value):
             bytes += Array((value ? "true" : "false").utf8)
         case .null:
@@ -144,7 +148,7 @@ package indirect enum JSONOutput: Equatable, Sendable {
 
 /// Any JSON value through `Codable`, for types whose JSON is defined by entitle's own reader and
 /// writer (``Receipt``): members keep their order when encoded; a decoded object's order is the
-/// decoder's. Numbers are integers (receipts hold no others).
+/// decoder's. Numbers are integers, but for a receipt's refund percentages.
 extension JSONOutput: Codable {
     /// A member name taken from the data, as a coding key.
     package struct MemberKey: CodingKey {
@@ -173,6 +177,8 @@ extension JSONOutput: Codable {
             self = .bool(bool)
         } else if let integer = try? single.decode(Int64.self) {
             self = .integer(integer)
+        } else if let number = try? single.decode(Double.self), number.isFinite {
+            self = .number(String(number))
         } else if let string = try? single.decode(String.self) {
             self = .string(string)
         } else {
@@ -194,6 +200,9 @@ extension JSONOutput: Codable {
         case .integer(let number):
             var container = encoder.singleValueContainer()
             try container.encode(number)
+        case .number(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(Double(text) ?? 0)
         case .bool(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)

@@ -10,53 +10,95 @@ extension Receipt {
         if let environment { members.append(("environment", .string(environment))) }
         if let originalApplicationVersion { members.append(("originalApplicationVersion", .string(originalApplicationVersion))) }
         if let originalPurchaseDate { members.append(("originalPurchaseDate", instant(originalPurchaseDate))) }
-        members.append(("transactions", .array(transactions.map { transaction in
-            var fields: [(String, JSONOutput)] = [
-                ("productId", .string(transaction.productId)), ("transactionId", .string(transaction.transactionId)),
-            ]
-            if let original = transaction.originalTransactionId { fields.append(("originalTransactionId", .string(original))) }
-            fields.append(("purchaseDate", instant(transaction.purchaseDate)))
-            if let date = transaction.originalPurchaseDate { fields.append(("originalPurchaseDate", instant(date))) }
-            if let date = transaction.expiresDate { fields.append(("expiresDate", instant(date))) }
-            if let date = transaction.cancellationDate { fields.append(("cancellationDate", instant(date))) }
-            if transaction.quantity != 1 { fields.append(("quantity", .integer(Int64(transaction.quantity)))) }
-            if transaction.isTrialPeriod { fields.append(("isTrialPeriod", .bool(true))) }
-            if transaction.isIntroOfferPeriod { fields.append(("isIntroOfferPeriod", .bool(true))) }
-            if transaction.isUpgraded { fields.append(("isUpgraded", .bool(true))) }
-            if transaction.ownership != .purchased { fields.append(("ownership", .string(transaction.ownership.rawValue))) }
-            if let offerType = transaction.offerType { fields.append(("offerType", .string(offerType.rawValue))) }
-            if let offerId = transaction.offerId { fields.append(("offerId", .string(offerId))) }
-            if let reason = transaction.revocationReason { fields.append(("revocationReason", .string(reason.rawValue))) }
-            return .object(fields)
-        })))
-        members.append(("renewals", .array(renewals.map { renewal in
-            var fields: [(String, JSONOutput)] = []
-            if let product = renewal.productId { fields.append(("productId", .string(product))) }
-            fields.append(("originalTransactionId", .string(renewal.originalTransactionId)))
-            if let flag = renewal.willRenew { fields.append(("willRenew", .bool(flag))) }
-            if let flag = renewal.isInBillingRetry { fields.append(("isInBillingRetry", .bool(flag))) }
-            if let date = renewal.gracePeriodExpiresDate { fields.append(("gracePeriodExpiresDate", instant(date))) }
-            if let date = renewal.signedDate { fields.append(("signedDate", instant(date))) }
-            if let product = renewal.renewsTo { fields.append(("renewsTo", .string(product))) }
-            if let intent = renewal.expirationIntent { fields.append(("expirationIntent", .string(intent.rawValue))) }
-            return .object(fields)
-        })))
-        members.append(("consumptions", .array(consumptions.map { consumption in
-            .object([("id", .string(consumption.id)), ("currency", .string(consumption.currency)),
-                     ("amount", .integer(consumption.amount)), ("date", instant(consumption.date))])
-        })))
+        members.append(("transactions", .array(transactions.map(\.jsonOutput))))
+        members.append(("renewals", .array(renewals.map(\.jsonOutput))))
+        members.append(("consumptions", .array(consumptions.map(\.jsonOutput))))
         if !grants.isEmpty {
-            members.append(("grants", .array(grants.map { grant in
-                var fields: [(String, JSONOutput)] = [
-                    ("id", .string(grant.id)), ("features", .array(grant.features.map(JSONOutput.string))),
-                    ("start", instant(grant.start)),
-                ]
-                if let end = grant.end { fields.append(("end", instant(end))) }
-                if let revoked = grant.revokedAt { fields.append(("revokedAt", instant(revoked))) }
-                return .object(fields)
-            })))
+            members.append(("grants", .array(grants.map(\.jsonOutput))))
         }
         return JSONOutput.object(members)
+    }
+}
+
+extension Transaction {
+    /// The transaction as in a normalized receipt; absent optional fields are left out.
+    package var jsonOutput: JSONOutput {
+        func instant(_ value: Instant) -> JSONOutput { .string(value.rfc3339) }
+        var fields: [(String, JSONOutput)] = [("productId", .string(productId)), ("transactionId", .string(transactionId))]
+        if let originalTransactionId { fields.append(("originalTransactionId", .string(originalTransactionId))) }
+        fields.append(("purchaseDate", instant(purchaseDate)))
+        if let originalPurchaseDate { fields.append(("originalPurchaseDate", instant(originalPurchaseDate))) }
+        if let expiresDate { fields.append(("expiresDate", instant(expiresDate))) }
+        if let cancellationDate { fields.append(("cancellationDate", instant(cancellationDate))) }
+        if quantity != 1 { fields.append(("quantity", .integer(Int64(quantity)))) }
+        if isTrialPeriod { fields.append(("isTrialPeriod", .bool(true))) }
+        if isIntroOfferPeriod { fields.append(("isIntroOfferPeriod", .bool(true))) }
+        if isUpgraded { fields.append(("isUpgraded", .bool(true))) }
+        if ownership != .purchased { fields.append(("ownership", .string(ownership.rawValue))) }
+        if let offerType { fields.append(("offerType", .string(offerType.rawValue))) }
+        if let offerId { fields.append(("offerId", .string(offerId))) }
+        if let revocationReason { fields.append(("revocationReason", .string(revocationReason.rawValue))) }
+        if let signedDate { fields.append(("signedDate", instant(signedDate))) }
+        if let revocationType { fields.append(("revocationType", .string(revocationType.rawValue))) }
+        if let revocationPercentage {
+            fields.append(("revocationPercentage", .number(Self.percentageText(ParsedReceipt.thousandths(revocationPercentage)))))
+        }
+        if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
+        if let billingPlan { fields.append(("billingPlan", .string(billingPlan.rawValue))) }
+        if let commitment {
+            fields.append(("commitment", .object([
+                ("period", .integer(Int64(commitment.period))), ("periods", .integer(Int64(commitment.periods))),
+                ("endsAt", instant(commitment.endsAt)),
+            ])))
+        }
+        return .object(fields)
+    }
+
+    /// Thousandths of a percent as the shortest decimal: `33333` is `33.333`, `50000` is `50`.
+    package static func percentageText(_ thousandths: Int32) -> String {
+        let whole = thousandths / 1_000, fraction = thousandths % 1_000
+        guard fraction != 0 else { return String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+}
+
+extension Renewal {
+    /// The renewal entry as in a normalized receipt; absent optional fields are left out.
+    package var jsonOutput: JSONOutput {
+        var fields: [(String, JSONOutput)] = []
+        if let productId { fields.append(("productId", .string(productId))) }
+        fields.append(("originalTransactionId", .string(originalTransactionId)))
+        if let willRenew { fields.append(("willRenew", .bool(willRenew))) }
+        if let isInBillingRetry { fields.append(("isInBillingRetry", .bool(isInBillingRetry))) }
+        if let gracePeriodExpiresDate { fields.append(("gracePeriodExpiresDate", .string(gracePeriodExpiresDate.rfc3339))) }
+        if let signedDate { fields.append(("signedDate", .string(signedDate.rfc3339))) }
+        if let renewsTo { fields.append(("renewsTo", .string(renewsTo))) }
+        if let expirationIntent { fields.append(("expirationIntent", .string(expirationIntent.rawValue))) }
+        if let winBackOffers { fields.append(("winBackOffers", .array(winBackOffers.map(JSONOutput.string)))) }
+        if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
+        return .object(fields)
+    }
+}
+
+extension Consumption {
+    /// The consumption as in a normalized receipt.
+    package var jsonOutput: JSONOutput {
+        .object([("id", .string(id)), ("currency", .string(currency)), ("amount", .integer(amount)), ("date", .string(date.rfc3339))])
+    }
+}
+
+extension Grant {
+    /// The grant as in a normalized receipt; absent optional fields are left out.
+    package var jsonOutput: JSONOutput {
+        var fields: [(String, JSONOutput)] = [
+            ("id", .string(id)), ("features", .array(features.map(JSONOutput.string))), ("start", .string(start.rfc3339)),
+        ]
+        if let end { fields.append(("end", .string(end.rfc3339))) }
+        if let revokedAt { fields.append(("revokedAt", .string(revokedAt.rfc3339))) }
+        return .object(fields)
     }
 }
 

@@ -40,3 +40,33 @@ extension Instant {
         return shape
     }
 }
+
+extension Instant {
+    /// Reads an instant as people write one: RFC 3339 (`2026-01-15T09:00:00Z`,
+    /// `2026-01-15T10:00:00.250+01:00`), or a date alone (`2026-01-15`) meaning its midnight UTC.
+    ///
+    /// - Throws: ``InstantError`` saying why the text is not an instant (a day that does not
+    ///   exist, an hour past 23, a year outside 0001-9999, the wrong shape).
+    public static func parse(_ text: String) throws(InstantError) -> Instant {
+        if let instant = Instant(rfc3339: text) { return instant }
+        if text.utf8.count == 10, let instant = Instant(rfc3339: text + "T00:00:00Z") { return instant }
+        var problem = rfc3339Problem(text.utf8.count == 10 ? text + "T00:00:00Z" : text)
+            ?? "it must look like `2026-01-15T09:00:00Z` or `2026-01-15`"
+        if problem.hasPrefix("it must look like `2026-01-15T09:00:00Z` (") {
+            problem = "it must look like `2026-01-15T09:00:00Z` (RFC 3339, `Z` or an offset such as `+01:00`) or a date alone, `2026-01-15` (midnight UTC)"
+        }
+        throw InstantError(text: text, problem: problem)
+    }
+}
+
+/// Text that is not an instant, and why.
+public struct InstantError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The text that was read.
+    public let text: String
+    /// Why it is not an instant, in words a person can act on: `2026-02-30 does not exist:
+    /// February 2026 has 28 days`.
+    public let problem: String
+
+    /// `` `TEXT` is not an instant: PROBLEM ``.
+    public var description: String { "`\(Diagnostic.excerpt(text))` is not an instant: \(problem)" }
+}
