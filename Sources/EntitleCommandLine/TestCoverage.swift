@@ -49,7 +49,7 @@ struct TestCoverage {
             case .retired: products.contains { !$0.available }
             case .owned: products.contains { $0.type == .nonConsumable }
             case .trialUsed: products.contains { $0.trialOf != nil }
-            case .subscribed: products.contains { $0.type == .autoRenewableSubscription }
+            case .subscribed, .billingIssue: products.contains { $0.type == .autoRenewableSubscription }
             case .prerequisiteMissing, .upgradeAvailable: products.contains { $0.upgrade != nil }
             }
         }

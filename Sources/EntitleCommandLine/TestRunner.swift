@@ -229,8 +229,8 @@ struct TestRunner {
     private mutating func record(_ result: Entitlements) {
         if let index = coverage.firstIndex(where: { $0.app == result.app }) {
             coverage[index].record(result)
-        } else {
-            var added = TestCoverage(catalog: result.catalog)
+        } else if let catalog = result.catalog {
+            var added = TestCoverage(catalog: catalog)
             added.record(result)
             coverage.append(added)
         }

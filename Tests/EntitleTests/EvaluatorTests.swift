@@ -148,10 +148,11 @@ struct EvaluatorTests {
         let result = catalog.evaluate([huge], at: at)
         let expected: Int64 = 20_001_999_999_993  // 20 x 1,000 x 10^9 + 2 x 10^9 - 7
         #expect(result.balance(of: "gems") == expected)
-        #expect(result.warnings.map(\.code) == Array(repeating: "quantity-out-of-range", count: 22) + ["amount-out-of-range"])
-        #expect(result.warnings[0].message == "transaction `h0` has quantity 2147483647, outside 1 to 1000; it counts as 1000")
+        // Warnings in their fixed order: by code, then message.
+        #expect(result.warnings.map(\.code) == ["amount-out-of-range"] + Array(repeating: "quantity-out-of-range", count: 22))
+        #expect(result.warnings[0].message == "consumption `refund?` has amount -100, outside 1 to 1000000000000; it is ignored")
+        #expect(result.warnings[1].message == "transaction `h0` has quantity 2147483647, outside 1 to 1000; it counts as 1000")
         #expect(result.warnings[21].message == "transaction `negative` has quantity -5, outside 1 to 1000; it counts as 1")
-        #expect(result.warnings[22].message == "consumption `refund?` has amount -100, outside 1 to 1000000000000; it is ignored")
         #expect(huge.limitViolation?.path == "transactions[0].quantity")
         // Past Int64 a balance stops at its end (only millions of receipts built in code get there).
         var balances: [Int64] = [.max - 5, .min + 5]
@@ -353,7 +354,7 @@ struct EvaluatorTests {
         ]
         let result = Diagrams.evaluate([], consumptions: consumptions, at: "2026-01-06T00:00:00Z")
         #expect(result.balance(of: "stencils") == -5)
-        #expect(result.warnings.map(\.code) == ["unknown-currency", "negative-balance"])
+        #expect(result.warnings.map(\.code) == ["negative-balance", "unknown-currency"])
     }
 
     @Test("transactions for products not in the catalog grant nothing and are warned about once per product")
@@ -378,7 +379,7 @@ struct EvaluatorTests {
         #expect(offers[Diagrams.upgrade]?.reason == .prerequisiteMissing)
         #expect(offers[Diagrams.sync] == Offer(
             productId: Diagrams.sync, eligible: true, reason: nil, introOfferEligible: true,
-            legal: "Renews automatically until canceled at least 24 hours before the period ends."))
+            legal: "Renews automatically until canceled at least 24 hours before the period ends.", adds: ["cloud.sync"]))
         #expect(offers[Diagrams.dayPass]?.legal == "Does not renew. Access ends when the period ends.")
         #expect(offers[Diagrams.stencils]?.eligible == true)
     }

@@ -125,14 +125,16 @@ struct ExplainTests {
         #expect(early.state == .gracePeriod)
         #expect(early.renewals.map(\.counted) == [true, false])
         #expect(early.renewals[0].grace?.end == Fixtures.instant("2026-02-08T00:00:00Z"))
-        #expect(early.renewals[0].reason.contains("(the chain's latest entry: it decides willRenew)"))
+        #expect(early.renewals[0].reason.contains("(the chain's latest entry stating it: it decides productId, willRenew, isInBillingRetry, gracePeriodExpiresDate)"))
         #expect(early.renewals[1].reason == "signed 2026-02-03T00:00:00Z, after the instant: not known yet")
         #expect(early.coverage.map(\.grace) == [false, true])
         let late = try #require(Self.explain([ParsedReceipt(receipt)], at: "2026-02-04T00:00:00Z").product("com.example.diagrams.sync.monthly"))
-        // The first entry still counts and still gives its grace; only the stale one's is ignored.
-        #expect(late.state == .gracePeriod)
+        // Each field comes from the latest entry stating it: the later entry's grace date and its
+        // `isInBillingRetry: false` make the grace stale, so the chain has none and has expired.
+        #expect(late.state == .expired)
         #expect(late.renewals[1].reason.contains("isInBillingRetry false: its gracePeriodExpiresDate 2026-02-08T00:00:00Z is stale, ignored"))
-        #expect(late.renewals[1].reason.contains("decides willRenew"))
+        #expect(late.renewals[1].reason.contains("decides productId, willRenew"))
+        #expect(late.renewals[0].reason.contains("(later entries state all it says)"))
     }
 
     @Test("offers carry the fact behind their rule")

@@ -93,7 +93,8 @@ struct RenewalInfoTests {
         let atExpiry = S.evaluate(chain, renewals: [retry], at: "2026-02-01T00:00:00Z")
         #expect(atExpiry.product("premium.monthly")?.state == .billingRetry)
         #expect(!atExpiry.isEnabled("hd"))
-        #expect(atExpiry.offer(for: "premium.monthly")?.eligible == true)
+        // The App Store still counts the customer as subscribed: not offered, send them to fix payment.
+        #expect(atExpiry.offer(for: "premium.monthly")?.reason == .billingIssue)
         // With a grace period, billing retry comes when the grace ends.
         var withGrace = retry
         withGrace.gracePeriodExpiresDate = T.instant("2026-02-10T00:00:00Z")

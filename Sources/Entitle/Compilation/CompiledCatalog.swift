@@ -57,6 +57,14 @@ public final class CompiledCatalog: @unchecked Sendable {
     let appsListingProducts: Set<String>
     /// Per subscription group: whether a product of it has an intro offer (so that using one shows).
     let groupHasIntroOffer: [Bool]
+    /// The win-back and promotional offers of every product, in catalog order, and their ids by
+    /// their bytes (for the offer a transaction names).
+    let offerList: [(product: Int, offer: SubscriptionOffer)]
+    let offerTable: ByteKeyTable
+    /// The subscription groups whose products have such offers, ascending, and each group's
+    /// offers (indices into ``offerList``).
+    let offerGroups: [Int32]
+    let groupOffers: [[Int32]]
 
     /// Credits per unit of a consumable.
     struct Credit {
@@ -138,6 +146,18 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.requiredApps = requiredApps
         self.appsListingProducts = appsListingProducts
         self.groupHasIntroOffer = groupHasIntroOffer
+        var offerList: [(product: Int, offer: SubscriptionOffer)] = []
+        var groupOffers = [[Int32]](repeating: [], count: groups.count)
+        for (index, product) in products.enumerated() where groups.indices.contains(product.group) {
+            for offer in product.offers {
+                groupOffers[product.group].append(Int32(offerList.count))
+                offerList.append((index, offer))
+            }
+        }
+        self.offerList = offerList
+        self.offerTable = ByteKeyTable(offerList.map(\.offer.id))
+        self.groupOffers = groupOffers
+        self.offerGroups = groupOffers.indices.filter { !groupOffers[$0].isEmpty }.map(Int32.init)
     }
 
     deinit {
@@ -179,5 +199,14 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// The type of a product, or `nil` when the catalog does not define it.
     public func productType(_ id: String) -> ProductType? {
         productIndex[id].map { compiledProducts[$0].type }
+    }
+}
+
+extension CompiledCatalog {
+    /// The win-back and promotional offers of a group's products: (index in ``offerList``,
+    /// product, offer).
+    func offers(inGroup group: Int32) -> [(index: Int32, product: Int, offer: SubscriptionOffer)] {
+        guard groupOffers.indices.contains(Int(group)) else { return [] }
+        return groupOffers[Int(group)].map { ($0, offerList[Int($0)].product, offerList[Int($0)].offer) }
     }
 }

@@ -5,10 +5,13 @@ import Foundation
 /// Evaluation records only the products the receipts touch and the features they turn on; every
 /// id-keyed view (``features``, ``products``, ``offers``) is built from those and the catalog when
 /// read, so a service that only asks ``isEnabled(_:)`` pays for nothing else, and the cost of an
-/// evaluation does not grow with the size of the catalog.
+/// evaluation does not grow with the size of the compiled.
 public struct Entitlements: Sendable {
-    /// The catalog the result was evaluated against.
-    public let catalog: CompiledCatalog
+    /// The app the result is for.
+    public let app: String
+    /// The catalog the result was evaluated against; `nil` for a result read back from JSON,
+    /// which answers from what its JSON holds.
+    public let catalog: CompiledCatalog?
     /// The instant the result holds at.
     public let at: Instant
     /// Products with transactions known at `at`, by ascending product index.
@@ -21,6 +24,10 @@ public struct Entitlements: Sendable {
     let introUsed: [Int32]
     /// What other apps' receipts show, for upgrade requirements.
     let prerequisites: UpgradePrerequisites
+    /// The evaluation's coverage spans, which outcomes index (offers read passes' stacks).
+    let spans: [CoverageSpan]
+    /// What win-back and promotional offers read, per group that has them.
+    let groups: [GroupFacts]
     /// The earliest instant after ``at`` at which evaluating the same data gives a different
     /// answer (features, product states and untils, offers, balances, warnings); `nil` when
     /// nothing would change.
@@ -30,7 +37,11 @@ public struct Entitlements: Sendable {
     /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
     let decoded: DecodedViews?
 
+    /// The catalog of an evaluated result (a decoded one answers from ``decoded`` first).
+    var compiled: CompiledCatalog { catalog! }
+
     init(catalog: CompiledCatalog, at: Instant, core: Evaluator.Core, reevaluateAt: Instant?) {
+        self.app = catalog.app
         self.catalog = catalog
         self.at = at
         self.productOutcomes = core.outcomes
@@ -39,14 +50,17 @@ public struct Entitlements: Sendable {
         self.balanceValues = core.balances
         self.introUsed = core.introUsed
         self.prerequisites = core.prerequisites
+        self.spans = core.spans
+        self.groups = core.groups
         self.reevaluateAt = reevaluateAt
         self.warnings = core.warnings
         self.decoded = nil
     }
 
     /// A result read back from its JSON form, answering from the views it holds.
-    init(decoded views: DecodedViews, catalog: CompiledCatalog, at: Instant, reevaluateAt: Instant?, warnings: [EvaluationWarning]) {
-        self.catalog = catalog
+    init(decoded views: DecodedViews, app: String, at: Instant, reevaluateAt: Instant?, warnings: [EvaluationWarning]) {
+        self.app = app
+        self.catalog = nil
         self.at = at
         self.productOutcomes = []
         self.featureOutcomes = []
@@ -54,35 +68,36 @@ public struct Entitlements: Sendable {
         self.balanceValues = views.balances.map(\.balance)
         self.introUsed = []
         self.prerequisites = .none
+        self.spans = []
+        self.groups = []
         self.reevaluateAt = reevaluateAt
         self.warnings = warnings
         self.decoded = views
     }
 
-    /// The app the result is for.
-    public var app: String { catalog.app }
-
-    /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside.
+    /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside (and
+    /// what offers `extend`, which moves with the instant itself).
     func hasSameAnswer(as other: Entitlements) -> Bool {
         featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues
             && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
-            && features == other.features && products == other.products && offers == other.offers
+            && features == other.features && products == other.products
+            && offers.map(\.withoutExtends) == other.offers.map(\.withoutExtends)
     }
 
     // MARK: Features
 
     /// Whether a feature is on; `false` for a feature the catalog does not declare.
     public func isEnabled(_ feature: String) -> Bool {
-        guard let index = catalog.featureIndex[feature] else { return false }
-        if let decoded { return decoded.feature(catalog.featureIds[index])?.enabled ?? false }
+        if let decoded { return decoded.feature(feature)?.enabled ?? false }
+        guard let index = compiled.featureIndex[feature] else { return false }
         return featureOutcome(index) != nil
     }
 
     /// Whether a feature is on and until when, without the list of sources; `nil` for a feature
     /// the catalog does not declare. `until` is `nil` when the feature is off or never ends.
     public func coverage(of feature: String) -> (enabled: Bool, until: Instant?)? {
-        guard let index = catalog.featureIndex[feature] else { return nil }
-        if let decoded, let status = decoded.feature(catalog.featureIds[index]) { return (status.enabled, status.until) }
+        if let decoded { return decoded.feature(feature).map { ($0.enabled, $0.until) } }
+        guard let index = compiled.featureIndex[feature] else { return nil }
         guard let outcome = featureOutcome(index) else { return (false, nil) }
         return (true, Self.instant(outcome.until))
     }
@@ -90,18 +105,19 @@ public struct Entitlements: Sendable {
     /// The ids of the features that are on, in catalog order.
     public var enabledFeatures: [String] {
         if let decoded { return decoded.features.filter(\.enabled).map(\.id) }
-        return featureOutcomes.map { catalog.featureIds[Int($0.feature)] }
+        return featureOutcomes.map { compiled.featureIds[Int($0.feature)] }
     }
 
     /// One feature's status, or `nil` for a feature the catalog does not declare.
     public func feature(_ id: String) -> FeatureStatus? {
-        catalog.featureIndex[id].map(featureStatus)
+        if let decoded { return decoded.feature(id) }
+        return compiled.featureIndex[id].map(featureStatus)
     }
 
     /// Every declared feature's status, in catalog order.
     public var features: [FeatureStatus] {
         if let decoded { return decoded.features }
-        return catalog.featureIds.indices.map(featureStatus)
+        return compiled.featureIds.indices.map(featureStatus)
     }
 
     func featureOutcome(_ index: Int) -> FeatureOutcome? {
@@ -110,19 +126,18 @@ public struct Entitlements: Sendable {
     }
 
     private func featureStatus(_ index: Int) -> FeatureStatus {
-        if let decoded, let status = decoded.feature(catalog.featureIds[index]) { return status }
         guard let outcome = featureOutcome(index) else {
-            return FeatureStatus(id: catalog.featureIds[index], enabled: false, until: nil, sources: [])
+            return FeatureStatus(id: compiled.featureIds[index], enabled: false, until: nil, sources: [])
         }
-        var sources = catalog.granters[index].filter {
+        var sources = compiled.granters[index].filter {
             let state = state(of: $0)
             return state == .active || state == .gracePeriod
-        }.map { catalog.compiledProducts[$0].id }
+        }.map { compiled.compiledProducts[$0].id }
         let at = at.millisecondsSince1970
         for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
             sources.append(item.source)
         }
-        return FeatureStatus(id: catalog.featureIds[index], enabled: true, until: Self.instant(outcome.until),
+        return FeatureStatus(id: compiled.featureIds[index], enabled: true, until: Self.instant(outcome.until),
                              sources: Array(Set(sources)).sorted())
     }
 
@@ -137,12 +152,14 @@ public struct Entitlements: Sendable {
 
     /// A currency's balance, or `nil` for a currency the catalog does not declare.
     public func balance(of currency: String) -> Int64? {
-        catalog.currencyIndex[currency].map { balanceValues[$0] }
+        if let decoded { return decoded.balances.first { $0.currency == currency }?.balance }
+        return compiled.currencyIndex[currency].map { balanceValues[$0] }
     }
 
     /// Every declared currency's balance, in catalog order.
     public var balances: [CurrencyBalance] {
-        catalog.currencyIds.enumerated().map { CurrencyBalance(currency: $1, balance: balanceValues[$0]) }
+        if let decoded { return decoded.balances }
+        return compiled.currencyIds.enumerated().map { CurrencyBalance(currency: $1, balance: balanceValues[$0]) }
     }
 
     // MARK: Products
@@ -150,15 +167,15 @@ public struct Entitlements: Sendable {
     /// The state of every product but consumables, in catalog order.
     public var products: [ProductStatus] {
         if let decoded { return decoded.products }
-        return catalog.compiledProducts.indices.compactMap { index in
-            catalog.compiledProducts[index].type == .consumable ? nil : productStatus(index)
+        return compiled.compiledProducts.indices.compactMap { index in
+            compiled.compiledProducts[index].type == .consumable ? nil : productStatus(index)
         }
     }
 
     /// One product's status, or `nil` for a consumable or unknown product.
     public func product(_ id: String) -> ProductStatus? {
-        guard let index = catalog.productIndex[id], catalog.compiledProducts[index].type != .consumable else { return nil }
         if let decoded { return decoded.products.first { $0.id == id } }
+        guard let index = compiled.productIndex[id], compiled.compiledProducts[index].type != .consumable else { return nil }
         return productStatus(index)
     }
 
@@ -175,11 +192,14 @@ public struct Entitlements: Sendable {
         let state = outcome?.state ?? .notPurchased
         let covering = state == .active || state == .gracePeriod
         return ProductStatus(
-            id: catalog.compiledProducts[index].id, type: catalog.compiledProducts[index].type, state: state,
+            id: compiled.compiledProducts[index].id, type: compiled.compiledProducts[index].type, state: state,
             until: covering ? outcome.flatMap { Self.instant($0.until) } : nil,
             startsAt: state == .scheduled ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
             willRenew: outcome.flatMap { $0.willRenew == 2 ? nil : $0.willRenew == 1 },
-            renewsTo: outcome?.renewsTo)
+            renewsTo: outcome?.renewsTo,
+            commitment: outcome?.commitment.map {
+                Transaction.Commitment(period: Int($0.period), periods: Int($0.periods), endsAt: Instant(millisecondsSince1970: $0.ends))
+            })
     }
 
     // MARK: Helpers
@@ -203,6 +223,33 @@ public struct Entitlements: Sendable {
     }
 }
 
+/// A receipt in either form evaluation reads: a ``Receipt`` value or a ``ParsedReceipt``.
+///
+/// Evaluation reads the parsed form; a `Receipt` is converted once per evaluation. A service that
+/// evaluates one receipt at many instants decodes it once into a `ParsedReceipt`.
+public protocol ReceiptConvertible: Sendable {
+    /// The receipt as evaluation reads it.
+    var parsedReceipt: ParsedReceipt { get }
+}
+
+extension Receipt: ReceiptConvertible {
+    /// The receipt as evaluation reads it.
+    public var parsedReceipt: ParsedReceipt { ParsedReceipt(self) }
+}
+
+extension ParsedReceipt: ReceiptConvertible {
+    /// The receipt itself.
+    public var parsedReceipt: ParsedReceipt { self }
+}
+
+extension Array where Element: ReceiptConvertible {
+    /// The receipts as evaluation reads them, without a copy when they are parsed already.
+    var parsed: [ParsedReceipt] {
+        if let parsed = self as? [ParsedReceipt] { return parsed }
+        return map(\.parsedReceipt)
+    }
+}
+
 extension CompiledCatalog {
     /// Evaluates receipts at an instant.
     ///
@@ -210,32 +257,56 @@ extension CompiledCatalog {
     /// receipts serve upgrade requirements.
     ///
     /// - Parameters:
-    ///   - receipts: the customer's receipts, of this app and of others.
+    ///   - receipts: the customer's receipts, of this app and of others: ``Receipt`` values or
+    ///     ``ParsedReceipt``s (the fast path, with no string work beyond one product lookup per
+    ///     transaction).
     ///   - at: the instant to evaluate at. Evaluation never reads the clock. An instant outside
     ///     years 0001-9999 is evaluated at the nearer end of them (``Instant/clampedToRange``).
     ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
     ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
     ///     any other receipt is ignored entirely, with a warning.
+    ///   - account: the customer's account in the app, a UUID (Apple's `appAccountToken`):
+    ///     transactions and renewal entries naming another count for nothing, with a warning;
+    ///     those naming none count. `nil`: every account counts.
     /// - Returns: the customer's entitlements at `at`.
-    public func evaluate(_ receipts: [Receipt], at: Instant, environments: Set<String>? = nil) -> Entitlements {
-        Evaluator.evaluate(self, receipts: receipts.map(ParsedReceipt.init), at: at, options: .init(environments: environments))
-    }
-
-    /// Evaluates parsed receipts at an instant: the fast path, with no string work beyond one
-    /// product lookup per transaction.
-    public func evaluate(_ receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil) -> Entitlements {
-        Evaluator.evaluate(self, receipts: receipts, at: at, options: .init(environments: environments))
+    public func evaluate(
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) -> Entitlements {
+        Evaluator.evaluate(self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account))
     }
 
     /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
     ///
+    /// - Parameters:
+    ///   - receiptJSON: a normalized receipt.
+    ///   - others: the customer's receipts of other apps, for upgrade requirements.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
     /// - Throws: ``ReceiptError`` when the receipt is malformed.
     public func evaluate(
-        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil
+        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil
     ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
         return Evaluator.evaluate(self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
-                                  options: .init(environments: environments))
+                                  options: .init(environments: environments, account: account))
+    }
+
+    /// Explains what a customer has at an instant and why: every feature's sources, every
+    /// product's transactions and renewal entries, every offer's deciding fact.
+    ///
+    /// The explanation is the evaluation's own decisions, recorded as it makes them (an evaluation
+    /// for an answer records nothing and pays nothing for it).
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, of this app and of others.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account (a UUID); transactions naming another count for nothing.
+    public func explain(
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) -> Explanation {
+        Explainer.explain(self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account))
     }
 }
 
@@ -246,31 +317,36 @@ extension Portfolio {
     /// upgrade prerequisites.
     ///
     /// - Parameters:
-    ///   - app: the bundle id of the app to evaluate.
-    ///   - receipts: the customer's receipts, of this app and of the apps its upgrades require.
-    ///   - at: the instant of the answer.
+    ///   - app: the app to evaluate.
+    ///   - receipts: the customer's receipts, of this app and of others (``Receipt`` values or
+    ///     ``ParsedReceipt``s).
+    ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app (a UUID); `nil`: every account counts.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [Receipt], at: Instant, environments: Set<String>? = nil
-    ) throws(PortfolioError) -> Entitlements {
-        try evaluate(app: app, receipts: receipts.map(ParsedReceipt.init), at: at, environments: environments)
-    }
-
-    /// Evaluates parsed receipts for one app of the portfolio.
-    ///
-    /// - Parameters:
-    ///   - app: the bundle id of the app to evaluate.
-    ///   - receipts: the customer's receipts, of this app and of the apps its upgrades require.
-    ///   - at: the instant of the answer.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
-    public func evaluate(
-        app: String, receipts: [ParsedReceipt], at: Instant, environments: Set<String>? = nil
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
     ) throws(PortfolioError) -> Entitlements {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return Evaluator.evaluate(catalog, receipts: receipts, at: at,
-                                  options: .init(environments: environments, catalogs: catalogsByApp))
+        return Evaluator.evaluate(catalog, receipts: receipts.parsed, at: at,
+                                  options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+    }
+
+    /// Explains what a customer has in one app of the portfolio at an instant, and why.
+    ///
+    /// - Parameters:
+    ///   - app: the app to explain.
+    ///   - receipts: the customer's receipts, of this app and of others.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account (a UUID); transactions naming another count for nothing.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func explain(
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) throws(PortfolioError) -> Explanation {
+        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
+        return Explainer.explain(catalog, receipts: receipts.parsed, at: at,
+                                 options: .init(environments: environments, catalogs: catalogsByApp, account: account))
     }
 }
 

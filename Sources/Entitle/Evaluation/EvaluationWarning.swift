@@ -2,7 +2,7 @@
 ///
 /// Warnings carry their facts; the message is only built when read, so evaluation does no string
 /// work for them.
-public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
+public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The kinds of warning, each carrying the ids it concerns.
     public enum Kind: Hashable, Sendable {
         /// Transactions for a product the catalog does not define; they grant nothing.
@@ -11,9 +11,14 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case missingExpiry(transactionId: String, productId: String)
         /// A family-shared transaction for a product that is not family-shareable; it grants nothing.
         case notFamilyShareable(transactionId: String, productId: String)
-        /// Copies of one transaction disagree on the product; the first copy is used.
+        /// Copies of one transaction of equal rank (unsigned, or signed at one instant) disagree on
+        /// more than cancellation and expiry; the copy whose normalized JSON sorts first is used.
         case conflictingTransaction(transactionId: String)
-        /// Receipts disagree on a consumption with one id; the first is used.
+        /// Renewal entries of one chain of equal rank disagree on a field; the one whose
+        /// normalized JSON sorts first is used.
+        case conflictingRenewal(originalTransactionId: String)
+        /// Receipts disagree on a consumption with one id; the one whose normalized JSON sorts
+        /// first is used.
         case conflictingConsumption(id: String)
         /// A consumption in a currency the catalog does not declare; it is ignored.
         case unknownCurrency(consumptionId: String, currency: String)
@@ -34,8 +39,14 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case badVersion(app: String, version: String)
         /// A grant of features the catalog does not declare; they are ignored.
         case unknownGrantFeature(grantId: String, feature: String)
-        /// Receipts disagree on a grant with one id; the first is used.
+        /// Receipts disagree on a grant with one id; the one whose normalized JSON sorts first is used.
         case conflictingGrant(id: String)
+        /// Transactions or renewal entries of another account than the one evaluated: they count
+        /// for nothing.
+        case otherAccount(account: String)
+        /// Apple's list of eligible win-back offers and the catalog's conditions disagree on an
+        /// offer (the catalog may have drifted from App Store Connect); Apple's list decides.
+        case winBackCriteriaDisagree(offerId: String, listedByApple: Bool)
         /// A transaction whose `quantity` is outside 1 to ``ReceiptLimits/maxQuantity`` (only a
         /// receipt built in code can hold one): it counts as the nearest of those.
         case quantityOutOfRange(transactionId: String, quantity: Int)
@@ -59,6 +70,16 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
     /// warning read back from JSON (``Kind/reported(code:message:)``) equals the one written.
     public static func == (a: Self, b: Self) -> Bool { a.code == b.code && a.message == b.message }
 
+    /// Warnings in a fixed order, by code then message: results list them so, whatever the order
+    /// of the receipts.
+    public static func < (a: Self, b: Self) -> Bool { (a.code, a.message) < (b.code, b.message) }
+
+    /// Warnings in their fixed order, each message built once.
+    static func sorted(_ warnings: [EvaluationWarning]) -> [EvaluationWarning] {
+        guard warnings.count > 1 else { return warnings }
+        return warnings.map { ($0, $0.code, $0.message) }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.map(\.0)
+    }
+
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)
@@ -71,6 +92,9 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .missingExpiry: "missing-expiry"
         case .notFamilyShareable: "not-family-shareable"
         case .conflictingTransaction: "conflicting-transaction"
+        case .conflictingRenewal: "conflicting-renewal"
+        case .otherAccount: "other-account"
+        case .winBackCriteriaDisagree: "win-back-criteria-disagree"
         case .conflictingConsumption: "conflicting-consumption"
         case .unknownCurrency: "unknown-currency"
         case .negativeBalance: "negative-balance"
@@ -99,9 +123,16 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .notFamilyShareable(let transaction, let product):
             "family-shared transaction `\(transaction)` grants nothing: `\(product)` is not family-shareable"
         case .conflictingTransaction(let transaction):
-            "copies of transaction `\(transaction)` name different products; the first copy is used"
+            "copies of transaction `\(transaction)` signed at one instant disagree; the one whose normalized JSON sorts first is used, with the earliest cancellation and the latest expiry"
+        case .conflictingRenewal(let chain):
+            "renewal entries of chain `\(chain)` signed at one instant disagree; for each field, the one whose normalized JSON sorts first is used"
+        case .otherAccount(let account):
+            "transactions or renewal entries of account `\(account)` count for nothing: another account is evaluated"
+        case .winBackCriteriaDisagree(let offer, let listed):
+            listed ? "Apple lists win-back offer `\(offer)` as eligible but the catalog's conditions do not hold; Apple's list decides"
+                : "the catalog's conditions hold for win-back offer `\(offer)` but Apple does not list it as eligible; Apple's list decides"
         case .conflictingConsumption(let id):
-            "receipts disagree on consumption `\(id)`; the first is used"
+            "receipts disagree on consumption `\(id)`; the one whose normalized JSON sorts first is used"
         case .unknownCurrency(let id, let currency):
             "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored"
         case .negativeBalance(let currency, let balance):
@@ -119,7 +150,7 @@ public struct EvaluationWarning: Hashable, Sendable, CustomStringConvertible {
         case .unknownGrantFeature(let grant, let feature):
             "grant `\(grant)` names feature `\(feature)`, which the catalog does not declare; it is ignored"
         case .conflictingGrant(let id):
-            "receipts disagree on grant `\(id)`; the first is used"
+            "receipts disagree on grant `\(id)`; the one whose normalized JSON sorts first is used"
         case .orphanRenewal(let chain):
             "renewal entry for chain `\(chain)` has no transaction of that chain in the receipts and is ignored"
         case .balanceOutOfRange(let currency, let balance):

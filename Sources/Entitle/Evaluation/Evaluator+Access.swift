@@ -7,7 +7,8 @@
 ///   receipt's `originalPurchaseDate` (from always, when the version matched and there is none),
 ///   with no end.
 /// - A grant counts when `start <= at` and it is not revoked at or before `at`; it covers
-///   `[start, end)`. Copies of one grant id across receipts count once, the first.
+///   `[start, end)`. Copies of one grant id across receipts count once: when they differ, the
+///   one whose normalized JSON sorts first by bytes, with a warning.
 extension Evaluator {
     /// Coverage of one feature by one rule or grant, named as in ``FeatureStatus/sources``.
     struct AccessSpan: Equatable, Sendable {
@@ -18,16 +19,16 @@ extension Evaluator {
         var isGrandfathered: Bool
     }
 
-    static func accessSpans(
+    static func accessSpans<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
-        boundary: inout Int64, warnings: inout [EvaluationWarning]
+        boundary: inout Int64, recorder: inout R, warnings: inout [EvaluationWarning]
     ) -> [AccessSpan] {
         var access: [AccessSpan] = []
         if !catalog.grandfatherRules.isEmpty {
-            grandfathered(catalog, receipts: receipts, own: own, into: &access, warnings: &warnings)
+            grandfathered(catalog, receipts: receipts, own: own, into: &access, recorder: &recorder, warnings: &warnings)
         }
         if own.contains(where: { !receipts[$0].grants.isEmpty }) {
-            granted(catalog, receipts: receipts, own: own, at: at, into: &access, warnings: &warnings)
+            granted(catalog, receipts: receipts, own: own, at: at, into: &access, recorder: &recorder, warnings: &warnings)
         }
         for item in access where item.span.end > item.span.start {
             if item.span.start > at { boundary = min(boundary, item.span.start) }
@@ -36,9 +37,9 @@ extension Evaluator {
         return access
     }
 
-    private static func grandfathered(
+    private static func grandfathered<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], into access: inout [AccessSpan],
-        warnings: inout [EvaluationWarning]
+        recorder: inout R, warnings: inout [EvaluationWarning]
     ) {
         let readsVersions = catalog.grandfatherRules.contains {
             if case .originalApplicationVersionBefore = $0.condition { return true }
@@ -54,17 +55,26 @@ extension Evaluator {
             }
             for (index, rule) in catalog.grandfatherRules.enumerated() {
                 var start: Int64?
+                var decision = GrandfatherDecision.notBefore
                 switch rule.condition {
                 case .originalApplicationVersionBefore(let before):
                     if let version, Self.version(version, isBefore: before) {
                         start = receipt.originalPurchase == TransactionRecord.absentDate ? .min : receipt.originalPurchase
+                    } else if R.records, version == nil {
+                        decision = receipt.originalApplicationVersion == nil ? .missing : .unreadableVersion
                     }
                 case .originalPurchaseBefore(let before):
-                    if receipt.originalPurchase != TransactionRecord.absentDate, receipt.originalPurchase < before {
+                    if receipt.originalPurchase == TransactionRecord.absentDate {
+                        decision = .missing
+                    } else if receipt.originalPurchase < before {
                         start = receipt.originalPurchase
                     }
                 }
-                if let start { starts[index] = min(starts[index] ?? .max, start) }
+                if let start {
+                    starts[index] = min(starts[index] ?? .max, start)
+                    decision = .matched(from: start)
+                }
+                if R.records { recorder.grandfather(rule: index, receipt: receiptIndex, decision) }
             }
         }
         for (index, rule) in catalog.grandfatherRules.enumerated() {
@@ -85,36 +95,32 @@ extension Evaluator {
         return false
     }
 
-    private static func granted(
+    private static func granted<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64, into access: inout [AccessSpan],
-        warnings: inout [EvaluationWarning]
+        recorder: inout R, warnings: inout [EvaluationWarning]
     ) {
         var items: [(receipt: Int32, index: Int32)] = []
         for receiptIndex in own {
             for index in receipts[receiptIndex].grants.indices { items.append((Int32(receiptIndex), Int32(index))) }
         }
-        func id(_ item: Int) -> (ParsedReceipt, TextRange) {
-            let receipt = receipts[Int(items[item].receipt)]
-            return (receipt, receipt.grants[Int(items[item].index)].id)
-        }
-        let first = DuplicateFinder.firstOccurrences(
-            count: items.count,
-            hash: { receipts[Int(items[$0].receipt)].grants[Int(items[$0].index)].idHash },
-            equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
-            precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+        let standing = standingCopies(
+            items, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash },
+            same: { a, i, b, j in a.sameGrant(a.grants[i], b, b.grants[j]) },
+            canonical: { receipt, index in receipt.grant(receipt.grants[index]).jsonOutput.compact() },
+            conflict: { receipt, index in warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(receipt.grants[index].id)!))) })
         var features: [Int32] = []
         for (item, (receiptIndex, index)) in items.enumerated() {
             let receipt = receipts[Int(receiptIndex)]
             let grant = receipt.grants[Int(index)]
-            let leader = Int(first[item])
-            if leader != item {
-                let earlier = receipts[Int(items[leader].receipt)]
-                if !earlier.sameGrant(earlier.grants[Int(items[leader].index)], receipt, grant) {
-                    warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(grant.id)!)))
-                }
+            guard standing[item] else {
+                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .copy) }
                 continue
             }
-            guard grant.start <= at, grant.revoked > at else { continue }
+            guard grant.start <= at, grant.revoked > at else {
+                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), grant.start > at ? .later : .revoked) }
+                continue
+            }
+            if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .counted) }
             // A feature named twice in one grant is one span (a grant may name 10,000 features).
             features.removeAll(keepingCapacity: true)
             for position in grant.features {
@@ -136,5 +142,47 @@ extension Evaluator {
                                          isGrandfathered: false))
             }
         }
+    }
+
+    /// For items of the app's receipts that an id identifies (grants, consumptions), whether each
+    /// stands for its id: the only copy, or of copies that differ, the one whose normalized JSON
+    /// sorts first by bytes (``conflict`` is told once per such id); of equal copies, the first.
+    static func standingCopies(
+        _ items: [(receipt: Int32, index: Int32)], receipts: [ParsedReceipt],
+        id: (ParsedReceipt, Int) -> TextRange, hash: (ParsedReceipt, Int) -> UInt64,
+        same: (ParsedReceipt, Int, ParsedReceipt, Int) -> Bool, canonical: (ParsedReceipt, Int) -> String,
+        conflict: (ParsedReceipt, Int) -> Void
+    ) -> [Bool] {
+        guard items.count > 1 else { return [Bool](repeating: true, count: items.count) }
+        func key(_ item: Int) -> (ParsedReceipt, TextRange) {
+            let receipt = receipts[Int(items[item].receipt)]
+            return (receipt, id(receipt, Int(items[item].index)))
+        }
+        let first = DuplicateFinder.firstOccurrences(
+            count: items.count,
+            hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
+            equal: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.bytesEqual(r, y, s) },
+            precedes: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.lexicographicallyPrecedes(r, y, s) })
+        var standing = [Bool](repeating: false, count: items.count)
+        // The copies of each id that differ from its first; when any does, bytes decide.
+        var differing: [Int32: [Int]] = [:]
+        for item in items.indices {
+            let leader = Int(first[item])
+            if leader == item { standing[item] = true; continue }
+            let a = receipts[Int(items[leader].receipt)], b = receipts[Int(items[item].receipt)]
+            if !same(a, Int(items[leader].index), b, Int(items[item].index)) { differing[first[item], default: []].append(item) }
+        }
+        for (leader, others) in differing {
+            let candidates = [Int(leader)] + others
+            let chosen = candidates.min { x, y in
+                let left = canonical(receipts[Int(items[x].receipt)], Int(items[x].index))
+                let right = canonical(receipts[Int(items[y].receipt)], Int(items[y].index))
+                return Array(left.utf8).lexicographicallyPrecedes(Array(right.utf8))
+            }!
+            standing[Int(leader)] = false
+            standing[chosen] = true
+            conflict(receipts[Int(items[chosen].receipt)], Int(items[chosen].index))
+        }
+        return standing
     }
 }

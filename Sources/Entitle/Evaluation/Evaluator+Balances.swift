@@ -5,21 +5,22 @@ extension Evaluator {
         balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning]
     ) {
         // One receipt's consumptions are already unique (the decoder checks); several need merging.
-        var items: [(receipt: Int32, index: Int32)] = []
-        var first: [Int32] = []
+        var standing: [Bool] = []
         if own.count > 1 {
+            var items: [(receipt: Int32, index: Int32)] = []
             for receiptIndex in own {
                 for index in receipts[receiptIndex].consumptions.indices { items.append((Int32(receiptIndex), Int32(index))) }
             }
-            func id(_ item: Int) -> (ParsedReceipt, TextRange) {
-                let receipt = receipts[Int(items[item].receipt)]
-                return (receipt, receipt.consumptions[Int(items[item].index)].id)
-            }
-            first = DuplicateFinder.firstOccurrences(
-                count: items.count,
-                hash: { receipts[Int(items[$0].receipt)].consumptions[Int(items[$0].index)].idHash },
-                equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
-                precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+            standing = standingCopies(
+                items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash },
+                same: { a, i, b, j in
+                    let x = a.consumptions[i], y = b.consumptions[j]
+                    return a.bytesEqual(x.currency, b, y.currency) && x.amount == y.amount && x.date == y.date
+                },
+                canonical: { receipt, index in receipt.consumption(receipt.consumptions[index]).jsonOutput.compact() },
+                conflict: { receipt, index in
+                    warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
+                })
         }
         var item = 0
         for receiptIndex in own {
@@ -27,16 +28,7 @@ extension Evaluator {
             receipt.arena.withUnsafeBytes { arena in
                 for consumption in receipt.consumptions {
                     defer { item += 1 }
-                    if !first.isEmpty, Int(first[item]) != item {
-                        let earlier = items[Int(first[item])]
-                        let firstReceipt = receipts[Int(earlier.receipt)]
-                        let firstRecord = firstReceipt.consumptions[Int(earlier.index)]
-                        if !(firstReceipt.bytesEqual(firstRecord.currency, receipt, consumption.currency)
-                             && firstRecord.amount == consumption.amount && firstRecord.date == consumption.date) {
-                            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(consumption.id)!)))
-                        }
-                        continue
-                    }
+                    if !standing.isEmpty, !standing[item] { continue }
                     guard consumption.date <= at else { continue }
                     // The decoder keeps amounts in range; a consumption built in code may not.
                     guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {

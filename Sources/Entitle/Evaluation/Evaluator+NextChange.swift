@@ -4,8 +4,10 @@
 ///
 /// Two things make the answer change. With what is known at `at`, coverage runs out or begins (a
 /// trial ends, a subscription enters its grace period or billing retry, a queued pass starts): the
-/// evaluation notes the first such instant as it goes (``Core/boundary``). And facts dated after
-/// `at` become known (a purchase, a cancellation, a consumption, a grant, a renewal snapshot). Most
+/// evaluation notes the first such instant as it goes (``Core/boundary``). (What an offer
+/// `extends` compares with the instant itself, moving with every millisecond: it is not followed.) And facts dated after `at` become known (a purchase, a cancellation, a
+/// consumption, a grant, a renewal or transaction snapshot), or an offer's condition may turn (an
+/// offer starts, paid time or a lapse reaches a threshold). Most
 /// of those surely change the answer (a consumable's credits, a first purchase of a product); for
 /// the others (buying again a product one owns) the answer is evaluated at the fact's instant and
 /// compared, and from there the search goes on with what is known then. After a number of such
@@ -20,18 +22,15 @@ extension Evaluator {
         min(256, 16 + 4_096 / max(1, items))
     }
 
-    static func nextChange(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: Deduplicated, at: Int64,
-        options: Options, core: Core
-    ) -> Int64 {
-        var facts = futureFacts(catalog, receipts: receipts, own: own, others: others, entries: entries.entries, chains: entries.chains,
-                                at: at, core: core)
+    static func nextChange(_ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, core: Core) -> Int64 {
+        var facts = futureFacts(catalog, inputs, at: at, options: options, core: core)
         var boundary = core.boundary
         guard !facts.isEmpty else { return boundary }
         facts.sort { $0.date < $1.date }
         var reference: Entitlements?
         var evaluations = 0
-        let budget = nextChangeBudget(items: entries.entries.count + own.reduce(0) {
+        let receipts = inputs.receipts
+        let budget = nextChangeBudget(items: inputs.deduplicated.entries.count + inputs.own.reduce(0) {
             $0 + receipts[$1].renewals.count + receipts[$1].consumptions.count + receipts[$1].grants.count
         })
         var index = 0
@@ -56,13 +55,15 @@ extension Evaluator {
             sure = sure || (balanceFacts == 1 && sureBalance)
             if sure || evaluations == budget { return date }
             evaluations += 1
-            let later = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: date, options: options)
-            switch compare(core, at: at, later, at: date, catalog: catalog) {
+            var recorder = NoRecord()
+            let later = evaluateCore(catalog, inputs, at: date, options: options, recorder: &recorder)
+            let earlier = core
+            switch compare(earlier, at: at, later, at: date, catalog: catalog) {
             case .same: break
             case .different: return date
             case .unsure:
                 // Only what the offers read differs: compare the offers (and everything else) in full.
-                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: core, reevaluateAt: nil) }
+                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, reevaluateAt: nil) }
                 let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, reevaluateAt: nil)
                 if !answer.hasSameAnswer(as: reference!) { return date }
             }
@@ -74,10 +75,22 @@ extension Evaluator {
 
     /// Facts dated after `at`, each with whether it surely changes the answer.
     private static func futureFacts(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries: [Entry], chains: Chains,
-        at: Int64, core: Core
+        _ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, core: Core
     ) -> [(date: Int64, sure: Bool, balance: Bool)] {
         var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
+        let receipts = inputs.receipts, own = inputs.own, others = inputs.others, chains = inputs.deduplicated.chains
+        // Transactions as they stand at `at`; a later snapshot of one is a fact of its own.
+        var entries = inputs.deduplicated.entries
+        if !inputs.deduplicated.snapshots.isEmpty {
+            var recorder = NoRecord()
+            var ignored: [EvaluationWarning] = []
+            entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &ignored)
+            for date in snapshotDates(inputs.deduplicated, after: at) { facts.append((date, false, false)) }
+        }
+        // Offer conditions that may turn with time alone.
+        if !core.groups.isEmpty {
+            for date in promotionInstants(catalog, core: core, at: at) { facts.append((date, false, false)) }
+        }
         func outcomeIndex(_ product: Int32) -> Int? {
             var low = 0, high = core.outcomes.count
             while low < high {
@@ -128,9 +141,8 @@ extension Evaluator {
             earliest = Array(filling: (.max, .max), count: core.outcomes.count)
             trialStart = Array(filling: .max, count: core.outcomes.count)
             for entry in entries where entry.product >= 0 {
-                let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-                guard !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable),
-                      let place = outcomeIndex(entry.product) else { continue }
+                let record = entry.record
+                guard !catalog.rules[Int(entry.product)].ignores(record), let place = outcomeIndex(entry.product) else { continue }
                 let known = earliest[place]
                 earliest[place] = entry.purchase < known.first ? (entry.purchase, known.first) : (known.first, min(known.second, entry.purchase))
                 if catalog.rules[Int(entry.product)].trialDays > 0, entry.purchase <= at {
@@ -158,14 +170,16 @@ extension Evaluator {
             return min(original, record.purchase) >= start
         }
         for entry in entries where hasFutureEntry {
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            let counts = entry.product >= 0 && record.flags & TransactionRecord.upgraded == 0
-                && !(record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable)
+            let record = entry.record
+            let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
+            let counts = entry.product >= 0 && !entry.isUpgraded && !catalog.rules[Int(entry.product)].ignores(record) && !otherAccount
             let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
             if entry.purchase > at {
                 if entry.product < 0 {
                     facts.append((entry.purchase, true, false))  // one more unknown-product transaction
-                } else if record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable {
+                } else if otherAccount {
+                    facts.append((entry.purchase, false, false))  // perhaps a first `other-account` warning
+                } else if catalog.rules[Int(entry.product)].ignores(record) {
                     facts.append((entry.purchase, true, false))  // one more not-family-shareable warning
                 } else if consumable {
                     if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true, true)) }  // credits
@@ -180,12 +194,14 @@ extension Evaluator {
                 }
             }
             if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
-                // A consumable's credits go; anything else may or may not change.
+                // A consumable's credits go (those a partial refund takes); anything else may or may not change.
                 if consumable {
-                    if counts && entry.purchase <= at { facts.append((entry.cancellation, true, true)) }
+                    if counts && entry.purchase <= at && creditedUnits(record, at: entry.cancellation).refunded > 0 {
+                        facts.append((entry.cancellation, true, true))
+                    }
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
-                    let excluded = record.flags & TransactionRecord.familyShared != 0 && !catalog.rules[Int(entry.product)].familyShareable
+                    let excluded = catalog.rules[Int(entry.product)].ignores(record) || otherAccount
                     let only = !excluded && entry.purchase <= at && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation } ?? false
                     facts.append((entry.cancellation, only, false))
                 }
@@ -211,11 +227,15 @@ extension Evaluator {
             if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false, false)) }
             if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false, false)) }
         }
-        let repeats = repeatedSnapshots(receipts, own: own, chains: chains, at: at)
-        for receiptIndex in own {
-            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() where renewal.signed > at {
-                guard repeats.isEmpty || !repeats.contains(chains.chain(ofRenewal: index, in: receiptIndex)) else { continue }
-                facts.append((renewal.signed, false, false))
+        // Renewal entries signed later, but those that repeat what their chain says at `at`.
+        for (number, range) in inputs.deduplicated.renewals.chains {
+            let slice = inputs.deduplicated.renewals.entries[Int(range.lowerBound)..<Int(range.upperBound)]
+            guard let last = slice.last, last.rank > at else { continue }
+            let resolved = number < chains.transactionCount
+                ? resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: NoRecord.self) : nil
+            for copy in slice where copy.rank > at {
+                if let resolved, repeats(copy, of: resolved, receipts: receipts, account: options.account) { continue }
+                facts.append((copy.rank, false, false))
             }
         }
         // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
@@ -235,41 +255,28 @@ extension Evaluator {
         return facts
     }
 
-    /// Chains whose every renewal entry signed after `at` repeats, word for word, the chain's
-    /// latest entry counted at `at` (a service storing the same renewal info each time it asks):
-    /// those entries change nothing, so they are no facts to evaluate. A stale grace date is never
-    /// a repeat (each such entry warns), and neither is an entry of a chain without transactions.
-    private static func repeatedSnapshots(_ receipts: [ParsedReceipt], own: [Int], chains: Chains, at: Int64) -> Set<Int> {
-        guard !chains.chainOfItem.isEmpty,
-              own.contains(where: { receipts[$0].renewals.contains { $0.signed > at } }) else { return [] }
-        // The latest entry counted at `at` of each chain: by signing date, then receipt order.
-        var latest: [Int: (receipt: Int, index: Int)] = [:]
-        for receiptIndex in own {
-            for (index, renewal) in receipts[receiptIndex].renewals.enumerated() where renewal.signed <= at {
-                let number = chains.chain(ofRenewal: index, in: receiptIndex)
-                if let known = latest[number], receipts[known.receipt].renewals[known.index].signed > renewal.signed { continue }
-                latest[number] = (receiptIndex, index)
-            }
+    /// Whether a renewal entry repeats what its chain says at `at` (a service storing the same
+    /// renewal info each time it asks): every field it states is the chain's value already, and
+    /// its account counts, so from its signing date on nothing changes.
+    private static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], account: [UInt8]?) -> Bool {
+        guard resolved.latestRank != nil else { return false }
+        let receipt = receipts[Int(copy.receipt)]
+        let record = receipt.renewals[Int(copy.index)]
+        guard accepts(record.accountToken, of: receipt, account: account) else { return true }
+        func sameText(_ range: TextRange, _ known: (receipt: Int32, range: TextRange)?) -> Bool {
+            range.isNone || (known.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, range) } ?? false)
         }
-        var repeats: Set<Int> = []
-        var differ: Set<Int> = []
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            for (index, renewal) in receipt.renewals.enumerated() where renewal.signed > at {
-                let number = chains.chain(ofRenewal: index, in: receiptIndex)
-                guard number < chains.transactionCount, let known = latest[number] else { differ.insert(number); continue }
-                let other = receipts[known.receipt], earlier = other.renewals[known.index]
-                let stale = renewal.graceExpires != TransactionRecord.absentDate && renewal.isInBillingRetry == 0
-                func sameText(_ a: TextRange, _ b: TextRange) -> Bool {
-                    a.isNone || b.isNone ? a.isNone == b.isNone : receipt.bytesEqual(a, other, b)
-                }
-                let same = !stale && renewal.willRenew == earlier.willRenew && renewal.isInBillingRetry == earlier.isInBillingRetry
-                    && renewal.graceExpires == earlier.graceExpires && renewal.expirationIntent == earlier.expirationIntent
-                    && sameText(renewal.productId, earlier.productId) && sameText(renewal.renewsTo, earlier.renewsTo)
-                if same { repeats.insert(number) } else { differ.insert(number) }
-            }
+        guard sameText(record.productId, resolved.productId), sameText(record.renewsTo, resolved.renewsTo),
+              record.willRenew == 2 || record.willRenew == resolved.willRenew,
+              record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
+              record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
+              record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent else { return false }
+        guard let range = record.winBackOffers else { return true }
+        guard let known = resolved.winBackOffers else { return false }
+        let other = receipts[Int(known.receipt)]
+        return known.range.count == range.count && zip(known.range, range).allSatisfy { a, b in
+            other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
         }
-        return repeats.subtracting(differ)
     }
 
     enum Sameness { case same, different, unsure }
@@ -280,6 +287,8 @@ extension Evaluator {
     /// offers used, other apps' purchases) agrees too, `same`; else `unsure`, and the caller compares
     /// the offers themselves. Costs nothing that grows with the catalog.
     static func compare(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
+        // Offers read the groups' facts and what buying would extend: those compare in full.
+        if !a.groups.isEmpty || !b.groups.isEmpty { return answersDiffer(a, atA, b, atB, catalog: catalog) ? .different : .unsure }
         guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return .different }
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return .different }
         if a.warnings != b.warnings {
@@ -296,7 +305,14 @@ extension Evaluator {
             let shown = { (groups: [Int32]) in groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] } }
             if shown(a.introUsed) != shown(b.introUsed) { return .different }
         }
-        return a.prerequisites == b.prerequisites ? .same : .unsure
+        return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
+    }
+
+    /// Whether what shows directly (features, balances, states, warnings) differs.
+    private static func answersDiffer(_ a: Core, _ atA: Int64, _ b: Core, _ atB: Int64, catalog: CompiledCatalog) -> Bool {
+        guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return true }
+        for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return true }
+        return a.warnings != b.warnings && a.warnings.sorted() != b.warnings.sorted()
     }
 
     /// Every (receipt, index) of some list of the app's receipts.

@@ -12,11 +12,9 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], entries: [Entry], at: Int64
     ) -> [(product: Int32, span: CoverageSpan)] {
         var grouped: [(group: Int32, entry: Entry)] = []
-        for entry in entries where entry.cancellation > at {
+        for entry in entries where entry.cancellation > at && !entry.isUpgraded {
             let rule = catalog.rules[Int(entry.product)]
             guard rule.passGroup >= 0 else { continue }
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            guard record.flags & TransactionRecord.upgraded == 0 else { continue }
             grouped.append((rule.passGroup, entry))
         }
         guard !grouped.isEmpty else { return [] }
@@ -27,7 +25,7 @@ extension Evaluator {
         for (position, item) in grouped.enumerated() {
             if position > 0, grouped[position - 1].group != item.group { end = .min }
             let start = max(item.entry.purchase, end)
-            end = max(passEnd(catalog.rules[Int(item.entry.product)], receipts, item.entry, from: start), start)
+            end = max(passEnd(catalog.rules[Int(item.entry.product)], item.entry, from: start), start)
             spans.append((item.entry.product, CoverageSpan(start: start, end: end)))
         }
         spans.sort { $0.product != $1.product ? $0.product < $1.product : $0.span.start < $1.span.start }
@@ -37,9 +35,14 @@ extension Evaluator {
     /// The end of a pass bought with `entry`, starting at `start`: the product's duration times
     /// the quantity, added as one calendar step.
     @inline(__always)
-    static func passEnd(_ rule: ProductRule, _ receipts: [ParsedReceipt], _ entry: Entry, from start: Int64) -> Int64 {
-        let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-        return ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
-                               milliseconds: rule.durationMilliseconds, times: record.countedQuantity, to: start)
+    static func passEnd(_ rule: ProductRule, _ entry: Entry, from start: Int64) -> Int64 {
+        passEnd(rule, quantity: entry.record.countedQuantity, from: start)
+    }
+
+    /// The end of a pass of `quantity` units bought at `start`.
+    @inline(__always)
+    static func passEnd(_ rule: ProductRule, quantity: Int64, from start: Int64) -> Int64 {
+        ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
+                        milliseconds: rule.durationMilliseconds, times: quantity, to: start)
     }
 }

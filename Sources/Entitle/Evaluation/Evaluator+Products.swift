@@ -5,51 +5,91 @@
 /// transaction was cancelled), `billing-retry` (an auto-renewable whose coverage ended while its
 /// chain's latest renewal entry says billing is being retried), else `expired`.
 extension Evaluator {
-    static func evaluateProduct(
+    /// Per subscription group with win-back or promotional offers: the end of its last coverage
+    /// that ended by the instant, and whether some coverage holds the instant (grace included).
+    struct GroupLapse {
+        var lastEnd = Int64.min
+        var covered = false
+    }
+
+    static func evaluateProduct<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt], renewals: RenewalFacts,
         graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)], passCursor: inout Int, at: Int64,
-        spans: inout [CoverageSpan], boundary: inout Int64, warnings: inout [EvaluationWarning]
+        spans: inout [CoverageSpan], lapses: inout [GroupLapse], boundary: inout Int64, recorder: inout R,
+        warnings: inout [EvaluationWarning]
     ) -> ProductOutcome {
         let productIndex = entries.first!.product
         let rule = catalog.rules[Int(productIndex)]
         let first = spans.count
+        // What covers, per counted transaction, for an explanation.
+        var covered: [(entry: Entry, span: CoverageSpan?)] = []
+        func note(_ entry: Entry, _ span: CoverageSpan?) { if R.records { covered.append((entry, span)) } }
+        func excluded(_ entry: Entry) -> Bool {
+            if entry.cancellation <= at {
+                if R.records { recorder.excluded(entry, because: .cancelled) }
+                return true
+            }
+            if entry.isUpgraded {
+                if R.records { recorder.excluded(entry, because: .upgraded) }
+                return true
+            }
+            return false
+        }
         switch rule.type {
         case .nonConsumable:
             if rule.trialDays > 0 {
-                trialSpan(rule, entries: entries, receipts: receipts, at: at, spans: &spans)
-            } else if let entry = entries.first(where: {
-                $0.cancellation > at && receipts[Int($0.receipt)].transactions[Int($0.index)].flags & TransactionRecord.upgraded == 0
-            }) {
-                spans.append(CoverageSpan(start: entry.purchase, end: CoverageSpan.never))
+                trialSpan(rule, entries: entries, at: at, spans: &spans)
+                for entry in entries where !excluded(entry) { note(entry, spans.count > first ? spans[first] : nil) }
+            } else {
+                var owned = false
+                for entry in entries where !excluded(entry) {
+                    if !owned {
+                        spans.append(CoverageSpan(start: entry.purchase, end: CoverageSpan.never))
+                        owned = true
+                        note(entry, spans.last)
+                        if !R.records { break }
+                    } else {
+                        note(entry, nil)
+                    }
+                }
             }
         case .nonRenewingSubscription:
             if rule.passGroup >= 0 {
                 // Stacked with the group's other passes (Evaluator+Passes); products come in order.
                 while passCursor < passes.count, passes[passCursor].product < productIndex { passCursor += 1 }
+                // The group's spans of this product are in its purchase order, as its entries.
+                var next = entries.startIndex
                 while passCursor < passes.count, passes[passCursor].product == productIndex {
                     spans.append(passes[passCursor].span)
+                    if R.records {
+                        while next < entries.endIndex, excluded(entries[next]) { next += 1 }
+                        if next < entries.endIndex { note(entries[next], passes[passCursor].span) }
+                        next += 1
+                    }
                     passCursor += 1
                 }
+                if R.records { while next < entries.endIndex { _ = excluded(entries[next]); next += 1 } }
             } else {
                 var end = Int64.min
-                for entry in entries where entry.cancellation > at {
-                    let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-                    guard record.flags & TransactionRecord.upgraded == 0 else { continue }
+                for entry in entries where !excluded(entry) {
                     let start = max(entry.purchase, end)
-                    end = max(passEnd(rule, receipts, entry, from: start), start)
+                    end = max(passEnd(rule, entry, from: start), start)
                     spans.append(CoverageSpan(start: start, end: end))
+                    note(entry, spans.last)
                 }
             }
         case .autoRenewableSubscription:
-            for entry in entries where entry.cancellation > at {
-                let receipt = receipts[Int(entry.receipt)]
-                let record = receipt.transactions[Int(entry.index)]
-                guard record.flags & TransactionRecord.upgraded == 0 else { continue }
-                if record.expires == TransactionRecord.absentDate {
+            for entry in entries where !excluded(entry) {
+                if entry.expires == TransactionRecord.absentDate {
+                    let receipt = receipts[Int(entry.receipt)]
                     warnings.append(EvaluationWarning(kind: .missingExpiry(
-                        transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
-                } else if record.expires > entry.purchase {
-                    spans.append(CoverageSpan(start: entry.purchase, end: record.expires))
+                        transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
+                    if R.records { recorder.excluded(entry, because: .noExpiry) }
+                } else if entry.expires > entry.purchase {
+                    spans.append(CoverageSpan(start: entry.purchase, end: entry.expires))
+                    note(entry, spans.last)
+                } else {
+                    note(entry, nil)
                 }
             }
             // Grace spans are sorted by product and products come in order: one cursor serves all.
@@ -61,31 +101,57 @@ extension Evaluator {
         case .consumable:
             break
         }
+        if R.records { for (entry, span) in covered { recorder.covers(entry, span: span) } }
         var outcome = ProductOutcome(product: productIndex, state: .expired, until: CoverageSpan.never,
                                      spans: Int32(first)..<Int32(spans.count))
+        if rule.group >= 0, !lapses.isEmpty {
+            for span in spans[first...] where span.end > span.start {
+                if span.start <= at && at < span.end { lapses[Int(rule.group)].covered = true }
+                if span.end <= at { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
+            }
+        }
         let (coveringEnd, _) = spans.withUnsafeMutableBufferPointer { buffer in
             CoverageSpan.locate(UnsafeMutableBufferPointer(rebasing: buffer[first...]), at: at)
         }
         // Spans are sorted by start now: the next change of state, with what is known at `at`.
         boundary = min(boundary, nextStateChange(spans[first...], at: at))
         let status = rule.type == .autoRenewableSubscription ? chainStatus(of: productIndex, in: renewals) : nil
+        var decision = StateDecision.expired(ended: nil)
+        let ended = R.records ? spans[first...].filter { $0.end <= at }.map(\.end).max() : nil
         if let coveringEnd {
             let paid = spans[first...].contains { !$0.isGrace && $0.start <= at && at < $0.end }
             outcome.state = paid ? .active : .gracePeriod
             outcome.until = coveringEnd
+            if R.records {
+                let run = covered.filter { item in
+                    guard let span = item.span else { return false }
+                    return span.end > at && span.start <= coveringEnd && span.end <= coveringEnd
+                }.map(\.entry)
+                decision = paid ? .active(end: coveringEnd, transactions: run) : .gracePeriod(end: coveringEnd)
+            }
         } else if !spans[first...].isEmpty, spans[first...].allSatisfy({ $0.start > at }) {
             outcome.state = .scheduled
             outcome.startsAt = spans[first].start
+            decision = .scheduled(start: spans[first].start)
         } else if entries.last!.cancellation <= at {
             outcome.state = .revoked
+            decision = .revoked(entries.last!)
         } else if status?.isInBillingRetry == 1, spans[first...].contains(where: { $0.end <= at }) {
             outcome.state = .billingRetry
+            decision = .billingRetry(ended: ended ?? at)
         } else {
             outcome.state = .expired
+            decision = .expired(ended: ended)
         }
+        if R.records { recorder.state(of: productIndex, decision) }
         if let status {
             outcome.willRenew = status.willRenew
             outcome.renewsTo = status.renewsTo
+        }
+        // The commitment of the latest counted transaction (entries are in purchase order).
+        if rule.type == .autoRenewableSubscription,
+           let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0 {
+            outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
         }
         outcome.spans = Int32(first)..<Int32(compactRelevant(&spans, from: first, at: at))
         return outcome
@@ -93,17 +159,15 @@ extension Evaluator {
 
     /// A trial covers its N days from the earliest original purchase of its transactions, so
     /// neither a restore nor a refund and purchase again restarts it.
-    private static func trialSpan(
-        _ rule: ProductRule, entries: ArraySlice<Entry>, receipts: [ParsedReceipt], at: Int64, spans: inout [CoverageSpan]
-    ) {
+    private static func trialSpan(_ rule: ProductRule, entries: ArraySlice<Entry>, at: Int64, spans: inout [CoverageSpan]) {
         let days = Int64(rule.trialDays)
         var start = Int64.max
         var counted = false
         for entry in entries {
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            let record = entry.record
             let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
             start = min(start, original, record.purchase)
-            counted = counted || (entry.cancellation > at && record.flags & TransactionRecord.upgraded == 0)
+            counted = counted || (entry.cancellation > at && !entry.isUpgraded)
         }
         guard counted else { return }
         let (end, overflow) = start.addingReportingOverflow(days * CivilCalendar.millisecondsPerDay)

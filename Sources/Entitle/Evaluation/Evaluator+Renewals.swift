@@ -1,38 +1,198 @@
 /// Renewal entries: what the App Store says about each auto-renewable chain's next renewal.
 ///
-/// - An entry counts from its `signedDate` on (always, without one).
+/// - An entry counts from its `signedDate` on (always, without one), and not when it names
+///   another account than the one evaluated.
 /// - Its chain is the transactions whose original transaction id (else own id) it names; what it
 ///   says attaches to the product holding the chain's latest expiry among its counted
-///   transactions (when two products share that expiry, to the one the entry names).
-/// - A counted entry's `gracePeriodExpiresDate` extends the chain's coverage from that expiry,
-///   unless the entry says `isInBillingRetry: false`: then the date is stale, ignored, with a
-///   warning.
-/// - The chain's latest counted entry (by `signedDate`, then receipt order) says whether it will
-///   renew, to which product, and whether billing is being retried (state `billing-retry` once
-///   coverage has ended).
+///   transactions (when two products share that expiry, to the one the chain's entries name).
+/// - Each field (`productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate`,
+///   `renewsTo`, `expirationIntent`, `winBackOffers`) comes from the latest counted entry (by
+///   `signedDate`, unsigned first) that states it; entries of one rank that disagree resolve by
+///   the bytes of their normalized JSON, with one `conflicting-renewal` warning per chain.
+/// - The grace date so found extends the chain's coverage from its latest expiry, unless the
+///   `isInBillingRetry` so found is `false`: then it is stale, ignored, with a warning.
+/// - Billing being retried, once coverage has ended, makes the product's state `billing-retry`.
 extension Evaluator {
-    /// What renewal entries say, by product.
+    /// What renewal entries say at an instant, by product.
     struct RenewalFacts {
         /// Grace spans, sorted by product.
         var grace: [(product: Int32, span: CoverageSpan)] = []
-        /// Per product: what its chain's latest entry says, sorted by product.
+        /// Per product: what its chain's entries say, sorted by product.
         var latest: [ChainStatus] = []
+        /// Per chain with a counted transaction: Apple's eligible win-back offers, when an entry
+        /// says, with the rank of the entry that says.
+        var winBack: [(product: Int32, rank: Int64, chainId: String, offers: [String])] = []
 
         static let empty = RenewalFacts()
     }
 
-    /// What a chain's latest counted renewal entry says, attached to a product.
+    /// A chain's latest expiry among its counted transactions, and the product holding it.
+    struct ChainExpiry {
+        var expires = Int64.min
+        /// The product holding the latest expiry, and its transaction: of several, the one bought
+        /// last (purchase order).
+        var holder: Int32 = -1
+        var holderEntry: Entry?
+    }
+
+    /// What a chain's counted renewal entries say, attached to a product.
     struct ChainStatus {
         var product: Int32
         /// The chain's latest expiry, to choose between several chains of one product.
         var expires: Int64
-        /// The entry's signing date and place among the entries, for ties between chains.
+        /// The rank of the chain's latest counted entry, then the chain's id, for ties.
         var signed: Int64
-        var order: Int
+        var chainId: String
         /// 0 false, 1 true, 2 unknown.
         var willRenew: UInt8
         var isInBillingRetry: UInt8
         var renewsTo: String?
+    }
+
+    /// The renewal entries of each chain, found once per evaluation: ordered by rank (signing
+    /// date, unsigned first), then by the bytes of their normalized JSON.
+    struct RenewalLedger {
+        /// Per chain with entries: its number (see ``Chains``) and where its entries are.
+        var chains: [(number: Int, entries: Range<Int32>)] = []
+        var entries: [Snapshot] = []
+
+        init() {}
+
+        init(receipts: [ParsedReceipt], own: [Int], chains: Chains) {
+            guard !chains.chainOfItem.isEmpty else { return }
+            var items: [(chain: Int, copy: Snapshot)] = []
+            for receiptIndex in own {
+                for (index, renewal) in receipts[receiptIndex].renewals.enumerated() {
+                    items.append((chains.chain(ofRenewal: index, in: receiptIndex),
+                                  Snapshot(receipt: Int32(receiptIndex), index: Int32(index), rank: renewal.signed)))
+                }
+            }
+            items.sort { $0.chain != $1.chain ? $0.chain < $1.chain : $0.copy.rank < $1.copy.rank }
+            var start = 0
+            while start < items.count {
+                var end = start + 1
+                while end < items.count, items[end].chain == items[start].chain { end += 1 }
+                var group = items[start..<end].map(\.copy)
+                if group.count > 1 { Evaluator.sortRenewals(&group, receipts: receipts) }
+                let first = Int32(entries.count)
+                entries += group
+                self.chains.append((items[start].chain, first..<Int32(entries.count)))
+                start = end
+            }
+        }
+    }
+
+    /// Orders one chain's entries by rank, and entries of one rank by the bytes of their
+    /// normalized JSON (computed only when entries of one rank differ).
+    static func sortRenewals(_ group: inout [Snapshot], receipts: [ParsedReceipt]) {
+        var start = 0
+        while start < group.count {
+            var end = start + 1
+            while end < group.count, group[end].rank == group[start].rank { end += 1 }
+            let first = receipts[Int(group[start].receipt)]
+            let record = first.renewals[Int(group[start].index)]
+            if group[(start + 1)..<end].contains(where: { copy in
+                let other = receipts[Int(copy.receipt)]
+                return !first.sameRenewal(record, other, other.renewals[Int(copy.index)])
+            }) {
+                let keyed = group[start..<end].map { copy in
+                    (copy, Array(receipts[Int(copy.receipt)].canonicalJSON(ofRenewal: Int(copy.index)).utf8))
+                }.sorted { $0.1.lexicographicallyPrecedes($1.1) }
+                group.replaceSubrange(start..<end, with: keyed.map(\.0))
+            }
+            start = end
+        }
+    }
+
+    /// The fields of one chain as its counted entries give them, each from the latest entry
+    /// stating it.
+    struct ResolvedRenewal {
+        var productId: (receipt: Int32, range: TextRange)?
+        var willRenew: UInt8 = 2
+        var isInBillingRetry: UInt8 = 2
+        var graceExpires = TransactionRecord.absentDate
+        var renewsTo: (receipt: Int32, range: TextRange)?
+        var expirationIntent: UInt8 = 0
+        var winBackOffers: (receipt: Int32, range: Range<Int32>)?
+        /// The rank of the entry that gave `winBackOffers`.
+        var winBackRank = Int64.min
+        /// The latest counted entry's rank; `nil` when no entry counts.
+        var latestRank: Int64?
+        /// Entries of one rank disagreed on a field.
+        var conflicting = false
+        /// Per entry of the chain (by its place in the ledger): the fields it decided.
+        var decided: [Int32: [String]] = [:]
+    }
+
+    /// Resolves one chain's fields at `at` from its entries (``RenewalLedger``), walking ranks from
+    /// the latest counted down; within a rank the first entry by bytes that states a field gives
+    /// it, and another stating it otherwise is a conflict.
+    static func resolveRenewal<R: EvaluationRecorder>(
+        _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, account: [UInt8]?, recorder: R.Type
+    ) -> ResolvedRenewal {
+        var resolved = ResolvedRenewal()
+        var stated: UInt8 = 0  // bits of the fields resolved, in the order of `fieldNames`
+        var end = entries.endIndex
+        while end > entries.startIndex {
+            var start = end - 1
+            while start > entries.startIndex, entries[start - 1].rank == entries[end - 1].rank { start -= 1 }
+            defer { end = start }
+            guard entries[start].rank <= at else { continue }
+            var rankStated: UInt8 = 0
+            for position in start..<end {
+                let copy = entries[position]
+                let receipt = receipts[Int(copy.receipt)]
+                let record = receipt.renewals[Int(copy.index)]
+                guard accepts(record.accountToken, of: receipt, account: account) else { continue }
+                if resolved.latestRank == nil { resolved.latestRank = copy.rank }
+                var decided: [String] = []
+                func take(_ bit: UInt8, _ name: String, states: Bool, same: () -> Bool, set: () -> Void) {
+                    guard states, stated & bit == 0 else { return }
+                    if rankStated & bit != 0 {
+                        if !same() { resolved.conflicting = true }
+                        return
+                    }
+                    rankStated |= bit
+                    set()
+                    if R.records { decided.append(name) }
+                }
+                take(1, "productId", states: !record.productId.isNone, same: {
+                    resolved.productId.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.productId) } ?? false
+                }, set: { resolved.productId = (copy.receipt, record.productId) })
+                take(2, "willRenew", states: record.willRenew != 2, same: { resolved.willRenew == record.willRenew },
+                     set: { resolved.willRenew = record.willRenew })
+                take(4, "isInBillingRetry", states: record.isInBillingRetry != 2, same: { resolved.isInBillingRetry == record.isInBillingRetry },
+                     set: { resolved.isInBillingRetry = record.isInBillingRetry })
+                take(8, "gracePeriodExpiresDate", states: record.graceExpires != TransactionRecord.absentDate,
+                     same: { resolved.graceExpires == record.graceExpires }, set: { resolved.graceExpires = record.graceExpires })
+                take(16, "renewsTo", states: !record.renewsTo.isNone, same: {
+                    resolved.renewsTo.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.renewsTo) } ?? false
+                }, set: { resolved.renewsTo = (copy.receipt, record.renewsTo) })
+                take(32, "expirationIntent", states: record.expirationIntent != 0, same: { resolved.expirationIntent == record.expirationIntent },
+                     set: { resolved.expirationIntent = record.expirationIntent })
+                take(64, "winBackOffers", states: record.winBackOffers != nil, same: {
+                    guard let known = resolved.winBackOffers, let range = record.winBackOffers else { return false }
+                    let other = receipts[Int(known.receipt)]
+                    return known.range.count == range.count && zip(known.range, range).allSatisfy { a, b in
+                        other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
+                    }
+                }, set: {
+                    resolved.winBackOffers = (copy.receipt, record.winBackOffers!)
+                    resolved.winBackRank = copy.rank
+                })
+                if R.records, !decided.isEmpty { resolved.decided[Int32(position)] = decided }
+            }
+            stated |= rankStated
+            if stated == 127 { break }
+        }
+        return resolved
+    }
+
+    /// Whether an item naming `token` counts for `account`: items without a token always do.
+    @inline(__always)
+    static func accepts(_ token: TextRange, of receipt: ParsedReceipt, account: [UInt8]?) -> Bool {
+        guard let account, !token.isNone else { return true }
+        return account.withUnsafeBufferPointer { receipt.bytesEqual(token, $0) }
     }
 
     /// The subscription chain of each of the app's transactions and renewal entries, found once
@@ -110,41 +270,28 @@ extension Evaluator {
         chains.orphans.filter { $0.signed <= at }.map { EvaluationWarning(kind: .orphanRenewal(originalTransactionId: $0.originalTransactionId)) }
     }
 
-    static func renewalFacts(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], chains: Chains, entries: [Entry], at: Int64,
-        warnings: inout [EvaluationWarning]
+    static func renewalFacts<R: EvaluationRecorder>(
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], deduplicated: Deduplicated, entries: [Entry], at: Int64,
+        options: Options, recorder: inout R, warnings: inout [EvaluationWarning]
     ) -> RenewalFacts {
-        guard !chains.chainOfItem.isEmpty else { return .empty }
+        let chains = deduplicated.chains
+        guard !deduplicated.renewals.chains.isEmpty else { return .empty }
         // Per chain: its latest expiry among its counted transactions and the product holding it
-        // (others holding it too in `tied`), then its latest counted renewal entry.
-        struct Chain {
-            var expires = Int64.min
-            /// The product holding the latest expiry, and its transaction: of several, the one
-            /// bought last (purchase order), the others in `tied`.
-            var holder: Int32 = -1
-            var holderEntry = Entry(product: -1, receipt: 0, index: 0, purchase: 0, cancellation: 0)
-            var entryReceipt: Int32 = -1
-            var entryIndex: Int32 = 0
-            var entryOrder = 0
-            /// The latest counted entry that says whether billing is being retried.
-            var retryReceipt: Int32 = -1
-            var retryIndex: Int32 = 0
-        }
-        var chain = [Chain](filling: Chain(), count: chains.transactionCount)
+        // (others holding it too in `tied`).
+        var chain = [ChainExpiry](filling: ChainExpiry(), count: chains.transactionCount)
         var tied: [Int: [Int32]] = [:]
         for entry in entries
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            guard record.flags & TransactionRecord.upgraded == 0, record.expires != TransactionRecord.absentDate else { continue }
+            guard !entry.isUpgraded, entry.expires != TransactionRecord.absentDate else { continue }
             let number = chains.chain(ofTransaction: entry.index, in: entry.receipt)
-            if record.expires > chain[number].expires {
-                chain[number].expires = record.expires
+            if entry.expires > chain[number].expires {
+                chain[number].expires = entry.expires
                 chain[number].holder = entry.product
                 chain[number].holderEntry = entry
                 if !tied.isEmpty { tied[number] = nil }
-            } else if record.expires == chain[number].expires {
+            } else if entry.expires == chain[number].expires {
                 var other = entry.product
-                if precedes(chain[number].holderEntry, entry, receipts: receipts) {
+                if precedes(chain[number].holderEntry!, entry, receipts: receipts) {
                     // Bought later: it holds the chain now.
                     other = chain[number].holder
                     chain[number].holder = entry.product
@@ -156,61 +303,76 @@ extension Evaluator {
                 tied[number]?.removeAll { $0 == chain[number].holder }
             }
         }
-        func owner(_ number: Int, named: TextRange, in receipt: ParsedReceipt) -> Int32 {
-            guard let others = tied[number], !named.isNone else { return chain[number].holder }
-            return ([chain[number].holder] + others).first { receipt.bytesEqual(named, catalog.compiledProducts[Int($0)].id) }
-                ?? chain[number].holder
-        }
         var facts = RenewalFacts()
-        // The latest counted entry of each chain, by signing date then receipt order.
-        var order = 0
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            for (index, renewal) in receipt.renewals.enumerated() where renewal.signed <= at {
-                order += 1
-                let stale = renewal.graceExpires != TransactionRecord.absentDate && renewal.isInBillingRetry == 0
+        let ledger = deduplicated.renewals
+        for (number, range) in ledger.chains {
+            let slice = ledger.entries[Int(range.lowerBound)..<Int(range.upperBound)]
+            let counted = number < chains.transactionCount && chain[number].expires != .min
+            if !counted && !R.records { continue }
+            let resolved = resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: R.self)
+            var owner: Int32 = -1
+            var grace: CoverageSpan?
+            let stale = resolved.graceExpires != TransactionRecord.absentDate && resolved.isInBillingRetry == 0
+            let first = slice[slice.startIndex]
+            let chainId = receipts[Int(first.receipt)].text(receipts[Int(first.receipt)].renewals[Int(first.index)].originalTransactionId)!
+            if counted, resolved.latestRank != nil {
+                owner = chain[number].holder
+                if let others = tied[number], let named = resolved.productId {
+                    let receipt = receipts[Int(named.receipt)]
+                    owner = ([owner] + others).first { receipt.bytesEqual(named.range, catalog.compiledProducts[Int($0)].id) } ?? owner
+                }
                 if stale {
-                    warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: receipt.text(renewal.originalTransactionId)!)))
+                    warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: chainId)))
+                } else if resolved.graceExpires != TransactionRecord.absentDate, resolved.graceExpires > chain[number].expires {
+                    grace = CoverageSpan(start: chain[number].expires, end: resolved.graceExpires, isGrace: true)
+                    facts.grace.append((owner, grace!))
                 }
-                let number = chains.chain(ofRenewal: index, in: receiptIndex)
-                // A chain with no counted transaction has nothing to extend or describe.
-                guard number < chains.transactionCount, chain[number].expires != .min else { continue }
-                if renewal.graceExpires != TransactionRecord.absentDate, !stale, renewal.graceExpires > chain[number].expires {
-                    let product = owner(number, named: renewal.productId, in: receipt)
-                    facts.grace.append((product, CoverageSpan(start: chain[number].expires, end: renewal.graceExpires, isGrace: true)))
+                if resolved.conflicting {
+                    warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId)))
                 }
-                if renewal.isInBillingRetry != 2, chain[number].retryReceipt < 0
-                    || renewal.signed >= receipts[Int(chain[number].retryReceipt)].renewals[Int(chain[number].retryIndex)].signed {
-                    chain[number].retryReceipt = Int32(receiptIndex)
-                    chain[number].retryIndex = Int32(index)
+                var renewsTo = resolved.renewsTo.flatMap { receipts[Int($0.receipt)].text($0.range) }
+                if renewsTo == catalog.compiledProducts[Int(owner)].id { renewsTo = nil }
+                facts.latest.append(ChainStatus(
+                    product: owner, expires: chain[number].expires, signed: resolved.latestRank!, chainId: chainId,
+                    willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo))
+                if let offers = resolved.winBackOffers {
+                    let receipt = receipts[Int(offers.receipt)]
+                    facts.winBack.append((owner, resolved.winBackRank, chainId,
+                                          offers.range.map { receipt.text(receipt.offerIds[Int($0)])! }))
                 }
-                // Later entries come later in receipt order, so ties go to them.
-                if chain[number].entryReceipt >= 0,
-                   renewal.signed < receipts[Int(chain[number].entryReceipt)].renewals[Int(chain[number].entryIndex)].signed { continue }
-                chain[number].entryReceipt = Int32(receiptIndex)
-                chain[number].entryIndex = Int32(index)
-                chain[number].entryOrder = order
+            }
+            if R.records {
+                for position in slice.indices {
+                    let copy = slice[position]
+                    let receipt = receipts[Int(copy.receipt)]
+                    let record = receipt.renewals[Int(copy.index)]
+                    let verdict: RenewalDecision.Verdict
+                    if copy.rank > at {
+                        verdict = .signedLater
+                    } else if !accepts(record.accountToken, of: receipt, account: options.account) {
+                        verdict = .otherAccount
+                    } else if number >= chains.transactionCount {
+                        verdict = .orphan
+                    } else if !counted {
+                        verdict = .chainNotCounted
+                    } else {
+                        verdict = .counted(decides: resolved.decided[Int32(position)] ?? [],
+                                           grace: resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true ? grace : nil,
+                                           stale: stale && resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true)
+                    }
+                    let product = owner >= 0 ? owner : catalog.productTable.index(of: receipt, record.productId)
+                    recorder.renewal(RenewalDecision(receipt: Int(copy.receipt), index: Int(copy.index), verdict: verdict, product: product))
+                }
             }
         }
-        for (number, item) in chain.enumerated() where item.entryReceipt >= 0 {
-            let receipt = receipts[Int(item.entryReceipt)]
-            let renewal = receipt.renewals[Int(item.entryIndex)]
-            let product = owner(number, named: renewal.productId, in: receipt)
-            var renewsTo = receipt.text(renewal.renewsTo)
-            if renewsTo == catalog.compiledProducts[Int(product)].id { renewsTo = nil }
-            // Whether billing is being retried: from the latest entry that says (an entry may leave it out).
-            let retry = item.retryReceipt >= 0 ? receipts[Int(item.retryReceipt)].renewals[Int(item.retryIndex)].isInBillingRetry : 2
-            facts.latest.append(ChainStatus(
-                product: product, expires: item.expires, signed: renewal.signed, order: item.entryOrder, willRenew: renewal.willRenew,
-                isInBillingRetry: retry, renewsTo: renewsTo))
-        }
         if facts.grace.count > 1 { facts.grace.sort { $0.product < $1.product } }
-        // One status per product: its chain with the latest expiry, then the latest entry.
+        // One status per product: its chain with the latest expiry, then the latest entry, then
+        // the chain's id by its bytes.
         facts.latest.sort { a, b in
             if a.product != b.product { return a.product < b.product }
             if a.expires != b.expires { return a.expires > b.expires }
             if a.signed != b.signed { return a.signed > b.signed }
-            return a.order > b.order
+            return Array(a.chainId.utf8).lexicographicallyPrecedes(Array(b.chainId.utf8))
         }
         var kept = 0
         for position in facts.latest.indices where kept == 0 || facts.latest[kept - 1].product != facts.latest[position].product {
@@ -219,5 +381,31 @@ extension Evaluator {
         }
         facts.latest.removeLast(facts.latest.count - kept)
         return facts
+    }
+}
+
+extension ParsedReceipt {
+    /// Whether two renewal entries say the same, field by field.
+    func sameRenewal(_ a: RenewalRecord, _ other: ParsedReceipt, _ b: RenewalRecord) -> Bool {
+        func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
+        guard a.willRenew == b.willRenew, a.isInBillingRetry == b.isInBillingRetry, a.graceExpires == b.graceExpires,
+              a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
+              same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken) else { return false }
+        switch (a.winBackOffers, b.winBackOffers) {
+        case (nil, nil): return true
+        case (let x?, let y?):
+            return x.count == y.count && zip(x, y).allSatisfy { bytesEqual(offerIds[Int($0)], other, other.offerIds[Int($1)]) }
+        default: return false
+        }
+    }
+}
+
+extension ByteKeyTable {
+    /// The index of the key spelled by a receipt's text, or -1.
+    func index(of receipt: ParsedReceipt, _ range: TextRange) -> Int32 {
+        guard !range.isNone else { return -1 }
+        return receipt.arena.withUnsafeBytes { arena in
+            find(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]))
+        }
     }
 }

@@ -1,28 +1,66 @@
-/// Deduplicating the app's transactions: copies of one `transactionId`, within or across receipts,
-/// count once, and the earliest cancellation among them holds.
+/// Copies of one `transactionId` among the app's receipts are one transaction: found once per
+/// evaluation, by hashing ids (sorting instead when ids were crafted to collide). A transaction
+/// with several copies keeps them as snapshots, resolved at each instant (`Evaluator+Snapshots`).
 extension Evaluator {
-    /// The app's transactions after deduplication, and the warnings it raised.
+    /// A transaction as evaluation reads it at an instant: its product resolved, the record that
+    /// stands for it (the copy's, with a merged cancellation and expiry), and where that copy is.
+    struct Entry {
+        var product: Int32
+        /// The receipt and index of the copy whose text the record reads.
+        var receipt: Int32
+        var index: Int32
+        var record: TransactionRecord
+        /// For a transaction with several copies: where they are in ``Deduplicated/snapshots``.
+        var copies: Range<Int32> = 0..<0
+
+        @inline(__always) var purchase: Int64 { record.purchase }
+        @inline(__always) var cancellation: Int64 { record.cancellation }
+        @inline(__always) var expires: Int64 { record.expires }
+        @inline(__always) var isUpgraded: Bool { record.flags & TransactionRecord.upgraded != 0 }
+    }
+
+    /// One copy of a transaction that has several: where it is and when it was signed
+    /// (`Int64.min` without `signedDate`, so unsigned copies come first).
+    struct Snapshot {
+        var receipt: Int32
+        var index: Int32
+        var rank: Int64
+    }
+
+    /// The app's transactions, each once, and what else evaluation finds once for all instants.
     struct Deduplicated {
+        /// One per transaction id; a transaction with several copies stands here as its first
+        /// copy until resolved at an instant.
         var entries: [Entry]
+        /// The copies of transactions with several, each transaction's together, by rank then by
+        /// the bytes of their normalized JSON.
+        var snapshots: [Snapshot] = []
         var warnings: [EvaluationWarning]
         /// The subscription chains of the transactions and renewal entries.
         var chains: Chains
+        /// The renewal entries of each chain, in order (see ``RenewalLedger``).
+        var renewals: RenewalLedger
     }
 
     static func deduplicate(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int]) -> Deduplicated {
         var warnings: [EvaluationWarning] = []
-        let entries = deduplicate(catalog, receipts: receipts, own: own, warnings: &warnings)
+        var (entries, extra) = firstCopies(catalog, receipts: receipts, own: own, warnings: &warnings)
+        var snapshots: [Snapshot] = []
+        if !extra.isEmpty { groupSnapshots(&entries, extra: extra, receipts: receipts, into: &snapshots) }
         let chains = chains(receipts, own: own)
-        return Deduplicated(entries: entries, warnings: warnings, chains: chains)
+        return Deduplicated(entries: entries, snapshots: snapshots, warnings: warnings, chains: chains,
+                            renewals: RenewalLedger(receipts: receipts, own: own, chains: chains))
     }
 
-    private static func deduplicate(
+    /// The first copy of each transaction id, and the later copies as (entry position, receipt, index).
+    private static func firstCopies(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]
-    ) -> [Entry] {
+    ) -> ([Entry], [(entry: Int32, receipt: Int32, index: Int32)]) {
         var total = 0
         for index in own { total += receipts[index].transactions.count }
         var entries: [Entry] = []
-        guard total > 0 else { return entries }
+        var extra: [(entry: Int32, receipt: Int32, index: Int32)] = []
+        guard total > 0 else { return (entries, extra) }
         entries.reserveCapacity(total)
         var capacity = 16
         while capacity < total * 2 { capacity *= 2 }
@@ -44,8 +82,7 @@ extension Evaluator {
                         let other = Int(slots[slot])
                         if hashes[other] == record.transactionIdHash {
                             let first = receipts[Int(entries[other].receipt)]
-                            let firstRecord = first.transactions[Int(entries[other].index)]
-                            if first.bytesEqual(firstRecord.transactionId, receipt, record.transactionId) {
+                            if first.bytesEqual(entries[other].record.transactionId, receipt, record.transactionId) {
                                 duplicate = other
                                 break
                             }
@@ -53,7 +90,7 @@ extension Evaluator {
                         slot = (slot + 1) & mask
                     }
                     if duplicate >= 0 {
-                        merge(record, of: receipt, into: &entries[duplicate], receipts: receipts, warnings: &warnings)
+                        extra.append((Int32(duplicate), Int32(receiptIndex), Int32(index)))
                         continue
                     }
                     slots[slot] = Int32(entries.count)
@@ -63,15 +100,16 @@ extension Evaluator {
                 }
                 return false
             }
-            if exhausted { return sortedDeduplicate(catalog, receipts: receipts, own: own, warnings: &warnings) }
+            if exhausted { return sortedFirstCopies(catalog, receipts: receipts, own: own, warnings: &warnings) }
         }
-        return entries
+        return (entries, extra)
     }
 
-    /// ``deduplicate(_:receipts:own:warnings:)`` by sorting, for ids crafted to collide.
-    private static func sortedDeduplicate(
+    /// ``firstCopies(_:receipts:own:warnings:)`` by sorting, for ids crafted to collide.
+    private static func sortedFirstCopies(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], warnings: inout [EvaluationWarning]
-    ) -> [Entry] {
+    ) -> ([Entry], [(entry: Int32, receipt: Int32, index: Int32)]) {
+        warnings.removeAll()
         var items: [(receipt: Int, index: Int)] = []
         for receiptIndex in own {
             for index in receipts[receiptIndex].transactions.indices { items.append((receiptIndex, index)) }
@@ -85,21 +123,82 @@ extension Evaluator {
             equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
             precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
         var entries: [Entry] = []
+        var extra: [(entry: Int32, receipt: Int32, index: Int32)] = []
         var position = [Int32](filling: -1, count: items.count)
         for (item, (receiptIndex, index)) in items.enumerated() {
             let receipt = receipts[receiptIndex]
             let record = receipt.transactions[index]
             let leader = Int(first[item])
             if leader != item {
-                merge(record, of: receipt, into: &entries[Int(position[leader])], receipts: receipts, warnings: &warnings)
+                extra.append((position[leader], Int32(receiptIndex), Int32(index)))
                 continue
             }
             position[item] = Int32(entries.count)
             entries.append(receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0) })
             if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
         }
-        return entries
+        return (entries, extra)
     }
+
+    /// Gathers the copies of each transaction with several into ``Deduplicated/snapshots``, by
+    /// rank (signing date, unsigned first) and, within a rank, by the bytes of their normalized
+    /// JSON: so which copy stands for a transaction never depends on the order of the receipts.
+    private static func groupSnapshots(
+        _ entries: inout [Entry], extra: [(entry: Int32, receipt: Int32, index: Int32)], receipts: [ParsedReceipt],
+        into snapshots: inout [Snapshot]
+    ) {
+        var byEntry = extra
+        byEntry.sort { $0.entry < $1.entry }
+        var start = 0
+        while start < byEntry.count {
+            var end = start
+            while end < byEntry.count, byEntry[end].entry == byEntry[start].entry { end += 1 }
+            let position = Int(byEntry[start].entry)
+            var group = [Snapshot(receipt: entries[position].receipt, index: entries[position].index,
+                                  rank: rank(entries[position].record))]
+            for copy in byEntry[start..<end] {
+                group.append(Snapshot(receipt: copy.receipt, index: copy.index,
+                                      rank: rank(receipts[Int(copy.receipt)].transactions[Int(copy.index)])))
+            }
+            sortSnapshots(&group, receipts: receipts)
+            let first = Int32(snapshots.count)
+            snapshots += group
+            entries[position].copies = first..<Int32(snapshots.count)
+            start = end
+        }
+    }
+
+    /// Orders copies by rank, and copies of one rank by the bytes of their normalized JSON (computed
+    /// only when copies of one rank say different things: copies that agree merge to the same
+    /// whatever their order).
+    static func sortSnapshots(_ group: inout [Snapshot], receipts: [ParsedReceipt]) {
+        group.sort { $0.rank < $1.rank }
+        var start = 0
+        while start < group.count {
+            var end = start + 1
+            while end < group.count, group[end].rank == group[start].rank { end += 1 }
+            let first = receipts[Int(group[start].receipt)]
+            let record = first.transactions[Int(group[start].index)]
+            let differ = group[(start + 1)..<end].contains { copy in
+                let other = receipts[Int(copy.receipt)]
+                let candidate = other.transactions[Int(copy.index)]
+                return !first.sameTransaction(record, other, candidate) || candidate.cancellation != record.cancellation
+                    || candidate.expires != record.expires || candidate.revocationType != record.revocationType
+                    || candidate.revocationPercentage != record.revocationPercentage || candidate.revocationReason != record.revocationReason
+            }
+            if differ {
+                let keyed = group[start..<end].map { copy in
+                    (copy, Array(receipts[Int(copy.receipt)].canonicalJSON(ofTransaction: Int(copy.index)).utf8))
+                }.sorted { $0.1.lexicographicallyPrecedes($1.1) }
+                group.replaceSubrange(start..<end, with: keyed.map(\.0))
+            }
+            start = end
+        }
+    }
+
+    /// A copy's rank among the snapshots of its transaction: its signing date, unsigned first.
+    @inline(__always)
+    static func rank(_ record: TransactionRecord) -> Int64 { record.signed }
 
     /// The warning for a quantity outside 1 to 1,000, which the decoder never lets through and a
     /// receipt built in code may hold.
@@ -107,41 +206,29 @@ extension Evaluator {
         EvaluationWarning(kind: .quantityOutOfRange(transactionId: receipt.text(record.transactionId)!, quantity: Int(record.quantity)))
     }
 
-    /// A first copy of a transaction, its product looked up by the id's bytes.
+    /// A copy of a transaction as an entry, its product looked up by the id's bytes.
     @inline(__always)
-    private static func entry(
+    static func entry(
         _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer
     ) -> Entry {
         let product = catalog.productTable.find(UnsafeRawBufferPointer(
             rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
-        return Entry(product: product, receipt: Int32(receipt), index: Int32(index),
-                     purchase: record.purchase, cancellation: record.cancellation)
-    }
-
-    /// A later copy of a transaction: the earliest cancellation holds.
-    private static func merge(
-        _ record: TransactionRecord, of receipt: ParsedReceipt, into entry: inout Entry, receipts: [ParsedReceipt],
-        warnings: inout [EvaluationWarning]
-    ) {
-        entry.cancellation = min(entry.cancellation, record.cancellation)
-        let first = receipts[Int(entry.receipt)]
-        if !first.bytesEqual(first.transactions[Int(entry.index)].productId, receipt, record.productId) {
-            warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: receipt.text(record.transactionId)!)))
-        }
+        return Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
     }
 
     static func unknownProductWarnings(
         _ unknown: [(receipt: Int32, range: TextRange)], receipts: [ParsedReceipt]
     ) -> [EvaluationWarning] {
         var counts: [String: Int] = [:]
-        var order: [String] = []
-        for (receipt, range) in unknown {
-            let id = receipts[Int(receipt)].text(range)!
-            if counts[id] == nil { order.append(id) }
-            counts[id, default: 0] += 1
-        }
-        return order.map { EvaluationWarning(kind: .unknownProduct(productId: $0, count: counts[$0]!)) }
+        for (receipt, range) in unknown { counts[receipts[Int(receipt)].text(range)!, default: 0] += 1 }
+        return counts.keys.sorted().map { EvaluationWarning(kind: .unknownProduct(productId: $0, count: counts[$0]!)) }
     }
+}
 
-    /// A warning for each chain that renewal entries name but no transaction of the app's receipts
+extension ParsedReceipt {
+    /// A transaction's normalized JSON, compact: what orders copies of one rank.
+    func canonicalJSON(ofTransaction index: Int) -> String { transaction(transactions[index]).jsonOutput.compact() }
+
+    /// A renewal entry's normalized JSON, compact: what orders entries of one rank.
+    func canonicalJSON(ofRenewal index: Int) -> String { renewal(renewals[index]).jsonOutput.compact() }
 }

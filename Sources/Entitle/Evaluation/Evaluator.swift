@@ -3,22 +3,17 @@
 /// The rules are written once, in prose, in `Sources/Entitle/Entitle.docc/EvaluationRules.md`
 /// ("How evaluation decides"); this code applies them and does not restate them. `evaluateCore`
 /// runs the rule families in order, one family per file: receipts of environments not accepted
-/// are dropped here, copies of a transaction merge in `Evaluator+Transactions`, renewal entries in
-/// `+Renewals`, pass groups in `+Passes`, each product's coverage and state in `+Products`,
-/// grandfather rules and grants in `+Access`, features in `+Features`, balances in `+Balances`,
-/// and `reevaluateAt` in `+NextChange`. Work is proportional to the receipts, not the catalog:
-/// only products that have transactions are looked at, and everything else is answered from the
-/// catalog when the result is read.
+/// are dropped here, copies of a transaction are found in `Evaluator+Transactions` and resolved
+/// as snapshots in `+Snapshots`, accounts in `+Accounts`, renewal entries in `+Renewals`, pass
+/// groups in `+Passes`, each product's coverage and state in `+Products`, grandfather rules and
+/// grants in `+Access`, features in `+Features`, balances in `+Balances`, what offer conditions
+/// read in `+Promotions`, and `reevaluateAt` in `+NextChange`. Work is proportional to the
+/// receipts, not the catalog: only products that have transactions are looked at, and everything
+/// else is answered from the catalog when the result is read.
+///
+/// Every function that decides something takes an ``EvaluationRecorder``: an explanation is the
+/// evaluator's own decisions, told as they are made.
 enum Evaluator {
-    /// A transaction after deduplication, with its product resolved.
-    struct Entry {
-        var product: Int32
-        var receipt: Int32
-        var index: Int32
-        var purchase: Int64
-        var cancellation: Int64
-    }
-
     /// What the caller says about the evaluation beyond receipts and instant.
     struct Options {
         /// Receipt environments to accept, as ``Evaluator/environment(_:)`` names them; `nil`
@@ -26,10 +21,14 @@ enum Evaluator {
         var environments: Set<String>?
         /// The portfolio's catalogs by app, for upgrade prerequisites met by family sharing.
         var catalogs: [String: CompiledCatalog] = [:]
+        /// The customer's account (a UUID, lowercase, as bytes): transactions and renewal entries
+        /// naming another count for nothing. `nil`: every account counts.
+        var account: [UInt8]?
 
-        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:]) {
+        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:], account: String? = nil) {
             self.environments = environments.map { Set($0.map { Evaluator.environment($0) }) }
             self.catalogs = catalogs
+            self.account = account.map { Array($0.lowercased().utf8) }
         }
 
         static let all = Options(environments: nil)
@@ -59,25 +58,67 @@ enum Evaluator {
         var introUsed: [Int32] = []
         var prerequisites = UpgradePrerequisites.none
         var warnings: [EvaluationWarning] = []
+        /// What the offer conditions of groups with win-back or promotional offers read.
+        var groups: [GroupFacts] = []
+        /// The coverage spans outcomes index.
+        var spans: [CoverageSpan] = []
         /// The next change with what is known at the instant; `Int64.max` when none.
         var boundary = Int64.max
     }
 
+    /// The receipts an evaluation reads, found once for all the instants it looks at.
+    struct Inputs {
+        var receipts: [ParsedReceipt]
+        /// Indices of the evaluated app's receipts, and of other apps' (upgrade prerequisites).
+        var own: [Int]
+        var others: [Int]
+        var deduplicated: Deduplicated
+        /// Warnings that do not depend on the instant.
+        var warnings: [EvaluationWarning]
+    }
+
     static func evaluate(
-        _ catalog: CompiledCatalog, receipts allReceipts: [ParsedReceipt], at given: Instant, options: Options = .all
+        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], at given: Instant, options: Options = .all
+    ) -> Entitlements {
+        var recorder = NoRecord()
+        return evaluate(catalog, receipts: receipts, at: given, options: options, recorder: &recorder)
+    }
+
+    static func evaluate<R: EvaluationRecorder>(
+        _ catalog: CompiledCatalog, receipts allReceipts: [ParsedReceipt], at given: Instant, options: Options,
+        recorder: inout R
     ) -> Entitlements {
         // An instant built in code past years 0001-9999 is evaluated at the nearer end: nothing
         // changes beyond them, and the result's `at` stays writable as RFC 3339.
         let instant = given.clampedToRange
         let at = instant.millisecondsSince1970
-        var ignored: [EvaluationWarning] = []
+        let inputs = self.inputs(catalog, receipts: allReceipts, options: options, recorder: &recorder)
+        var core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
+        let next = nextChange(catalog, inputs, at: at, options: options, core: core)
+        // Warnings in a fixed order, so the answer never depends on the order of the receipts.
+        core.warnings = EvaluationWarning.sorted(inputs.warnings + core.warnings)
+        return Entitlements(catalog: catalog, at: instant, core: core,
+                            reevaluateAt: next == .max ? nil : Instant(millisecondsSince1970: next))
+    }
+
+    /// The accepted receipts, split into the app's own and others', and its transactions found
+    /// once.
+    static func inputs<R: EvaluationRecorder>(
+        _ catalog: CompiledCatalog, receipts allReceipts: [ParsedReceipt], options: Options, recorder: inout R
+    ) -> Inputs {
+        var warnings: [EvaluationWarning] = []
         var receipts = allReceipts
         if let accepted = options.environments {
-            ignored += unknownEnvironments(accepted, receipts: allReceipts)
-            receipts = allReceipts.filter { receipt in
-                if options.accepts(receipt) { return true }
-                ignored.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: receipt.environment ?? "production")))
-                return false
+            warnings += unknownEnvironments(accepted, receipts: allReceipts)
+            receipts = []
+            for (position, receipt) in allReceipts.enumerated() {
+                if options.accepts(receipt) {
+                    receipts.append(receipt)
+                } else {
+                    let environment = receipt.environment ?? "production"
+                    warnings.append(EvaluationWarning(kind: .environmentIgnored(app: receipt.app, environment: environment)))
+                    recorder.ignored(receipt: position, environment: environment)
+                }
             }
         }
         var own: [Int] = []
@@ -85,15 +126,10 @@ enum Evaluator {
         for (index, receipt) in receipts.enumerated() {
             if receipt.bytesEqual(receipt.appRange, catalog.appBytes) { own.append(index) } else { others.append(index) }
         }
-        if !others.isEmpty { ignored += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
-        let entries = deduplicate(catalog, receipts: receipts, own: own)
-        var core = evaluateCore(catalog, receipts: receipts, own: own, others: others, entries: entries, at: at, options: options)
-        let next = nextChange(catalog, receipts: receipts, own: own, others: others, entries: entries, at: at,
-                              options: options, core: core)
-        // Warnings that do not depend on the instant come first.
-        core.warnings = ignored + entries.warnings + core.warnings
-        return Entitlements(catalog: catalog, at: instant, core: core,
-                            reevaluateAt: next == .max ? nil : Instant(millisecondsSince1970: next))
+        if !others.isEmpty { warnings += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
+        let deduplicated = deduplicate(catalog, receipts: receipts, own: own)
+        return Inputs(receipts: receipts, own: own, others: others, deduplicated: deduplicated,
+                      warnings: warnings + deduplicated.warnings)
     }
 
     /// The environments entitle knows, as ``environment(_:)`` names them.
@@ -127,48 +163,66 @@ enum Evaluator {
         return warnings
     }
 
-    /// The answer at `at` from deduplicated entries.
-    static func evaluateCore(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], others: [Int], entries deduplicated: Deduplicated,
-        at: Int64, options: Options
+    /// The answer at `at`.
+    static func evaluateCore<R: EvaluationRecorder>(
+        _ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, recorder: inout R
     ) -> Core {
         let rules = catalog.rules
+        let receipts = inputs.receipts
         var core = Core()
-        var entries = deduplicated.entries
-        if !deduplicated.chains.orphans.isEmpty { core.warnings = orphanWarnings(deduplicated.chains, at: at) }
+        if !inputs.deduplicated.chains.orphans.isEmpty { core.warnings = orphanWarnings(inputs.deduplicated.chains, at: at) }
+        var entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &core.warnings)
 
-        // 1. Keep what is known at `at`; credit consumables; note intro offers used.
+        // 1. Keep what is known at `at` and counts for this account; credit consumables; note
+        //    intro offers used.
         var balances = [Int64](filling: 0, count: catalog.currencyIds.count)
         var overflowed: [Int32] = []
         var introUsed = GroupSet()
         var unknown: [(receipt: Int32, range: TextRange)] = []
+        var otherAccounts: Set<String> = []
         var kept = 0
         for position in entries.indices {
             let entry = entries[position]
-            guard entry.purchase <= at else { continue }
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
+            let record = entry.record
+            guard entry.purchase <= at else {
+                if R.records { recorder.later(entry) }
+                continue
+            }
             guard entry.product >= 0 else {
                 unknown.append((entry.receipt, record.productId))
+                if R.records { recorder.excluded(entry, because: .unknownProduct) }
+                continue
+            }
+            let receipt = receipts[Int(entry.receipt)]
+            guard accepts(record.accountToken, of: receipt, account: options.account) else {
+                otherAccounts.insert(receipt.text(record.accountToken)!)
+                if R.records { recorder.excluded(entry, because: .otherAccount) }
                 continue
             }
             let rule = rules[Int(entry.product)]
-            if record.flags & TransactionRecord.familyShared != 0 && !rule.familyShareable {
-                let receipt = receipts[Int(entry.receipt)]
+            if rule.ignores(record) {
                 core.warnings.append(EvaluationWarning(kind: .notFamilyShareable(
                     transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(entry.product)].id)))
+                if R.records { recorder.excluded(entry, because: .notFamilyShareable) }
                 continue
             }
             if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0 {
                 introUsed.insert(rule.group)
             }
             if rule.type == .consumable {
-                // An upgraded transaction grants nothing, credits included.
-                if entry.cancellation > at, record.flags & TransactionRecord.upgraded == 0 {
-                    for index in rule.credits {
-                        let credit = catalog.ruleCredits[Int(index)]
-                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: record.countedQuantity)
-                        Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
-                    }
+                // An upgraded transaction grants nothing, credits included; a refund takes back
+                // its share of the units (all of them without a percentage).
+                let (units, refunded) = creditedUnits(record, at: at)
+                if R.records {
+                    if entry.isUpgraded { recorder.excluded(entry, because: .upgraded) }
+                    else if units == 0 { recorder.excluded(entry, because: .cancelled) }
+                    else { recorder.credited(entry, units: units, refunded: refunded) }
+                }
+                guard !entry.isUpgraded, units > 0 else { continue }
+                for index in rule.credits {
+                    let credit = catalog.ruleCredits[Int(index)]
+                    let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
+                    Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
                 }
                 continue
             }
@@ -177,10 +231,11 @@ enum Evaluator {
         }
         entries.removeLast(entries.count - kept)
         if !unknown.isEmpty { core.warnings += unknownProductWarnings(unknown, receipts: receipts) }
+        for account in otherAccounts { core.warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.
-        let renewals = renewalFacts(catalog, receipts: receipts, own: own, chains: deduplicated.chains, entries: entries, at: at,
-                                    warnings: &core.warnings)
+        let renewals = renewalFacts(catalog, receipts: receipts, deduplicated: inputs.deduplicated, entries: entries, at: at,
+                                    options: options, recorder: &recorder, warnings: &core.warnings)
 
         // 3. Passes of one group stack across their products.
         let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
@@ -196,25 +251,27 @@ enum Evaluator {
         spans.reserveCapacity(entries.count + renewals.grace.count)
         var graceCursor = 0, passCursor = 0
         var groupStart = 0
+        var lapses = catalog.offerGroups.isEmpty ? [] : [GroupLapse](filling: GroupLapse(), count: catalog.groups.count)
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
             core.outcomes.append(evaluateProduct(
                 catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
                 graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                spans: &spans, boundary: &core.boundary, warnings: &core.warnings))
+                spans: &spans, lapses: &lapses, boundary: &core.boundary, recorder: &recorder, warnings: &core.warnings))
             groupStart = groupEnd
         }
 
         // 5. Grandfather rules and grants.
-        core.access = accessSpans(catalog, receipts: receipts, own: own, at: at, boundary: &core.boundary, warnings: &core.warnings)
+        core.access = accessSpans(catalog, receipts: receipts, own: inputs.own, at: at, boundary: &core.boundary,
+                                  recorder: &recorder, warnings: &core.warnings)
 
         // 6. Features: the union of their sources' spans.
         core.features = evaluateFeatures(catalog, outcomes: core.outcomes, spans: spans, access: core.access, at: at,
                                          boundary: &core.boundary)
 
         // 7. Consumptions, deduplicated by id across the app's receipts.
-        spend(catalog, receipts: receipts, own: own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings)
+        spend(catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings)
         for (index, balance) in balances.enumerated() where balance < 0 {
             core.warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
@@ -225,8 +282,41 @@ enum Evaluator {
         }
         core.balances = balances
         core.introUsed = introUsed.members
-        core.prerequisites = UpgradePrerequisites(catalog, receipts: others.map { receipts[$0] }, at: at, catalogs: options.catalogs)
+        core.prerequisites = UpgradePrerequisites(catalog, receipts: inputs.others.map { receipts[$0] }, at: at, catalogs: options.catalogs)
+
+        // 8. What win-back and promotional offers read, for the groups that have them; where Apple's
+        //    list of eligible win-back offers and the catalog's conditions disagree, a warning.
+        if !catalog.offerGroups.isEmpty {
+            core.groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
+            for facts in core.groups where facts.appleWinBack != nil {
+                let subscribed = core.outcomes.contains { outcome in
+                    catalog.rules[Int(outcome.product)].group == facts.group
+                        && (outcome.state == .active || outcome.state == .gracePeriod || outcome.state == .billingRetry)
+                }
+                for item in catalog.offers(inGroup: facts.group) where item.offer.type == .winBack {
+                    let decision = promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at)
+                    if decision.disagrees {
+                        core.warnings.append(EvaluationWarning(kind: .winBackCriteriaDisagree(
+                            offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
+                    }
+                }
+            }
+        }
+        core.spans = spans
         return core
+    }
+
+    /// The units of a consumable purchase that credit at `at`, and those refunded: all of them
+    /// until a refund, then those the refund's percentage leaves (none without a percentage),
+    /// rounding the refunded units half up.
+    @inline(__always)
+    static func creditedUnits(_ record: TransactionRecord, at: Int64) -> (units: Int64, refunded: Int64) {
+        let quantity = record.countedQuantity
+        guard record.cancellation <= at else { return (quantity, 0) }
+        guard record.revocationPercentage >= 0 else { return (0, quantity) }
+        let percentage = Int64(min(record.revocationPercentage, TransactionRecord.wholePercentage))
+        let refunded = min(quantity, (quantity * percentage + Int64(TransactionRecord.wholePercentage) / 2) / Int64(TransactionRecord.wholePercentage))
+        return (quantity - refunded, refunded)
     }
 
     // MARK: Orderings
@@ -235,9 +325,7 @@ enum Evaluator {
     @inline(__always)
     static func precedes(_ a: Entry, _ b: Entry, receipts: [ParsedReceipt]) -> Bool {
         if a.purchase != b.purchase { return a.purchase < b.purchase }
-        let left = receipts[Int(a.receipt)], right = receipts[Int(b.receipt)]
-        return left.transactionIdPrecedes(left.transactions[Int(a.index)].transactionId,
-                                          right, right.transactions[Int(b.index)].transactionId)
+        return receipts[Int(a.receipt)].transactionIdPrecedes(a.record.transactionId, receipts[Int(b.receipt)], b.record.transactionId)
     }
 }
 
@@ -251,16 +339,19 @@ struct ProductOutcome: Sendable, Equatable {
     var spans: Range<Int32>
     /// For a scheduled pass, the start of its first queued purchase; else `Int64.min`.
     var startsAt: Int64 = .min
-    /// From the chain's latest renewal entry: 0 false, 1 true, 2 unknown.
+    /// From the chain's renewal entries: 0 false, 1 true, 2 unknown.
     var willRenew: UInt8 = 2
     /// The product it renews to, when that is another product.
     var renewsTo: String?
+    /// The commitment of its latest counted transaction, for a subscription billed monthly.
+    var commitment: CommitmentRecord?
 }
 
 extension ProductOutcome {
     /// Whether the two give the same product status (what a result shows of an outcome).
     func readsTheSame(as other: ProductOutcome) -> Bool {
-        guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo else { return false }
+        guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo,
+              commitment == other.commitment else { return false }
         if (state == .active || state == .gracePeriod) && until != other.until { return false }
         return state != .scheduled || startsAt == other.startsAt
     }
@@ -275,6 +366,15 @@ struct FeatureOutcome: Sendable, Equatable {
 extension TransactionRecord {
     /// The id of the subscription chain: the original transaction's, else its own.
     var chainId: TextRange { originalTransactionId.isNone ? transactionId : originalTransactionId }
+}
+
+extension ProductRule {
+    /// Whether a transaction of this product counts for nothing because it is family-shared and
+    /// the product is not family-shareable.
+    @inline(__always)
+    func ignores(_ record: TransactionRecord) -> Bool {
+        record.flags & TransactionRecord.familyShared != 0 && !familyShareable
+    }
 }
 
 extension ParsedReceipt {

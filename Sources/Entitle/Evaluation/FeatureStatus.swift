@@ -30,12 +30,16 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     /// For an auto-renewable: the product it will renew to, when that is another product (a
     /// scheduled downgrade or crossgrade).
     public var renewsTo: String?
+    /// For a subscription billed monthly with a commitment: the commitment of its latest counted
+    /// transaction. Access still follows each transaction's expiry.
+    public var commitment: Transaction.Commitment?
 
     /// Creates a product status.
     public init(
         id: String, type: ProductType, state: ProductState, until: Instant? = nil, startsAt: Instant? = nil,
-        willRenew: Bool? = nil, renewsTo: String? = nil
+        willRenew: Bool? = nil, renewsTo: String? = nil, commitment: Transaction.Commitment? = nil
     ) {
+        self.commitment = commitment
         self.id = id
         self.type = type
         self.state = state
@@ -63,12 +67,24 @@ public struct Offer: Hashable, Sendable, Codable {
     public var change: SubscriptionChange?
     /// When that change takes effect.
     public var effective: ChangeTiming?
+    /// For an auto-renewable with win-back or promotional offers: whether each may be offered.
+    public var promotions: [Promotion]?
+    /// The features it grants that are off: what buying it adds.
+    public var adds: [String]
+    /// The features it grants that are on, but until earlier than buying it now would cover
+    /// (forever for a non-consumable, N days for a trial, the stacked end for a pass, one period
+    /// for a subscription): what buying it extends.
+    public var extends: [String]
 
     /// Creates an offer.
     public init(
         productId: String, eligible: Bool, reason: OfferReason? = nil, introOfferEligible: Bool? = nil, legal: String? = nil,
-        change: SubscriptionChange? = nil, effective: ChangeTiming? = nil
+        change: SubscriptionChange? = nil, effective: ChangeTiming? = nil, promotions: [Promotion]? = nil,
+        adds: [String] = [], extends: [String] = []
     ) {
+        self.promotions = promotions
+        self.adds = adds
+        self.extends = extends
         self.productId = productId
         self.eligible = eligible
         self.reason = reason
@@ -76,6 +92,36 @@ public struct Offer: Hashable, Sendable, Codable {
         self.legal = legal
         self.change = change
         self.effective = effective
+    }
+}
+
+extension Offer {
+    /// The offer with `extends` left empty, for comparing answers at two instants.
+    var withoutExtends: Offer {
+        var offer = self
+        offer.extends = []
+        return offer
+    }
+}
+
+/// Whether a win-back or promotional offer of a subscription may be offered, and why.
+public struct Promotion: Hashable, Sendable, Codable {
+    /// The offer's id.
+    public var id: String
+    /// Win-back or promotional.
+    public var type: SubscriptionOfferType
+    /// Whether the customer may redeem it now.
+    public var eligible: Bool
+    /// Why (`eligible` when every condition holds), the first failing condition in the order of
+    /// ``PromotionReason``.
+    public var reason: PromotionReason
+
+    /// Creates a promotion.
+    public init(id: String, type: SubscriptionOfferType, eligible: Bool, reason: PromotionReason) {
+        self.id = id
+        self.type = type
+        self.eligible = eligible
+        self.reason = reason
     }
 }
 

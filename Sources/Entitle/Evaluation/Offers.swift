@@ -1,108 +1,275 @@
-/// Offers: whether each product may be offered for sale, and why not.
+/// Offers: whether each product may be offered for sale, why not, and what buying it would add.
 ///
-/// `retired` first; then for auto-renewables `subscribed` (active or in grace), and for the other
-/// products of a group with levels, while one is subscribed, the `change` it would be (upgrade,
-/// downgrade, crossgrade) and when it takes `effective`; for non-consumables `owned` (it, its
-/// upgrade or its paid product is active, or grandfather rules cover all it grants),
-/// `trial-used`, `prerequisite-missing`, `upgrade-available`.
+/// The rule order, each rule's deciding fact a value (``OfferFact``) that explanations format:
+/// `retired` first; for auto-renewables `subscribed` (active or in grace), then `billing-issue`
+/// (a product of the group in billing retry), and for the other products of a group with levels,
+/// while one is subscribed, the `change` buying it would be and when it takes `effective`; for
+/// non-consumables `owned` (it, its upgrade or its paid product active, or grandfather rules
+/// covering all it grants), `trial-used`, `prerequisite-missing`, `upgrade-available` (an
+/// upgrade of it is itself eligible). Win-back and promotional offers (`Evaluator+Promotions`),
+/// and every offer's `adds` and `extends`.
 extension Entitlements {
     /// Whether each product may be offered for sale, in catalog order.
     public var offers: [Offer] {
         if let decoded { return decoded.offers }
-        let grandfathered = grandfatheredFeatures
-        return catalog.compiledProducts.indices.map { offer($0, grandfathered: grandfathered) }
+        let context = OfferContext(self)
+        return compiled.compiledProducts.indices.map { offer($0, context: context) }
     }
 
     /// One product's offer, or `nil` for a product the catalog does not define.
     public func offer(for productId: String) -> Offer? {
-        catalog.productIndex[productId].map { offer($0, grandfathered: grandfatheredFeatures) }
+        if let decoded { return decoded.offers.first { $0.productId == productId } }
+        return compiled.productIndex[productId].map { offer($0, context: OfferContext(self)) }
     }
 
-    /// - Parameter grandfathered: ``grandfatheredFeatures``, found once for all products.
-    private func offer(_ index: Int, grandfathered: Set<Int32>) -> Offer {
-        if let decoded, let offer = decoded.offers.first(where: { $0.productId == catalog.compiledProducts[index].id }) { return offer }
-        let product = catalog.compiledProducts[index]
-        let reason = ineligibility(index, grandfathered: grandfathered)
-        var introOfferEligible: Bool?
-        if product.type == .autoRenewableSubscription, product.introOffer != nil {
-            introOfferEligible = !introUsed.contains(Int32(product.group))
+    /// What offers read, found once for all products.
+    struct OfferContext {
+        /// Features grandfather rules cover at the instant.
+        var grandfathered: Set<Int32>
+        /// Per subscription group: a product of it active or in grace, and one in billing retry.
+        var subscribedGroups: Set<Int32> = []
+        var retryingGroups: [Int32: Int32] = [:]
+
+        init(_ result: Entitlements) {
+            grandfathered = result.grandfatheredFeatures
+            for outcome in result.productOutcomes {
+                let group = result.compiled.rules[Int(outcome.product)].group
+                guard group >= 0 else { continue }
+                switch outcome.state {
+                case .active, .gracePeriod: subscribedGroups.insert(group)
+                case .billingRetry: if retryingGroups[group] == nil { retryingGroups[group] = outcome.product }
+                default: break
+                }
+            }
         }
-        var offer = Offer(productId: product.id, eligible: reason == nil, reason: reason,
-                          introOfferEligible: introOfferEligible, legal: product.legal)
-        if product.type == .autoRenewableSubscription, reason == nil, let (change, timing) = levelChange(to: index) {
-            offer.change = change
-            offer.effective = timing
-        }
-        return offer
     }
 
-    /// The first reason, in the documented order, that a product may not be offered.
-    private func ineligibility(_ index: Int, grandfathered: Set<Int32>) -> OfferReason? {
-        let product = catalog.compiledProducts[index]
+    private func offer(_ index: Int, context: OfferContext) -> Offer {
+        let decision = offerDecision(index, context: context)
+        let product = compiled.compiledProducts[index]
+        return Offer(
+            productId: product.id, eligible: decision.reason == nil, reason: decision.reason,
+            introOfferEligible: decision.introOfferEligible, legal: product.legal, change: decision.change?.0,
+            effective: decision.change?.1,
+            promotions: decision.promotions.map { items in
+                items.map { Promotion(id: $0.offer.id, type: $0.offer.type, eligible: $0.decision.eligible, reason: $0.decision.reason) }
+            },
+            adds: decision.adds.map { compiled.featureIds[Int($0)] }, extends: decision.extends.map { compiled.featureIds[Int($0)] })
+    }
+
+    /// The offer of product `index`, with the fact behind its reason.
+    func offerDecision(_ index: Int, context: OfferContext) -> OfferDecision {
+        let product = compiled.compiledProducts[index]
+        let group = Int32(product.group)
+        var decision = OfferDecision(fact: ineligibility(index, context: context))
+        if product.type == .autoRenewableSubscription {
+            if product.introOffer != nil {
+                decision.introOfferEligible = !introUsed.contains(group) && context.retryingGroups[group] == nil
+            }
+            if decision.reason == nil { decision.change = levelChange(to: index) }
+            if !product.offers.isEmpty, let facts = groupFacts(group) {
+                let subscribed = context.subscribedGroups.contains(group) || context.retryingGroups[group] != nil
+                let offers = compiled.offers(inGroup: group).filter { $0.product == index }
+                decision.promotions = offers.map { item in
+                    (item.offer, Evaluator.promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed,
+                                                     at: at.millisecondsSince1970))
+                }
+            }
+        }
+        (decision.adds, decision.extends) = additions(of: index)
+        return decision
+    }
+
+    /// The facts of a group with win-back or promotional offers.
+    func groupFacts(_ group: Int32) -> GroupFacts? {
+        groups.first { $0.group == group }
+    }
+
+    /// The first rule, in the documented order, that keeps a product from being offered, with its
+    /// fact; ``OfferFact/eligible`` when none does.
+    private func ineligibility(_ index: Int, context: OfferContext) -> OfferFact {
+        let product = compiled.compiledProducts[index]
         if !product.available { return .retired }
         switch product.type {
         case .consumable, .nonRenewingSubscription:
-            return nil
+            return .eligible
         case .autoRenewableSubscription:
             let state = state(of: index)
-            return state == .active || state == .gracePeriod ? .subscribed : nil
+            if state == .active || state == .gracePeriod { return .subscribed(state: state) }
+            if let retrying = context.retryingGroups[Int32(product.group)] { return .billingIssue(retrying: Int(retrying)) }
+            return .eligible
         case .nonConsumable:
             break
         }
-        if isOwned(index, grandfathered: grandfathered) { return .owned }
+        if let owned = ownership(index, grandfathered: context.grandfathered) { return owned }
         if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
-        if case .upgrade(_, let requirement) = product.role, !prerequisites.meets(requirement) { return .prerequisiteMissing }
-        if case .standard = product.role, product.upgrades.contains(where: { upgrade in
-            guard catalog.compiledProducts[upgrade].available, case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role
-            else { return false }
-            return prerequisites.meets(requirement)
-        }) {
-            return .upgradeAvailable
+        if case .upgrade(_, let requirement) = product.role, !prerequisites.meets(requirement) {
+            return .prerequisiteMissing(requirement)
         }
-        return nil
+        if case .standard = product.role {
+            // Upgrade pricing is the better offer when an upgrade of this product may be offered itself.
+            let eligible = product.upgrades.filter { ineligibility($0, context: context).reason == nil }
+            if !eligible.isEmpty { return .upgradeAvailable(eligible) }
+        }
+        return .eligible
     }
 
-    /// Whether a non-consumable, or what stands in for it, is active, or grandfather rules cover
-    /// everything it grants.
-    private func isOwned(_ index: Int, grandfathered: Set<Int32>) -> Bool {
-        let product = catalog.compiledProducts[index]
-        if !grandfathered.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) { return true }
+    /// Why a non-consumable counts as owned: grandfather rules covering all it grants, the trial
+    /// running, or it, what it stands in for or an upgrade of that active; `nil` when not owned.
+    private func ownership(_ index: Int, grandfathered: Set<Int32>) -> OfferFact? {
+        let product = compiled.compiledProducts[index]
+        if !grandfathered.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) {
+            return .ownedThroughGrandfathering
+        }
         // The full-price product this one belongs with: itself, what it replaces, or what it is a trial of.
         var family = index
         switch product.role {
         case .standard: break
         case .upgrade(let replaces, _): family = replaces
         case .trial(_, let paid):
-            if state(of: index) == .active { return true }
+            if state(of: index) == .active { return .owned(by: index) }
             family = paid
         }
-        if state(of: family) == .active { return true }
-        return catalog.compiledProducts[family].upgrades.contains { state(of: $0) == .active }
+        for candidate in [family] + compiled.compiledProducts[family].upgrades where state(of: candidate) == .active {
+            return .owned(by: candidate)
+        }
+        return nil
     }
 
     /// For a product of a group with levels while another product of the group is active or in
     /// grace: the change buying it would be, and when it would take effect.
     private func levelChange(to index: Int) -> (SubscriptionChange, ChangeTiming)? {
-        let product = catalog.compiledProducts[index]
+        let product = compiled.compiledProducts[index]
         guard let level = product.level else { return nil }
-        // The customer's current subscription in the group: the highest level active, else in grace.
-        var current: Int?
-        for outcome in productOutcomes where outcome.state == .active || outcome.state == .gracePeriod {
-            let other = catalog.compiledProducts[Int(outcome.product)]
-            guard Int(outcome.product) != index, other.type == .autoRenewableSubscription, other.group == product.group,
-                  let otherLevel = other.level else { continue }
-            if let chosen = current, let chosenLevel = catalog.compiledProducts[chosen].level, chosenLevel <= otherLevel { continue }
-            current = Int(outcome.product)
+        guard let current = currentSubscription(inGroupOf: index), let currentLevel = compiled.compiledProducts[current].level else {
+            return nil
         }
-        guard let current, let currentLevel = catalog.compiledProducts[current].level else { return nil }
         if level < currentLevel { return (.upgrade, .immediately) }
         if level > currentLevel { return (.downgrade, .nextRenewal) }
-        let samePeriod = product.period != nil && product.period.map(Self.nominal) == catalog.compiledProducts[current].period.map(Self.nominal)
+        let samePeriod = product.period != nil && product.period.map(Self.nominal) == compiled.compiledProducts[current].period.map(Self.nominal)
         return (.crossgrade, samePeriod ? .immediately : .nextRenewal)
+    }
+
+    /// The customer's current subscription in the group of product `index` (another product of
+    /// the group with a level): the highest level active, else in grace.
+    func currentSubscription(inGroupOf index: Int) -> Int? {
+        let product = compiled.compiledProducts[index]
+        var current: Int?
+        for outcome in productOutcomes where outcome.state == .active || outcome.state == .gracePeriod {
+            let other = compiled.compiledProducts[Int(outcome.product)]
+            guard Int(outcome.product) != index, other.type == .autoRenewableSubscription, other.group == product.group,
+                  let otherLevel = other.level else { continue }
+            if let chosen = current, let chosenLevel = compiled.compiledProducts[chosen].level, chosenLevel <= otherLevel { continue }
+            current = Int(outcome.product)
+        }
+        return current
     }
 
     /// A duration as months, days and milliseconds, so `P1Y` equals `P12M` and `P1W` equals `P7D`.
     private static func nominal(_ duration: ISODuration) -> [Int64] {
         [Int64(duration.totalMonths), duration.totalDays, duration.timeMilliseconds]
+    }
+
+    // MARK: What buying adds
+
+    /// The features product `index` grants that are off (`adds`), and those on until earlier than
+    /// buying it at the instant would cover (`extends`), in catalog order.
+    func additions(of index: Int) -> (adds: [Int32], extends: [Int32]) {
+        let product = compiled.compiledProducts[index]
+        guard !product.grants.isEmpty else { return ([], []) }
+        let end = coverageIfBought(index)
+        var adds: [Int32] = [], extends: [Int32] = []
+        for grant in product.grants.sorted() {
+            guard let outcome = featureOutcome(grant) else {
+                adds.append(Int32(grant))
+                continue
+            }
+            if let end, outcome.until != CoverageSpan.never, outcome.until < end { extends.append(Int32(grant)) }
+        }
+        return (adds, extends)
+    }
+
+    /// The end of the coverage buying product `index` at the instant would give: forever for a
+    /// non-consumable, N days for a trial, the end of the stack for a pass (after the passes
+    /// queued before it), one period for an auto-renewable with a `duration`; `nil` when unknown.
+    func coverageIfBought(_ index: Int) -> Int64? {
+        let rule = compiled.rules[index]
+        let at = at.millisecondsSince1970
+        switch rule.type {
+        case .consumable:
+            return nil
+        case .nonConsumable:
+            guard rule.trialDays > 0 else { return CoverageSpan.never }
+            let (end, overflow) = at.addingReportingOverflow(Int64(rule.trialDays) * CivilCalendar.millisecondsPerDay)
+            return overflow ? Instant.latest.millisecondsSince1970 : min(end, Instant.latest.millisecondsSince1970)
+        case .nonRenewingSubscription:
+            return Evaluator.passEnd(rule, quantity: 1, from: max(at, stackEnd(of: index)))
+        case .autoRenewableSubscription:
+            guard let period = compiled.compiledProducts[index].period else { return nil }
+            return ISODuration.add(months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds,
+                                   times: 1, to: at)
+        }
+    }
+
+    /// Where a pass bought at the instant would start at the latest: the end of the coverage of
+    /// its product (or of its pass group) that ends after the instant; `Int64.min` when none.
+    func stackEnd(of index: Int) -> Int64 {
+        let rule = compiled.rules[index]
+        var end = Int64.min
+        for outcome in productOutcomes {
+            let other = compiled.rules[Int(outcome.product)]
+            guard Int(outcome.product) == index || (rule.passGroup >= 0 && other.passGroup == rule.passGroup) else { continue }
+            for position in outcome.spans { end = max(end, spans[Int(position)].end) }
+        }
+        return end
+    }
+}
+
+/// A product's offer as offers decide it: the rule that keeps it from sale with its fact, and the
+/// rest of what the offer says.
+struct OfferDecision {
+    var fact: OfferFact
+    var introOfferEligible: Bool?
+    var change: (SubscriptionChange, ChangeTiming)?
+    var promotions: [(offer: SubscriptionOffer, decision: PromotionDecision)]?
+    var adds: [Int32] = []
+    var extends: [Int32] = []
+
+    var reason: OfferReason? { fact.reason }
+}
+
+/// The fact behind an offer's reason.
+enum OfferFact {
+    /// `available` is false.
+    case retired
+    /// Grandfather rules cover everything it grants.
+    case ownedThroughGrandfathering
+    /// A product is active that makes this one owned: itself, what it stands in for, an upgrade of
+    /// that, or for a trial the trial itself.
+    case owned(by: Int)
+    /// The trial was bought before.
+    case trialUsed
+    /// The subscription is active or in grace.
+    case subscribed(state: ProductState)
+    /// A product of the group is in billing retry.
+    case billingIssue(retrying: Int)
+    /// No receipt of the required app shows a qualifying purchase.
+    case prerequisiteMissing(UpgradeRequirement)
+    /// Upgrades of it that may be offered.
+    case upgradeAvailable([Int])
+    /// Nothing keeps it from sale.
+    case eligible
+
+    var reason: OfferReason? {
+        switch self {
+        case .retired: .retired
+        case .ownedThroughGrandfathering, .owned: .owned
+        case .trialUsed: .trialUsed
+        case .subscribed: .subscribed
+        case .billingIssue: .billingIssue
+        case .prerequisiteMissing: .prerequisiteMissing
+        case .upgradeAvailable: .upgradeAvailable
+        case .eligible: nil
+        }
     }
 }

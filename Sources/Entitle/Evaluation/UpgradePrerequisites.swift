@@ -1,14 +1,21 @@
 /// What other apps' receipts show at the instant, for upgrade pricing: the products of each
 /// required app with a counted purchase, and which required apps have a receipt at all.
 ///
-/// Copies of one transaction across an app's receipts count once and the earliest cancellation
-/// among them holds, the same rule as for the evaluated app's own transactions: a refund recorded
-/// in any copy takes the prerequisite away. A family-shared purchase counts only when the required
+/// Copies of one transaction across an app's receipts are snapshots, the same rule as for the
+/// evaluated app's own transactions: the latest signed by the instant stands for it, copies of
+/// one rank merging with the earliest cancellation. A family-shared purchase counts only when the required
 /// app's catalog is in the portfolio and makes that product family-shareable.
 struct UpgradePrerequisites: Sendable, Equatable {
     /// App bundle id -> product ids with a counted purchase at the instant.
     private var purchased: [String: Set<String>] = [:]
-    /// Required apps with at least one receipt.
+    /// App bundle id -> product id -> the transaction that shows it (of several, the least id by
+    /// bytes), for explanations.
+    private var witnesses: [String: [String: String]] = [:]
+    /// App bundle id -> the earliest original purchase of the app among its receipts that count
+    /// (`Int64.min`: a receipt without one), for explanations.
+    private var firstPurchases: [String: Int64] = [:]
+    /// Required apps with a receipt that counts at the instant: one without an
+    /// `originalPurchaseDate`, or one whose original purchase is at or before the instant.
     private var appsWithReceipts: Set<String> = []
 
     private init() {}
@@ -22,7 +29,11 @@ struct UpgradePrerequisites: Sendable, Equatable {
         for app in catalog.requiredApps {
             let ofApp = receipts.filter { $0.bytesEqual($0.appRange, app) }
             guard !ofApp.isEmpty else { continue }
-            appsWithReceipts.insert(app)
+            // Any receipt of the app qualifies only from the customer's first purchase of the app on.
+            if let first = ofApp.map(\.originalPurchase).filter({ $0 == TransactionRecord.absentDate || $0 <= at }).min() {
+                appsWithReceipts.insert(app)
+                firstPurchases[app] = first
+            }
             var items: [(receipt: Int32, index: Int32)] = []
             for (receiptIndex, receipt) in ofApp.enumerated() {
                 for index in receipt.transactions.indices { items.append((Int32(receiptIndex), Int32(index))) }
@@ -36,34 +47,66 @@ struct UpgradePrerequisites: Sendable, Equatable {
                 hash: { ofApp[Int(items[$0].receipt)].transactions[Int(items[$0].index)].transactionIdHash },
                 equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
                 precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
-            // The earliest cancellation of each transaction, kept at its first copy.
-            var cancellation = [Int64](repeating: .max, count: items.count)
+            // Copies of one transaction are snapshots, as for the app's own: at `at`, the latest
+            // signed by then (else the earliest) stands for it, copies of one rank merging.
+            var copies: [Int32: [Evaluator.Snapshot]] = [:]
             for item in items.indices {
-                let record = ofApp[Int(items[item].receipt)].transactions[Int(items[item].index)]
-                let leader = Int(first[item])
-                cancellation[leader] = min(cancellation[leader], record.cancellation)
+                let receipt = ofApp[Int(items[item].receipt)]
+                copies[first[item], default: []].append(Evaluator.Snapshot(
+                    receipt: items[item].receipt, index: items[item].index,
+                    rank: receipt.transactions[Int(items[item].index)].signed))
             }
             var products: Set<String> = []
-            for item in items.indices where Int(first[item]) == item {
-                let receipt = ofApp[Int(items[item].receipt)]
-                let record = receipt.transactions[Int(items[item].index)]
-                guard record.purchase <= at, cancellation[item] > at else { continue }
+            for (_, var group) in copies {
+                if group.count > 1 { Evaluator.sortSnapshots(&group, receipts: ofApp) }
+                var end = group.count
+                while end > 0, group[end - 1].rank > at { end -= 1 }
+                var start = end - 1
+                if end == 0 {
+                    start = 0
+                    end = 1
+                    while end < group.count, group[end].rank == group[0].rank { end += 1 }
+                } else {
+                    while start > 0, group[start - 1].rank == group[end - 1].rank { start -= 1 }
+                }
+                let receipt = ofApp[Int(group[start].receipt)]
+                let record = receipt.transactions[Int(group[start].index)]
+                let cancellation = group[start..<end].map { ofApp[Int($0.receipt)].transactions[Int($0.index)].cancellation }.min()!
+                guard record.purchase <= at, cancellation > at else { continue }
                 let product = receipt.text(record.productId)!
                 if record.flags & TransactionRecord.familyShared != 0 {
                     guard let required = catalogs[app], let index = required.productIndex[product],
                           required.compiledProducts[index].familyShareable else { continue }
                 }
                 products.insert(product)
+                let transaction = receipt.text(record.transactionId)!
+                if let known = witnesses[app]?[product], !Array(transaction.utf8).lexicographicallyPrecedes(Array(known.utf8)) { continue }
+                witnesses[app, default: [:]][product] = transaction
             }
             purchased[app] = products
         }
     }
 
-    /// Whether some receipt of the required app shows a qualifying purchase.
+    /// Whether some receipt of the required app shows a qualifying purchase: any receipt that
+    /// counts (from its `originalPurchaseDate` on, when it has one) when `anyOf` is left out, else a
+    /// counted purchase of a listed product.
     func meets(_ requirement: UpgradeRequirement) -> Bool {
-        guard appsWithReceipts.contains(requirement.app) else { return false }
-        guard let anyOf = requirement.anyOf else { return true }
+        guard let anyOf = requirement.anyOf else { return appsWithReceipts.contains(requirement.app) }
         guard let products = purchased[requirement.app] else { return false }
         return !products.isDisjoint(with: anyOf)
     }
+
+    /// The purchases of the required app that a requirement lists, with the transaction showing
+    /// each, by product id; for an explanation.
+    func qualifying(_ requirement: UpgradeRequirement) -> [(product: String, transaction: String)] {
+        (purchased[requirement.app] ?? []).filter { requirement.anyOf?.contains($0) ?? true }.sorted()
+            .map { ($0, witnesses[requirement.app]?[$0] ?? "") }
+    }
+
+    /// Whether a receipt of the app counts at the instant, and the earliest original purchase of
+    /// the app among those that do (`Int64.min` when one has none); `nil` when none counts.
+    func firstPurchase(of app: String) -> Int64? { firstPurchases[app] }
+
+    /// Whether any receipt of the app was given (counting or not yet).
+    func hasReceipts(of app: String) -> Bool { purchased[app] != nil }
 }

@@ -1,96 +1,88 @@
-/// Offers in an explanation: the evaluator's decision (``Entitlements/offers``) and the fact behind
-/// the rule that made it.
+/// Offers in an explanation: the decision offers made (``OfferDecision``) and the fact behind its
+/// rule, in words, with the transactions the evaluation recorded.
 extension Explainer {
-    func offer(_ index: Int) -> OfferExplanation {
+    func offer(_ index: Int, _ context: Context, offers: Entitlements.OfferContext) -> OfferExplanation {
+        let catalog = context.catalog
         let product = catalog.compiledProducts[index]
-        let offer = result.offer(for: product.id)
-            ?? Offer(productId: product.id, eligible: true, reason: nil, introOfferEligible: nil, legal: product.legal)
-        var because = offer.reason.map { fact(for: $0, index) } ?? eligibleFact(index, offer)
-        if offer.introOfferEligible == false, let used = introOfferUse(group: product.group) {
-            because += "; intro offer used: \(used)"
+        let decision = context.result.offerDecision(index, context: offers)
+        var because = fact(decision, index, context)
+        if decision.introOfferEligible == false {
+            if let used = introOfferUse(group: product.group, context) {
+                because += "; intro offer used: \(used)"
+            } else if case .billingIssue = decision.fact {
+            } else if offers.retryingGroups[Int32(product.group)] != nil {
+                because += "; intro offer not eligible while billing is retried in the group"
+            }
         }
-        return OfferExplanation(productId: product.id, eligible: offer.eligible, reason: offer.reason,
-                                introOfferEligible: offer.introOfferEligible, change: offer.change, effective: offer.effective,
-                                because: because)
+        return OfferExplanation(
+            productId: product.id, eligible: decision.reason == nil, reason: decision.reason,
+            introOfferEligible: decision.introOfferEligible, change: decision.change?.0, effective: decision.change?.1,
+            because: because,
+            promotions: decision.promotions.map { items in
+                items.map { item in
+                    PromotionExplanation(id: item.offer.id, type: item.offer.type, eligible: item.decision.eligible,
+                                         reason: item.decision.reason, because: promotion(item.offer, item.decision, group: product.group, context))
+                }
+            },
+            adds: decision.adds.map { catalog.featureIds[Int($0)] }, extends: decision.extends.map { catalog.featureIds[Int($0)] })
     }
 
-    private func fact(for reason: OfferReason, _ index: Int) -> String {
+    private func fact(_ decision: OfferDecision, _ index: Int, _ context: Context) -> String {
+        let catalog = context.catalog
         let product = catalog.compiledProducts[index]
-        switch reason {
+        let result = context.result
+        switch decision.fact {
         case .retired:
             return "`available` is false in the catalog: honored for its buyers, never offered"
-        case .owned:
-            let grandfathered = result.grandfatheredFeatures
-            if !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) {
-                let rules = catalog.grandfatherRules.filter { rule in product.grants.contains { rule.grants.contains($0) } }
-                return "grandfather rules cover everything it grants (\(rules.map { "grandfathered:\($0.id)" }.joined(separator: ", ")))"
-            }
-            var family = index
-            switch product.role {
-            case .standard: break
-            case .upgrade(let replaces, _): family = replaces
-            case .trial(_, let paid):
-                if result.state(of: index) == .active { return "the trial is running: \(activeFact(index))" }
-                family = paid
-            }
-            for candidate in [family] + catalog.compiledProducts[family].upgrades where result.state(of: candidate) == .active {
-                return "\(catalog.compiledProducts[candidate].id) is active: \(activeFact(candidate))"
-            }
-            return "the customer owns it"
+        case .ownedThroughGrandfathering:
+            let rules = catalog.grandfatherRules.filter { rule in product.grants.contains { rule.grants.contains($0) } }
+            return "grandfather rules cover everything it grants (\(rules.map { "grandfathered:\($0.id)" }.joined(separator: ", ")))"
+        case .owned(let by):
+            if by == index, case .trial = product.role { return "the trial is running: \(activeFact(by, context))" }
+            return "\(catalog.compiledProducts[by].id) is active: \(activeFact(by, context))"
         case .trialUsed:
-            let first = transactions[index]?.first { $0.exclusion != .purchasedLater }
+            let first = transactions(of: index, context).first { $0.exclusion != .purchasedLater }
             return "the trial was taken" + (first.map { " on \($0.purchaseDate.rfc3339) (transaction \($0.transactionId))" } ?? "")
-        case .subscribed:
+        case .subscribed(let state):
             let status = result.product(product.id)
-            return "subscribed: \(status?.state.rawValue ?? "active")" + (status?.until.map { " until \($0.rfc3339)" } ?? "")
-        case .prerequisiteMissing:
-            guard case .upgrade(_, let requirement) = product.role else { return "its prerequisite is missing" }
-            return "needs " + describe(requirement) + "; " + prerequisiteFacts(requirement)
-        case .upgradeAvailable:
-            let upgrades = product.upgrades.filter { upgrade in
-                guard catalog.compiledProducts[upgrade].available,
-                      case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role else { return false }
-                return result.prerequisites.meets(requirement)
-            }
+            return "subscribed: \(state.rawValue)" + (status?.until.map { " until \($0.rfc3339)" } ?? "")
+        case .billingIssue(let retrying):
+            return "\(catalog.compiledProducts[retrying].id) is in billing retry: the App Store still counts the customer as subscribed; "
+                + "send them to fix their payment method"
+        case .prerequisiteMissing(let requirement):
+            return "needs " + describe(requirement) + "; " + prerequisiteFacts(requirement, context)
+        case .upgradeAvailable(let upgrades):
             return "offer the upgrade instead: " + upgrades.map { upgrade -> String in
                 guard case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role else { return "" }
-                return "\(catalog.compiledProducts[upgrade].id) (\(prerequisiteFacts(requirement)))"
+                return "\(catalog.compiledProducts[upgrade].id) (\(prerequisiteFacts(requirement, context)))"
             }.joined(separator: ", ")
+        case .eligible:
+            switch product.type {
+            case .consumable:
+                return "consumables may always be bought again"
+            case .nonRenewingSubscription:
+                let status = result.product(product.id)
+                if status?.state == .active, let until = status?.until {
+                    return "passes may always be bought; a new one starts \(until.rfc3339), when the current one ends"
+                }
+                return "passes may always be bought"
+            case .autoRenewableSubscription:
+                guard let (change, effective) = decision.change else { return "not subscribed in this group" }
+                let current = result.currentSubscription(inGroupOf: index).map { catalog.compiledProducts[$0] }
+                return "subscribed to \(current?.id ?? "another product") (level \(current?.level.map(String.init) ?? "?")); "
+                    + "this one (level \(product.level.map(String.init) ?? "?")) is a \(change.rawValue), "
+                    + (effective == .immediately ? "effective immediately" : "effective at the next renewal")
+            case .nonConsumable:
+                if case .upgrade(_, let requirement) = product.role { return "qualifies: " + prerequisiteFacts(requirement, context) }
+                return "not owned"
+            }
         }
     }
 
-    private func eligibleFact(_ index: Int, _ offer: Offer) -> String {
-        let product = catalog.compiledProducts[index]
-        switch product.type {
-        case .consumable:
-            return "consumables may always be bought again"
-        case .nonRenewingSubscription:
-            let status = result.product(product.id)
-            if status?.state == .active, let until = status?.until {
-                return "passes may always be bought; a new one starts \(until.rfc3339), when the current one ends"
-            }
-            return "passes may always be bought"
-        case .autoRenewableSubscription:
-            guard let change = offer.change else { return "not subscribed in this group" }
-            let current = result.productOutcomes.first { outcome in
-                let other = catalog.compiledProducts[Int(outcome.product)]
-                return Int(outcome.product) != index && other.group == product.group
-                    && (outcome.state == .active || outcome.state == .gracePeriod)
-            }
-            let from = current.map { catalog.compiledProducts[Int($0.product)] }
-            return "subscribed to \(from?.id ?? "another product") (level \(from?.level.map(String.init) ?? "?")); "
-                + "this one (level \(product.level.map(String.init) ?? "?")) is a \(change.rawValue), "
-                + (offer.effective == .immediately ? "effective immediately" : "effective at the next renewal")
-        case .nonConsumable:
-            if case .upgrade(_, let requirement) = product.role { return "qualifies: " + prerequisiteFacts(requirement) }
-            return "not owned"
-        }
-    }
-
-    /// The counted fact that made a product active, in words.
-    private func activeFact(_ index: Int) -> String {
-        let counted = (transactions[index] ?? []).filter(\.counted)
-        guard let last = counted.last else { return result.product(catalog.compiledProducts[index].id)?.state.rawValue ?? "active" }
+    /// The transaction that made a product active, in words.
+    private func activeFact(_ index: Int, _ context: Context) -> String {
+        let counted = transactions(of: index, context).filter(\.counted)
+        guard let last = counted.last else { return context.result.product(context.catalog.compiledProducts[index].id)?.state.rawValue ?? "active" }
         return "transaction \(last.transactionId), bought \(last.purchaseDate.rfc3339)"
     }
 
@@ -99,38 +91,76 @@ extension Explainer {
         return "a purchase of \(anyOf.sorted().joined(separator: " or ")) in \(requirement.app)"
     }
 
-    /// What the given receipts of the required app show, in words.
-    private func prerequisiteFacts(_ requirement: UpgradeRequirement) -> String {
-        guard let purchases = otherApps[requirement.app] else { return "no receipt of \(requirement.app) was given" }
-        let found = purchases.filter { requirement.anyOf?.contains($0.product) ?? true }.prefix(3)
+    /// What the receipts of the required app show at the instant, as the evaluation found it.
+    private func prerequisiteFacts(_ requirement: UpgradeRequirement, _ context: Context) -> String {
+        let prerequisites = context.result.prerequisites
+        guard prerequisites.hasReceipts(of: requirement.app) else { return "no receipt of \(requirement.app) was given" }
+        guard requirement.anyOf != nil else {
+            guard let first = prerequisites.firstPurchase(of: requirement.app) else {
+                return "the receipts of \(requirement.app) show a first purchase of the app after the instant"
+            }
+            return "a receipt of \(requirement.app) was given" + (first == Int64.min ? "" : ", the app first bought \(Self.text(first))")
+        }
+        let found = prerequisites.qualifying(requirement).prefix(3)
         return found.isEmpty
             ? "the receipts of \(requirement.app) show no such purchase at the instant"
             : "the receipts of \(requirement.app) show " + found.map { "\($0.product) (transaction \($0.transaction))" }.joined(separator: ", ")
     }
 
-    /// The transaction that used up a group's intro offer, in words.
-    private func introOfferUse(group: Int) -> String? { introUse[group] }
+    /// The transaction that first used a group's intro offer, in words: of the transactions the
+    /// evaluation read for the group, the first in purchase order marked as a trial or intro period.
+    private func introOfferUse(group: Int, _ context: Context) -> String? {
+        guard group >= 0 else { return nil }
+        let flags = TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod
+        var read = covered.map(\.entry) + credited.map(\.entry)
+        read += exclusions.filter { $0.exclusion == .cancelled || $0.exclusion == .upgraded || $0.exclusion == .noExpiry }.map(\.entry)
+        let first = read.filter { $0.product >= 0 && context.catalog.rules[Int($0.product)].group == Int32(group) && $0.record.flags & flags != 0 }
+            .min { Evaluator.precedes($0, $1, receipts: context.receipts) }
+        guard let first else { return nil }
+        return "transaction \(context.receipts[Int(first.receipt)].text(first.record.transactionId) ?? "") of "
+            + context.catalog.compiledProducts[Int(first.product)].id
+            + " (\(first.record.flags & TransactionRecord.trialPeriod != 0 ? "isTrialPeriod" : "isIntroOfferPeriod"))"
+    }
 
-    /// Notes, once, what other apps' receipts show (for prerequisites) and which transaction first
-    /// used each group's intro offer.
-    mutating func gatherOfferFacts(known: [Evaluator.Entry]) {
-        for app in catalog.requiredApps {
-            for receipt in receipts where receipt.app == app {
-                var purchases = otherApps[app] ?? []
-                for record in receipt.transactions where record.purchase <= at && record.cancellation > at {
-                    purchases.append((receipt.text(record.productId) ?? "", receipt.text(record.transactionId) ?? ""))
+    /// A win-back or promotional offer's deciding fact, with its figures.
+    private func promotion(_ offer: SubscriptionOffer, _ decision: PromotionDecision, group: Int, _ context: Context) -> String {
+        let name = group >= 0 ? "`\(context.catalog.groups[group])`" : "its group"
+        func days(_ milliseconds: Int64) -> String {
+            let whole = milliseconds / CivilCalendar.millisecondsPerDay
+            return whole == 1 ? "1 day" : milliseconds < CivilCalendar.millisecondsPerDay ? "less than a day" : "\(whole) days"
+        }
+        func facts(_ reason: PromotionReason) -> String {
+            switch reason {
+            case .eligible:
+                var parts = ["every condition holds"]
+                if let needed = decision.needed { parts.append("paid \(days(decision.paid)) in \(name), needs \(days(needed))") }
+                if (offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil), let lapsed = decision.lapsed {
+                    parts.append("lapsed \(days(lapsed)) ago")
                 }
-                otherApps[app] = purchases
+                return parts.joined(separator: ": ")
+            case .notRunning:
+                return "runs " + [offer.from.map { "from \($0.rfc3339)" }, offer.until.map { "until \($0.rfc3339)" }].compactMap { $0 }
+                    .joined(separator: " ")
+            case .subscribed: return "subscribed in \(name) now"
+            case .notSubscribed: return "not subscribed in \(name) now"
+            case .neverPaid: return "never paid in \(name)"
+            case .paidTooLittle: return "paid \(days(decision.paid)) in \(name), needs \(days(decision.needed ?? 0))"
+            case .lapsedTooRecently:
+                return "lapsed \(days(decision.lapsed ?? 0)) ago in \(name), needs \(days(offer.lapsedAtLeast?.nominalMilliseconds ?? 0))"
+            case .lapsedTooLong:
+                return "lapsed \(days(decision.lapsed ?? 0)) ago in \(name), at most \(days(offer.lapsedAtMost?.nominalMilliseconds ?? 0))"
+            case .redeemedRecently:
+                let last = decision.lastRedeemed.map(Self.text) ?? "recently"
+                return "redeemed \(last), waits \(days(offer.waitBetween?.nominalMilliseconds ?? 0)) between"
+            case .listedByApple: return "Apple lists it among the eligible win-back offers"
+            case .notListedByApple: return "Apple's list of eligible win-back offers leaves it out"
             }
         }
-        for entry in known {
-            let group = catalog.rules[Int(entry.product)].group
-            let record = receipts[Int(entry.receipt)].transactions[Int(entry.index)]
-            guard group >= 0, introUse[Int(group)] == nil,
-                  record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0 else { continue }
-            introUse[Int(group)] = "transaction \(receipts[Int(entry.receipt)].text(record.transactionId) ?? "") of "
-                + catalog.compiledProducts[Int(entry.product)].id
-                + " (\(record.flags & TransactionRecord.trialPeriod != 0 ? "isTrialPeriod" : "isIntroOfferPeriod"))"
+        var text = facts(decision.reason)
+        if decision.disagrees {
+            text += "; the catalog's conditions say " + (decision.catalogReason == .eligible ? "eligible" : decision.catalogReason.rawValue)
+                + " (" + facts(decision.catalogReason) + ")"
         }
+        return text
     }
 }

@@ -101,6 +101,8 @@ public struct ProductExplanation: Hashable, Sendable, Codable {
     public var willRenew: Bool?
     /// The product it renews to, when another.
     public var renewsTo: String?
+    /// For a subscription billed monthly: its latest counted transaction's commitment.
+    public var commitment: Transaction.Commitment?
     /// Why it has that state, in one line.
     public var reason: String
     /// Its coverage: the spans of its counted transactions and grace periods, merged, in order.
@@ -133,8 +135,14 @@ public struct TransactionExplanation: Hashable, Sendable, Codable {
         case upgraded
         /// Family-shared, and the product is not `familyShareable`.
         case notFamilyShareable = "not-family-shareable"
-        /// A copy of a transaction that counts in its place.
+        /// A copy of a transaction signed at the same instant as the one that stands for it: merged.
         case duplicate
+        /// An earlier snapshot of a transaction, which a later one replaces.
+        case superseded
+        /// A snapshot of a transaction signed after the instant: not known yet.
+        case signedLater = "signed-later"
+        /// It names another account than the one evaluated.
+        case otherAccount = "other-account"
         /// An auto-renewable transaction without an `expiresDate`.
         case noExpiry = "no-expiry"
     }
@@ -149,6 +157,8 @@ public struct TransactionExplanation: Hashable, Sendable, Codable {
     public var expiresDate: Instant?
     /// When it was cancelled, the earliest among its copies.
     public var cancellationDate: Instant?
+    /// When this copy of the transaction was signed (a snapshot), when it says.
+    public var signedDate: Instant?
     /// Whether it counts at the instant.
     public var counted: Bool
     /// Why it does not count.
@@ -190,5 +200,25 @@ public struct OfferExplanation: Hashable, Sendable, Codable {
     /// When that change takes effect.
     public var effective: ChangeTiming?
     /// The fact behind the decision, in one line.
+    public var because: String
+    /// Its win-back and promotional offers, each with the fact that decides it.
+    public var promotions: [PromotionExplanation]?
+    /// The features buying it adds: those it grants that are off.
+    public var adds: [String]
+    /// The features buying it extends: those it grants that are on until earlier than it covers.
+    public var extends: [String]
+}
+
+/// Whether a win-back or promotional offer may be offered, and the fact that decides it.
+public struct PromotionExplanation: Hashable, Sendable, Codable {
+    /// The offer's id.
+    public var id: String
+    /// Win-back or promotional.
+    public var type: SubscriptionOfferType
+    /// Whether the customer may redeem it now.
+    public var eligible: Bool
+    /// Why, as in ``Promotion/reason``.
+    public var reason: PromotionReason
+    /// The deciding fact with its figures: `paid 62 days in `sync`, needs 90`.
     public var because: String
 }

@@ -167,7 +167,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// A monthly billing commitment: this transaction's period among the commitment's, and its end.
-    public struct Commitment: Hashable, Sendable {
+    public struct Commitment: Hashable, Sendable, Codable {
         /// Which billing period this transaction pays for, from 1 (Apple's `billingPeriodNumber`).
         public var period: Int
         /// How many periods the commitment has (Apple's `totalBillingPeriods`).

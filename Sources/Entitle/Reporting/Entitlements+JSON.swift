@@ -1,50 +1,213 @@
-extension Entitlements {
-    /// The result as one JSON object, the form `entitle check --format json` prints (and
-    /// `JSONEncoder` writes, see ``encode(to:)``):
-    /// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`,
-    /// listing every declared feature and currency and every product, instants in RFC 3339 UTC.
+import Foundation
+
+/// A result as JSON, written in one place: `entitle check --format json`, ``Entitlements/json``
+/// and `Encodable` all write ``jsonOutput``, and `Decodable` reads it back.
+///
+/// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`:
+/// every declared feature and currency and every product (consumables have no state) in catalog
+/// order, instants in RFC 3339 UTC.
+extension Entitlements: Codable {
+    /// The result as one JSON object, the form `entitle check --format json` prints.
     public var json: String { jsonOutput.rendered() + "\n" }
 
     package var jsonOutput: JSONOutput {
         func instant(_ value: Instant?) -> JSONOutput { value.map { .string($0.rfc3339) } ?? .null }
-        let features = self.features.map { status in
-            (status.id, JSONOutput.object([
-                ("enabled", .bool(status.enabled)),
-                ("until", instant(status.until)),
-                ("sources", .array(status.sources.map(JSONOutput.string))),
-            ]))
-        }
-        let balances = self.balances.map { ($0.currency, JSONOutput.integer($0.balance)) }
-        let products = self.products.map { status in
-            var members: [(String, JSONOutput)] = [
-                ("type", .string(status.type.rawValue)), ("state", .string(status.state.rawValue)), ("until", instant(status.until)),
-            ]
-            if let startsAt = status.startsAt { members.append(("startsAt", instant(startsAt))) }
-            if let willRenew = status.willRenew { members.append(("willRenew", .bool(willRenew))) }
-            if let renewsTo = status.renewsTo { members.append(("renewsTo", .string(renewsTo))) }
-            return (status.id, JSONOutput.object(members))
-        }
-        let offers = self.offers.map { offer in
-            var members: [(String, JSONOutput)] = [("eligible", .bool(offer.eligible))]
-            if let reason = offer.reason { members.append(("reason", .string(reason.rawValue))) }
-            if let intro = offer.introOfferEligible { members.append(("introOfferEligible", .bool(intro))) }
-            if let legal = offer.legal { members.append(("legal", .string(legal))) }
-            if let change = offer.change { members.append(("change", .string(change.rawValue))) }
-            if let effective = offer.effective { members.append(("effective", .string(effective.rawValue))) }
-            return (offer.productId, JSONOutput.object(members))
-        }
-        let warnings = self.warnings.map {
-            JSONOutput.object([("code", .string($0.code)), ("message", .string($0.message))])
-        }
         return .object([
             ("app", .string(app)),
             ("at", .string(at.rfc3339)),
-            ("features", .object(features)),
-            ("balances", .object(balances)),
-            ("products", .object(products)),
-            ("offers", .object(offers)),
+            ("features", .object(features.map { ($0.id, $0.jsonOutput) })),
+            ("balances", .object(balances.map { ($0.currency, JSONOutput.integer($0.balance)) })),
+            ("products", .object(products.map { ($0.id, $0.jsonOutput) })),
+            ("offers", .object(offers.map { ($0.productId, $0.jsonOutput) })),
             ("reevaluateAt", instant(reevaluateAt)),
-            ("warnings", .array(warnings)),
+            ("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
         ])
+    }
+
+    /// Encodes the result as `entitle check --format json` prints it.
+    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+
+    private enum Keys: String, CodingKey { case app, at, features, balances, products, offers, reevaluateAt, warnings }
+
+    /// Reads a result back from its JSON form.
+    ///
+    /// The result answers every question from the JSON (``isEnabled(_:)``, ``features``,
+    /// ``offers`` ...) and has no ``catalog``. JSON objects keep no order once decoded, so a
+    /// decoded result lists features, balances, products and offers by id rather than in catalog
+    /// order.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        var views = DecodedViews()
+        let features = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .features)
+        for key in features.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            views.features.append(try FeatureStatus(id: key.stringValue, from: features.superDecoder(forKey: key)))
+        }
+        let balances = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .balances)
+        for key in balances.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            views.balances.append(CurrencyBalance(currency: key.stringValue, balance: try balances.decode(Int64.self, forKey: key)))
+        }
+        let products = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .products)
+        for key in products.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            views.products.append(try ProductStatus(id: key.stringValue, from: products.superDecoder(forKey: key)))
+        }
+        let offers = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .offers)
+        for key in offers.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            views.offers.append(try Offer(productId: key.stringValue, from: offers.superDecoder(forKey: key)))
+        }
+        self.init(decoded: views, app: try container.decode(String.self, forKey: .app), at: try container.decode(Instant.self, forKey: .at),
+                  reevaluateAt: try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt),
+                  warnings: try container.decode([EvaluationWarning].self, forKey: .warnings))
+    }
+}
+
+/// The views a decoded result answers from.
+struct DecodedViews: Sendable {
+    var features: [FeatureStatus] = []
+    var balances: [CurrencyBalance] = []
+    var products: [ProductStatus] = []
+    var offers: [Offer] = []
+
+    func feature(_ id: String) -> FeatureStatus? { features.first { $0.id == id } }
+}
+
+// Each view writes the members it has in the result's JSON (its id is the member's name), and
+// reads them back.
+
+extension FeatureStatus {
+    /// `{"enabled", "until", "sources"}`.
+    var jsonOutput: JSONOutput {
+        .object([("enabled", .bool(enabled)), ("until", until.map { .string($0.rfc3339) } ?? .null),
+                 ("sources", .array(sources.map(JSONOutput.string)))])
+    }
+
+    private enum Keys: String, CodingKey { case enabled, until, sources }
+
+    init(id: String, from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Keys.self)
+        self.init(id: id, enabled: try object.decode(Bool.self, forKey: .enabled), until: try object.decodeIfPresent(Instant.self, forKey: .until),
+                  sources: try object.decode([String].self, forKey: .sources))
+    }
+}
+
+extension ProductStatus {
+    /// `{"type", "state", "until", "startsAt"?, "willRenew"?, "renewsTo"?, "commitment"?}`.
+    var jsonOutput: JSONOutput {
+        var members: [(String, JSONOutput)] = [
+            ("type", .string(type.rawValue)), ("state", .string(state.rawValue)), ("until", until.map { .string($0.rfc3339) } ?? .null),
+        ]
+        if let startsAt { members.append(("startsAt", .string(startsAt.rfc3339))) }
+        if let willRenew { members.append(("willRenew", .bool(willRenew))) }
+        if let renewsTo { members.append(("renewsTo", .string(renewsTo))) }
+        if let commitment {
+            members.append(("commitment", .object([
+                ("period", .integer(Int64(commitment.period))), ("periods", .integer(Int64(commitment.periods))),
+                ("endsAt", .string(commitment.endsAt.rfc3339)),
+            ])))
+        }
+        return .object(members)
+    }
+
+    private enum Keys: String, CodingKey { case type, state, until, startsAt, willRenew, renewsTo, commitment }
+
+    init(id: String, from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            id: id, type: try object.decode(ProductType.self, forKey: .type), state: try object.decode(ProductState.self, forKey: .state),
+            until: try object.decodeIfPresent(Instant.self, forKey: .until), startsAt: try object.decodeIfPresent(Instant.self, forKey: .startsAt),
+            willRenew: try object.decodeIfPresent(Bool.self, forKey: .willRenew),
+            renewsTo: try object.decodeIfPresent(String.self, forKey: .renewsTo),
+            commitment: try object.decodeIfPresent(Transaction.Commitment.self, forKey: .commitment))
+    }
+}
+
+extension Offer {
+    /// `{"eligible", "reason"?, "introOfferEligible"?, "legal"?, "change"?, "effective"?,
+    /// "promotions"?, "adds", "extends"}`.
+    var jsonOutput: JSONOutput {
+        var members: [(String, JSONOutput)] = [("eligible", .bool(eligible))]
+        if let reason { members.append(("reason", .string(reason.rawValue))) }
+        if let introOfferEligible { members.append(("introOfferEligible", .bool(introOfferEligible))) }
+        if let legal { members.append(("legal", .string(legal))) }
+        if let change { members.append(("change", .string(change.rawValue))) }
+        if let effective { members.append(("effective", .string(effective.rawValue))) }
+        if let promotions {
+            members.append(("promotions", .array(promotions.map { promotion in
+                .object([("id", .string(promotion.id)), ("type", .string(promotion.type.rawValue)),
+                         ("eligible", .bool(promotion.eligible)), ("reason", .string(promotion.reason.rawValue))])
+            })))
+        }
+        members.append(("adds", .array(adds.map(JSONOutput.string))))
+        members.append(("extends", .array(extends.map(JSONOutput.string))))
+        return .object(members)
+    }
+
+    private enum Keys: String, CodingKey { case eligible, reason, introOfferEligible, legal, change, effective, promotions, adds, extends }
+
+    init(productId: String, from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            productId: productId, eligible: try object.decode(Bool.self, forKey: .eligible),
+            reason: try object.decodeIfPresent(OfferReason.self, forKey: .reason),
+            introOfferEligible: try object.decodeIfPresent(Bool.self, forKey: .introOfferEligible),
+            legal: try object.decodeIfPresent(String.self, forKey: .legal),
+            change: try object.decodeIfPresent(SubscriptionChange.self, forKey: .change),
+            effective: try object.decodeIfPresent(ChangeTiming.self, forKey: .effective),
+            promotions: try object.decodeIfPresent([Promotion].self, forKey: .promotions),
+            adds: try object.decodeIfPresent([String].self, forKey: .adds) ?? [],
+            extends: try object.decodeIfPresent([String].self, forKey: .extends) ?? [])
+    }
+}
+
+extension Instant: Codable {
+    /// Decodes an RFC 3339 string within years 0001-9999.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let instant = Instant(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: Instant.rfc3339Problem(text) ?? "`\(text)` is not an RFC 3339 instant")
+        }
+        self = instant
+    }
+
+    /// Encodes the RFC 3339 UTC form, with milliseconds only when they are not zero.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rfc3339)
+    }
+}
+
+extension EvaluationWarning: Codable {
+    private enum Keys: String, CodingKey { case code, message }
+
+    /// Encodes `{"code", "message"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+    }
+
+    /// Decodes `{"code", "message"}` as a ``Kind/reported(code:message:)`` warning.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        self.init(kind: .reported(code: try container.decode(String.self, forKey: .code),
+                                  message: try container.decode(String.self, forKey: .message)))
+    }
+}
+
+extension ProductState: Codable {}
+extension OfferReason: Codable {}
+
+/// Results compare by their answer, so a result read back from JSON equals the one written.
+extension Entitlements: Equatable {
+    /// Whether two results answer the same: app, instant, `reevaluateAt`, features, balances,
+    /// products, offers and warnings (what their JSON holds, lists compared by id whatever their
+    /// order; the catalog objects are not compared).
+    public static func == (a: Entitlements, b: Entitlements) -> Bool {
+        a.app == b.app && a.at == b.at && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings
+            && a.features.sorted { $0.id < $1.id } == b.features.sorted { $0.id < $1.id }
+            && a.balances.sorted { $0.currency < $1.currency } == b.balances.sorted { $0.currency < $1.currency }
+            && a.products.sorted { $0.id < $1.id } == b.products.sorted { $0.id < $1.id }
+            && a.offers.sorted { $0.productId < $1.productId } == b.offers.sorted { $0.productId < $1.productId }
     }
 }

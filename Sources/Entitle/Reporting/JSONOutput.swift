@@ -126,7 +126,11 @@ package indirect enum JSONOutput: Equatable, Sendable {
         var value = value
         value.withUTF8 { utf8 in
             var runStart = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                defer { index += 1 }
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 runStart = index + 1
                 switch byte {

@@ -28,21 +28,21 @@ enum ReferenceEvaluator {
         var renewsTo: String?
         var retry = false
         /// The chain the status comes from: latest expiry, then latest entry (signing date, place).
-        var statusKey: (expires: Int64, signed: Int64, position: Int) = (.min, .min, -1)
+        var latestCounted: Transaction?
     }
 
     /// Evaluates, with `reevaluateAt` found by brute force.
     static func evaluate(
         _ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant, environments: Set<String>? = nil,
-        catalogs: [String: CompiledCatalog] = [:]
+        catalogs: [String: CompiledCatalog] = [:], account: String? = nil
     ) -> ReferenceResult {
         let at = instant.millisecondsSince1970
-        var (result, candidates) = answer(catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs)
+        var (result, candidates) = answer(catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs, account: account)
         // Try every instant where something could change, in order, until the answer differs.
         var tried: Set<Int64> = []
         while let next = candidates.filter({ $0 > at && !tried.contains($0) }).min() {
             tried.insert(next)
-            let (later, more) = answer(catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs)
+            let (later, more) = answer(catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs, account: account)
             if !later.sameAnswer(as: result) {
                 result.reevaluateAt = Instant(millisecondsSince1970: next)
                 return result
@@ -58,14 +58,14 @@ enum ReferenceEvaluator {
     static func candidateInstants(
         _ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant, environments: Set<String>? = nil
     ) -> Set<Int64> {
-        answer(catalog, receipts: receipts, at: instant.millisecondsSince1970, environments: environments, catalogs: [:]).1
+        answer(catalog, receipts: receipts, at: instant.millisecondsSince1970, environments: environments, catalogs: [:], account: nil).1
     }
 
     /// The answer at `at`, and every instant at which something in it could change: each date in
     /// the data and each start and end of coverage computed.
     private static func answer(
         _ catalog: CompiledCatalog, receipts allReceipts: [Receipt], at: Int64, environments: Set<String>?,
-        catalogs: [String: CompiledCatalog]
+        catalogs: [String: CompiledCatalog], account: String?
     ) -> (ReferenceResult, Set<Int64>) {
         let products = catalog.compiledProducts
         var warnings: [EvaluationWarning] = []
@@ -106,6 +106,7 @@ enum ReferenceEvaluator {
             for transaction in receipt.transactions {
                 candidates.insert(transaction.purchaseDate.millisecondsSince1970)
                 if let date = transaction.cancellationDate { candidates.insert(date.millisecondsSince1970) }
+                if let date = transaction.signedDate { candidates.insert(date.millisecondsSince1970) }
             }
             for consumption in receipt.consumptions { candidates.insert(consumption.date.millisecondsSince1970) }
             for renewal in receipt.renewals { if let date = renewal.signedDate { candidates.insert(date.millisecondsSince1970) } }
@@ -117,29 +118,36 @@ enum ReferenceEvaluator {
             if let date = receipt.originalPurchaseDate { candidates.insert(date.millisecondsSince1970) }
         }
 
-        // 1. Deduplicate the app's transactions, resolving each product once.
+        // 1. Copies of one transaction id are snapshots: the latest signed by `at` stands for it
+        //    (unsigned copies first), else the earliest; copies of one rank merge (earliest
+        //    cancellation with its revocation fields, latest expiry, the rest from the copy whose
+        //    normalized JSON sorts first by bytes).
         var merged: [Merged] = []
-        var byTransactionId: [String: Int] = [:]
+        var copiesById: [String: [Transaction]] = [:]
+        var idOrder: [String] = []
         for receipt in own {
             for transaction in receipt.transactions {
-                if let existing = byTransactionId[transaction.transactionId] {
-                    if let cancel = transaction.cancellationDate?.millisecondsSince1970 {
-                        merged[existing].cancellation = min(merged[existing].cancellation ?? .max, cancel)
-                    }
-                    if merged[existing].transaction.productId != transaction.productId {
-                        warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: transaction.transactionId)))
-                    }
-                    continue
-                }
-                byTransactionId[transaction.transactionId] = merged.count
-                if !(1...ReceiptLimits.maxQuantity).contains(transaction.quantity) {
+                if copiesById[transaction.transactionId] == nil { idOrder.append(transaction.transactionId) }
+                copiesById[transaction.transactionId, default: []].append(transaction)
+                if !(1...ReceiptLimits.maxQuantity).contains(transaction.quantity), copiesById[transaction.transactionId]!.count == 1 {
                     warnings.append(EvaluationWarning(kind: .quantityOutOfRange(transactionId: transaction.transactionId, quantity: transaction.quantity)))
                 }
-                merged.append(Merged(
-                    transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
-                    cancellation: transaction.cancellationDate?.millisecondsSince1970))
             }
         }
+        var otherAccounts: Set<String> = []
+        for id in idOrder {
+            let (transaction, conflicting) = standing(copiesById[id]!, at: at)
+            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: id))) }
+            if let account, let token = transaction.appAccountToken, token.lowercased() != account.lowercased() {
+                if transaction.purchaseDate.millisecondsSince1970 <= at, catalog.productIndex[transaction.productId] != nil {
+                    otherAccounts.insert(token.lowercased())
+                }
+                if catalog.productIndex[transaction.productId] != nil { continue }
+            }
+            merged.append(Merged(transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
+                                 cancellation: transaction.cancellationDate?.millisecondsSince1970))
+        }
+        for token in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: token))) }
 
         // 2. What each product's transactions say.
         var facts = [ProductFacts](repeating: ProductFacts(), count: products.count)
@@ -149,6 +157,8 @@ enum ReferenceEvaluator {
         var unknownProducts: [String: Int] = [:]
         var unknownOrder: [String] = []
         var subscriptionTransactions: [(transaction: Transaction, product: Int)] = []
+        // Every counted auto-renewable transaction, with an expiry or not (offer conditions read them).
+        var countedSubscriptions: [(transaction: Transaction, product: Int)] = []
         for entry in merged {
             let transaction = entry.transaction
             let purchase = transaction.purchaseDate.millisecondsSince1970
@@ -167,8 +177,20 @@ enum ReferenceEvaluator {
             everBought.insert(entry.product)
             if product.group >= 0, transaction.isTrialPeriod || transaction.isIntroOfferPeriod { introUsed.insert(product.group) }
             if product.type == .consumable {
-                if !cancelled && !transaction.isUpgraded {
-                    for (currency, amount) in product.credits { balances[currency] += amount * Int64(countedQuantity(transaction.quantity)) }
+                if !transaction.isUpgraded {
+                    // A refund takes back its share of the units, rounded half up (all without a share).
+                    let quantity = countedQuantity(transaction.quantity)
+                    var units = quantity
+                    if cancelled {
+                        if let share = transaction.revocationPercentage {
+                            let thousandths = Int((min(max(share, 0), 100) * 1_000).rounded())
+                            let refunded = min(quantity, (quantity * thousandths + 50_000) / 100_000)
+                            units = quantity - refunded
+                        } else {
+                            units = 0
+                        }
+                    }
+                    for (currency, amount) in product.credits { balances[currency] += amount * Int64(units) }
                 }
                 continue
             }
@@ -181,6 +203,8 @@ enum ReferenceEvaluator {
             fact.trialStart = min(fact.trialStart, transaction.originalPurchaseDate?.millisecondsSince1970 ?? purchase, purchase)
             if !cancelled && !transaction.isUpgraded {
                 fact.hasCounted = true
+                if fact.latestCounted.map({ comesBefore($0, transaction) }) ?? true { fact.latestCounted = transaction }
+                if product.type == .autoRenewableSubscription { countedSubscriptions.append((transaction, entry.product)) }
                 switch product.type {
                 case .nonConsumable:
                     fact.firstCountedPurchase = min(fact.firstCountedPurchase, purchase)
@@ -235,62 +259,78 @@ enum ReferenceEvaluator {
             }
         }
 
-        // 4. Renewal entries: orphans, stale grace, grace, and what each chain's latest entry says.
-        // Only entries signed by `at` count, orphans included.
+        // 4. Renewal entries: orphans; per chain, each field from the latest counted entry stating
+        //    it (entries of one rank: the one whose normalized JSON sorts first), stale grace,
+        //    grace, and what the chain says about its product.
         let renewals = own.flatMap(\.renewals)
-        func counted(_ renewal: Renewal) -> Bool { (renewal.signedDate?.millisecondsSince1970 ?? .min) <= at }
+        func rank(_ renewal: Renewal) -> Int64 { renewal.signedDate?.millisecondsSince1970 ?? .min }
+        func counted(_ renewal: Renewal) -> Bool {
+            guard rank(renewal) <= at else { return false }
+            if let account, let token = renewal.appAccountToken, token.lowercased() != account.lowercased() { return false }
+            return true
+        }
         if !renewals.isEmpty {
             let chains = Set(own.flatMap(\.transactions).map { $0.originalTransactionId ?? $0.transactionId })
             var orphans: Set<String> = []
-            for renewal in renewals where !chains.contains(renewal.originalTransactionId) && counted(renewal) {
+            for renewal in renewals where !chains.contains(renewal.originalTransactionId) && rank(renewal) <= at {
                 if orphans.insert(renewal.originalTransactionId).inserted {
                     warnings.append(EvaluationWarning(kind: .orphanRenewal(originalTransactionId: renewal.originalTransactionId)))
                 }
             }
         }
-        /// The product a chain's entry speaks of: among the products holding the chain's latest
-        /// expiry, the one the entry names, else the one bought last (purchase order).
-        func owner(of chain: [(transaction: Transaction, product: Int)], named: String?) -> (owner: Int, latestExpiry: Int64)? {
-            guard let latestExpiry = chain.compactMap({ $0.transaction.expiresDate?.millisecondsSince1970 }).max() else { return nil }
+        var chainStatus: [Int: (key: (Int64, Int64), chain: String)] = [:]
+        var winBackByGroup: [Int: (rank: Int64, chain: String, offers: [String])] = [:]
+        for chainId in Set(renewals.map(\.originalTransactionId)).sorted() {
+            let chain = subscriptionTransactions.filter { ($0.transaction.originalTransactionId ?? $0.transaction.transactionId) == chainId }
+            guard let latestExpiry = chain.compactMap({ $0.transaction.expiresDate?.millisecondsSince1970 }).max() else { continue }
+            let entries = renewals.filter { $0.originalTransactionId == chainId && counted($0) }
+            guard let latestRank = entries.map(rank).max() else { continue }
+            var conflicting = false
+            /// The value of one field: the latest rank stating it, the first entry of that rank by bytes.
+            func field<Value: Equatable>(_ value: (Renewal) -> Value?) -> (value: Value, rank: Int64)? {
+                let stating = entries.filter { value($0) != nil }
+                guard let top = stating.map(rank).max() else { return nil }
+                var sameRank = stating.filter { rank($0) == top }
+                if sameRank.contains(where: { $0 != sameRank[0] }) {
+                    sameRank = sameRank.map { ($0, Array($0.jsonOutput.compact().utf8)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+                }
+                if sameRank.contains(where: { value($0)! != value(sameRank[0])! }) { conflicting = true }
+                return (value(sameRank[0])!, top)
+            }
+            let named = field { $0.productId }?.value
+            let willRenew = field { $0.willRenew }?.value
+            let retry = field { $0.isInBillingRetry }?.value
+            let grace = field { $0.gracePeriodExpiresDate }?.value
+            let renewsTo = field { $0.renewsTo }?.value
+            _ = field { $0.expirationIntent }
+            let winBack = field { $0.winBackOffers }
             let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }
                 .sorted { comesBefore($0.transaction, $1.transaction) }.map(\.product)
-            return (holders.first { products[$0].id == named } ?? holders.last!, latestExpiry)
-        }
-        var latestEntry: [String: (renewal: Renewal, position: Int)] = [:]
-        // The latest entry that says whether billing is being retried (an entry may leave it out).
-        var latestRetry: [String: Renewal] = [:]
-        var chainOrder: [String] = []
-        for (position, renewal) in renewals.enumerated() where counted(renewal) {
-            let stale = renewal.gracePeriodExpiresDate != nil && renewal.isInBillingRetry == false
-            if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: renewal.originalTransactionId))) }
-            let chain = subscriptionTransactions.filter { ($0.transaction.originalTransactionId ?? $0.transaction.transactionId) == renewal.originalTransactionId }
-            guard let (owner, latestExpiry) = owner(of: chain, named: renewal.productId) else { continue }
-            if let grace = renewal.gracePeriodExpiresDate?.millisecondsSince1970, !stale, grace > latestExpiry {
+            let owner = holders.first { products[$0].id == named } ?? holders.last!
+            let stale = grace != nil && retry == false
+            if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: chainId))) }
+            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId))) }
+            if let grace = grace?.millisecondsSince1970, !stale, grace > latestExpiry {
                 facts[owner].spans.append(CoverageSpan(start: latestExpiry, end: grace, isGrace: true))
             }
-            if let current = latestEntry[renewal.originalTransactionId] {
-                if (renewal.signedDate?.millisecondsSince1970 ?? .min) >= (current.renewal.signedDate?.millisecondsSince1970 ?? .min) {
-                    latestEntry[renewal.originalTransactionId] = (renewal, position)
-                }
+            // One status per product: its chain with the latest expiry, then latest entry, then the least id.
+            let key = (latestExpiry, latestRank)
+            if let known = chainStatus[owner], known.key > key
+                || (known.key == key && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8))) {
             } else {
-                latestEntry[renewal.originalTransactionId] = (renewal, position)
-                chainOrder.append(renewal.originalTransactionId)
+                chainStatus[owner] = (key, chainId)
+                facts[owner].willRenew = willRenew
+                facts[owner].renewsTo = renewsTo == products[owner].id ? nil : renewsTo
+                facts[owner].retry = retry == true
             }
-            if renewal.isInBillingRetry != nil,
-               (latestRetry[renewal.originalTransactionId]?.signedDate?.millisecondsSince1970 ?? .min) <= (renewal.signedDate?.millisecondsSince1970 ?? .min) {
-                latestRetry[renewal.originalTransactionId] = renewal
+            if let winBack, products[owner].group >= 0 {
+                let group = products[owner].group
+                if let known = winBackByGroup[group], known.rank > winBack.rank
+                    || (known.rank == winBack.rank && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8))) {
+                } else {
+                    winBackByGroup[group] = (winBack.rank, chainId, winBack.value)
+                }
             }
-        }
-        for chainId in chainOrder {
-            let (renewal, position) = latestEntry[chainId]!
-            let chain = subscriptionTransactions.filter { ($0.transaction.originalTransactionId ?? $0.transaction.transactionId) == chainId }
-            let (owner, latestExpiry) = owner(of: chain, named: renewal.productId)!
-            let key = (latestExpiry, renewal.signedDate?.millisecondsSince1970 ?? .min, position)
-            guard key > facts[owner].statusKey else { continue }
-            facts[owner].statusKey = key
-            facts[owner].willRenew = renewal.willRenew
-            facts[owner].renewsTo = renewal.renewsTo == products[owner].id ? nil : renewal.renewsTo
-            facts[owner].retry = latestRetry[chainId]?.isInBillingRetry == true
         }
 
         // 5. Product states.
@@ -347,14 +387,14 @@ enum ReferenceEvaluator {
                 }
             }
         }
-        var firstGrant: [String: Grant] = [:]
-        for receipt in own {
-            for grant in receipt.grants {
-                if let first = firstGrant[grant.id] {
-                    if first != grant { warnings.append(EvaluationWarning(kind: .conflictingGrant(id: grant.id))) }
-                    continue
-                }
-                firstGrant[grant.id] = grant
+        // Copies of one grant id: when they differ, the one whose normalized JSON sorts first, with a warning.
+        var grantsById: [String: [Grant]] = [:]
+        for receipt in own { for grant in receipt.grants { grantsById[grant.id, default: []].append(grant) } }
+        for (id, copies) in grantsById.sorted(by: { $0.key < $1.key }) {
+            let grant = copies.count == 1 ? copies[0]
+                : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
+            if copies.contains(where: { $0 != grant }) { warnings.append(EvaluationWarning(kind: .conflictingGrant(id: id))) }
+            do {
                 guard grant.start.millisecondsSince1970 <= at, (grant.revokedAt?.millisecondsSince1970 ?? .max) > at else { continue }
                 for feature in grant.features {
                     guard let index = catalog.featureIndex[feature] else {
@@ -382,14 +422,13 @@ enum ReferenceEvaluator {
         }
 
         // 8. Consumptions, deduplicated by id across the app's receipts.
-        var consumed: [String: Consumption] = [:]
-        for receipt in own {
-            for consumption in receipt.consumptions {
-                if let first = consumed[consumption.id] {
-                    if first != consumption { warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: consumption.id))) }
-                    continue
-                }
-                consumed[consumption.id] = consumption
+        var consumptionsById: [String: [Consumption]] = [:]
+        for receipt in own { for consumption in receipt.consumptions { consumptionsById[consumption.id, default: []].append(consumption) } }
+        for (id, copies) in consumptionsById.sorted(by: { $0.key < $1.key }) {
+            let consumption = copies.count == 1 ? copies[0]
+                : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
+            if copies.contains(where: { $0 != consumption }) { warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: id))) }
+            do {
                 guard consumption.date.millisecondsSince1970 <= at else { continue }
                 guard (1...ReceiptLimits.maxConsumptionAmount).contains(consumption.amount) else {
                     warnings.append(EvaluationWarning(kind: .amountOutOfRange(consumptionId: consumption.id, amount: consumption.amount)))
@@ -413,7 +452,113 @@ enum ReferenceEvaluator {
             if meets(requirement, receipts: receipts, at: at, catalogs: catalogs) { prerequisiteMet.insert(index) }
         }
 
-        // 10. The views, keyed by id.
+        // 10. What win-back and promotional offers read, per group with offers.
+        struct Group {
+            var paid: Int64 = 0
+            var paying: [(Int64, Int64)] = []
+            var everPaid = false
+            var covered = false
+            var lastEnd: Int64?
+            var lastWinBack: Int64?
+            var redeemed: [String: Int64] = [:]
+        }
+        var groups: [Int: Group] = [:]
+        for (index, product) in products.enumerated() where !product.offers.isEmpty && product.group >= 0 {
+            groups[product.group] = Group()
+            _ = index
+        }
+        for (transaction, index) in countedSubscriptions {
+            let group = products[index].group
+            guard var facts = groups[group] else { continue }
+            let purchase = transaction.purchaseDate.millisecondsSince1970
+            if !transaction.isTrialPeriod {
+                facts.everPaid = true
+                if let expires = transaction.expiresDate?.millisecondsSince1970, expires > purchase {
+                    facts.paid += max(0, min(expires, at) - purchase)
+                    facts.paying.append((purchase, expires))
+                }
+            }
+            if transaction.offerType == .winBack { facts.lastWinBack = max(facts.lastWinBack ?? .min, purchase) }
+            if let offer = transaction.offerId { facts.redeemed[offer] = max(facts.redeemed[offer] ?? .min, purchase) }
+            groups[group] = facts
+        }
+        for (index, product) in products.enumerated() where product.group >= 0 && groups[product.group] != nil {
+            for span in facts[index].spans where span.end > span.start {
+                if span.start <= at && at < span.end { groups[product.group]!.covered = true }
+                if span.end <= at { groups[product.group]!.lastEnd = max(groups[product.group]!.lastEnd ?? .min, span.end) }
+            }
+        }
+        func subscribed(_ group: Int) -> Bool {
+            products.indices.contains { products[$0].group == group && products[$0].type == .autoRenewableSubscription
+                && [.active, .gracePeriod, .billingRetry].contains(states[$0]) }
+        }
+        func nominal(_ duration: ISODuration) -> Int64 {
+            (Int64(duration.years) * 365 + Int64(duration.months) * 30 + Int64(duration.weeks) * 7 + Int64(duration.days))
+                * CivilCalendar.millisecondsPerDay + duration.timeMilliseconds
+        }
+        /// The catalog's reason for one offer, in the documented order.
+        func catalogReason(_ offer: SubscriptionOffer, group: Int) -> PromotionReason {
+            let facts = groups[group]!
+            if let from = offer.from, at < from.millisecondsSince1970 { return .notRunning }
+            if let until = offer.until, at >= until.millisecondsSince1970 { return .notRunning }
+            let isSubscribed = subscribed(group)
+            if offer.type == .winBack && isSubscribed { return .subscribed }
+            if offer.type == .promotional && offer.subscribed == true && !isSubscribed { return .notSubscribed }
+            if offer.type == .promotional && offer.subscribed == false && isSubscribed { return .subscribed }
+            let lapses = offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil
+            if (offer.type == .winBack || offer.paidAtLeast != nil || lapses) && !facts.everPaid { return .neverPaid }
+            if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed { return .paidTooLittle }
+            if lapses {
+                let lapsed: Int64? = facts.covered ? 0 : facts.lastEnd.map { at - $0 }
+                guard let lapsed else { return .neverPaid }
+                if let least = offer.lapsedAtLeast.map(nominal), lapsed < least { return .lapsedTooRecently }
+                if let most = offer.lapsedAtMost.map(nominal), lapsed > most { return .lapsedTooLong }
+            }
+            if let wait = offer.waitBetween.map(nominal),
+               let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id], at - last < wait {
+                return .redeemedRecently
+            }
+            return .eligible
+        }
+        func promotion(_ offer: SubscriptionOffer, group: Int) -> (PromotionReason, catalog: PromotionReason) {
+            let own = catalogReason(offer, group: group)
+            if offer.type == .winBack, let apple = winBackByGroup[group] {
+                return (apple.offers.contains(offer.id) ? .listedByApple : .notListedByApple, own)
+            }
+            return (own, own)
+        }
+        for (group, facts) in groups {
+            // When offer conditions can turn with time alone.
+            for product in products where product.group == group {
+                for offer in product.offers {
+                    if let date = offer.from?.millisecondsSince1970 { candidates.insert(date) }
+                    if let date = offer.until?.millisecondsSince1970 { candidates.insert(date) }
+                    if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed {
+                        // The first instant paid time reaches it, found by halving.
+                        func paid(_ t: Int64) -> Int64 { facts.paying.reduce(0) { $0 + max(0, min($1.1, t) - $1.0) } }
+                        var low = at, high = facts.paying.map(\.1).max() ?? at
+                        if paid(high) >= needed {
+                            while high - low > 1 { let middle = low + (high - low) / 2; if paid(middle) >= needed { high = middle } else { low = middle } }
+                            candidates.insert(high)
+                        }
+                    }
+                    if !facts.covered, let end = facts.lastEnd {
+                        if let least = offer.lapsedAtLeast.map(nominal) { candidates.insert(end + least) }
+                        if let most = offer.lapsedAtMost.map(nominal) { candidates.insert(end + most + 1) }
+                    }
+                    if let wait = offer.waitBetween.map(nominal),
+                       let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id] { candidates.insert(last + wait) }
+                    if offer.type == .winBack, winBackByGroup[group] != nil {
+                        let (reason, own) = promotion(offer, group: group)
+                        if (reason == .listedByApple) != (own == .eligible) {
+                            warnings.append(EvaluationWarning(kind: .winBackCriteriaDisagree(offerId: offer.id, listedByApple: reason == .listedByApple)))
+                        }
+                    }
+                }
+            }
+        }
+
+        // 11. The views, keyed by id.
         func instantOrNil(_ value: Int64) -> Instant? { value == CoverageSpan.never ? nil : Instant(millisecondsSince1970: value) }
         var result = ReferenceResult()
         for (index, id) in catalog.featureIds.enumerated() {
@@ -429,44 +574,33 @@ enum ReferenceEvaluator {
         for (index, id) in catalog.currencyIds.enumerated() { result.balances[id] = balances[index] }
         for (index, product) in products.enumerated() where product.type != .consumable {
             let covering = states[index] == .active || states[index] == .gracePeriod
+            let commitment = product.type == .autoRenewableSubscription ? facts[index].latestCounted?.commitment : nil
             result.products[product.id] = ProductStatus(
                 id: product.id, type: product.type, state: states[index],
                 until: covering ? instantOrNil(productUntil[index]) : nil,
                 startsAt: startsAt[index].map { Instant(millisecondsSince1970: $0) },
                 willRenew: product.type == .autoRenewableSubscription ? facts[index].willRenew : nil,
-                renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil)
+                renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil, commitment: commitment)
         }
         func isActive(_ index: Int) -> Bool { states[index] == .active }
         func grandfathered(_ feature: Int) -> Bool {
             access.contains { $0.grandfathered && $0.feature == feature && $0.span.start <= at && at < $0.span.end }
         }
-        for (index, product) in products.enumerated() {
-            var reason: OfferReason?
-            var change: SubscriptionChange?
-            var effective: ChangeTiming?
-            if !product.available {
-                reason = .retired
-            } else if product.type == .autoRenewableSubscription {
-                if states[index] == .active || states[index] == .gracePeriod {
-                    reason = .subscribed
-                } else if let level = product.level {
-                    // The customer's current subscription of the group: the highest level active or in grace.
-                    let current = products.indices.filter {
-                        $0 != index && products[$0].type == .autoRenewableSubscription && products[$0].group == product.group
-                            && products[$0].level != nil && (states[$0] == .active || states[$0] == .gracePeriod)
-                    }.min { products[$0].level! < products[$1].level! }
-                    if let current, let currentLevel = products[current].level {
-                        if level < currentLevel {
-                            (change, effective) = (.upgrade, .immediately)
-                        } else if level > currentLevel {
-                            (change, effective) = (.downgrade, .nextRenewal)
-                        } else {
-                            let same = product.period != nil && product.period.map(nominal) == products[current].period.map(nominal)
-                            (change, effective) = (.crossgrade, same ? .immediately : .nextRenewal)
-                        }
-                    }
-                }
-            } else if product.type == .nonConsumable {
+        func retrying(_ group: Int) -> Bool {
+            group >= 0 && products.indices.contains { products[$0].group == group && products[$0].type == .autoRenewableSubscription
+                && states[$0] == .billingRetry }
+        }
+        /// Why product `index` may not be offered, or `nil`.
+        func reason(_ index: Int) -> OfferReason? {
+            let product = products[index]
+            if !product.available { return .retired }
+            switch product.type {
+            case .consumable, .nonRenewingSubscription:
+                return nil
+            case .autoRenewableSubscription:
+                if states[index] == .active || states[index] == .gracePeriod { return .subscribed }
+                return retrying(product.group) ? .billingIssue : nil
+            case .nonConsumable:
                 let family: Int
                 switch product.role {
                 case .standard: family = index
@@ -476,25 +610,109 @@ enum ReferenceEvaluator {
                 let trialActive = product.trialPaidProduct != nil && isActive(index)
                 let owned = trialActive || isActive(family) || products[family].upgrades.contains(where: isActive)
                     || (!product.grants.isEmpty && product.grants.allSatisfy(grandfathered))
-                if owned {
-                    reason = .owned
-                } else if product.trialPaidProduct != nil && everBought.contains(index) {
-                    reason = .trialUsed
-                } else if product.replacedProduct != nil && !prerequisiteMet.contains(index) {
-                    reason = .prerequisiteMissing
-                } else if product.trialPaidProduct == nil && product.replacedProduct == nil
-                            && product.upgrades.contains(where: { products[$0].available && prerequisiteMet.contains($0) }) {
-                    reason = .upgradeAvailable
+                if owned { return .owned }
+                if product.trialPaidProduct != nil && everBought.contains(index) { return .trialUsed }
+                if product.replacedProduct != nil && !prerequisiteMet.contains(index) { return .prerequisiteMissing }
+                if product.trialPaidProduct == nil && product.replacedProduct == nil && product.upgrades.contains(where: { reason($0) == nil }) {
+                    return .upgradeAvailable
+                }
+                return nil
+            }
+        }
+        /// Where buying product `index` at `at` would cover until.
+        func coverageIfBought(_ index: Int) -> Int64? {
+            let product = products[index]
+            switch product.type {
+            case .consumable: return nil
+            case .nonConsumable:
+                if case .trial(let days, _) = product.role { return at + Int64(days) * CivilCalendar.millisecondsPerDay }
+                return CoverageSpan.never
+            case .nonRenewingSubscription:
+                let stackers = product.passGroup >= 0 ? products.indices.filter { products[$0].passGroup == product.passGroup } : [index]
+                let stack = stackers.flatMap { facts[$0].spans }.filter { $0.end > at }.map(\.end).max() ?? at
+                return ISODuration.add(months: product.durationMonths, days: product.durationDays, milliseconds: product.durationMilliseconds,
+                                       times: 1, to: max(at, stack))
+            case .autoRenewableSubscription:
+                guard let period = product.period else { return nil }
+                return ISODuration.add(months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds, times: 1, to: at)
+            }
+        }
+        for (index, product) in products.enumerated() {
+            let reason = reason(index)
+            var change: SubscriptionChange?
+            var effective: ChangeTiming?
+            if product.type == .autoRenewableSubscription, reason == nil, let level = product.level {
+                // The customer's current subscription of the group: the highest level active or in grace.
+                let current = products.indices.filter {
+                    $0 != index && products[$0].type == .autoRenewableSubscription && products[$0].group == product.group
+                        && products[$0].level != nil && (states[$0] == .active || states[$0] == .gracePeriod)
+                }.min { products[$0].level! < products[$1].level! }
+                if let current, let currentLevel = products[current].level {
+                    if level < currentLevel {
+                        (change, effective) = (.upgrade, .immediately)
+                    } else if level > currentLevel {
+                        (change, effective) = (.downgrade, .nextRenewal)
+                    } else {
+                        let same = product.period != nil && product.period.map(nominalParts) == products[current].period.map(nominalParts)
+                        (change, effective) = (.crossgrade, same ? .immediately : .nextRenewal)
+                    }
                 }
             }
             var intro: Bool?
-            if product.type == .autoRenewableSubscription, product.introOffer != nil { intro = !introUsed.contains(product.group) }
+            if product.type == .autoRenewableSubscription, product.introOffer != nil {
+                intro = !introUsed.contains(product.group) && !retrying(product.group)
+            }
+            var promotions: [Promotion]?
+            if product.type == .autoRenewableSubscription, !product.offers.isEmpty {
+                promotions = product.offers.map { offer in
+                    let (reason, _) = promotion(offer, group: product.group)
+                    return Promotion(id: offer.id, type: offer.type, eligible: reason == .eligible || reason == .listedByApple, reason: reason)
+                }
+            }
+            let end = coverageIfBought(index)
+            let adds = product.grants.sorted().filter { !enabled[$0] }.map { catalog.featureIds[$0] }
+            let extends = product.grants.sorted().filter { feature in
+                guard enabled[feature], featureUntil[feature] != CoverageSpan.never, let end else { return false }
+                return featureUntil[feature] < end
+            }.map { catalog.featureIds[$0] }
             result.offers[product.id] = Offer(productId: product.id, eligible: reason == nil, reason: reason,
-                                              introOfferEligible: intro, legal: product.legal, change: change, effective: effective)
+                                              introOfferEligible: intro, legal: product.legal, change: change, effective: effective,
+                                              promotions: promotions, adds: adds, extends: extends)
         }
         result.warnings = warnings.map { "\($0.code): \($0.message)" }.sorted()
         candidates.remove(CoverageSpan.never)
         return (result, candidates)
+    }
+
+    /// The copy of a transaction that stands for it at `at`, with copies of its rank merged, and
+    /// whether copies of that rank disagree on more than cancellation and expiry.
+    static func standing(_ copies: [Transaction], at: Int64) -> (Transaction, conflicting: Bool) {
+        func rank(_ transaction: Transaction) -> Int64 { transaction.signedDate?.millisecondsSince1970 ?? .min }
+        /// A copy without what merging decides (cancellation with its revocation fields, expiry).
+        func rest(_ transaction: Transaction) -> Transaction {
+            var value = transaction
+            value.cancellationDate = nil; value.revocationType = nil; value.revocationPercentage = nil; value.revocationReason = nil
+            value.expiresDate = nil
+            return value
+        }
+        let known = copies.filter { rank($0) <= at }
+        let chosenRank = known.isEmpty ? copies.map(rank).min()! : known.map(rank).max()!
+        var group = copies.filter { rank($0) == chosenRank }
+        let conflicting = group.contains { rest($0) != rest(group[0]) }
+        if conflicting {
+            group = group.map { ($0, Array($0.jsonOutput.compact().utf8)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        }
+        var result = group[0]
+        for copy in group.dropFirst() {
+            if let date = copy.cancellationDate, result.cancellationDate.map({ date < $0 }) ?? true {
+                result.cancellationDate = date
+                result.revocationType = copy.revocationType
+                result.revocationPercentage = copy.revocationPercentage
+                result.revocationReason = copy.revocationReason
+            }
+            if let date = copy.expiresDate, result.expiresDate.map({ date > $0 }) ?? true { result.expiresDate = date }
+        }
+        return (result, conflicting)
     }
 
     /// Purchase order: by purchase date, ties by transaction id, numerically when both are digits.
@@ -529,7 +747,7 @@ enum ReferenceEvaluator {
         return false
     }
 
-    private static func nominal(_ duration: ISODuration) -> [Int64] {
+    private static func nominalParts(_ duration: ISODuration) -> [Int64] {
         [Int64(duration.totalMonths), duration.totalDays, duration.timeMilliseconds]
     }
 
@@ -538,30 +756,22 @@ enum ReferenceEvaluator {
     /// family-shared purchase counts only when that app's catalog makes the product shareable.
     static func meets(_ requirement: UpgradeRequirement, receipts: [Receipt], at: Int64, catalogs: [String: CompiledCatalog]) -> Bool {
         let ofApp = receipts.filter { $0.app == requirement.app }
-        guard !ofApp.isEmpty else { return false }
-        guard let anyOf = requirement.anyOf else { return true }
-        var first: [String: Transaction] = [:]
-        var order: [String] = []
-        var cancellation: [String: Int64] = [:]
-        for receipt in ofApp {
-            for transaction in receipt.transactions {
-                if first[transaction.transactionId] == nil {
-                    first[transaction.transactionId] = transaction
-                    order.append(transaction.transactionId)
-                }
-                if let cancelled = transaction.cancellationDate?.millisecondsSince1970 {
-                    cancellation[transaction.transactionId] = min(cancellation[transaction.transactionId] ?? .max, cancelled)
-                }
-            }
+        guard let anyOf = requirement.anyOf else {
+            // Any receipt of the app, from the customer's first purchase of the app on.
+            return ofApp.contains { ($0.originalPurchaseDate?.millisecondsSince1970 ?? .min) <= at }
         }
-        return order.contains { id in
-            let transaction = first[id]!
+        var copies: [String: [Transaction]] = [:]
+        for receipt in ofApp {
+            for transaction in receipt.transactions { copies[transaction.transactionId, default: []].append(transaction) }
+        }
+        return copies.values.contains { group in
+            let (transaction, _) = standing(group, at: at)
             if transaction.ownership == .familyShared {
                 guard let catalog = catalogs[requirement.app], let index = catalog.productIndex[transaction.productId],
                       catalog.compiledProducts[index].familyShareable else { return false }
             }
             return anyOf.contains(transaction.productId) && transaction.purchaseDate.millisecondsSince1970 <= at
-                && (cancellation[id] ?? .max) > at
+                && (transaction.cancellationDate?.millisecondsSince1970 ?? .max) > at
         }
     }
 }
@@ -592,9 +802,9 @@ struct ReferenceResult: Equatable {
 
     init() {}
 
-    /// The same answer, `reevaluateAt` aside.
+    /// The same answer, `reevaluateAt` aside (and what offers extend, which moves with the instant).
     func sameAnswer(as other: ReferenceResult) -> Bool {
-        features == other.features && balances == other.balances && products == other.products && offers == other.offers
-            && warnings == other.warnings
+        features == other.features && balances == other.balances && products == other.products
+            && offers.mapValues(\.withoutExtends) == other.offers.mapValues(\.withoutExtends) && warnings == other.warnings
     }
 }

@@ -1,0 +1,151 @@
+/// What evaluation decides, told as it decides it: the facts an explanation formats.
+///
+/// The evaluator is generic over its recorder. Evaluation for an answer uses ``NoRecord``, whose
+/// methods do nothing and are specialized away, and skips every fact it would compute only to
+/// tell (`Self.records` is `false`); an explanation passes a recorder that keeps them. So the
+/// reasons are the evaluator's own, recorded once, and evaluation pays nothing for them.
+protocol EvaluationRecorder {
+    /// Whether the recorder keeps what it is told.
+    static var records: Bool { get }
+
+    /// A receipt of an environment the caller does not accept, ignored whole.
+    mutating func ignored(receipt: Int, environment: String)
+    /// The copies of a transaction with several, and which stands for it at the instant.
+    mutating func snapshots(_ decision: SnapshotDecision)
+    /// A transaction known at the instant that counts for nothing, and why.
+    mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion)
+    /// A transaction purchased after the instant.
+    mutating func later(_ entry: Evaluator.Entry)
+    /// A counted consumable transaction, with the units that credit (after a partial refund).
+    mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64)
+    /// The span a counted transaction covers (`nil`: it counts but adds nothing, as a second
+    /// purchase of a non-consumable owned already).
+    mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?)
+    /// What a renewal entry is at the instant.
+    mutating func renewal(_ decision: RenewalDecision)
+    /// A product's state and the fact that decides it.
+    mutating func state(of product: Int32, _ decision: StateDecision)
+    /// Whether a grandfather rule matched a receipt, and why.
+    mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision)
+    /// Whether a grant counts, and why.
+    mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision)
+}
+
+extension Evaluator {
+    /// The recorder of an evaluation that explains nothing.
+    struct NoRecord: EvaluationRecorder {
+        static var records: Bool { false }
+        @inline(__always) mutating func ignored(receipt: Int, environment: String) {}
+        @inline(__always) mutating func snapshots(_ decision: SnapshotDecision) {}
+        @inline(__always) mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion) {}
+        @inline(__always) mutating func later(_ entry: Evaluator.Entry) {}
+        @inline(__always) mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64) {}
+        @inline(__always) mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?) {}
+        @inline(__always) mutating func renewal(_ decision: RenewalDecision) {}
+        @inline(__always) mutating func state(of product: Int32, _ decision: StateDecision) {}
+        @inline(__always) mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) {}
+        @inline(__always) mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision) {}
+    }
+}
+
+/// Why a transaction known at the instant counts for nothing.
+enum TransactionExclusion: Equatable {
+    /// Its product is not in the catalog.
+    case unknownProduct
+    /// Family-shared, and the product is not family-shareable.
+    case notFamilyShareable
+    /// It names another account than the one evaluated.
+    case otherAccount
+    /// Cancelled (refunded or revoked) at or before the instant.
+    case cancelled
+    /// `isUpgraded`: replaced by a purchase of a higher subscription.
+    case upgraded
+    /// An auto-renewable transaction without `expiresDate`.
+    case noExpiry
+}
+
+/// The copies of one transaction id among the app's receipts, and which one stands for it at
+/// the instant: the latest snapshot signed at or before it (copies without `signedDate` first),
+/// or the earliest when none is; copies of equal rank merge.
+struct SnapshotDecision {
+    /// The copy standing for the transaction (its text and most of its fields).
+    var standing: (receipt: Int32, index: Int32)
+    /// Every other copy and its part.
+    var others: [(receipt: Int32, index: Int32, role: SnapshotRole)]
+    /// When copies of equal rank disagree on more than cancellation and expiry.
+    var conflicting: Bool
+}
+
+/// The part a copy of a transaction plays at the instant.
+enum SnapshotRole: Equatable {
+    /// Signed as the standing copy (or both unsigned): merged with it; it gave the earliest
+    /// cancellation or the latest expiry when the flags say so.
+    case merged(cancellation: Bool, expiry: Bool)
+    /// An earlier snapshot, which a later one replaces.
+    case superseded(by: Int64)
+    /// Signed after the instant: not known yet.
+    case signedLater(Int64)
+}
+
+/// A renewal entry at the instant.
+struct RenewalDecision {
+    var receipt: Int
+    var index: Int
+    var verdict: Verdict
+    /// The product its chain's facts attach to, when its chain has a counted transaction.
+    var product: Int32
+
+    enum Verdict: Equatable {
+        /// Signed after the instant.
+        case signedLater
+        /// It names another account than the one evaluated.
+        case otherAccount
+        /// No transaction of the app's receipts is of its chain.
+        case orphan
+        /// No transaction of its chain counts at the instant.
+        case chainNotCounted
+        /// It counts: the fields it decides for the chain (the latest entry stating each), the
+        /// grace span it gives, and whether its grace date is stale.
+        case counted(decides: [String], grace: CoverageSpan?, stale: Bool)
+    }
+}
+
+/// What decides a product's state at the instant.
+enum StateDecision {
+    /// Covered until `end` (`CoverageSpan.never`: no end), by the transactions of the run.
+    case active(end: Int64, transactions: [Evaluator.Entry])
+    /// Paid coverage ended; a renewal entry's grace period covers until `end`.
+    case gracePeriod(end: Int64)
+    /// Coverage ended at `ended`; the chain's latest entry saying so says billing is retried.
+    case billingRetry(ended: Int64)
+    /// Every counted purchase of the pass starts after the instant, the first at `start`.
+    case scheduled(start: Int64)
+    /// Its latest transaction was cancelled.
+    case revoked(Evaluator.Entry)
+    /// Coverage ended at `ended` (`nil`: nothing ever covered).
+    case expired(ended: Int64?)
+}
+
+/// Whether a grandfather rule matches one receipt.
+enum GrandfatherDecision: Equatable {
+    /// It matches: the receipt's version or original purchase is before the rule's.
+    case matched(from: Int64)
+    /// The receipt's value is not before the rule's.
+    case notBefore
+    /// The receipt has no `originalApplicationVersion` or `originalPurchaseDate`.
+    case missing
+    /// The receipt's version is not dot-separated numbers.
+    case unreadableVersion
+}
+
+/// Whether a grant counts at the instant.
+enum GrantDecision: Equatable {
+    /// A copy of a grant with the same id in another receipt, which stands for it.
+    case copy
+    /// It starts after the instant.
+    case later
+    /// It was revoked at or before the instant.
+    case revoked
+    /// It counts, covering `[start, end)`.
+    case counted
+}
