@@ -157,6 +157,9 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let conflictingConsumption = Self(rawValue: "conflicting-consumption")
     /// One grant id with two different contents in one receipt.
     public static let conflictingGrant = Self(rawValue: "conflicting-grant")
+    /// Signed Apple data that failed verification (`--verify`, ``AppleSignatureVerifier``): the
+    /// message starts with the ``VerificationError/Code``.
+    public static let verificationFailed = Self(rawValue: "verification-failed")
     // Test files
     /// A catalog a test file (`entitle test`) names has errors, so its cases cannot run.
     public static let invalidCatalog = Self(rawValue: "invalid-catalog")

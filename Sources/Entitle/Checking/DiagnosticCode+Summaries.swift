@@ -33,6 +33,7 @@ extension DiagnosticCode {
         (.looksLikeTrial, "a free N-day Trial without trialOf, which never expires"),
         (.conflictingConsumption, "one consumption id with two different contents"),
         (.conflictingGrant, "one grant id with two different contents"),
+        (.verificationFailed, "signed Apple data that failed verification"),
         (.invalidCatalog, "a catalog a test file needs has errors"),
         (.storeDrift, "a difference between a catalog and an Xcode StoreKit configuration"),
         (.usage, "a command line that cannot run"),

@@ -54,7 +54,11 @@ public enum AppleImport {
         try appStore(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
 
-    private static func appStore(_ data: Data, root parsed: JSONNode?, name: String, app option: AppOption) throws(ReceiptError) -> ImportedReceipt {
+    /// App Store data read as a receipt; with `verification`, every JWS is verified before its
+    /// payload is read (see ``AppleSignatureVerifier``).
+    static func appStore(
+        _ data: Data, root parsed: JSONNode?, name: String, app option: AppOption, verification: JWSVerification? = nil
+    ) throws(ReceiptError) -> ImportedReceipt {
         let root: JSONNode
         if let parsed {
             root = parsed
@@ -64,6 +68,7 @@ public enum AppleImport {
             root = try parseJSON(data, name: name)
         }
         var mapper = AppStoreMapper()
+        mapper.verification = verification
         let app: String
         do throws(ImportFailure) {
             try mapper.map(root, path: "")
@@ -151,7 +156,7 @@ public enum AppleImport {
 
     /// The imported receipt when it keeps ``ReceiptLimits``, so that whatever `normalize` prints,
     /// `check` reads.
-    private static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
+    static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
         if let (path, message) = imported.receipt.limitViolation {
             throw ReceiptError(code: .limitExceeded, message: "the normalized receipt would break a limit: \(message)",
                                location: SourceLocation(file: name, line: 1, column: 1), path: path,

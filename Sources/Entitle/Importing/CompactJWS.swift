@@ -51,7 +51,7 @@ struct CompactJWS {
 
     /// The three parts, when the bytes (less surrounding whitespace) are base64url characters
     /// and exactly two dots; `nil` otherwise.
-    private static func split(_ bytes: UnsafeRawBufferPointer)
+    static func split(_ bytes: UnsafeRawBufferPointer)
         -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
         var start = 0, end = bytes.count
         while start < end, isWhitespace(bytes[start]) { start += 1 }
