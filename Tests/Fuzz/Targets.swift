@@ -13,6 +13,8 @@ import Foundation
 
 enum FuzzTarget: String, CaseIterable {
     case catalog, receipt, detect, jws, verifyreceipt, pkcs7, structured
+    /// Signed Apple data through `AppleSignatureVerifier` (Verify.swift).
+    case verify
     /// `structured` with elements repeated up to thousands of times: slower inputs, to find
     /// paths that cost more than linear time (libFuzzer's `-timeout`).
     case stalls
@@ -52,6 +54,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
     case .verifyreceipt:
         fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromVerifyReceipt: data, app: exampleApp) }
     case .pkcs7: fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromPKCS7: data) }
+    case .verify: fuzzVerify(data)
     case .structured, .stalls:
         let buffer = UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
         fuzzStructured(buffer)
@@ -60,7 +63,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
 }
 
 extension FuzzTarget {
-    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7].contains(self) }
+    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7, .verify].contains(self) }
 }
 
 // MARK: - Shared helpers
