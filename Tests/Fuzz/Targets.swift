@@ -40,6 +40,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     if selectedTarget == .receipt || selectedTarget.importsAppleData {
         _ = products  // compile the example catalogs before the first input, not during it
     }
+    if selectedTarget == .verify { _ = verificationRoots }  // read the roots before the first input too
     return 0
 }
 
