@@ -512,6 +512,16 @@ struct VerificationTraitTests {
         #expect(normalize.exitCode == 1)
         #expect(normalize.standardOutput.isEmpty)
         #expect(normalize.standardError.contains("error: untrusted-chain: "), "\(normalize.standardError)")
+        // normalize --app names the app the signed data must be for; check --app only the app to evaluate.
+        let storeKit = V.path(V.storeKitTest)
+        let wrongApp = EntitleCommand.run(["normalize", "--verify", "--root", storeKit, "--app", "com.example.other", Self.xcodeReceipt],
+                                          environment: CLITests.environment())
+        #expect(wrongApp.exitCode == 1)
+        #expect(wrongApp.standardError.contains(
+            "error: wrong-app: the receipt is for app `com.example.naturelab.backyardbirds.example`, not `com.example.other`"), "\(wrongApp.standardError)")
+        let otherApp = EntitleCommand.run(["check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeReceipt,
+                                           "--verify", "--root", storeKit, "--at", "2023-10-20T00:00:00Z"], environment: CLITests.environment())
+        #expect(otherApp.exitCode == 0, "\(otherApp.standardError)")
         // A normalized receipt carries no signature.
         let unsigned = EntitleCommand.run(["check", "--catalog", CLITests.products, "--receipt", CLITests.receipt("diagrams-trial.json"),
                                            "--verify", "--root", root], environment: CLITests.environment())
