@@ -20,7 +20,7 @@ import Foundation
 /// | renewal `autoRenewStatus` (1/0), `isInBillingRetryPeriod`, `gracePeriodExpiresDate` | `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
 /// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
 ///
-/// No signature is checked: a JWS is only split and its payload decoded.
+/// No signature is checked unless ``verification`` is set: a JWS is only split and its payload decoded.
 struct AppStoreMapper {
     var transactions: [Transaction] = []
     var renewals: [Renewal] = []

@@ -2,13 +2,13 @@ import Foundation
 
 /// Reads Apple's receipt formats into normalized receipts, **without verifying any signature**.
 ///
-/// Verifying Apple's signatures needs cryptography, and entitle ships without packages. A receipt
-/// that parses is not thereby genuine: a service should verify signed data first (Apple's
-/// app-store-server-library does this for JWS and receipts) and hand entitle the verified
-/// payloads. Every entry point says "unverified" in its name for that reason.
+/// A receipt that parses is not thereby genuine. ``AppleSignatureVerifier`` verifies signed data
+/// first (JWS and app receipts, with the platform's cryptography: the package trait
+/// `SystemCrypto`) and then reads it as these do. Every entry point here says "unverified" in its
+/// name for that reason.
 public enum AppleImport {
     /// The one line `entitle` prints on standard error whenever it reads Apple data.
-    public static let notice = "entitle: note: Apple data is read without verifying its signature; verify it before trusting the result"
+    public static let notice = "entitle: note: Apple data is read without verifying its signature; verify it before trusting the result (`--verify`)"
 
     /// What a receipt file holds.
     public enum Source: Equatable, Sendable {

@@ -3,8 +3,8 @@ import Foundation
 /// A JWS in compact serialization (`header.payload.signature`, each base64url), split and decoded.
 ///
 /// Everything works on bytes in one pass: App Store data comes from the network, and a crafted
-/// 30 MB "JWS" must cost no more than reading 30 MB. The signature is not checked: that needs
-/// cryptography, and entitle ships without packages.
+/// 30 MB "JWS" must cost no more than reading 30 MB. The signature is not checked here:
+/// ``JWSVerification`` does that, with the platform's cryptography, when asked.
 struct CompactJWS {
     struct Failure: Error {
         var message: String
