@@ -375,13 +375,20 @@ struct VerificationTraitTests {
 
     // MARK: App receipts
 
-    static let appleReceipts = ["receipt-production", "receipt-sandbox-g5", "receipt-sandbox-legacy"]
-    static let xcodeReceipts = ["receipt-xcode", "receipt-xcode-with-purchases"]
+    static let appleReceipts = [
+        "tikhop-TPInAppReceipt/receipt-production", "tikhop-TPInAppReceipt/receipt-sandbox-g5", "tikhop-TPInAppReceipt/receipt-sandbox-legacy",
+        "revenuecat-purchases-ios/base64encoded_sandboxReceipt.txt", "levibostian-dollabill-apple/bought_consumable.latest_receipt.b64",
+        "levibostian-dollabill-apple/exclude_old_transactions.latest_receipt.b64", "levibostian-dollabill-apple/subscription_renewed.latest_receipt.b64",
+    ]
+    static let xcodeReceipts = [
+        "tikhop-TPInAppReceipt/receipt-xcode", "tikhop-TPInAppReceipt/receipt-xcode-with-purchases",
+        "apple-app-store-server-library-swift/xcode-app-receipt-empty", "apple-app-store-server-library-swift/xcode-app-receipt-with-transaction",
+    ]
 
-    static func receipt(_ name: String) throws -> Data { try V.data("receipts-pkcs7/tikhop-TPInAppReceipt/" + name) }
+    static func receipt(_ name: String) throws -> Data { try V.data("receipts-pkcs7/" + name) }
     static func app(of name: String) throws -> String { try AppleImport.unverifiedReceipt(fromPKCS7: receipt(name)).receipt.app }
 
-    @Test("production and sandbox app receipts verify against Apple Root CA at their creation date", arguments: appleReceipts)
+    @Test("every production and sandbox app receipt of the fixtures verifies against Apple Root CA at its creation date", arguments: appleReceipts)
     func appleReceipt(name: String) throws {
         let verifier = try V.verifier([V.appleRootCA], app: try Self.app(of: name), environments: ["production", "sandbox"])
         let imported = try verifier.verifiedReceipt(fromPKCS7: Self.receipt(name))
@@ -397,7 +404,7 @@ struct VerificationTraitTests {
         #expect(V.failure { try xcodeOnly.verifiedReceipt(fromPKCS7: Self.receipt(name)) }?.code == .wrongEnvironment)
     }
 
-    @Test("Xcode's app receipts verify against the StoreKit test certificate only", arguments: xcodeReceipts)
+    @Test("every Xcode app receipt of the fixtures verifies against the StoreKit test certificate only", arguments: xcodeReceipts)
     func xcodeReceipt(name: String) throws {
         let verifier = try V.verifier([V.storeKitTest], app: try Self.app(of: name), environments: ["xcode"])
         _ = try verifier.verifiedReceipt(from: Self.receipt(name))
@@ -407,7 +414,7 @@ struct VerificationTraitTests {
 
     @Test("a changed byte in an app receipt's content fails with `bad-signature`")
     func tamperedReceipt() throws {
-        let name = "receipt-production"
+        let name = "tikhop-TPInAppReceipt/receipt-production"
         let app = try Self.app(of: name)
         var der = AppReceiptMapper.der(try Self.receipt(name))!
         // The bundle id's bytes, inside the signed content.
@@ -458,7 +465,7 @@ struct VerificationTraitTests {
     @Test("hostile app receipts (garbage, truncated, many certificates) fail without a crash")
     func hostileReceipts() throws {
         let verifier = try V.verifier([V.appleRootCA], app: "org.getpure.pure-iphone", at: "2024-02-23T18:00:00Z")
-        let der = AppReceiptMapper.der(try Self.receipt("receipt-production"))!
+        let der = AppReceiptMapper.der(try Self.receipt("tikhop-TPInAppReceipt/receipt-production"))!
         for length in [0, 1, 2, 10, 100, der.count / 2, der.count - 1] {
             let error = V.failure { try verifier.verifiedReceipt(fromPKCS7: Data(der.prefix(length))) }
             #expect(error != nil, "\(length)")
