@@ -455,10 +455,13 @@ struct VerificationTraitTests {
             #expect([.malformed, .badSignature].contains(error?.code), "\(name): \(String(describing: error))")
             #expect(clock.now - started < .seconds(2), "\(name)")
         }
-        // Certificates that parse but are wrong: the leaf's own key, as every certificate.
-        let hostileChecker = try SignatureChecker(trustedRoots: [[UInt8](certificates[0])])
-        #expect(throws: VerificationError.self) {
-            _ = try hostileChecker.verifyChain([[UInt8](certificates[0].prefix(200))], at: .earliest, names: .jws, markers: .required)
+        // Straight to the checker: a truncated certificate is `malformed`, and a truncated root is refused up front.
+        let checker = try SignatureChecker(trustedRoots: [[UInt8](certificates[0])])
+        #expect { _ = try checker.verifyChain([[UInt8](certificates[0].prefix(200))], at: .earliest, names: .jws, markers: .required) } throws: {
+            ($0 as? VerificationError)?.code == .malformed
+        }
+        #expect { _ = try SignatureChecker(trustedRoots: [[UInt8](certificates[0].dropLast())]) } throws: {
+            ($0 as? VerificationError)?.code == .untrustedChain
         }
     }
 
