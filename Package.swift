@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,8 +8,19 @@ let package = Package(
         .executable(name: "entitle", targets: ["EntitleCLI"]),
         .executable(name: "entitle-bench", targets: ["EntitleBench"]),
     ],
+    // `swift build --traits SystemCrypto` verifies Apple's signatures with the platform's
+    // cryptography (OpenSSL's libcrypto on Linux, Security.framework on Apple platforms); off by
+    // default, so the package builds on a bare toolchain (README: Trust).
+    traits: [
+        .trait(name: "SystemCrypto", description: "Verify Apple's signatures with the system's cryptography"),
+    ],
     targets: [
-        .target(name: "Entitle"),
+        .target(
+            name: "Entitle",
+            dependencies: [.target(name: "CSystemCrypto", condition: .when(platforms: [.linux, .android], traits: ["SystemCrypto"]))]
+        ),
+        // libcrypto (OpenSSL 3) through pkg-config; linked only with the SystemCrypto trait.
+        .systemLibrary(name: "CSystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]),
         // The commands of `entitle`, as library code the tests run; `import Entitle` shows the
         // domain only.
         .target(name: "EntitleCommandLine", dependencies: ["Entitle"]),

@@ -6,7 +6,8 @@ import Foundation
 /// cannot be read gets `{"customer": ID, "errors": [...]}` and the run goes on.
 enum BatchCheck {
     static func run(
-        _ scanner: ArgumentScanner, app: String?, at: Instant, diagnostics option: DiagnosticsOption, environment: CommandEnvironment
+        _ scanner: ArgumentScanner, app: String?, at: Instant, diagnostics option: DiagnosticsOption, verify: VerifyOption? = nil,
+        environment: CommandEnvironment
     ) -> CommandOutput {
         let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
         let diagnostics = catalogs.diagnostics
@@ -18,7 +19,8 @@ enum BatchCheck {
         if let app, portfolio.catalog(for: app) == nil {
             return EntitleCommand.misuse("\(PortfolioError(missingApp: app, known: portfolio.apps))", command: "check")
         }
-        let corpus = CustomerCorpus.open(scanner.all("--customers"))
+        var corpus = CustomerCorpus.open(scanner.all("--customers"))
+        corpus.verify = verify
         errorText += EntitleCommand.render(corpus.problems)
         let environments = scanner.all("--environment")
         let accepted = environments.isEmpty ? nil : Set(environments)

@@ -6,9 +6,9 @@ enum CheckCommand {
     static let usage = """
         usage: entitle check --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                              [--app BUNDLE] [--at INSTANT] [--environment NAME ...] [--format text|json]
-                             [--diagnostics FORMAT] [--diagnostics-file FILE]
+                             [--diagnostics FORMAT] [--diagnostics-file FILE] [--verify --root FILE ...]
                entitle check --catalog PATH [--catalog PATH ...] --customers PATH [--customers PATH ...]
-                             [--app BUNDLE] [--at INSTANT] [--environment NAME ...]
+                             [--app BUNDLE] [--at INSTANT] [--environment NAME ...] [--verify --root FILE ...]
 
           --catalog PATH    a catalog file, or a directory whose *.json files are catalogs;
                             repeat to add more
@@ -30,6 +30,8 @@ enum CheckCommand {
                             {"customer": ID, "receipts": [...]}) and print one JSON object per
                             line: {"customer": ID, ...the check JSON...}, or {"customer": ID,
                             "errors": [...]} for a customer whose receipts cannot be read
+                            (with --verify: or do not verify)
+        \(VerifyOption.usage)
 
         Catalog errors are printed as they are; the app is still evaluated when its catalog, and
         the catalogs it refers to, compiled. With `--format json`, a failure prints
@@ -46,10 +48,12 @@ enum CheckCommand {
         let appOption: String?
         let at: Instant
         let diagnostics: DiagnosticsOption
+        let verify: VerifyOption?
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--customers"]),
-                flags: ["--help", "-h"])
+                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--customers"])
+                    .union(VerifyOption.valued),
+                flags: VerifyOption.flags.union(["--help", "-h"]))
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") {
                 return CommandOutput(standardOutput: usage)
             }
@@ -70,6 +74,7 @@ enum CheckCommand {
             }
             format = try EntitleCommand.outputFormat(scanner)
             diagnostics = try DiagnosticsOption(scanner)
+            verify = try VerifyOption.parse(scanner)
             appOption = try scanner.single("--app")
             at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
         } catch {
@@ -77,11 +82,11 @@ enum CheckCommand {
         }
         let json = format == "json"
         if !scanner.all("--customers").isEmpty {
-            return BatchCheck.run(scanner, app: appOption, at: at, diagnostics: diagnostics, environment: environment)
+            return BatchCheck.run(scanner, app: appOption, at: at, diagnostics: diagnostics, verify: verify, environment: environment)
         }
 
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, environment: environment) {
+        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

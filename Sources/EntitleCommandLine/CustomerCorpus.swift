@@ -31,6 +31,9 @@ struct CustomerCorpus {
     var items: [Item] = []
     /// Paths that cannot be read at all.
     var problems: [Diagnostic] = []
+    /// With `--verify`: each receipt must be signed Apple data that verifies, or the customer is
+    /// unreadable with the error.
+    var verify: VerifyOption?
 
     /// Lists the customers at `paths` (directories or JSON Lines files), in order: directory
     /// entries sorted by name, lines in file order. Reads JSON Lines files whole.
@@ -80,7 +83,7 @@ struct CustomerCorpus {
     }
 
     /// Reads one customer's receipts.
-    static func load(_ item: Item) -> Customer {
+    static func load(_ item: Item, verify: VerifyOption? = nil) -> Customer {
         switch item {
         case .files(let id, let paths):
             guard !paths.isEmpty else {
@@ -90,7 +93,7 @@ struct CustomerCorpus {
             do throws(ReceiptError) {
                 var receipts: [ParsedReceipt] = []
                 for path in paths {
-                    receipts.append(try parse(try ReceiptFiles.read(path, standardInput: { [] }), name: path))
+                    receipts.append(try parse(try ReceiptFiles.read(path, standardInput: { [] }), name: path, verify: verify))
                 }
                 return Customer(id: id, receipts: .success(receipts), location: location)
             } catch {
@@ -112,7 +115,7 @@ struct CustomerCorpus {
             var receipts: [ParsedReceipt] = []
             for (index, receipt) in line.receipts.enumerated() {
                 do throws(ReceiptError) {
-                    receipts.append(try parse(receipt, name: file))
+                    receipts.append(try parse(receipt, name: file, verify: verify))
                 } catch {
                     // Located in the corpus file: the receipt's line, and its column within the line.
                     var error = error
@@ -132,14 +135,15 @@ struct CustomerCorpus {
 
     /// A receipt's bytes, parsed: normalized receipts straight from their bytes, Apple's data
     /// through the importer.
-    private static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
+    private static func parse(_ data: Data, name: String, verify: VerifyOption?) throws(ReceiptError) -> ParsedReceipt {
         // A receipt written as a JSON string on a corpus line (a compact JWS, a base64 app
         // receipt) is read as the file holding that text would be.
         if data.first == UInt8(ascii: "\""),
            case .string(let text)? = (try? JSONDocument.parse(data, limits: JSONDocument.Limits(maxBytes: ReceiptLimits.maxBytes, maxDepth: 1)))?.root.value,
            !text.hasPrefix("\"") {
-            return try parse(Data(text.utf8), name: name)
+            return try parse(Data(text.utf8), name: name, verify: verify)
         }
+        if let verify { return ParsedReceipt(try ReceiptFiles.decode(data, name: name, verify: verify).receipt) }
         if case .normalized? = AppleImport.detect(data) { return try ParsedReceipt(json: data, name: name) }
         return ParsedReceipt(try ReceiptFiles.decode(data, name: name).receipt)
     }
@@ -155,7 +159,7 @@ struct CustomerCorpus {
             let slice = Array(items[start..<end])
             let results = Slots<Result>(count: slice.count)
             DispatchQueue.concurrentPerform(iterations: slice.count) { index in
-                results.set(index, transform(Self.load(slice[index])))
+                results.set(index, transform(Self.load(slice[index], verify: verify)))
             }
             body(results.values)
             start = end

@@ -21,7 +21,7 @@ struct EvaluationInputs {
     /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
     static func load(
         _ scanner: ArgumentScanner, app appOption: String?, at: Instant, json: Bool, diagnostics: DiagnosticsOption,
-        environment: CommandEnvironment
+        verify: VerifyOption? = nil, environment: CommandEnvironment
     ) -> Result<EvaluationInputs, Failed> {
         var errorText = ""
         let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
@@ -33,7 +33,7 @@ struct EvaluationInputs {
         var readApple = false
         for path in scanner.all("--receipt") {
             do {
-                let loaded = try ReceiptFiles.load(path, app: appOption, standardInput: environment.readStandardInput)
+                let loaded = try ReceiptFiles.load(path, app: appOption, verify: verify, standardInput: environment.readStandardInput)
                 receipts.append(loaded.receipt)
                 readApple = readApple || loaded.fromApple
                 for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }

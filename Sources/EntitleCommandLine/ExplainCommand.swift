@@ -7,7 +7,7 @@ enum ExplainCommand {
         usage: entitle explain --catalog PATH [--catalog PATH ...] --receipt FILE [--receipt FILE ...]
                                [--app BUNDLE] [--at INSTANT] [--environment NAME ...]
                                [--feature ID | --product ID | --offer ID] [--format text|json]
-                               [--diagnostics FORMAT] [--diagnostics-file FILE]
+                               [--diagnostics FORMAT] [--diagnostics-file FILE] [--verify --root FILE ...]
 
           --feature ID      a feature: on or off, until when, and every product, grandfather
                             rule and grant that can grant it, each with its state and why, down
@@ -17,7 +17,7 @@ enum ExplainCommand {
           --offer ID        an offer: the rule that decided it and the fact behind it
           (none)            every feature, one line each, with the source that decides it
 
-          --catalog, --receipt, --app, --at, --environment: as for `entitle check`
+          --catalog, --receipt, --app, --at, --environment, --verify, --root: as for `entitle check`
           --format FORMAT   `text` for people (default) or `json` (see the README for the shape)
         \(DiagnosticsOption.usage)
 
@@ -33,10 +33,12 @@ enum ExplainCommand {
         let at: Instant
         let selector: (option: String, id: String)?
         let diagnostics: DiagnosticsOption
+        let verify: VerifyOption?
         do throws(UsageError) {
             scanner = try ArgumentScanner(
-                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--feature", "--product", "--offer"]),
-                flags: ["--help", "-h"])
+                arguments, valued: DiagnosticsOption.valued.union(["--catalog", "--receipt", "--app", "--at", "--format", "--environment", "--feature", "--product", "--offer"])
+                    .union(VerifyOption.valued),
+                flags: VerifyOption.flags.union(["--help", "-h"]))
             if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
             guard scanner.positional.isEmpty else { throw UsageError(message: "unexpected argument `\(scanner.positional[0])`") }
             guard !scanner.all("--catalog").isEmpty else { throw UsageError(message: "`--catalog` is required") }
@@ -47,6 +49,7 @@ enum ExplainCommand {
             let format = try EntitleCommand.outputFormat(scanner)
             json = format == "json"
             diagnostics = try DiagnosticsOption(scanner)
+            verify = try VerifyOption.parse(scanner)
             appOption = try scanner.single("--app")
             at = try scanner.single("--at").map { text throws(UsageError) in try InstantArgument.parse(text) } ?? environment.now()
             var selectors: [(String, String)] = []
@@ -59,7 +62,7 @@ enum ExplainCommand {
             return EntitleCommand.misuse(error.message, command: "explain", arguments: arguments)
         }
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, environment: environment) {
+        switch EvaluationInputs.load(scanner, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

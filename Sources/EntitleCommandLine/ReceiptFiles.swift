@@ -72,14 +72,21 @@ enum ReceiptFiles {
     ///
     /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
     ///   app's receipt (a customer's receipts may be several apps').
-    static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil,
+    static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil, verify: VerifyOption? = nil,
                      standardInput: () -> [UInt8]) throws(ReceiptError) -> Loaded {
         let name = path == "-" ? "<stdin>" : path
-        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app)
+        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app, verify: verify)
     }
 
     /// Decodes receipt bytes: a normalized receipt, or Apple data recognized from its content.
-    static func decode(_ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil) throws(ReceiptError) -> Loaded {
+    /// With `verify`, only signed Apple data that verifies is read (`fromApple` is then `false`:
+    /// nothing unverified was read).
+    static func decode(_ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil,
+                       verify: VerifyOption? = nil) throws(ReceiptError) -> Loaded {
+        if let verify {
+            let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
+            return Loaded(receipt: imported.receipt, fromApple: false, warnings: imported.warnings)
+        }
         if format == nil {
             switch AppleImport.detect(data) {
             case .normalized?:

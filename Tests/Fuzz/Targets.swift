@@ -13,6 +13,8 @@ import Foundation
 
 enum FuzzTarget: String, CaseIterable {
     case catalog, receipt, detect, jws, verifyreceipt, pkcs7, structured
+    /// Signed Apple data through `AppleSignatureVerifier` (Verify.swift).
+    case verify
     /// `structured` with elements repeated up to thousands of times: slower inputs, to find
     /// paths that cost more than linear time (libFuzzer's `-timeout`).
     case stalls
@@ -38,6 +40,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     if selectedTarget == .receipt || selectedTarget.importsAppleData {
         _ = products  // compile the example catalogs before the first input, not during it
     }
+    if selectedTarget == .verify { _ = verificationRoots }  // read the roots before the first input too
     return 0
 }
 
@@ -52,6 +55,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
     case .verifyreceipt:
         fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromVerifyReceipt: data, app: exampleApp) }
     case .pkcs7: fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromPKCS7: data) }
+    case .verify: fuzzVerify(data)
     case .structured, .stalls:
         let buffer = UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
         fuzzStructured(buffer)
@@ -60,7 +64,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
 }
 
 extension FuzzTarget {
-    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7].contains(self) }
+    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7, .verify].contains(self) }
 }
 
 // MARK: - Shared helpers

@@ -3,18 +3,20 @@
 #
 #   bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]
 #
-# Targets: catalog receipt detect jws verifyreceipt pkcs7 structured stalls (default: all; 60 s each).
+# Targets: catalog receipt detect jws verifyreceipt pkcs7 verify structured stalls (default: all; 60 s each).
 # Exits 1 when a target found a crash, timeout or out-of-memory input (the artifact path is
 # printed), 2 on a usage or build error. See Tests/Fuzz/README.md.
 #
 # Environment: SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc);
 # ENTITLE_FIXTURES (default ../shared/fixtures) for extra seeds; FUZZ_REBUILD=1 forces a build;
 # FUZZ_NO_BUILD=1 runs the binary already in .build/fuzz as it is; FUZZ_SANITIZE=fuzzer builds
-# without AddressSanitizer (default fuzzer,address).
+# without AddressSanitizer (default fuzzer,address). `verify` is built with the SystemCrypto trait's
+# code and libcrypto when pkg-config finds libcrypto (libssl-dev); otherwise it runs the path that
+# reports verification unavailable.
 
 set -uo pipefail
 
-ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 structured stalls)
+ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 verify structured stalls)
 
 usage() {
     echo "usage: bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]" >&2
@@ -91,10 +93,23 @@ ensure_link_dependencies() {
 
 SOURCES=()
 while IFS= read -r file; do SOURCES+=("$file"); done < <(find Sources/Entitle Tests/Fuzz -name '*.swift' | LC_ALL=C sort)
-SWIFT_FLAGS=(-sanitize=$SANITIZE -parse-as-library -module-name EntitleFuzz -package-name entitle -swift-version 6 -O -g "${LINKER_FLAGS[@]}")
+# The SystemCrypto trait's code, as `swift build --traits SystemCrypto` compiles it: the
+# condition, the system module (module.modulemap and its header) and libcrypto.
+CRYPTO_FILES=()
+CRYPTO_FLAGS=()
+if command -v pkg-config >/dev/null && pkg-config --exists libcrypto 2>/dev/null; then
+    CRYPTO_FILES=(Sources/CSystemCrypto/module.modulemap Sources/CSystemCrypto/shim.h)
+    CRYPTO_FLAGS=(-D SystemCrypto -I Sources/CSystemCrypto)
+    for flag in $(pkg-config --cflags-only-I libcrypto) $(pkg-config --libs-only-L libcrypto); do
+        case $flag in -I*) CRYPTO_FLAGS+=(-Xcc "$flag") ;; *) CRYPTO_FLAGS+=("$flag") ;; esac
+    done
+    CRYPTO_FLAGS+=(-lcrypto)
+fi
+SWIFT_FLAGS=(-sanitize=$SANITIZE -parse-as-library -module-name EntitleFuzz -package-name entitle -swift-version 6 -O -g
+             "${LINKER_FLAGS[@]}" "${CRYPTO_FLAGS[@]}")
 
 fingerprint() {  # of the sources in directory $1, the compiler and the flags
-    (cd "$1" && cat "${SOURCES[@]}"; "$SWIFTC" --version 2>&1; echo "${SWIFT_FLAGS[*]}") | sha256sum | cut -d' ' -f1
+    (cd "$1" && cat "${SOURCES[@]}" "${CRYPTO_FILES[@]}"; "$SWIFTC" --version 2>&1; echo "${SWIFT_FLAGS[*]}") | sha256sum | cut -d' ' -f1
 }
 
 build() {
@@ -113,7 +128,7 @@ build() {
     # fingerprint is that of what was compiled.
     local snapshot=$OUT/src
     rm -rf "$snapshot" && mkdir -p "$snapshot"
-    cp --parents "${SOURCES[@]}" "$snapshot/" || exit 2
+    cp --parents "${SOURCES[@]}" "${CRYPTO_FILES[@]}" "$snapshot/" || exit 2
     local compiled
     compiled=$(fingerprint "$snapshot")
     echo "fuzz.sh: building $BIN (${#SOURCES[@]} files)"
@@ -149,6 +164,7 @@ example_files() {
         jws) dirs=("$FIXTURES/storekit2") ;;
         verifyreceipt) dirs=("$FIXTURES/verifyreceipt") ;;
         pkcs7) dirs=("$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.json') ;;
+        verify) dirs=("$FIXTURES/storekit2" "$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.decoded.json') ;;
         structured|stalls) return 0 ;;
     esac
     for dir in "${dirs[@]}"; do
@@ -192,6 +208,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-symbolize=1:handle_abort=1}
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [[ -x $SYMBOLIZER ]] && export ASAN_SYMBOLIZER_PATH=$SYMBOLIZER
 export ENTITLE_FUZZ_PRODUCTS=$ROOT/products
+export ENTITLE_FUZZ_FIXTURES=$FIXTURES
 
 FINDINGS=()
 SUMMARY=()
@@ -251,6 +268,9 @@ run_target() {
 }
 
 build
+if [[ " ${TARGETS[*]} " == *" verify "* ]] && ((${#CRYPTO_FLAGS[@]} == 0)); then
+    echo "fuzz.sh: note: no libcrypto (pkg-config libcrypto); \`verify\` runs without the SystemCrypto trait's code (install libssl-dev)"
+fi
 for target in "${TARGETS[@]}"; do run_target "$target"; done
 
 echo

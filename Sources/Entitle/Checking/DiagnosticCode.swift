@@ -229,6 +229,13 @@ extension DiagnosticCode {
         summary: "one grant id with two different contents",
         note: "in one receipt (`entitle check`)",
         example: "receipt.json:5:5: error: grants[1]: grant `support-1` appears twice with different content")
+    /// Signed Apple data that failed verification (`--verify`, ``AppleSignatureVerifier``): the
+    /// message starts with the ``VerificationError/Code``.
+    public static let verificationFailed = Self(
+        "verification-failed",
+        summary: "signed Apple data that does not verify",
+        note: "(`--verify`), the verification code first (`bad-signature`, `untrusted-chain`, `certificate-expired`, `not-apple`, `wrong-app`, `wrong-environment`, `unsupported-algorithm`, `malformed`, `unsigned`) (`entitle normalize --verify --root testCA.der transaction.jws`)",
+        example: "transaction.jws:1:1: error: untrusted-chain: the intermediate certificate (`x5c[1]`) does not lead to a trusted root: unable to get local issuer certificate")
     // Test files
     /// A catalog a test file (`entitle test`) names has errors, so its cases cannot run.
     public static let invalidCatalog = Self(
@@ -253,7 +260,7 @@ extension DiagnosticCode {
 
     /// Every code entitle emits, in the order the documentation lists them.
     package static let all: [DiagnosticCode] = [
-        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue, .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency, .grantsNothing, .looksLikeTrial, .conflictingConsumption, .conflictingGrant, .invalidCatalog, .storeDrift, .usage,
+        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue, .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency, .grantsNothing, .looksLikeTrial, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

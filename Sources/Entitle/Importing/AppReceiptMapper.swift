@@ -29,6 +29,13 @@ enum AppReceiptMapper {
     }
 
     static func map(_ bytes: [UInt8], warnings: inout [ImportWarning]) throws(BERReader.Failure) -> Receipt {
+        var creationDate: Instant?
+        return try map(bytes, warnings: &warnings, creationDate: &creationDate)
+    }
+
+    /// ``map(_:warnings:)``, also handing back the receipt's creation date (attribute 12), the
+    /// instant a verifier checks the signing certificates at; `nil` when it is absent or not a date.
+    static func map(_ bytes: [UInt8], warnings: inout [ImportWarning], creationDate: inout Instant?) throws(BERReader.Failure) -> Receipt {
         var outer = BERReader(bytes[...])
         let contentInfo = try outer.next(tag: 0x30, "a PKCS#7 ContentInfo SEQUENCE")
         var info = BERReader(contentInfo.content, depth: 1)
@@ -71,6 +78,12 @@ enum AppReceiptMapper {
                         throw BERReader.Failure(offset: offset, message: "original purchase date `\(text)` is not a date")
                     }
                     receipt.originalPurchaseDate = date
+                }
+            case 12:
+                // Not carried into the normalized receipt; read leniently, as unverified reading never needed it.
+                dropped.insert(type)
+                if var text = try? BERReader.text(try single(value)) {
+                    creationDate = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
                 }
             case 17:
                 let set = try single(value)

@@ -20,7 +20,7 @@ import Foundation
 /// | renewal `autoRenewStatus` (1/0), `isInBillingRetryPeriod`, `gracePeriodExpiresDate` | `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
 /// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
 ///
-/// No signature is checked: a JWS is only split and its payload decoded.
+/// No signature is checked unless ``verification`` is set: a JWS is only split and its payload decoded.
 struct AppStoreMapper {
     var transactions: [Transaction] = []
     var renewals: [Renewal] = []
@@ -49,6 +49,10 @@ struct AppStoreMapper {
     var originalPurchaseDate: Instant?
     /// The `signedDate` of the notification being read, for renewal info that has none.
     private var notificationSignedDate: Instant?
+    /// Verifies each JWS before its payload is mapped (a verifying import); `nil` maps without
+    /// verifying. Under verification, data outside any JWS is not trusted: a transaction there is
+    /// refused, and its `bundleId` and `environment` are not read.
+    var verification: JWSVerification?
 
     /// Whether a parsed JSON value looks like App Store data.
     static func recognizes(_ root: JSONNode) -> Bool {
@@ -80,22 +84,26 @@ struct AppStoreMapper {
 
     private mutating func mapObject(_ node: JSONNode, path: String, depth: Int) throws(ImportFailure) {
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-        if let bundleNode = node["bundleId"], let bundle = bundleNode.lenientString {
+        let trusted = verification == nil || jwsOffset != nil
+        if trusted, let bundleNode = node["bundleId"], let bundle = bundleNode.lenientString {
             note(app: bundle, offset: jwsOffset ?? bundleNode.offset)
         }
-        if let raw = node["environment"]?.lenientString {
+        if trusted, let raw = node["environment"]?.lenientString {
             environment = AppleEnvironment.normalize(raw, path: join("environment"), warnings: &warnings)
         }
         if node["transactionId"] != nil {
+            try verification?.requireSigned(trusted, offset: node.offset, path: path)
             try mapTransaction(node, path: path)
             return
         }
         if node["autoRenewStatus"] != nil || node["autoRenewProductId"] != nil
             || (node["originalTransactionId"] != nil && node["signedTransactionInfo"] == nil && node["status"] == nil) {
+            try verification?.requireSigned(trusted, offset: node.offset, path: path)
             try mapRenewal(node, path: path)
             return
         }
         if node["appTransactionId"] != nil || node["originalApplicationVersion"] != nil {
+            try verification?.requireSigned(trusted, offset: node.offset, path: path)
             originalApplicationVersion = node["originalApplicationVersion"]?.lenientString
             if let value = node["originalPurchaseDate"], !value.isNull {
                 // Xcode signs app transactions with `Date.distantPast` (0000-12-30) for "unknown".
@@ -177,6 +185,7 @@ struct AppStoreMapper {
         if !jws.headerHasCertificateChain {
             warnings.append(ImportWarning(path: path, message: "the JWS header has no `x5c` certificate chain, so it could never be verified"))
         }
+        try verification?.check(text, payload: jws.payload, offset: offset, path: path)
         let payload: JSONNode
         do {
             payload = try JSONDocument.parse(jws.payload, limits: .init(maxBytes: 1 << 20, maxDepth: 32)).root

@@ -2,13 +2,13 @@ import Foundation
 
 /// Reads Apple's receipt formats into normalized receipts, **without verifying any signature**.
 ///
-/// Verifying Apple's signatures needs cryptography, and entitle ships without packages. A receipt
-/// that parses is not thereby genuine: a service should verify signed data first (Apple's
-/// app-store-server-library does this for JWS and receipts) and hand entitle the verified
-/// payloads. Every entry point says "unverified" in its name for that reason.
+/// A receipt that parses is not thereby genuine. ``AppleSignatureVerifier`` verifies signed data
+/// first (JWS and app receipts, with the platform's cryptography: the package trait
+/// `SystemCrypto`) and then reads it as these do. Every entry point here says "unverified" in its
+/// name for that reason.
 public enum AppleImport {
     /// The one line `entitle` prints on standard error whenever it reads Apple data.
-    public static let notice = "entitle: note: Apple data is read without verifying its signature; verify it before trusting the result"
+    public static let notice = "entitle: note: Apple data is read without verifying its signature; verify it before trusting the result (`--verify`)"
 
     /// What a receipt file holds.
     public enum Source: Equatable, Sendable {
@@ -59,7 +59,11 @@ public enum AppleImport {
         try appStore(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
 
-    private static func appStore(_ data: Data, root parsed: JSONNode?, name: String, app option: AppOption) throws(ReceiptError) -> ImportedReceipt {
+    /// App Store data read as a receipt; with `verification`, every JWS is verified before its
+    /// payload is read (see ``AppleSignatureVerifier``).
+    static func appStore(
+        _ data: Data, root parsed: JSONNode?, name: String, app option: AppOption, verification: JWSVerification? = nil
+    ) throws(ReceiptError) -> ImportedReceipt {
         let root: JSONNode
         if let parsed {
             root = parsed
@@ -69,6 +73,7 @@ public enum AppleImport {
             root = try parseJSON(data, name: name)
         }
         var mapper = AppStoreMapper()
+        mapper.verification = verification
         let app: String
         do throws(ImportFailure) {
             try mapper.map(root, path: "")
@@ -163,7 +168,7 @@ public enum AppleImport {
 
     /// The imported receipt when it keeps ``ReceiptLimits``, so that whatever `normalize` prints,
     /// `check` reads.
-    private static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
+    static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
         if let (path, message) = imported.receipt.limitViolation {
             throw ReceiptError(code: .limitExceeded, message: "the normalized receipt would break a limit: \(message)",
                                location: SourceLocation(file: name, line: 1, column: 1), path: path,

@@ -3,8 +3,8 @@ import Foundation
 /// A JWS in compact serialization (`header.payload.signature`, each base64url), split and decoded.
 ///
 /// Everything works on bytes in one pass: App Store data comes from the network, and a crafted
-/// 30 MB "JWS" must cost no more than reading 30 MB. The signature is not checked: that needs
-/// cryptography, and entitle ships without packages.
+/// 30 MB "JWS" must cost no more than reading 30 MB. The signature is not checked here:
+/// ``JWSVerification`` does that, with the platform's cryptography, when asked.
 struct CompactJWS {
     struct Failure: Error {
         var message: String
@@ -51,7 +51,7 @@ struct CompactJWS {
 
     /// The three parts, when the bytes (less surrounding whitespace) are base64url characters
     /// and exactly two dots; `nil` otherwise.
-    private static func split(_ bytes: UnsafeRawBufferPointer)
+    static func split(_ bytes: UnsafeRawBufferPointer)
         -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
         var start = 0, end = bytes.count
         while start < end, isWhitespace(bytes[start]) { start += 1 }

@@ -1,0 +1,73 @@
+import Entitle
+import Foundation
+
+/// `--verify --root FILE ...`: how `normalize`, `check`, `explain` and `check --customers`
+/// verify Apple's signatures before reading receipts (``AppleSignatureVerifier``).
+///
+/// Every receipt must then be signed Apple data that verifies against one of the roots; one that
+/// fails (or carries no signature: a normalized receipt, a verifyReceipt response) is an error
+/// located like any other, never evaluated. Each signature is checked at the instant Apple signed
+/// it (`--at` is the evaluation instant, not this one). A build without the `SystemCrypto` trait
+/// refuses `--verify` as misuse, saying how to build with it.
+struct VerifyOption: Sendable {
+    /// The flag this adds to a command's scanner.
+    static let flags: Set<String> = ["--verify"]
+    /// The option with a value this adds.
+    static let valued: Set<String> = ["--root"]
+
+    /// The lines this adds to a command's usage.
+    static let usage = """
+          --verify          verify Apple's signatures first (JWS chains to a trusted root,
+                            validity when signed, Apple's certificates, the signature; PKCS#7 app
+                            receipts likewise): data that fails, or carries no signature, is an
+                            error. Needs entitle built with `swift build --traits SystemCrypto`
+          --root FILE       a trusted root certificate (DER), such as Apple's AppleRootCA-G3.cer
+                            (JWS) or AppleIncRootCertificate.cer (app receipts); repeat for more
+        """
+
+    /// The roots, read; the app and environments are not checked here (a customer's receipts
+    /// may be several apps', and `--environment` filters at evaluation).
+    let verifier: AppleSignatureVerifier
+
+    /// The option of a scanned command line, or `nil` without `--verify`.
+    ///
+    /// - Throws: ``UsageError`` for `--verify` in a build without the trait, without `--root`, or
+    ///   with a root that cannot be read; `--root` without `--verify`.
+    static func parse(_ scanner: ArgumentScanner) throws(UsageError) -> VerifyOption? {
+        let roots = scanner.all("--root")
+        guard scanner.flags.contains("--verify") else {
+            guard roots.isEmpty else { throw UsageError(message: "`--root` is for `--verify`: give both, or neither") }
+            return nil
+        }
+        guard AppleSignatureVerifier.isAvailable else {
+            throw UsageError(message: "`--verify` needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "
+                                 + "(libcrypto of OpenSSL 3 on Linux: `apt-get install libssl-dev`)")
+        }
+        guard !roots.isEmpty else {
+            throw UsageError(message: "`--verify` needs at least one `--root FILE`, a trusted root certificate (DER)")
+        }
+        var certificates: [Data] = []
+        for path in roots {
+            guard path != "-" else { throw UsageError(message: "`--root` reads a certificate file, not standard input") }
+            do {
+                certificates.append(try ReceiptFiles.read(path, what: "root certificate", standardInput: { [] }))
+            } catch {
+                throw UsageError(message: "`--root \(path)`: \(error.message)")
+            }
+        }
+        return VerifyOption(verifier: AppleSignatureVerifier(trustedRoots: certificates, app: ""))
+    }
+
+    /// Verifies and reads the receipt `data`.
+    ///
+    /// - Parameter app: the app of data that names none, and, when strict, the app the data must be.
+    /// - Throws: ``ReceiptError``: code `verification-failed` with the verification code leading
+    ///   the message, or the importer's error for data that is not a receipt.
+    func receipt(_ data: Data, name: String, format: AppleFormat? = nil, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
+        do {
+            return try verifier.verifiedReceipt(from: data, name: name, format: format, app: app)
+        } catch {
+            throw error.receiptError
+        }
+    }
+}
