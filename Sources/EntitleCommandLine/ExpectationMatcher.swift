@@ -24,6 +24,8 @@ struct ExpectationMatcher {
         case strings
         /// The warnings: an array of `{"code", "message"}`, compared whole.
         case warnings
+        /// An array of objects with known keys, compared whole (an offer's `promotions`).
+        case records([(key: String, shape: Shape)], what: String)
         /// An object with known keys.
         case record([(key: String, shape: Shape)], what: String)
         /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
@@ -54,6 +56,8 @@ struct ExpectationMatcher {
             ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
             ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
             ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
+            ("commitment", .record([("period", .integer), ("periods", .integer), ("endsAt", .instant(nullable: false))],
+                                   what: "commitment")),
         ], what: "product")
         let offer = Shape.record([
             ("eligible", .bool(nullable: false)),
@@ -62,6 +66,13 @@ struct ExpectationMatcher {
             ("change", .choice(SubscriptionChange.allCases.map(\.rawValue), what: "subscription change", nullable: true)),
             ("effective", .choice(ChangeTiming.allCases.map(\.rawValue), what: "timing", nullable: true)),
             ("legal", .string(nullable: true)),
+            ("promotions", .records([
+                ("id", .string(nullable: false)),
+                ("type", .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type", nullable: false)),
+                ("eligible", .bool(nullable: false)),
+                ("reason", .choice(PromotionReason.allCases.map(\.rawValue), what: "promotion reason", nullable: false)),
+            ], what: "promotion")),
+            ("adds", .strings), ("extends", .strings),
         ], what: "offer")
         let consumables = catalog.products.filter { $0.type == .consumable }.map(\.id)
         var refused: [String: String] = [:]
@@ -128,6 +139,11 @@ struct ExpectationMatcher {
                 guard let fields = reader.object(element, path: elementPath, allowed: ["code", "message"],
                                                  required: ["code", "message"], what: "warning") else { continue }
                 for (key, member) in fields { _ = reader.string(member.value, path: CatalogChecker.path(elementPath, key: key)) }
+            }
+        case .records(let fields, let what):
+            guard let elements = reader.array(node, path: path, expected: "an array of \(what)s") else { return }
+            for (index, element) in elements.enumerated() {
+                check(element, shape: .record(fields, what: what), path: "\(path)[\(index)]", reader: &reader)
             }
         case .record(let fields, let what):
             guard let members = reader.object(node, path: path, allowed: ["$comment"] + fields.map(\.key), required: [], what: what)

@@ -26,9 +26,17 @@ struct CLITests {
         #expect(lines[3] == "  pro         on   until 2026-01-15T09:00:00Z  from com.example.diagrams.trial")
         #expect(lines[4] == "  export.pdf  on   until 2026-01-15T09:00:00Z  from com.example.diagrams.trial")
         #expect(lines[5] == "  cloud.sync  on   until 2026-02-17T00:00:00Z  from com.example.diagrams.sync.monthly")
-        // The consumption recorded for 2026-01-12 changes the balance then.
-        #expect(output.standardOutput.contains("reevaluate at 2026-01-12T16:45:00Z"))
         #expect(output.standardOutput.contains("  com.example.diagrams.sync.monthly  active until 2026-02-17T00:00:00Z, renews\n"))
+        // The first paid month starts at noon: the loyalty offer's reason turns from never-paid
+        // to paid-too-little then.
+        #expect(output.standardOutput.contains("promotional sync.loyal: do not offer (never-paid)\n"))
+        #expect(output.standardOutput.contains("reevaluate at 2026-01-10T12:00:00Z"))
+        let noon = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T12:00:00Z"],
+            environment: Self.environment())
+        #expect(noon.standardOutput.contains("promotional sync.loyal: do not offer (paid-too-little)\n"))
+        // The consumption recorded for 2026-01-12 changes the balance then.
+        #expect(noon.standardOutput.contains("reevaluate at 2026-01-12T16:45:00Z"))
     }
 
     @Test("--at defaults to the environment's now, and - reads standard input")

@@ -379,7 +379,10 @@ struct EvaluatorTests {
         #expect(offers[Diagrams.upgrade]?.reason == .prerequisiteMissing)
         #expect(offers[Diagrams.sync] == Offer(
             productId: Diagrams.sync, eligible: true, reason: nil, introOfferEligible: true,
-            legal: "Renews automatically until canceled at least 24 hours before the period ends.", adds: ["cloud.sync"]))
+            legal: "Renews automatically until canceled at least 24 hours before the period ends.",
+            promotions: [Promotion(id: "sync.winback", type: .winBack, eligible: false, reason: .neverPaid),
+                         Promotion(id: "sync.loyal", type: .promotional, eligible: false, reason: .notSubscribed)],
+            adds: ["cloud.sync"]))
         #expect(offers[Diagrams.dayPass]?.legal == "Does not renew. Access ends when the period ends.")
         #expect(offers[Diagrams.stencils]?.eligible == true)
     }

@@ -211,7 +211,7 @@ struct ExplainTests {
         #expect(product.standardOutput.contains("product com.example.diagrams.sync.monthly: grace-period until 2026-02-17T00:00:00Z, renews\n"))
         #expect(product.standardOutput.contains("    [2026-02-10T12:00:00Z, 2026-02-17T00:00:00Z) grace\n"))
         let offer = run(["--offer", "com.example.diagrams.trial"])
-        #expect(offer.standardOutput.hasSuffix("offer com.example.diagrams.trial: do not offer (trial-used)\n  the trial was taken on 2026-01-01T09:00:00Z (transaction 1001)\n"))
+        #expect(offer.standardOutput.hasSuffix("offer com.example.diagrams.trial: do not offer (trial-used)\n  the trial was taken on 2026-01-01T09:00:00Z (transaction 1001)\n  buying it adds pro, export.pdf\n"))
         let json = run(["--feature", "export.pdf", "--format", "json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect((object["feature"] as? [String: Any])?["decidedBy"] as? String == "com.example.diagrams.trial")

@@ -148,7 +148,9 @@ extension Evaluator {
                 }
             }
         }
-        return instants
+        // Past the last instant a result can name, nothing turns.
+        let last = Instant.latest.millisecondsSince1970
+        return instants.filter { $0 <= last }
     }
 }
 

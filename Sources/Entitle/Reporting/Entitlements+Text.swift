@@ -33,6 +33,9 @@ extension Entitlements {
                     line += willRenew ? ", renews" : ", will not renew"
                     if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }
                 }
+                if let commitment = product.commitment {
+                    line += ", billed monthly: period \(commitment.period) of \(commitment.periods), commitment ends \(commitment.endsAt.rfc3339)"
+                }
                 lines.append(line)
             }
         }
@@ -47,7 +50,13 @@ extension Entitlements {
                 if let change = offer.change {
                     line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
                 }
+                if !offer.adds.isEmpty { line += "; adds " + offer.adds.joined(separator: ", ") }
+                if !offer.extends.isEmpty { line += "; extends " + offer.extends.joined(separator: ", ") }
                 lines.append(line)
+                for promotion in offer.promotions ?? [] {
+                    lines.append("  " + pad("", width) + "    \(promotion.type.rawValue) \(promotion.id): "
+                                 + (promotion.eligible ? "offer" : "do not offer") + " (\(promotion.reason.rawValue))")
+                }
             }
         }
         lines += ["", "reevaluate at " + (reevaluateAt?.rfc3339 ?? "never (nothing changes without a new transaction)")]

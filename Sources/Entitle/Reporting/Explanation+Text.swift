@@ -71,6 +71,12 @@ extension Explanation {
         }
         if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
         lines += [line, "  " + offer.because]
+        if !offer.adds.isEmpty { lines.append("  buying it adds " + offer.adds.joined(separator: ", ")) }
+        if !offer.extends.isEmpty { lines.append("  buying it extends " + offer.extends.joined(separator: ", ")) }
+        for promotion in offer.promotions ?? [] {
+            lines.append("  \(promotion.type.rawValue) \(promotion.id): " + (promotion.eligible ? "offer" : "do not offer")
+                         + " (\(promotion.reason.rawValue)): \(promotion.because)")
+        }
         lines += ignoredLines
         return lines.textOutput
     }
