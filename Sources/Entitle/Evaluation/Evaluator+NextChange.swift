@@ -34,11 +34,15 @@ extension Evaluator {
             $0 + receipts[$1].renewals.count + receipts[$1].consumptions.count + receipts[$1].grants.count
         })
         var index = 0
-        while index < facts.count {
-            let date = facts[index].date
+        // Offer conditions that turn with time alone, as the state at an instant found to give
+        // the same answer says (paid time grows at another pace once a purchase counts).
+        var turning: [Int64] = [], turned = 0
+        while index < facts.count || turned < turning.count {
+            let date = min(index < facts.count ? facts[index].date : .max, turned < turning.count ? turning[turned] : .max)
             // A change with what is known now comes first; at the same instant, the facts of that
             // instant decide what the answer is then.
             if boundary < date { return boundary }
+            while turned < turning.count, turning[turned] == date { turned += 1 }
             // Sure changes of balances can cancel out at one instant (credits bought as much is
             // spent, a refund as another purchase): those are sure only alone.
             var sure = false
@@ -69,6 +73,10 @@ extension Evaluator {
             }
             // Nothing changed: from here on, what is known at `date` decides.
             boundary = later.boundary
+            if !later.groups.isEmpty {
+                turning = (turning[turned...] + promotionInstants(catalog, core: later, at: date)).sorted()
+                turned = 0
+            }
         }
         return boundary
     }
@@ -85,7 +93,7 @@ extension Evaluator {
             var recorder = NoRecord()
             var ignored: [EvaluationWarning] = []
             entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &ignored)
-            for date in snapshotDates(inputs.deduplicated, after: at) { facts.append((date, false, false)) }
+            for date in snapshotDates(inputs.deduplicated, receipts: receipts, after: at) { facts.append((date, false, false)) }
         }
         // Offer conditions that may turn with time alone.
         if !core.groups.isEmpty {
@@ -169,41 +177,51 @@ extension Evaluator {
             let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
             return min(original, record.purchase) >= start
         }
+        let snapshots = inputs.deduplicated.snapshots
         for entry in entries where hasFutureEntry {
             let record = entry.record
+            // A later snapshot of the transaction may say otherwise from its signing date on: what
+            // is sure now is sure only before it.
+            var resigned = Int64.max
+            for copy in snapshots[Int(entry.copies.lowerBound)..<Int(entry.copies.upperBound)] where copy.rank > at {
+                resigned = min(resigned, copy.rank)
+            }
+            func add(_ fact: (date: Int64, sure: Bool, balance: Bool)) {
+                facts.append((fact.date, fact.sure && fact.date < resigned, fact.balance))
+            }
             let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
             let counts = entry.product >= 0 && !entry.isUpgraded && !catalog.rules[Int(entry.product)].ignores(record) && !otherAccount
             let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
             if entry.purchase > at {
                 if entry.product < 0 {
-                    facts.append((entry.purchase, true, false))  // one more unknown-product transaction
+                    add((entry.purchase, true, false))  // one more unknown-product transaction
                 } else if otherAccount {
-                    facts.append((entry.purchase, false, false))  // perhaps a first `other-account` warning
+                    add((entry.purchase, false, false))  // perhaps a first `other-account` warning
                 } else if catalog.rules[Int(entry.product)].ignores(record) {
-                    facts.append((entry.purchase, true, false))  // one more not-family-shareable warning
+                    add((entry.purchase, true, false))  // one more not-family-shareable warning
                 } else if consumable {
-                    if counts && entry.cancellation > entry.purchase { facts.append((entry.purchase, true, true)) }  // credits
+                    if counts && entry.cancellation > entry.purchase { add((entry.purchase, true, true)) }  // credits
                 } else if !hasOutcome(entry.product) {
-                    facts.append((entry.purchase, true, false))  // from not-purchased to something
+                    add((entry.purchase, true, false))  // from not-purchased to something
                 } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) || stacksOn(entry) {
-                    facts.append((entry.purchase, true, false))  // a renewal, a pass stacking on, a purchase after coverage ended
+                    add((entry.purchase, true, false))  // a renewal, a pass stacking on, a purchase after coverage ended
                 } else if restoresTrial(entry, record) {
                     // Changes nothing; its own cancellation, if any, is a fact of its own.
                 } else if !isOwnedForever(entry.product) {
-                    facts.append((entry.purchase, false, false))
+                    add((entry.purchase, false, false))
                 }
             }
             if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
                 // A consumable's credits go (those a partial refund takes); anything else may or may not change.
                 if consumable {
                     if counts && entry.purchase <= at && creditedUnits(record, at: entry.cancellation).refunded > 0 {
-                        facts.append((entry.cancellation, true, true))
+                        add((entry.cancellation, true, true))
                     }
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
                     let excluded = catalog.rules[Int(entry.product)].ignores(record) || otherAccount
                     let only = !excluded && entry.purchase <= at && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation } ?? false
-                    facts.append((entry.cancellation, only, false))
+                    add((entry.cancellation, only, false))
                 }
             }
         }

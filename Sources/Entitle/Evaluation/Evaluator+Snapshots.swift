@@ -87,9 +87,17 @@ extension Evaluator {
     }
 
     /// The signing dates after `at` of transactions with several copies: from each of them on, a
-    /// later snapshot may stand for its transaction.
-    static func snapshotDates(_ deduplicated: Deduplicated, after at: Int64) -> [Int64] {
-        deduplicated.snapshots.lazy.map(\.rank).filter { $0 > at }.map { $0 }
+    /// later snapshot may stand for its transaction; and the purchases and cancellations after
+    /// `at` that such a snapshot states, which the entries standing at `at` may not.
+    static func snapshotDates(_ deduplicated: Deduplicated, receipts: [ParsedReceipt], after at: Int64) -> [Int64] {
+        var dates: [Int64] = []
+        for copy in deduplicated.snapshots where copy.rank > at {
+            dates.append(copy.rank)
+            let record = receipts[Int(copy.receipt)].transactions[Int(copy.index)]
+            if record.purchase > at { dates.append(record.purchase) }
+            if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation { dates.append(record.cancellation) }
+        }
+        return dates
     }
 }
 

@@ -6,7 +6,11 @@ import Foundation
 /// offers, retired and family-shareable products; receipts with copies of one transaction (with
 /// and without cancellations, across and within receipts), conflicting copies, family sharing,
 /// upgraded transactions, chains with grace periods, consumptions repeated across receipts, and
-/// other apps' receipts for upgrade prerequisites.
+/// other apps' receipts for upgrade prerequisites. As the App Store moves: later-signed snapshots
+/// of a transaction (refunds, partial refunds, their reversals, renewal date extensions, family
+/// revokes), copies of one rank that disagree, renewal entries signed at different instants,
+/// account tokens, commitments, and win-back and promotional offers with their redemptions and
+/// Apple's list of eligible win-back offers.
 ///
 /// Ids and instants are drawn from small pools so that collisions, ties and month ends are common.
 struct RandomCase {
@@ -18,6 +22,11 @@ struct RandomCase {
     let receipts: [Receipt]
     /// The environments to accept, or `nil` for all.
     let environments: Set<String>?
+    /// The account to evaluate for, or `nil` for any.
+    let account: String?
+
+    /// The pool of account tokens (UUIDs), so that receipts name the account asked for and others.
+    static let accounts = ["6F1C1C9E-3A5B-4C1D-9E2F-0A1B2C3D4E5F", "0b6e4c1a-9d2f-4e3a-8c7b-5a4d3e2f1a0b"]
 
     static let app = "com.example.random"
     static let oldApp = "com.example.old"
@@ -40,6 +49,8 @@ struct RandomCase {
         var available = true
         var familyShareable = false
         var intro = false
+        /// Win-back and promotional offers, as catalog JSON, with their ids and whether each is win-back.
+        var offers: [(id: String, winBack: Bool, json: String)] = []
     }
 
     init(seed: UInt64) {
@@ -94,6 +105,15 @@ struct RandomCase {
             products[products.count - 1].available = random.below(8) != 0
             products[products.count - 1].familyShareable = random.below(3) == 0
         }
+        // Win-back and promotional offers on some subscriptions, conditions drawn from small pools.
+        var offerCount = 0
+        for index in products.indices {
+            guard case .subscription = products[index].kind, random.below(2) == 0 else { continue }
+            for _ in 0..<(1 + random.below(2)) {
+                products[index].offers.append(Self.offer(id: "o\(offerCount)", random: &random))
+                offerCount += 1
+            }
+        }
         var rules: [String] = []
         for index in 0..<random.below(3) {
             let condition = random.below(2) == 0
@@ -110,6 +130,41 @@ struct RandomCase {
             """#
         receipts = Self.receipts(products: products, features: features, currencies: currencies, random: &random)
         environments = [nil, nil, ["production"], ["production", "sandbox"]][random.below(4)]
+        account = random.below(3) == 0 ? Self.accounts[random.below(2)].lowercased() : nil
+    }
+
+    /// One offer: win-back or promotional, its conditions each present or not.
+    static func offer(id: String, random: inout SplitMix) -> (id: String, winBack: Bool, json: String) {
+        let winBack = random.below(2) == 0
+        var fields = [#""id":"\#(id)""#, #""type":"\#(winBack ? "win-back" : "promotional")""#]
+        if random.below(2) == 0 {
+            fields += [#""mode":"free-trial""#, #""duration":"P1M""#]
+        } else {
+            fields += [#""mode":"pay-as-you-go""#, #""duration":"P1M""#, #""periods":\#(1 + random.below(3))"#]
+        }
+        // Durations counted in days: P1W 7, P10D 10, P1M 30, P2M 60, P1Y 365.
+        let durations = [("P1W", 7), ("P10D", 10), ("P1M", 30), ("P2M", 60), ("P1Y", 365)]
+        if random.below(2) == 0 { fields.append(#""paidAtLeast":"\#(durations[random.below(4)].0)""#) }
+        if winBack {
+            let least = random.below(3) == 0 ? nil : durations[random.below(3)]
+            var most = random.below(3) == 0 ? nil : durations[1 + random.below(4)]
+            if let low = least, let high = most, high.1 < low.1 { most = nil }
+            if let least { fields.append(#""lapsedAtLeast":"\#(least.0)""#) }
+            if let most { fields.append(#""lapsedAtMost":"\#(most.0)""#) }
+        } else if random.below(3) != 0 {
+            fields.append(#""subscribed":\#(random.below(2) == 0)"#)
+        }
+        if random.below(2) == 0 { fields.append(#""waitBetween":"\#(durations[random.below(5)].0)""#) }
+        if random.below(4) == 0 {
+            let from = base + Int64(random.below(40) - 20) * day
+            fields.append(#""from":"\#(Instant(millisecondsSince1970: from).rfc3339)""#)
+            if random.below(2) == 0 {
+                fields.append(#""until":"\#(Instant(millisecondsSince1970: from + Int64(1 + random.below(30)) * day).rfc3339)""#)
+            }
+        } else if random.below(6) == 0 {
+            fields.append(#""until":"\#(Instant(millisecondsSince1970: base + Int64(random.below(40) - 10) * day).rfc3339)""#)
+        }
+        return (id, winBack, "{" + fields.joined(separator: ",") + "}")
     }
 
     // MARK: Catalog
@@ -139,6 +194,7 @@ struct RandomCase {
                 if let level { fields.append(#""level":\#(level)"#) }
                 if let period { fields.append(#""duration":"\#(period)""#) }
                 if product.intro { fields.append(#""introOffer":{"mode":"free-trial","duration":"P1W"}"#) }
+                if !product.offers.isEmpty { fields.append(#""offers":[\#(product.offers.map(\.json).joined(separator: ","))]"#) }
             case .consumable:
                 let credits = product.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
                 fields += [#""type":"consumable""#, #""name":"Credits""#, #""credits":{\#(credits)}"#]
@@ -169,6 +225,7 @@ struct RandomCase {
         // The purchases, before they are spread over receipts as copies.
         var transactions: [Transaction] = []
         var renewals: [Renewal] = []
+        let allOffers = products.flatMap(\.offers)
         var nextId = 1
         func id() -> String {
             defer { nextId += 1 }
@@ -205,6 +262,18 @@ struct RandomCase {
                     renewal.isTrialPeriod = period == 0 && random.below(3) == 0
                     renewal.isIntroOfferPeriod = period == 0 && !renewal.isTrialPeriod && random.below(4) == 0
                     renewal.isUpgraded = random.below(10) == 0
+                    // A purchase with a win-back or promotional offer (now and then one the
+                    // catalog does not have, or of the other type).
+                    if random.below(5) == 0, let offer = allOffers.randomElement(using: &random) {
+                        renewal.offerId = random.below(10) == 0 ? "o99" : offer.id
+                        renewal.offerType = (offer.winBack != (random.below(10) == 0)) ? .winBack : .promotional
+                    }
+                    if random.below(4) == 0 { renewal.appAccountToken = accounts[random.below(2)] }
+                    if random.below(8) == 0 {
+                        renewal.billingPlan = .monthly
+                        renewal.commitment = Transaction.Commitment(
+                            period: 1 + period, periods: 12, endsAt: Instant(millisecondsSince1970: start + 365 * day))
+                    }
                     // Sometimes the chain moves to another product of the catalog.
                     if random.below(6) == 0, let other = products.filter({ if case .subscription = $0.kind { return true }; return false })
                         .randomElement(using: &random) {
@@ -223,7 +292,9 @@ struct RandomCase {
                         gracePeriodExpiresDate: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day),
                         signedDate: random.below(2) == 0 ? nil : Instant(millisecondsSince1970: instant(&random)),
                         renewsTo: random.below(3) == 0 ? others.randomElement(using: &random)?.id : nil,
-                        expirationIntent: random.below(3) == 0 ? .billingError : nil))
+                        expirationIntent: random.below(3) == 0 ? .billingError : nil,
+                        winBackOffers: random.below(3) == 0 ? allOffers.filter { $0.winBack && random.below(2) == 0 }.map(\.id) : nil,
+                        appAccountToken: random.below(5) == 0 ? accounts[random.below(2)] : nil))
                 }
                 continue
             case .pass(_, let group?):
@@ -239,7 +310,43 @@ struct RandomCase {
                 }
             default: break
             }
+            if random.below(6) == 0 { transaction.appAccountToken = accounts[random.below(2)] }
             transactions.append(transaction)
+        }
+        // Snapshots as the App Store sends them over time: a refund (whole, partial, or a family
+        // revoke), then sometimes its reversal; a renewal date extension. Each signed later.
+        for transaction in transactions where random.below(4) == 0 {
+            let purchase = transaction.purchaseDate.millisecondsSince1970
+            var first = transaction
+            first.signedDate = random.below(3) == 0 ? nil : Instant(millisecondsSince1970: purchase + Int64(random.below(3)) * hour)
+            // The copy already spread stays as it is; this one is signed (or not) at purchase.
+            transactions.append(first)
+            var signed = purchase + Int64(1 + random.below(30)) * day + Int64(random.below(4)) * 6 * hour
+            var later = first
+            later.signedDate = Instant(millisecondsSince1970: signed)
+            if transaction.expiresDate != nil, random.below(3) == 0 {
+                // A renewal date extension: the same transaction, expiring later.
+                later.expiresDate = Instant(millisecondsSince1970: transaction.expiresDate!.millisecondsSince1970 + Int64(1 + random.below(15)) * day)
+                transactions.append(later)
+                continue
+            }
+            later.cancellationDate = Instant(millisecondsSince1970: signed - Int64(random.below(3)) * day)
+            switch random.below(4) {
+            case 0 where transaction.ownership == .familyShared: later.revocationType = .familyRevoke
+            case 1, 2:
+                later.revocationType = .refundProrated
+                later.revocationPercentage = [25, 33.333, 50, 99.999, 100, 0][random.below(6)]
+            default: later.revocationType = random.below(2) == 0 ? .refundFull : nil
+            }
+            later.revocationReason = random.below(2) == 0 ? .appIssue : nil
+            transactions.append(later)
+            if random.below(3) == 0 {
+                // The refund reversed: a later snapshot without the cancellation.
+                signed += Int64(1 + random.below(10)) * day
+                var reversed = first
+                reversed.signedDate = Instant(millisecondsSince1970: signed)
+                transactions.append(reversed)
+            }
         }
         // Now and then a product the catalog does not define.
         if random.below(5) == 0 {
@@ -332,7 +439,11 @@ struct RandomCase {
                     if let date { points.insert(date.millisecondsSince1970) }
                 }
             }
-            for renewal in receipt.renewals { if let grace = renewal.gracePeriodExpiresDate { points.insert(grace.millisecondsSince1970) } }
+            for transaction in receipt.transactions { if let date = transaction.signedDate { points.insert(date.millisecondsSince1970) } }
+            for renewal in receipt.renewals {
+                if let grace = renewal.gracePeriodExpiresDate { points.insert(grace.millisecondsSince1970) }
+                if let date = renewal.signedDate { points.insert(date.millisecondsSince1970) }
+            }
             for consumption in receipt.consumptions { points.insert(consumption.date.millisecondsSince1970) }
         }
         // Ends the reference computes (trials, stacked passes, grace), found by asking it.
