@@ -16,7 +16,6 @@ import Foundation
 /// | `inAppOwnershipType` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
 /// | `offerType` 1 with `offerDiscountType` `FREE_TRIAL` | `isTrialPeriod` |
 /// | `offerType` 1, other discount types | `isIntroOfferPeriod` |
-/// | renewal `originalTransactionId`, `productId` | `renewals[].originalTransactionId`, `productId` |
 /// | `offerType` 2, 3, 4; `offerIdentifier` | `offerType` (`promotional`, `offer-code`, `win-back`); `offerId` |
 /// | `revocationReason` 0, 1 | `revocationReason` (`other`, `app-issue`) |
 /// | `signedDate` (ms; else the enclosing notification's) | `signedDate` |
