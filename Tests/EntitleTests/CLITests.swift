@@ -522,7 +522,7 @@ struct AppleCommandLineTests {
         #expect(output.exitCode == 0)
         // The notice, then what was left out, listed once, on a line without a double space.
         #expect(output.standardError == AppleImport.notice + "\n" + Self.xcodeTransaction + ": warning: not carried into the "
-                + "normalized receipt (entitle does not use them): `deviceVerification`, `deviceVerificationNonce`, `signedDate`, "
+                + "normalized receipt (entitle does not use them): `deviceVerification`, `deviceVerificationNonce`, "
                 + "`storefront`, `storefrontId`, `subscriptionGroupIdentifier`, `transactionReason`, `type`, `webOrderLineItemId`\n")
         let receipt = try ReceiptDecoder.decode(Data(output.standardOutput.utf8))
         #expect(receipt.app == "com.example.naturelab.backyardbirds.example")

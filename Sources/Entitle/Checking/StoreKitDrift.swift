@@ -5,8 +5,12 @@ import Foundation
 ///
 /// Compared: products on one side only, and for products on both sides the type, family sharing,
 /// and for auto-renewables the duration, subscription group (its name or its id in the file),
-/// level (when the catalog gives levels) and introductory offer (mode and duration). Non-renewing subscriptions carry no duration in a
-/// `.storekit` file, and prices are not in a catalog, so neither is compared.
+/// level (when the catalog gives levels), introductory offer (mode and duration), and promotional
+/// and win-back offers: an offer on one side only (by id, within the product), and for offers on
+/// both sides the type, mode, duration and, for pay-as-you-go, the number of periods (1 when not
+/// given). Non-renewing subscriptions carry no duration in a `.storekit` file, prices are not in
+/// a catalog, and a file states an offer's eligibility seldom and its dates never, so none of
+/// these is compared.
 public enum StoreKitDrift {
     /// The differences between the catalog of a portfolio that shares the most product ids with the
     /// configuration and the configuration (the first such catalog on a tie). When no catalog
@@ -54,13 +58,16 @@ public enum StoreKitDrift {
         }
         // Where each product and each of its members is, by product id.
         let productsMember = root.first { $0.key == CatalogKey.products.name }
-        var located: [String: (index: Int, offset: Int, members: [String: Int])] = [:]
+        var located: [String: (index: Int, offset: Int, members: [String: Int], offers: [JSONNode])] = [:]
         if case .array(let elements)? = productsMember?.value.value {
             for (index, element) in elements.enumerated() {
                 guard case .object(let members) = element.value,
                       let idNode = members.first(where: { $0.key == CatalogKey.id.name })?.value, case .string(let id) = idNode.value,
                       located[id] == nil else { continue }
-                located[id] = (index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }))
+                var offers: [JSONNode] = []
+                if case .array(let list)? = members.first(where: { $0.key == CatalogKey.offers.name })?.value.value { offers = list }
+                located[id] = (index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }),
+                               offers)
             }
         }
         let storeProducts = Dictionary(configuration.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -105,6 +112,7 @@ public enum StoreKitDrift {
                            "intro offer \(offer.mode.rawValue) \(offer.duration) here, \(storeOffer.mode.rawValue) \(storeOffer.duration) in \(store)")
                 }
             }
+            compareOffers(product, other, offers: place.offers, at: at(.offers), path: path, store: store, report: report)
         }
         let defined = Set(catalog.products.map(\.id))
         for product in configuration.products where !defined.contains(product.id) {
@@ -127,6 +135,57 @@ public enum StoreKitDrift {
     }
 
     private static func memberPath(_ path: String, _ key: CatalogKey) -> String { CatalogChecker.path(path, key: key.name) }
+
+    /// The differences between a product's promotional and win-back offers here and in the file,
+    /// by offer id: offers on one side only, and a different type, mode, duration or number of periods.
+    ///
+    /// - Parameters:
+    ///   - nodes: the product's `offers` array in the catalog, to locate each offer and its members.
+    ///   - offersAt: where the product's `offers` member is (else the product), for offers only the file has.
+    private static func compareOffers(
+        _ product: CatalogProduct, _ other: StoreKitConfiguration.Product, offers nodes: [JSONNode], at offersAt: Int,
+        path: String, store: String, report: (Int, String, String, String?) -> Void
+    ) {
+        let storeOffers = Dictionary(other.offers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var defined: Set<String> = []
+        for offer in product.offers {
+            defined.insert(offer.id)
+            // The offer's object in the catalog, found by its id; the product when it cannot be.
+            let position = nodes.firstIndex { node in
+                if case .string(let id)? = node[CatalogKey.id.name]?.value { return id == offer.id }
+                return false
+            }
+            let offerPath = position.map { "\(memberPath(path, .offers))[\($0)]" } ?? memberPath(path, .offers)
+            let node = position.map { nodes[$0] }
+            func at(_ key: CatalogKey) -> Int { node?[key.name]?.offset ?? node?.offset ?? offersAt }
+            func keyPath(_ key: CatalogKey) -> String { position == nil ? offerPath : memberPath(offerPath, key) }
+            let name = "offer `\(Diagnostic.excerpt(offer.id))`"
+            guard let storeOffer = storeOffers[offer.id] else {
+                report(at(.id), keyPath(.id), "\(name) is not in \(store)", "add it in App Store Connect and \(store), or remove it here")
+                continue
+            }
+            if offer.type != storeOffer.type {
+                report(at(.type), keyPath(.type), "\(name): type `\(offer.type.rawValue)` here, `\(storeOffer.type.rawValue)` in \(store)", nil)
+            }
+            if offer.mode != storeOffer.mode {
+                report(at(.mode), keyPath(.mode), "\(name): mode `\(offer.mode.rawValue)` here, `\(storeOffer.mode.rawValue)` in \(store)", nil)
+            }
+            if !same(offer.duration, storeOffer.duration) {
+                report(at(.duration), keyPath(.duration), "\(name): duration \(offer.duration) here, \(storeOffer.duration) in \(store)", nil)
+            }
+            // Periods count for pay-as-you-go only; left out, an offer has one. A changed mode is already said.
+            if offer.mode == .payAsYouGo, storeOffer.mode == .payAsYouGo, (offer.periods ?? 1) != (storeOffer.periods ?? 1) {
+                let spot = node?[CatalogKey.periods.name] != nil ? (at(.periods), keyPath(.periods)) : (at(.duration), keyPath(.duration))
+                report(spot.0, spot.1, "\(name): \(offer.periods ?? 1) periods here, \(storeOffer.periods ?? 1) in \(store)", nil)
+            }
+        }
+        for offer in other.offers where !defined.contains(offer.id) {
+            report(offersAt, memberPath(path, .offers),
+                   "\(store) has \(offer.type.rawValue) offer `\(Diagnostic.excerpt(offer.id))` (\(offer.mode.rawValue) \(offer.duration)"
+                       + (offer.periods.map { " x \($0)" } ?? "") + "), which the catalog does not define for `\(Diagnostic.excerpt(product.id))`",
+                   "`entitle import \(store)` shows it as a catalog offer")
+        }
+    }
 
     /// Whether two durations are the same length (`P1Y` and `P12M`, `P1W` and `P7D`).
     private static func same(_ a: ISODuration, _ b: ISODuration) -> Bool {

@@ -9,11 +9,17 @@ import Foundation
 /// | 0 receipt type (`Production`, `ProductionSandbox`, `Xcode`) | `environment` |
 /// | 2 bundle id | `app` |
 /// | 19 original application version, 18 original purchase date | `originalApplicationVersion`, `originalPurchaseDate` |
+/// | 12 receipt creation date | every transaction's `signedDate` |
 /// | 17 in-app purchase receipt (one per transaction) | `transactions[]` |
 /// | 1701 quantity, 1702 product id, 1703 transaction id, 1705 original transaction id | `quantity`, `productId`, `transactionId`, `originalTransactionId` |
 /// | 1704 purchase date, 1706 original purchase date, 1708 expiry, 1712 cancellation (empty when absent) | `purchaseDate`, `originalPurchaseDate`, `expiresDate`, `cancellationDate` |
 /// | 1713 trial period, 1719 introductory price period | `isTrialPeriod`, `isIntroOfferPeriod` |
 /// | 1721 promotional offer identifier | `offerId` |
+///
+/// An app receipt is one snapshot of every transaction it holds, signed when it was created: its
+/// creation date dates them all (`signedDate`), so a later copy of a transaction (a JWS signed
+/// after a refund) stands for it from its own signing on. A receipt without a readable creation
+/// date leaves `signedDate` out (with a warning when attribute 12 is there but is not a date).
 ///
 /// Dates are RFC 3339, also with an offset written without a colon (`+0100`), as 2020 Xcode
 /// receipts have them. The PKCS#7 signature is not checked.
@@ -80,10 +86,13 @@ enum AppReceiptMapper {
                     receipt.originalPurchaseDate = date
                 }
             case 12:
-                // Not carried into the normalized receipt; read leniently, as unverified reading never needed it.
-                dropped.insert(type)
-                if var text = try? BERReader.text(try single(value)) {
-                    creationDate = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
+                // Read leniently, as before it dated transactions: a receipt whose creation date is
+                // unreadable still reads, its transactions undated.
+                var text = (try? BERReader.text(try single(value))) ?? ""
+                creationDate = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
+                if creationDate == nil {
+                    warnings.append(ImportWarning(path: "attribute 12", message: "the receipt creation date `\(Diagnostic.excerpt(text))` is not a date; "
+                                                  + "its transactions carry no signedDate"))
                 }
             case 17:
                 let set = try single(value)
@@ -99,6 +108,10 @@ enum AppReceiptMapper {
                                           + names.prefix(40).joined(separator: ", ") + (names.count > 40 ? " and \(names.count - 40) more" : "")))
         }
         guard sawBundle, !receipt.app.isEmpty else { throw BERReader.Failure(offset: 0, message: "the receipt has no bundle id (attribute 2)") }
+        // Attributes come in any order: date the transactions once all are read.
+        if let creationDate {
+            for index in receipt.transactions.indices { receipt.transactions[index].signedDate = creationDate }
+        }
         receipt.transactions = Transaction.mergingCopies(receipt.transactions)
         return receipt
     }

@@ -16,9 +16,29 @@ import Foundation
 /// | `inAppOwnershipType` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
 /// | `offerType` 1 with `offerDiscountType` `FREE_TRIAL` | `isTrialPeriod` |
 /// | `offerType` 1, other discount types | `isIntroOfferPeriod` |
+/// | `offerType` 2, 3, 4; `offerIdentifier` | `offerType` (`promotional`, `offer-code`, `win-back`); `offerId` |
+/// | `revocationReason` 0, 1 | `revocationReason` (`other`, `app-issue`) |
+/// | `signedDate` (ms; else the enclosing notification's) | `signedDate` |
+/// | `revocationType` `REFUND_FULL`, `REFUND_PRORATED`, `FAMILY_REVOKE` | `revocationType` (`refund-full`, `refund-prorated`, `family-revoke`) |
+/// | `revocationPercentage` (thousandths, 0 to 100000) | `revocationPercentage` (divided by 1,000: `50000` is `50`) |
+/// | `appAccountToken` (a UUID; `""` is none) | `appAccountToken` (lowercase) |
+/// | `billingPlanType` `MONTHLY`, `BILLED_UPFRONT` | `billingPlan` (`monthly`, `billed-upfront`) |
+/// | `commitmentInfo` `billingPeriodNumber`, `totalBillingPeriods`, `commitmentExpiresDate` | `commitment` `period`, `periods`, `endsAt` |
 /// | renewal `originalTransactionId`, `productId` | `renewals[].originalTransactionId`, `productId` |
 /// | renewal `autoRenewStatus` (1/0), `isInBillingRetryPeriod`, `gracePeriodExpiresDate` | `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
+/// | renewal `signedDate` (else the notification's), `autoRenewProductId` (when it differs), `expirationIntent` 1..5 | `signedDate`, `renewsTo`, `expirationIntent` |
+/// | renewal `eligibleWinBackOfferIds`, `appAccountToken` | `winBackOffers`, `appAccountToken` |
 /// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
+///
+/// Where Apple's values need a choice:
+/// - an unknown `revocationType`, `billingPlanType`, `offerType` or `revocationReason` is left out,
+///   with a warning, so a value Apple adds later does not refuse the data;
+/// - a `revocationPercentage` that is not a whole number of thousandths from 0 to 100000 refuses
+///   the data, located: a refund of the wrong size would change how many credits a customer keeps;
+/// - an `appAccountToken` that is not a UUID refuses the data, located: Apple only signs UUIDs, and
+///   dropping the token would let the transaction count for every account, not only its own;
+/// - `commitmentInfo` without one of its three fields is left out with a warning; a value of the
+///   wrong kind or range refuses the data.
 ///
 /// No signature is checked unless ``verification`` is set: a JWS is only split and its payload decoded.
 struct AppStoreMapper {
@@ -37,17 +57,18 @@ struct AppStoreMapper {
     static let transactionFields: Set<String> = [
         "transactionId", "originalTransactionId", "productId", "bundleId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "revocationDate", "quantity", "isUpgraded", "inAppOwnershipType", "offerType", "offerDiscountType",
-        "offerIdentifier", "revocationReason", "environment",
+        "offerIdentifier", "revocationReason", "environment", "signedDate", "revocationType", "revocationPercentage",
+        "appAccountToken", "billingPlanType", "commitmentInfo",
     ]
     static let renewalFields: Set<String> = [
         "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
-        "signedDate", "autoRenewProductId", "expirationIntent",
+        "signedDate", "autoRenewProductId", "expirationIntent", "eligibleWinBackOfferIds", "appAccountToken",
     ]
     /// `Date.distantPast` in milliseconds, the placeholder Xcode writes.
     static let distantPast: Int64 = -62_135_769_600_000
     /// The receipt-level `originalPurchaseDate` (from an app transaction).
     var originalPurchaseDate: Instant?
-    /// The `signedDate` of the notification being read, for renewal info that has none.
+    /// The `signedDate` of the notification being read, for transactions and renewal info that have none.
     private var notificationSignedDate: Instant?
     /// Verifies each JWS before its payload is mapped (a verifying import); `nil` maps without
     /// verifying. Under verification, data outside any JWS is not trusted: a transaction there is
@@ -261,8 +282,88 @@ struct AppStoreMapper {
                 warnings.append(ImportWarning(path: join("revocationReason"), message: "unknown revocation reason \(reason), ignored"))
             }
         }
+        transaction.signedDate = try instant("signedDate") ?? notificationSignedDate
+        if let raw = node["revocationType"], !raw.isNull {
+            switch raw.lenientString {
+            case "REFUND_FULL": transaction.revocationType = .refundFull
+            case "REFUND_PRORATED": transaction.revocationType = .refundProrated
+            case "FAMILY_REVOKE": transaction.revocationType = .familyRevoke
+            case let other:
+                warnings.append(ImportWarning(path: join("revocationType"),
+                                              message: "unknown revocation type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+            }
+        }
+        if let raw = node["revocationPercentage"], !raw.isNull {
+            guard let thousandths = raw.lenientInteger, (0...Int64(TransactionRecord.wholePercentage)).contains(thousandths) else {
+                throw ImportFailure(
+                    offset: raw.offset, message: "`revocationPercentage` is not a whole number from 0 to 100000", path: join("revocationPercentage"),
+                    help: "Apple gives the refunded part in thousandths of a percent: `50000` is 50%")
+            }
+            transaction.revocationPercentage = Double(thousandths) / 1_000
+        }
+        transaction.appAccountToken = try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))
+        if let raw = node["billingPlanType"], !raw.isNull {
+            switch raw.lenientString {
+            case "MONTHLY": transaction.billingPlan = .monthly
+            case "BILLED_UPFRONT": transaction.billingPlan = .billedUpfront
+            case let other:
+                warnings.append(ImportWarning(path: join("billingPlanType"),
+                                              message: "unknown billing plan type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+            }
+        }
+        if let info = node["commitmentInfo"], !info.isNull {
+            transaction.commitment = try commitment(info, path: join("commitmentInfo"))
+        }
         noteDropped(node, known: Self.transactionFields)
         transactions.append(transaction)
+    }
+
+    /// A transaction's `commitmentInfo` as a commitment; `nil`, with a warning, when one of its
+    /// three fields is missing.
+    private mutating func commitment(_ node: JSONNode, path: String) throws(ImportFailure) -> Transaction.Commitment? {
+        guard node.isObject else { throw ImportFailure(offset: node.offset, message: "`commitmentInfo` is not an object", path: path) }
+        func count(_ key: String) throws(ImportFailure) -> Int? {
+            guard let value = node[key], !value.isNull else { return nil }
+            guard let number = value.lenientInteger, (1...Int64(ReceiptLimits.maxCommitmentPeriods)).contains(number) else {
+                throw ImportFailure(offset: value.offset, message: "`\(key)` is not a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods)",
+                                    path: "\(path).\(key)")
+            }
+            return Int(number)
+        }
+        let period = try count("billingPeriodNumber")
+        let periods = try count("totalBillingPeriods")
+        var ends: Instant?
+        if let value = node["commitmentExpiresDate"], !value.isNull {
+            ends = try value.instant(key: "commitmentExpiresDate", path: path + ".commitmentExpiresDate")
+        }
+        guard let period, let periods, let ends else {
+            let missing = [("billingPeriodNumber", period == nil), ("totalBillingPeriods", periods == nil), ("commitmentExpiresDate", ends == nil)]
+                .filter(\.1).map { "`\($0.0)`" }
+            warnings.append(ImportWarning(path: path, message: "commitment without \(missing.joined(separator: ", ")), ignored"))
+            return nil
+        }
+        guard period <= periods else {
+            throw ImportFailure(offset: node.offset, message: "billing period \(period) of a commitment of \(periods) periods", path: path,
+                                help: "`billingPeriodNumber` counts from 1 to `totalBillingPeriods`")
+        }
+        return Transaction.Commitment(period: period, periods: periods, endsAt: ends)
+    }
+
+    /// An `appAccountToken`: a UUID, in lowercase; `nil` when absent, null or empty.
+    ///
+    /// - Throws: ``ImportFailure`` when it is anything else. Apple only signs UUIDs here, and a
+    ///   transaction without its token would count for every account of the app.
+    static func accountToken(_ node: JSONNode?, path: String) throws(ImportFailure) -> String? {
+        guard let node, !node.isNull else { return nil }
+        guard case .string(let text) = node.value else {
+            throw ImportFailure(offset: node.offset, message: "`appAccountToken` is not a string", path: path)
+        }
+        if text.isEmpty { return nil }
+        guard let token = AccountToken.canonical(text) else {
+            throw ImportFailure(offset: node.offset, message: "`appAccountToken` `\(Diagnostic.excerpt(text))` is not a UUID", path: path,
+                                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+        }
+        return token
     }
 
     private mutating func mapRenewal(_ node: JSONNode, path: String) throws(ImportFailure) {
@@ -279,11 +380,27 @@ struct AppStoreMapper {
         if let value = node["signedDate"], !value.isNull { signed = try value.instant(key: "signedDate", path: join("signedDate")) }
         let product = node["productId"]?.lenientString
         let renewsTo = node["autoRenewProductId"]?.lenientString.flatMap { $0.isEmpty || $0 == product ? nil : $0 }
+        var winBackOffers: [String]?
+        if let list = node["eligibleWinBackOfferIds"], !list.isNull {
+            guard let elements = list.elements else {
+                throw ImportFailure(offset: list.offset, message: "`eligibleWinBackOfferIds` is not an array of offer ids",
+                                    path: join("eligibleWinBackOfferIds"))
+            }
+            winBackOffers = []
+            for (index, element) in elements.enumerated() {
+                guard case .string(let id) = element.value, !id.isEmpty else {
+                    throw ImportFailure(offset: element.offset, message: "a win-back offer id is not a non-empty string",
+                                        path: join("eligibleWinBackOfferIds[\(index)]"))
+                }
+                winBackOffers?.append(id)
+            }
+        }
         renewals.append(Renewal(
             productId: product, originalTransactionId: original,
             willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
             gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
-            expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings)))
+            expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
+            winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))))
     }
 
     /// Notes the fields of `node` that are not carried into the normalized receipt.

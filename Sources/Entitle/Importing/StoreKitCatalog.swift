@@ -6,6 +6,12 @@
 /// after them, one per unit), non-renewing subscriptions last `P1M`, and every subscription type
 /// gets a placeholder legal text. A non-consumable named "N-day Trial" at price 0 becomes a trial
 /// of the paid non-consumable when there is exactly one, granting what that one grants.
+///
+/// An auto-renewable's promotional and win-back offers become its `offers`: id, type (`promotional`
+/// or `win-back`), mode, duration, `periods` for pay-as-you-go, and the win-back eligibility the
+/// file states (`paidAtLeast`, `lapsedAtLeast`, `lapsedAtMost`, `waitBetween`). A `.storekit` file
+/// says nothing of when an offer runs (`from`, `until`) or, for a promotional offer, whom the app
+/// offers it to (`subscribed`), so neither is written: the developer adds them.
 public enum StoreKitCatalog {
     /// The placeholder duration of non-renewing subscriptions.
     public static let placeholderDuration = "P1M"
@@ -54,6 +60,7 @@ public enum StoreKitCatalog {
                     members.append((CatalogKey.introOffer.name, .object([(CatalogKey.mode.name, .string(offer.mode.rawValue)),
                                                            (CatalogKey.duration.name, .string(offer.duration.description))])))
                 }
+                if !product.offers.isEmpty { members.append((CatalogKey.offers.name, .array(product.offers.map(json)))) }
             case .nonConsumable:
                 if let trial { members.append((CatalogKey.trialOf.name, .string(trial))) }
             }
@@ -92,5 +99,20 @@ public enum StoreKitCatalog {
         if !legal.isEmpty { catalog.append((CatalogKey.legal.name, .object(legal))) }
         catalog.append((CatalogKey.products.name, .array(entries)))
         return JSONOutput.object(catalog).rendered() + "\n"
+    }
+
+    /// One offer as the catalog language writes it, keys in the language's order.
+    private static func json(_ offer: SubscriptionOffer) -> JSONOutput {
+        var members: [(String, JSONOutput)] = [
+            (CatalogKey.id.name, .string(offer.id)), (CatalogKey.type.name, .string(offer.type.rawValue)),
+            (CatalogKey.mode.name, .string(offer.mode.rawValue)), (CatalogKey.duration.name, .string(offer.duration.description)),
+        ]
+        if let periods = offer.periods { members.append((CatalogKey.periods.name, .integer(Int64(periods)))) }
+        let conditions: [(CatalogKey, ISODuration?)] = [
+            (.paidAtLeast, offer.paidAtLeast), (.lapsedAtLeast, offer.lapsedAtLeast), (.lapsedAtMost, offer.lapsedAtMost),
+            (.waitBetween, offer.waitBetween),
+        ]
+        for case let (key, value?) in conditions { members.append((key.name, .string(value.description))) }
+        return .object(members)
     }
 }

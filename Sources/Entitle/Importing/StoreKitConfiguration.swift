@@ -3,7 +3,7 @@ import Foundation
 /// The products of an Xcode StoreKit configuration file (`.storekit`, format versions 2 to 5):
 /// what `entitle import` turns into a catalog and what `validate --storekit` compares a catalog
 /// with. Only what a catalog can say is read; every other field (prices, localizations, offer
-/// codes, promotional and win-back offers, billing plans, settings) is skipped.
+/// codes, billing plans, settings) is skipped.
 ///
 /// | .storekit | read as |
 /// |---|---|
@@ -14,6 +14,22 @@ import Foundation
 /// | `groupNumber` | level (1 the highest service; else the order in the group) |
 /// | `recurringSubscriptionPeriod` | duration |
 /// | `introductoryOffer` `paymentMode` `free` / `payAsYouGo` / `payUpFront`, `subscriptionPeriod` × `numberOfPeriods` | intro offer mode and duration |
+/// | `adHocOffers[]` | promotional offers |
+/// | `winbackOffers[]` | win-back offers |
+/// | offer `offerID`, `paymentMode` | offer id, mode (`free` is `free-trial`) |
+/// | offer `subscriptionPeriod`, `numberOfPeriods` | pay-as-you-go: duration (one period) and periods (1 to 12); else duration (period × number) |
+/// | win-back `customerEligibilityPaidSubscriptionDurationInMonths` | `paidAtLeast` (`PnM`) |
+/// | win-back `customerEligibilityTimeSinceLastSubscribedInMonths` `minimum`, `maximum` | `lapsedAtLeast`, `lapsedAtMost` (`PnM`) |
+/// | win-back `customerEligibilityWaitBetweenOffersInMonths` | `waitBetween` (`PnM`) |
+///
+/// Xcode writes an offer with the keys of an introductory offer plus `offerID`. The fixtures seen
+/// so far hold no win-back offer, so a win-back offer is read as an ad-hoc one is, and its
+/// eligibility only where the file states it under App Store Connect's names (the three
+/// `customerEligibility…` keys above, whole months); any other key of an offer entitle does not
+/// know is named in a warning, so eligibility a file states otherwise is never lost silently. An
+/// offer whose mode, period, number of periods or eligibility cannot be read is left out with a
+/// warning (a dropped condition would offer it to customers it is not for); an offer id used
+/// again, within a product or by another, is imported the first time only.
 public struct StoreKitConfiguration: Hashable, Sendable {
     /// One product as the configuration defines it.
     public struct Product: Hashable, Sendable {
@@ -37,6 +53,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         public var duration: ISODuration?
         /// For auto-renewables: the introductory offer.
         public var introOffer: CatalogProduct.IntroOffer?
+        /// For auto-renewables: the promotional offers (`adHocOffers`), then the win-back offers
+        /// (`winbackOffers`), each in file order.
+        public var offers: [SubscriptionOffer] = []
 
         /// Whether the price is zero.
         public var isFree: Bool { price.map { Double($0) == 0 } ?? false }
@@ -53,8 +72,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
     /// The products, in the file's order: `products`, then `nonRenewingSubscriptions`, then each
     /// group's subscriptions.
     public var products: [Product]
-    /// What was in the file but could not be carried over (an unreadable period, an intro offer
-    /// of an unknown mode, a number of periods out of range, a repeated product id), in file order.
+    /// What was in the file but could not be carried over (an unreadable period, an offer of an
+    /// unknown mode, a number of periods out of range, a repeated product or offer id, an offer key
+    /// entitle does not read), in file order.
     public var warnings: [String] = []
 
     /// Reads a `.storekit` file's bytes.
@@ -140,6 +160,15 @@ public struct StoreKitConfiguration: Hashable, Sendable {
                     subscription.introOffer = Self.introOffer(offerFields, string: string, member: member, problem: &problem)
                     if let problem { warnings.append("product `\(subscription.id)`: introductory offer \(problem)") }
                 }
+                for (key, type) in [("adHocOffers", SubscriptionOfferType.promotional), ("winbackOffers", .winBack)] {
+                    for (index, node) in try elements(fields, key).enumerated() {
+                        var notes: [String] = []
+                        let offer = Self.subscriptionOffer(node, type: type, string: string, member: member, notes: &notes)
+                        let name = string(members(node), "offerID").map { "`\(Diagnostic.excerpt($0))`" } ?? "\(key)[\(index)]"
+                        for note in notes { warnings.append("product `\(subscription.id)`: \(type.rawValue) offer \(name) \(note)") }
+                        if let offer { subscription.offers.append(offer) }
+                    }
+                }
                 products.append(subscription)
             }
         }
@@ -149,10 +178,130 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         for product in products where copies[product.id]! > 1 && warned.insert(product.id).inserted {
             warnings.append("product id `\(product.id)` appears \(copies[product.id]!) times; the first is imported")
         }
+        // Offer ids are unique in a catalog: the first use of an id is kept, among the products imported.
+        var imported: Set<String> = []
+        var offerIds: Set<String> = []
+        for index in products.indices where imported.insert(products[index].id).inserted {
+            let product = products[index].id
+            var repeated: [String] = []
+            products[index].offers.removeAll { offer in
+                if offerIds.insert(offer.id).inserted { return false }
+                repeated.append(offer.id)
+                return true
+            }
+            for id in repeated {
+                warnings.append("product `\(product)`: offer id `\(Diagnostic.excerpt(id))` is used by an earlier offer; only the first is imported")
+            }
+        }
         self.products = products
         if let version = member(root, "version"), case .number(let major)? = member(members(version), "major")?.value {
             formatVersion = Int(major.text)
         }
+    }
+
+    /// A `paymentMode` as an offer mode; `nil` when it is none entitle knows.
+    private static func mode(_ paymentMode: String?) -> IntroOfferMode? {
+        switch paymentMode {
+        case "free": .freeTrial
+        case "payAsYouGo": .payAsYouGo
+        case "payUpFront": .payUpFront
+        default: nil
+        }
+    }
+
+    /// The keys of an offer that entitle reads or knows it need not (prices, names, Xcode's ids).
+    private static let offerKeys: Set<String> = [
+        "offerID", "paymentMode", "subscriptionPeriod", "numberOfPeriods", "displayPrice", "referenceName", "internalID", "billingPlanType",
+    ]
+
+    /// App Store Connect's names of a win-back offer's eligibility, in whole months.
+    private enum WinBackEligibility {
+        static let paid = "customerEligibilityPaidSubscriptionDurationInMonths"
+        static let lapsed = "customerEligibilityTimeSinceLastSubscribedInMonths"
+        static let wait = "customerEligibilityWaitBetweenOffersInMonths"
+        static let keys: Set<String> = [paid, lapsed, wait]
+    }
+
+    /// A promotional (`adHocOffers`) or win-back (`winbackOffers`) offer; `nil` when it cannot be
+    /// imported whole. `notes` receives what the warnings say, each following the offer's name.
+    private static func subscriptionOffer(
+        _ node: JSONNode, type: SubscriptionOfferType, string: ([JSONMember], String) -> String?,
+        member: ([JSONMember], String) -> JSONNode?, notes: inout [String]
+    ) -> SubscriptionOffer? {
+        guard case .object(let fields) = node.value else {
+            notes.append("is not an object; it is not imported")
+            return nil
+        }
+        let known = type == .winBack ? offerKeys.union(WinBackEligibility.keys) : offerKeys
+        let unread = fields.map(\.key).filter { !known.contains($0) }
+        if !unread.isEmpty {
+            notes.append("has \(unread.map { "`\(Diagnostic.excerpt($0))`" }.joined(separator: ", ")), which entitle does not read")
+        }
+        guard let id = string(fields, "offerID"), !id.isEmpty else {
+            notes.append("has no `offerID`; it is not imported")
+            return nil
+        }
+        let paymentMode = string(fields, "paymentMode")
+        guard let mode = mode(paymentMode) else {
+            notes.append("of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)")
+            return nil
+        }
+        let text = string(fields, "subscriptionPeriod")
+        guard let period = text.flatMap(ISODuration.init), period.isPositive else {
+            notes.append("period \(text.map { "`\($0)`" } ?? "missing") is not an ISO 8601 duration; the offer is not imported")
+            return nil
+        }
+        var count = 1
+        if let node = member(fields, "numberOfPeriods") {
+            guard case .number(let number) = node.value, let value = number.integer, (1...100).contains(value) else {
+                notes.append("number of periods is not a whole number from 1 to 100; the offer is not imported")
+                return nil
+            }
+            count = Int(value)
+        }
+        var duration = period
+        var periods: Int?
+        if mode == .payAsYouGo {
+            guard count <= 12 else {
+                notes.append("lasts \(count) periods, more than the 12 a catalog's pay-as-you-go offer may; the offer is not imported")
+                return nil
+            }
+            periods = count
+        } else {
+            guard let total = period.repeated(count) else {
+                notes.append("of \(count) x \(period) is too long to write; the offer is not imported")
+                return nil
+            }
+            duration = total
+        }
+        var paidAtLeast: ISODuration?, lapsedAtLeast: ISODuration?, lapsedAtMost: ISODuration?, waitBetween: ISODuration?
+        if type == .winBack {
+            func months(_ node: JSONNode?, _ key: String) -> (ISODuration?, ok: Bool) {
+                guard let node, !node.isNull else { return (nil, true) }
+                guard case .number(let number) = node.value, let value = number.integer, (1...1_200).contains(value) else {
+                    notes.append("eligibility `\(key)` is not a whole number of months from 1 to 1200; the offer is not imported")
+                    return (nil, false)
+                }
+                return (ISODuration("P\(value)M"), true)
+            }
+            let paid = months(member(fields, WinBackEligibility.paid), WinBackEligibility.paid)
+            let wait = months(member(fields, WinBackEligibility.wait), WinBackEligibility.wait)
+            var least: (ISODuration?, ok: Bool) = (nil, true), most: (ISODuration?, ok: Bool) = (nil, true)
+            if let range = member(fields, WinBackEligibility.lapsed), !range.isNull {
+                if case .object(let bounds) = range.value {
+                    least = months(member(bounds, "minimum"), WinBackEligibility.lapsed + ".minimum")
+                    most = months(member(bounds, "maximum"), WinBackEligibility.lapsed + ".maximum")
+                } else {
+                    notes.append("eligibility `\(WinBackEligibility.lapsed)` is not an object of `minimum` and `maximum`; the offer is not imported")
+                    return nil
+                }
+            }
+            guard paid.ok, wait.ok, least.ok, most.ok else { return nil }
+            (paidAtLeast, waitBetween, lapsedAtLeast, lapsedAtMost) = (paid.0, wait.0, least.0, most.0)
+        }
+        return SubscriptionOffer(
+            id: id, type: type, mode: mode, duration: duration, periods: periods, from: nil, until: nil, subscribed: nil,
+            paidAtLeast: paidAtLeast, lapsedAtLeast: lapsedAtLeast, lapsedAtMost: lapsedAtMost, waitBetween: waitBetween)
     }
 
     /// An introductory offer: its mode, and its period times its number of periods.
@@ -160,13 +309,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         _ fields: [JSONMember], string: ([JSONMember], String) -> String?, member: ([JSONMember], String) -> JSONNode?,
         problem: inout String?
     ) -> CatalogProduct.IntroOffer? {
-        let mode: IntroOfferMode
-        switch string(fields, "paymentMode") {
-        case "free": mode = .freeTrial
-        case "payAsYouGo": mode = .payAsYouGo
-        case "payUpFront": mode = .payUpFront
-        case let other:
-            problem = "of payment mode \(other.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)"
+        let paymentMode = string(fields, "paymentMode")
+        guard let mode = mode(paymentMode) else {
+            problem = "of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)"
             return nil
         }
         let text = string(fields, "subscriptionPeriod")

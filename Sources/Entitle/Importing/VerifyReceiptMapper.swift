@@ -13,7 +13,18 @@ import Foundation
 /// | `original_purchase_date_ms`, `expires_date_ms`, `cancellation_date_ms` | `originalPurchaseDate`, `expiresDate`, `cancellationDate` |
 /// | `quantity`, `is_trial_period`, `is_in_intro_offer_period`, `is_upgraded` | `quantity`, `isTrialPeriod`, `isIntroOfferPeriod`, `isUpgraded` |
 /// | `in_app_ownership_type` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
+/// | `promotional_offer_id`, `offer_code_ref_name` | `offerType` (`promotional`, `offer-code`), `offerId` |
+/// | `cancellation_reason` 0, 1 | `revocationReason` (`other`, `app-issue`) |
+/// | `receipt.request_date_ms` (else `receipt.request_date`) | every transaction's `signedDate` |
 /// | `pending_renewal_info[]`: `original_transaction_id`, `product_id`, `auto_renew_status`, `is_in_billing_retry_period`, `grace_period_expires_date_ms` | `renewals[]`: `originalTransactionId`, `productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
+/// | `auto_renew_product_id` (when it differs), `expiration_intent` 1..5 | `renewsTo`, `expirationIntent` |
+///
+/// A response is one snapshot of every transaction it lists, taken when Apple answered: its
+/// `request_date_ms` dates them all (`signedDate`), so a later copy of a transaction (a JWS
+/// signed after a refund) stands for it from its own signing on. Entries copied out of a
+/// response, and v1 notifications (whose `unified_receipt` has no `receipt`), carry no request
+/// date and leave `signedDate` out. Renewal entries are not dated: they count at every instant,
+/// as they did before.
 enum VerifyReceiptMapper {
     /// Apple's documented meanings of verifyReceipt status codes.
     static let statusMeanings: [Int64: String] = [
@@ -135,6 +146,9 @@ enum VerifyReceiptMapper {
         }
         try add(receiptNode?["in_app"], path: "receipt.in_app")
         try add(response["latest_receipt_info"], path: prefix + "latest_receipt_info")
+        if let receiptNode, let answered = try requestDate(receiptNode) {
+            for index in transactions.indices { transactions[index].signedDate = answered }
+        }
         receipt.transactions = Transaction.mergingCopies(transactions)
 
         if let pending = response["pending_renewal_info"] {
@@ -147,6 +161,20 @@ enum VerifyReceiptMapper {
             }
         }
         return receipt
+    }
+
+    /// When Apple answered: `receipt.request_date_ms`, else the plain `request_date`; `nil` when
+    /// the response has neither.
+    private static func requestDate(_ receipt: JSONNode) throws(ImportFailure) -> Instant? {
+        if let ms = receipt["request_date_ms"], !ms.isNull {
+            return try ms.instant(key: "request_date_ms", path: "receipt.request_date_ms")
+        }
+        guard let text = receipt["request_date"], !text.isNull else { return nil }
+        if text.milliseconds != nil { return try text.instant(key: "request_date", path: "receipt.request_date") }
+        guard let string = text.lenientString, let value = appleDate(string) else {
+            throw ImportFailure(offset: text.offset, message: "`request_date` is not a date", path: "receipt.request_date")
+        }
+        return value
     }
 
     private static func mapRenewal(
@@ -262,37 +290,56 @@ enum AppleOwnership {
 }
 
 extension Transaction {
-    /// The transactions with copies of one `transactionId` merged into the first, in first-seen order.
+    /// The transactions with copies of one snapshot merged into the first, in first-seen order.
+    ///
+    /// Copies of one `transactionId` with the same `signedDate` (or none) are one snapshot, listed
+    /// twice (`in_app` and `latest_receipt_info`, a history and a status response) and merged.
+    /// Copies signed at different instants are different snapshots, and stay apart: evaluation
+    /// takes, at each instant, the latest signed by then (a refund, and its reversal, hold from
+    /// when Apple signed them).
     static func mergingCopies(_ transactions: [Transaction]) -> [Transaction] {
+        struct Snapshot: Hashable {
+            var transactionId: String
+            var signedDate: Instant?
+        }
         var merged: [Transaction] = []
-        var index: [String: Int] = [:]
+        var index: [Snapshot: Int] = [:]
         for transaction in transactions {
-            if let existing = index[transaction.transactionId] {
+            let key = Snapshot(transactionId: transaction.transactionId, signedDate: transaction.signedDate)
+            if let existing = index[key] {
                 merged[existing] = merged[existing].merged(with: transaction)
             } else {
-                index[transaction.transactionId] = merged.count
+                index[key] = merged.count
                 merged.append(transaction)
             }
         }
         return merged
     }
 
-    /// Two copies of one transaction as one: the first copy's values, filled in from the second,
-    /// with the earliest cancellation.
+    /// Two copies of one snapshot as one: the first copy's values, filled in from the second,
+    /// with the earliest cancellation and the revocation fields of the copy that has it.
     func merged(with other: Transaction) -> Transaction {
         var result = self
         result.originalTransactionId = originalTransactionId ?? other.originalTransactionId
         result.originalPurchaseDate = originalPurchaseDate ?? other.originalPurchaseDate
         result.expiresDate = expiresDate ?? other.expiresDate
-        switch (cancellationDate, other.cancellationDate) {
-        case (let a?, let b?): result.cancellationDate = min(a, b)
-        case (nil, let b): result.cancellationDate = b
-        default: break
+        if let theirs = other.cancellationDate, cancellationDate.map({ theirs < $0 }) ?? true {
+            result.cancellationDate = theirs
+            result.revocationReason = other.revocationReason
+            result.revocationType = other.revocationType
+            result.revocationPercentage = other.revocationPercentage
         }
         result.isTrialPeriod = isTrialPeriod || other.isTrialPeriod
         result.isIntroOfferPeriod = isIntroOfferPeriod || other.isIntroOfferPeriod
         result.isUpgraded = isUpgraded || other.isUpgraded
         if ownership == .purchased { result.ownership = other.ownership }
+        if offerType == nil, offerId == nil {
+            result.offerType = other.offerType
+            result.offerId = other.offerId
+        }
+        result.appAccountToken = appAccountToken ?? other.appAccountToken
+        result.billingPlan = billingPlan ?? other.billingPlan
+        result.commitment = commitment ?? other.commitment
         return result
     }
 }
