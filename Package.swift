@@ -34,6 +34,8 @@ let package = Package(
         .testTarget(
             name: "EntitleTests",
             dependencies: ["Entitle", "EntitleCommandLine", "EntitleWorkloads"],
+            // Snapshots/: expected outputs the tests read from the checkout (Snapshot.expect).
+            exclude: ["Snapshots"],
             resources: [.copy("Corpus")]
         ),
     ]

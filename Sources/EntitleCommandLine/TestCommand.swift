@@ -4,43 +4,40 @@ import Foundation
 /// `entitle test [PATH...] [--format text|json] [--coverage]`: runs the cases of test files
 /// (`*.test.json`) kept beside the catalogs and prints each difference from what they expect.
 enum TestCommand {
-    static let usage = """
-        usage: entitle test [PATH...] [--format text|json] [--coverage]
-                            [--diagnostics FORMAT] [--diagnostics-file FILE]
+    /// `--coverage`.
+    static let coverage: Option<Bool> = .flag(
+        "--coverage",
+        help: """
+            also list, per app, what no case exercised: products never purchased, features never on or never off, offer
+            reasons never seen
+            """)
 
-          PATH             a test file, or a directory searched (recursively, hidden folders
-                           skipped) for *.test.json files; default: the current directory
-          --format FORMAT  `text` for people (default) or `json` for scripts
-        \(DiagnosticsOption.usage)
-          --coverage       also list, per app, what no case exercised: products never
-                           purchased, features never on or never off, offer reasons never seen
+    /// The command, declared.
+    static let command = Subcommand(
+        name: "test", summary: "run the cases of *.test.json files against catalogs and receipts",
+        synopses: [
+            [.argument("[PATH...]", label: "PATH", help: """
+                a test file, or a directory searched (recursively, hidden folders skipped) for *.test.json files; default: the
+                current directory
+                """),
+             .optional(SharedOptions.format), .optional(coverage)] + DiagnosticsOption.synopsis,
+        ],
+        discussion: """
+            A test file names catalogs and receipts and holds cases, each an instant and a part of what `entitle check
+            --format json` would print then (schemas/test.schema.json). Each difference prints as `file:line:column: case
+            NAME: PATH: expected X, got Y`, then `N passed, M failed`. A test file that cannot run (malformed, an unknown
+            key, a bad instant, a catalog with errors, a receipt that cannot be read) is reported, located, on standard
+            error.
 
-        A test file names catalogs and receipts and holds cases, each an instant and a part of
-        what `entitle check --format json` would print then (schemas/test.schema.json). Each
-        difference prints as `file:line:column: case NAME: PATH: expected X, got Y`, then
-        `N passed, M failed`. A test file that cannot run (malformed, an unknown key, a bad
-        instant, a catalog with errors, a receipt that cannot be read) is reported, located,
-        on standard error.
+            Exits 0 when every case passes, 1 when any fails, 2 on misuse or a test file that cannot run.
+            """,
+        run: run)
 
-        Exits 0 when every case passes, 1 when any fails, 2 on misuse or a test file that
-        cannot run.
-
-        """
-
-    static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
-        let scanner: ArgumentScanner
-        let json: Bool
-        let diagnostics: DiagnosticsOption
-        do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: DiagnosticsOption.valued.union(["--format"]), flags: ["--help", "-h", "--coverage"])
-            if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-            json = try EntitleCommand.outputFormat(scanner) == "json"
-            diagnostics = try DiagnosticsOption(scanner)
-        } catch {
-            return EntitleCommand.misuse(error.message, command: "test")
-        }
-        let coverage = scanner.flags.contains("--coverage")
-        let (files, missing) = TestFiles.find(scanner.positional.isEmpty ? ["."] : scanner.positional)
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
+        let json = try arguments.value(SharedOptions.format) == .json
+        let diagnostics = try DiagnosticsOption(arguments)
+        let coverage = arguments.contains(Self.coverage)
+        let (files, missing) = TestFiles.find(arguments.positional.isEmpty ? ["."] : arguments.positional)
 
         var runner = TestRunner()
         for file in files { runner.run(file) }

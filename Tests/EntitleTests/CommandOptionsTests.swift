@@ -106,4 +106,48 @@ struct CommandOptionsTests {
         #expect(help.hasSuffix("\n\nExits 0 when done, 2 on misuse.\n"))
         for line in help.split(separator: "\n") { #expect(line.count <= Subcommand.helpWidth, "\(line)") }
     }
+
+    // MARK: Every command's help, derived
+
+    static let commands = EntitleCommand.subcommands.map(\.name)
+
+    static func run(_ arguments: [String]) -> CommandOutput {
+        EntitleCommand.run(arguments, environment: CLITests.environment())
+    }
+
+    @Test("every option a command accepts is in its --help, and every option its --help names is accepted", arguments: commands)
+    func helpNamesEveryOption(_ name: String) throws {
+        let command = try #require(EntitleCommand.subcommands.first { $0.name == name })
+        let help = Self.run([name, "--help"])
+        #expect(help.exitCode == 0)
+        for option in command.options {
+            for spelling in option.spellings {
+                #expect(help.standardOutput.contains(spelling + (option.valueName.map { " " + $0 } ?? "")), "`\(name) --help` lacks \(spelling)")
+            }
+        }
+        // An option named in the help (the synopsis, the list, the notes) is one the command takes;
+        // the options of another program's command line (`swift build --traits SystemCrypto`) aside.
+        let ours = help.standardOutput.replacingOccurrences(of: "`swift [^`]*`", with: "", options: .regularExpression)
+        let named = Set(ours.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") })
+            .filter { $0.hasPrefix("--") && $0.count > 2 }.map(String.init))
+        let accepted = Set(command.options.flatMap(\.spellings))
+        for option in named.sorted() {
+            #expect(accepted.contains(option), "`\(name) --help` names \(option), which it refuses")
+        }
+    }
+
+    @Test("each command's --help matches its snapshot, and `entitle help <command>` prints the same", arguments: commands)
+    func helpSnapshot(_ name: String) {
+        let help = Self.run([name, "--help"]).standardOutput
+        Snapshot.expect(help, matches: "Tests/EntitleTests/Snapshots/help-\(name).txt")
+        #expect(Self.run(["help", name]).standardOutput == help)
+        #expect(Self.run([name, "-h"]).standardOutput == help)
+    }
+
+    @Test("the overview lists every command and matches its snapshot")
+    func overviewSnapshot() {
+        let overview = Self.run(["--help"]).standardOutput
+        Snapshot.expect(overview, matches: "Tests/EntitleTests/Snapshots/help.txt")
+        for name in Self.commands { #expect(overview.contains("\n  \(name) "), "\(name)") }
+    }
 }

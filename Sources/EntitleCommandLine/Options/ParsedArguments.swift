@@ -72,6 +72,13 @@ struct ParsedArguments {
         }
     }
 
+    /// Fails on a positional argument, for a command that takes none.
+    ///
+    /// - Throws: ``UsageError`` naming the first one.
+    func refusePositional() throws(UsageError) {
+        if let first = positional.first { throw UsageError(message: "unexpected argument `\(first)`") }
+    }
+
     /// Whether a flag (or any option) is given.
     func contains<Value>(_ option: Option<Value>) -> Bool {
         !texts(option).isEmpty

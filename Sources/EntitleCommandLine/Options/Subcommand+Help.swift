@@ -56,9 +56,16 @@ extension SynopsisItem {
 
 /// Text flowed to a width, for help.
 enum HelpText {
-    /// The words of `text`: line breaks and runs of spaces separate words like one space.
+    /// The words of `text`: line breaks and runs of spaces separate words like one space, except
+    /// within backticks, which keep a command (`swift build --traits SystemCrypto`) on one line.
     static func words(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        var words: [String] = []
+        var open = false
+        for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            if open { words[words.count - 1] += " " + word } else { words.append(String(word)) }
+            if word.filter({ $0 == "`" }).count % 2 == 1 { open.toggle() }
+        }
+        return words
     }
 
     /// `pieces` joined by spaces into lines of at most `width` characters (a piece longer than
