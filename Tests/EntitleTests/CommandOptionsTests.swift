@@ -71,8 +71,9 @@ struct CommandOptionsTests {
         (["--count", "x"], "`--count x`: not a whole number"),
         (["--account", "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4"],
          "`--account 5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4`: not a UUID: group 5 has 11 digits, not 12"),
-        (["--account", "alice"], "`--account alice`: not a UUID: `l` is not a hexadecimal digit"),
-        (["--account", "5f1c3a9e2b7d4c219a0e6d3f8b2c1e47"], "`--account 5f1c3a9e2b7d4c219a0e6d3f8b2c1e47`: not a UUID: it has 1 group of digits, not 5"),
+        (["--account", "alice"], "`--account alice`: not a UUID: it must be 8-4-4-4-12 hexadecimal digits, like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47`"),
+        (["--account", "5f1c3a9e2b7d4c219a0e6d3f8b2c1e47"], "`--account 5f1c3a9e2b7d4c219a0e6d3f8b2c1e47`: not a UUID: it must be 8-4-4-4-12"),
+        (["--account", "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4g"], "`--account 5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4g`: not a UUID: `g` is not a hexadecimal digit"),
     ])
     func badValues(_ arguments: [String], message: String) throws {
         let parsed = try Self.scan(arguments)

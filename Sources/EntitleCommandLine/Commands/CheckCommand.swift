@@ -16,10 +16,10 @@ enum CheckCommand {
         name: "check", summary: "evaluate receipts against catalogs and print entitlements",
         synopses: [
             [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.format)]
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format)]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
             [.required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), VerifyOption.synopsis],
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), VerifyOption.synopsis],
         ],
         discussion: """
             Catalog errors are printed as they are; the app is still evaluated when its catalog, and the catalogs it refers
@@ -48,8 +48,10 @@ enum CheckCommand {
         let verify = try VerifyOption.parse(arguments)
         let appOption = try arguments.value(SharedOptions.app)
         let at = try arguments.value(SharedOptions.at) ?? environment.now()
+        let account = try arguments.value(SharedOptions.account)
         if arguments.contains(customers) {
-            return BatchCheck.run(arguments, app: appOption, at: at, diagnostics: diagnostics, verify: verify, environment: environment)
+            return BatchCheck.run(arguments, app: appOption, at: at, account: account, diagnostics: diagnostics, verify: verify,
+                                  environment: environment)
         }
 
         var inputs: EvaluationInputs
@@ -59,7 +61,8 @@ enum CheckCommand {
         }
         let result: Entitlements
         do {
-            result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments)
+            result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
+                                                   account: account)
         } catch {
             return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
                                   exitCode: CommandOutput.misuse)

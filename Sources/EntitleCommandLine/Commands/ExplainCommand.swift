@@ -21,7 +21,7 @@ enum ExplainCommand {
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
             [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .oneOf(feature.spec, product.spec, offer.spec),
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec),
              .optional(SharedOptions.format.help("`text` for people (default) or `json` (see the README for the shape)"))]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
         ],
@@ -43,6 +43,7 @@ enum ExplainCommand {
         let verify = try VerifyOption.parse(arguments)
         let appOption = try arguments.value(SharedOptions.app)
         let at = try arguments.value(SharedOptions.at) ?? environment.now()
+        let account = try arguments.value(SharedOptions.account)
         var selectors: [(option: Option<String>, id: String)] = []
         for option in [feature, product, offer] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
@@ -60,7 +61,7 @@ enum ExplainCommand {
         let explanation: Explanation
         do {
             explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts.map(ParsedReceipt.init), at: at,
-                                                       environments: inputs.environments)
+                                                       environments: inputs.environments, account: account)
         } catch {
             return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to explain",
                                   exitCode: CommandOutput.misuse)

@@ -6,8 +6,8 @@ import Foundation
 /// cannot be read gets `{"customer": ID, "errors": [...]}` and the run goes on.
 enum BatchCheck {
     static func run(
-        _ arguments: ParsedArguments, app: String?, at: Instant, diagnostics option: DiagnosticsOption, verify: VerifyOption? = nil,
-        environment: CommandEnvironment
+        _ arguments: ParsedArguments, app: String?, at: Instant, account: String? = nil, diagnostics option: DiagnosticsOption,
+        verify: VerifyOption? = nil, environment: CommandEnvironment
     ) -> CommandOutput {
         let catalogs = CatalogArguments.compile(arguments.texts(SharedOptions.catalog))
         let diagnostics = catalogs.diagnostics
@@ -37,7 +37,7 @@ enum BatchCheck {
             case .success(let receipts):
                 let evaluated = app ?? receipts.first?.app ?? ""
                 do {
-                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted)
+                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted, account: account)
                     guard case .object(let members) = result.jsonOutput else { return (line([]), false) }
                     return (line(members), false)
                 } catch {

@@ -34,16 +34,14 @@ extension Option where Value == String {
 
     /// What keeps `text` from being a UUID, or `nil` when it is one.
     static func uuidProblem(_ text: String) -> String? {
-        let example = "it must look like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47` (8-4-4-4-12 hexadecimal digits)"
-        if let bad = text.first(where: { !$0.isHexDigit && $0 != "-" }) {
-            return "`\(bad)` is not a hexadecimal digit; \(example)"
-        }
+        let shape = "8-4-4-4-12 hexadecimal digits, like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47`"
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.count == 5 else {
-            return "it has \(groups.count) group\(groups.count == 1 ? "" : "s") of digits, not 5; \(example)"
+        guard groups.count == 5 else { return "it must be \(shape)" }
+        if let bad = text.first(where: { !$0.isHexDigit && $0 != "-" }) {
+            return "`\(bad)` is not a hexadecimal digit; it must be \(shape)"
         }
         for (index, (group, length)) in zip(groups, [8, 4, 4, 4, 12]).enumerated() where group.count != length {
-            return "group \(index + 1) has \(group.count) digit\(group.count == 1 ? "" : "s"), not \(length); \(example)"
+            return "group \(index + 1) has \(group.count) digit\(group.count == 1 ? "" : "s"), not \(length); it must be \(shape)"
         }
         return nil
     }
