@@ -23,7 +23,9 @@ let package = Package(
         .systemLibrary(name: "CSystemCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .yum(["openssl-devel"])]),
         // The commands of `entitle`, as library code the tests run; `import Entitle` shows the
         // domain only.
-        .target(name: "EntitleCommandLine", dependencies: ["Entitle"]),
+        .target(name: "EntitleCommandLine", dependencies: ["Entitle", "EntitleLanguageServer"]),
+        // `entitle lsp`: the Language Server Protocol server for catalogs, which the command runs.
+        .target(name: "EntitleLanguageServer", dependencies: ["Entitle"]),
         .executableTarget(name: "EntitleCLI", dependencies: ["EntitleCommandLine"]),
         // Generated workloads, the JSONDecoder baseline and the hand-written evaluator, shared by
         // the benchmark and the tests that check they agree.
@@ -33,7 +35,9 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EntitleTests",
-            dependencies: ["Entitle", "EntitleCommandLine", "EntitleWorkloads"],
+            dependencies: ["Entitle", "EntitleCommandLine", "EntitleLanguageServer", "EntitleWorkloads"],
+            // Snapshots/: expected outputs the tests read from the checkout (Snapshot.expect).
+            exclude: ["Snapshots"],
             resources: [.copy("Corpus")]
         ),
     ]

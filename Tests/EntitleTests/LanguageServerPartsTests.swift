@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
-@testable import EntitleCommandLine
+@testable import EntitleLanguageServer
 
 /// The parts of `entitle lsp`, in process: positions in UTF-16, the tolerant scan, the framing,
 /// URIs, and the language features on catalogs that are mid-edit.

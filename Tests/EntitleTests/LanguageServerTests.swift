@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
-@testable import EntitleCommandLine
+@testable import EntitleLanguageServer
 
 /// `entitle lsp` driven through the built executable, as an editor drives it: a scripted session
 /// on a copy of products/, and a client that sends garbage.

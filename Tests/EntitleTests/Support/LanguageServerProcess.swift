@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Entitle
-@testable import EntitleCommandLine
+@testable import EntitleLanguageServer
 
 /// The built `entitle` executable running `entitle lsp`, driven as an editor would: framed
 /// JSON-RPC messages written to its standard input, its messages read from its standard output

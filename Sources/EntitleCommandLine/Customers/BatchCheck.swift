@@ -6,10 +6,10 @@ import Foundation
 /// cannot be read gets `{"customer": ID, "errors": [...]}` and the run goes on.
 enum BatchCheck {
     static func run(
-        _ scanner: ArgumentScanner, app: String?, at: Instant, diagnostics option: DiagnosticsOption, verify: VerifyOption? = nil,
-        environment: CommandEnvironment
+        _ arguments: ParsedArguments, app: String?, at: Instant, account: String? = nil, diagnostics option: DiagnosticsOption,
+        verify: VerifyOption? = nil, environment: CommandEnvironment
     ) -> CommandOutput {
-        let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
+        let catalogs = CatalogArguments.compile(arguments.texts(SharedOptions.catalog))
         let diagnostics = catalogs.diagnostics
         var errorText = option.emit(diagnostics)
         guard let portfolio = catalogs.compilation.portfolio, catalogs.unreadable.isEmpty else {
@@ -19,10 +19,10 @@ enum BatchCheck {
         if let app, portfolio.catalog(for: app) == nil {
             return EntitleCommand.misuse("\(PortfolioError(missingApp: app, known: portfolio.apps))", command: "check")
         }
-        var corpus = CustomerCorpus.open(scanner.all("--customers"))
+        var corpus = CustomerCorpus.open(arguments.texts(CheckCommand.customers))
         corpus.verify = verify
         errorText += EntitleCommand.render(corpus.problems)
-        let environments = scanner.all("--environment")
+        let environments = arguments.texts(SharedOptions.environment)
         let accepted = environments.isEmpty ? nil : Set(environments)
         var output = ""
         var done = 0, failed = 0
@@ -37,7 +37,7 @@ enum BatchCheck {
             case .success(let receipts):
                 let evaluated = app ?? receipts.first?.app ?? ""
                 do {
-                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted)
+                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted, account: account)
                     guard case .object(let members) = result.jsonOutput else { return (line([]), false) }
                     return (line(members), false)
                 } catch {

@@ -9,7 +9,7 @@ import Foundation
 /// it answers completion, hover, go to definition, find references and quick fixes for "did you
 /// mean". Requests are answered in the order they come; `$/cancelRequest` is ignored (every
 /// answer is quick). Nothing a client sends ends the session but `exit` or the end of the input.
-struct LanguageServer {
+package struct LanguageServer {
     /// The largest message body read: 64 MiB (twice the largest catalog, with JSON escapes).
     static let maxMessageBytes = 64 << 20
 
@@ -21,18 +21,24 @@ struct LanguageServer {
     private var state = State.uninitialized
     private var exitCode: Int32?
     private var outputClosed = false
+    /// The version the server tells the client it is (`entitle --version`'s).
+    private let version: String
 
+    /// A server reading messages with `read` and writing answers with `write`.
+    ///
     /// - Parameters:
+    ///   - version: the version of entitle, which `initialize` answers with.
     ///   - read: the next bytes of the input (blocking until there are some), `nil` or empty at its end.
     ///   - write: writes bytes to the client; a throw (the client is gone) ends the session.
-    init(read: @escaping () throws -> Data?, write: @escaping (Data) throws -> Void) {
+    package init(version: String, read: @escaping () throws -> Data?, write: @escaping (Data) throws -> Void) {
         framing = MessageFraming(maxBodyBytes: Self.maxMessageBytes, read: read)
         self.write = write
+        self.version = version
     }
 
     /// Serves until `exit` (exit code 0 after `shutdown`, else 1) or the end of the input (0 when
     /// `shutdown` came first, else 1).
-    mutating func run() -> Int32 {
+    package mutating func run() -> Int32 {
         while true {
             switch framing.next() {
             case .end:
@@ -163,7 +169,7 @@ struct LanguageServer {
                 ("referencesProvider", .bool(true)),
                 ("codeActionProvider", .bool(true)),
             ])),
-            ("serverInfo", .object([("name", .string("entitle")), ("version", .string(EntitleCommand.version))])),
+            ("serverInfo", .object([("name", .string("entitle")), ("version", .string(version))])),
         ])
     }
 

@@ -2,7 +2,7 @@ import Entitle
 
 /// How a command prints diagnostics: `text` for people, `json` for scripts, `github` for GitHub
 /// Actions annotations, `sarif` for code-scanning tools.
-enum DiagnosticFormat: String, CaseIterable {
+enum DiagnosticFormat: String, CaseIterable, Sendable {
     /// `file:line:column: severity: path: message`, on standard error.
     case text
     /// A JSON array of `{"file", "line", "column", "severity", "code", "path", "message", "help"}`.
@@ -11,17 +11,6 @@ enum DiagnosticFormat: String, CaseIterable {
     case github
     /// A SARIF 2.1.0 log.
     case sarif
-
-    /// Reads the value of `option`.
-    ///
-    /// - Throws: ``UsageError`` naming the formats, with a "did you mean" when one is close.
-    static func parse(_ text: String, option: String = "--format") throws(UsageError) -> DiagnosticFormat {
-        if let format = DiagnosticFormat(rawValue: text) { return format }
-        let names = allCases.map(\.rawValue)
-        var message = "`\(option)` must be \(CatalogChecker.list(names)), not `\(text)`"
-        if let suggestion = Suggestion.closest(to: text, in: names) { message += "; did you mean `\(suggestion)`?" }
-        throw UsageError(message: message)
-    }
 
     /// The diagnostics as this format prints them on standard output (empty for `text`, which
     /// prints on standard error).

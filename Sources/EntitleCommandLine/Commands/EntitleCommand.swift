@@ -7,36 +7,24 @@ public enum EntitleCommand {
     /// The version `entitle --version` prints.
     public static let version = "0.2.0"
 
-    /// A subcommand: its name, one line for the overview, its help, and what it does.
-    struct Subcommand: Sendable {
-        var name: String
-        var summary: String
-        var usage: String
-        var run: @Sendable ([String], CommandEnvironment) -> CommandOutput
-    }
-
+    /// The commands, in the order the overview lists them; each declares its options once
+    /// (``Subcommand``), and its scanner and help are derived from that.
     static let subcommands: [Subcommand] = [
-        Subcommand(name: "check", summary: "evaluate receipts against catalogs and print entitlements",
-                   usage: CheckCommand.usage, run: CheckCommand.run),
-        Subcommand(name: "explain", summary: "say why a customer has what they have, down to each transaction",
-                   usage: ExplainCommand.usage, run: ExplainCommand.run),
-        Subcommand(name: "diff", summary: "compare two catalog versions and what the change does to customers",
-                   usage: DiffCommand.usage, run: DiffCommand.run),
-        Subcommand(name: "validate", summary: "check catalogs and print their diagnostics",
-                   usage: ValidateCommand.usage, run: { arguments, _ in ValidateCommand.run(arguments) }),
-        Subcommand(name: "test", summary: "run the cases of *.test.json files against catalogs and receipts",
-                   usage: TestCommand.usage, run: TestCommand.run),
-        Subcommand(name: "import", summary: "make a catalog from an Xcode StoreKit configuration file",
-                   usage: ImportCommand.usage, run: ImportCommand.run),
-        Subcommand(name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
-                   usage: NormalizeCommand.usage, run: NormalizeCommand.run),
-        Subcommand(name: "lsp", summary: "serve the Language Server Protocol on standard input and output, for editors",
-                   usage: LSPCommand.usage, run: LSPCommand.run),
+        CheckCommand.command, ExplainCommand.command, DiffCommand.command, ValidateCommand.command, TestCommand.command,
+        ImportCommand.command, NormalizeCommand.command, LSPCommand.command,
     ]
 
+    /// `entitle --version`.
+    static let versionFlag: Option<Bool> = .flag("--version", help: "show the version")
+
+    /// The options `entitle` takes before a command.
+    static let options = [SharedOptions.help.help("show help (also `entitle help <command>`, `entitle <command> --help`)"), versionFlag]
+
+    /// The overview: the commands, each with its summary, and the options before a command.
     static var usage: String {
         let width = subcommands.map(\.name.count).max() ?? 0
         let commands = subcommands.map { "  " + $0.name.padding(toLength: width + 3, withPad: " ", startingAt: 0) + $0.summary }
+        let options = options.flatMap { HelpText.entry($0.spec.label, $0.spec.help) }
         return """
             usage: entitle <command> [options]
 
@@ -44,8 +32,7 @@ public enum EntitleCommand {
             \(commands.joined(separator: "\n"))
 
             options:
-              --help     show help (also `entitle help <command>`, `entitle <command> --help`)
-              --version  show the version
+            \(options.joined(separator: "\n"))
 
             """
     }
@@ -61,9 +48,8 @@ public enum EntitleCommand {
             return CommandOutput(exitCode: CommandOutput.misuse, standardError: usage)
         }
         let rest = Array(arguments.dropFirst())
+        if SharedOptions.help.spec.spellings.contains(command) { return CommandOutput(standardOutput: usage) }
         switch command {
-        case "--help", "-h":
-            return CommandOutput(standardOutput: usage)
         case "help":
             guard let name = rest.first, name != "help" else { return CommandOutput(standardOutput: usage) }
             guard rest.count == 1 else {
@@ -71,12 +57,25 @@ public enum EntitleCommand {
                                      standardError: "entitle help: give one command, e.g. `entitle help \(name)`\nrun 'entitle --help' for the commands\n")
             }
             guard let subcommand = subcommands.first(where: { $0.name == name }) else { return unknown(name) }
-            return CommandOutput(standardOutput: subcommand.usage)
-        case "--version":
+            return CommandOutput(standardOutput: subcommand.help)
+        case versionFlag.name:
             return CommandOutput(standardOutput: "entitle \(version)\n")
         default:
             guard let subcommand = subcommands.first(where: { $0.name == command }) else { return unknown(command) }
-            return subcommand.run(rest, environment)
+            return run(subcommand, rest, environment: environment)
+        }
+    }
+
+    /// Scans a command's arguments against its declaration and runs it: its help when asked
+    /// for, misuse when the command line cannot run.
+    static func run(_ subcommand: Subcommand, _ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
+        do throws(UsageError) {
+            let parsed = try subcommand.parse(arguments)
+            if parsed.contains(SharedOptions.help) { return CommandOutput(standardOutput: subcommand.help) }
+            return try subcommand.run(parsed, environment)
+        } catch {
+            return subcommand.misuseAsJSON ? misuse(error.message, command: subcommand.name, arguments: arguments)
+                : misuse(error.message, command: subcommand.name)
         }
     }
 
@@ -94,24 +93,15 @@ public enum EntitleCommand {
         CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(message)\nrun 'entitle \(command) --help' for usage\n")
     }
 
-    /// The `--format` option of a command that prints `text` (the default) or `json`.
-    static func outputFormat(_ scanner: ArgumentScanner) throws(UsageError) -> String {
-        let format = try scanner.single("--format") ?? "text"
-        guard format == "text" || format == "json" else {
-            var message = "`--format` must be `text` or `json`, not `\(format)`"
-            if let suggestion = Suggestion.closest(to: format, in: ["text", "json"]) { message += "; did you mean `\(suggestion)`?" }
-            throw UsageError(message: message)
-        }
-        return format
-    }
-
     /// ``misuse(_:command:)`` for a command whose `--format json` promises JSON on standard output
     /// whatever happens: when the arguments ask for JSON, the problem is printed there too, as
     /// `{"errors": [...]}` with code `usage`.
     static func misuse(_ message: String, command: String, arguments: [String]) -> CommandOutput {
         var output = misuse(message, command: command)
-        let asksForJSON = arguments.contains("--format=json")
-            || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+        // Read from the words themselves: the command line may be one that cannot be scanned.
+        let (format, json) = (SharedOptions.format.name, OutputFormat.json.rawValue)
+        let asksForJSON = arguments.contains("\(format)=\(json)")
+            || zip(arguments, arguments.dropFirst()).contains { $0 == format && $1 == json }
         if asksForJSON {
             output.standardOutput = jsonErrors([Diagnostic(severity: .error, code: .usage, message: message)])
         }

@@ -10,20 +10,24 @@ import Foundation
 /// it (`--at` is the evaluation instant, not this one). A build without the `SystemCrypto` trait
 /// refuses `--verify` as misuse, saying how to build with it.
 struct VerifyOption: Sendable {
-    /// The flag this adds to a command's scanner.
-    static let flags: Set<String> = ["--verify"]
-    /// The option with a value this adds.
-    static let valued: Set<String> = ["--root"]
+    /// `--verify`.
+    static let verify: Option<Bool> = .flag(
+        "--verify",
+        help: """
+            verify Apple's signatures first (JWS chains to a trusted root, validity when signed, Apple's certificates, the
+            signature; PKCS#7 app receipts likewise): data that fails, or carries no signature, is an error. Needs entitle
+            built with `swift build --traits SystemCrypto`
+            """)
+    /// `--root FILE ...`.
+    static let root: Option<String> = .path(
+        "--root", valueName: "FILE", kind: .repeatable,
+        help: """
+            a trusted root certificate (DER), such as Apple's AppleRootCA-G3.cer (JWS) or AppleIncRootCertificate.cer (app
+            receipts); repeat for more
+            """)
 
-    /// The lines this adds to a command's usage.
-    static let usage = """
-          --verify          verify Apple's signatures first (JWS chains to a trusted root,
-                            validity when signed, Apple's certificates, the signature; PKCS#7 app
-                            receipts likewise): data that fails, or carries no signature, is an
-                            error. Needs entitle built with `swift build --traits SystemCrypto`
-          --root FILE       a trusted root certificate (DER), such as Apple's AppleRootCA-G3.cer
-                            (JWS) or AppleIncRootCertificate.cer (app receipts); repeat for more
-        """
+    /// What this adds to a command's synopsis.
+    static let synopsis: SynopsisItem = .together(verify.spec, root.spec)
 
     /// The roots, read; the app and environments are not checked here (a customer's receipts
     /// may be several apps', and `--environment` filters at evaluation).
@@ -33,26 +37,26 @@ struct VerifyOption: Sendable {
     ///
     /// - Throws: ``UsageError`` for `--verify` in a build without the trait, without `--root`, or
     ///   with a root that cannot be read; `--root` without `--verify`.
-    static func parse(_ scanner: ArgumentScanner) throws(UsageError) -> VerifyOption? {
-        let roots = scanner.all("--root")
-        guard scanner.flags.contains("--verify") else {
-            guard roots.isEmpty else { throw UsageError(message: "`--root` is for `--verify`: give both, or neither") }
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> VerifyOption? {
+        let roots = try arguments.values(root)
+        guard arguments.contains(verify) else {
+            guard roots.isEmpty else { throw UsageError(message: "\(root.quoted) is for \(verify.quoted): give both, or neither") }
             return nil
         }
         guard AppleSignatureVerifier.isAvailable else {
-            throw UsageError(message: "`--verify` needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "
+            throw UsageError(message: "\(verify.quoted) needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "
                                  + "(libcrypto of OpenSSL 3 on Linux: `apt-get install libssl-dev`)")
         }
         guard !roots.isEmpty else {
-            throw UsageError(message: "`--verify` needs at least one `--root FILE`, a trusted root certificate (DER)")
+            throw UsageError(message: "\(verify.quoted) needs at least one `\(root.name) FILE`, a trusted root certificate (DER)")
         }
         var certificates: [Data] = []
         for path in roots {
-            guard path != "-" else { throw UsageError(message: "`--root` reads a certificate file, not standard input") }
+            guard path != "-" else { throw UsageError(message: "\(root.quoted) reads a certificate file, not standard input") }
             do {
                 certificates.append(try ReceiptFiles.read(path, what: "root certificate", standardInput: { [] }))
             } catch {
-                throw UsageError(message: "`--root \(path)`: \(error.message)")
+                throw UsageError(message: "`\(root.name) \(path)`: \(error.message)")
             }
         }
         return VerifyOption(verifier: AppleSignatureVerifier(trustedRoots: certificates, app: ""))

@@ -18,20 +18,29 @@ struct EvaluationInputs {
         var output: CommandOutput
     }
 
+    /// Fails when standard input (`-`) is given as more than one receipt.
+    ///
+    /// - Throws: ``UsageError``.
+    static func refuseStandardInputTwice(_ arguments: ParsedArguments) throws(UsageError) {
+        if arguments.texts(SharedOptions.receipt).filter({ $0 == "-" }).count > 1 {
+            throw UsageError(message: "standard input (`-`) can be read only once")
+        }
+    }
+
     /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
     static func load(
-        _ scanner: ArgumentScanner, app appOption: String?, at: Instant, json: Bool, diagnostics: DiagnosticsOption,
+        _ arguments: ParsedArguments, app appOption: String?, at: Instant, json: Bool, diagnostics: DiagnosticsOption,
         verify: VerifyOption? = nil, environment: CommandEnvironment
     ) -> Result<EvaluationInputs, Failed> {
         var errorText = ""
-        let catalogs = CatalogArguments.compile(scanner.all("--catalog"))
+        let catalogs = CatalogArguments.compile(arguments.texts(SharedOptions.catalog))
         let (compilation, unreadable, catalogDiagnostics) = (catalogs.compilation, catalogs.unreadable, catalogs.diagnostics)
         errorText += diagnostics.emit(catalogDiagnostics)
 
         var receipts: [Receipt] = []
         var receiptErrors: [Diagnostic] = []
         var readApple = false
-        for path in scanner.all("--receipt") {
+        for path in arguments.texts(SharedOptions.receipt) {
             do {
                 let loaded = try ReceiptFiles.load(path, app: appOption, verify: verify, standardInput: environment.readStandardInput)
                 receipts.append(loaded.receipt)
@@ -65,7 +74,7 @@ struct EvaluationInputs {
         }
         // An unknown environment that no receipt names is warned about in the result itself
         // (`unknown-environment`), as the library does for services.
-        let environments = scanner.all("--environment")
+        let environments = arguments.texts(SharedOptions.environment)
         return .success(EvaluationInputs(
             portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
             catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))

@@ -9,16 +9,18 @@ import Foundation
 /// (written even when there is nothing to report, for upload steps) and the usual text stays on
 /// standard error.
 struct DiagnosticsOption {
-    /// The options this adds to a command's scanner.
-    static let valued: Set<String> = ["--diagnostics", "--diagnostics-file"]
+    /// `--diagnostics FORMAT`.
+    static let format: Option<DiagnosticFormat> = .choice(
+        "--diagnostics", DiagnosticFormat.allCases.map { ($0, help: nil) },
+        help: """
+            how catalog diagnostics print: `text` (default) or `github` (workflow commands) on standard error; `json` or
+            `sarif` (2.1.0) into --diagnostics-file
+            """)
+    /// `--diagnostics-file FILE`.
+    static let file: Option<String> = .path("--diagnostics-file", valueName: "FILE", help: "write the diagnostics to FILE instead")
 
-    /// The lines this adds to a command's usage.
-    static let usage = """
-          --diagnostics FORMAT  how catalog diagnostics print: `text` (default) or `github`
-                            (workflow commands) on standard error; `json` or `sarif` (2.1.0)
-                            into --diagnostics-file
-          --diagnostics-file FILE  write the diagnostics to FILE instead
-        """
+    /// What this adds to a command's synopsis.
+    static let synopsis: [SynopsisItem] = [.optional(format), .optional(file)]
 
     var format: DiagnosticFormat = .text
     var file: String?
@@ -26,13 +28,12 @@ struct DiagnosticsOption {
     /// Reads the options of a scanned command line.
     ///
     /// - Throws: ``UsageError`` for an unknown format, or `json`/`sarif` without a file.
-    init(_ scanner: ArgumentScanner) throws(UsageError) {
-        if let text = try scanner.single("--diagnostics") {
-            format = try DiagnosticFormat.parse(text, option: "--diagnostics")
-        }
-        file = try scanner.single("--diagnostics-file")
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        format = try arguments.value(Self.format) ?? .text
+        file = try arguments.value(Self.file)
+        let (formatName, fileName) = (Self.format.name, Self.file.name)
         if file == nil, format == .json || format == .sarif {
-            throw UsageError(message: "`--diagnostics \(format.rawValue)` writes one document: give `--diagnostics-file FILE` too")
+            throw UsageError(message: "`\(formatName) \(format.rawValue)` writes one document: give `\(fileName) FILE` too")
         }
         // A file that cannot be written is a mistake in the command line, found before any work.
         if let file {
@@ -40,13 +41,13 @@ struct DiagnosticsOption {
             var isDirectory: ObjCBool = false
             let parent = directory.isEmpty ? "." : directory
             if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
-                throw UsageError(message: "`--diagnostics-file \(file)`: no such directory `\(parent)`")
+                throw UsageError(message: "`\(fileName) \(file)`: no such directory `\(parent)`")
             }
             if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
-                throw UsageError(message: "`--diagnostics-file \(file)` is a directory")
+                throw UsageError(message: "`\(fileName) \(file)` is a directory")
             }
             if !FileManager.default.isWritableFile(atPath: FileManager.default.fileExists(atPath: file) ? file : parent) {
-                throw UsageError(message: "`--diagnostics-file \(file)` cannot be written (permission denied)")
+                throw UsageError(message: "`\(fileName) \(file)` cannot be written (permission denied)")
             }
         }
     }

@@ -3,38 +3,31 @@ import Foundation
 
 /// `entitle import FILE.storekit`: a catalog for the products of an Xcode StoreKit configuration.
 enum ImportCommand {
-    static let usage = """
-        usage: entitle import FILE.storekit [--app BUNDLE]
+    /// The command, declared.
+    static let command = Subcommand(
+        name: "import", summary: "make a catalog from an Xcode StoreKit configuration file",
+        synopses: [
+            [.argument("FILE.storekit", help: "an Xcode StoreKit configuration file (format versions 2 to 5)"),
+             .optional(SharedOptions.app.help("the app's bundle id (a .storekit file has none)"))],
+        ],
+        discussion: """
+            Prints a catalog with the file's products: ids, types, names, subscription groups, levels, durations, family
+            sharing and introductory offers; a free "N-day Trial" non-consumable becomes a trial of the paid non-consumable
+            when there is exactly one. What the file cannot say is filled with placeholders that the catalog's "$comment"
+            names: each product grants a feature named after it, consumables credit a currency named after them,
+            non-renewing subscriptions last P1M, placeholder legal texts. The catalog is valid as printed: save it, then
+            rename the features.
 
-          FILE.storekit   an Xcode StoreKit configuration file (format versions 2 to 5)
-          --app BUNDLE    the app's bundle id (a .storekit file has none)
+            Exits 0 when done, 1 when the file cannot be read, 2 on misuse.
+            """,
+        run: run)
 
-        Prints a catalog with the file's products: ids, types, names, subscription groups,
-        levels, durations, family sharing and introductory offers; a free "N-day Trial"
-        non-consumable becomes a trial of the paid non-consumable when there is exactly one.
-        What the file cannot say is filled with placeholders that the catalog's "$comment"
-        names: each product grants a feature named after it, consumables credit a currency
-        named after them, non-renewing subscriptions last P1M, placeholder legal texts. The
-        catalog is valid as printed: save it, then rename the features.
-
-        Exits 0 when done, 1 when the file cannot be read, 2 on misuse.
-
-        """
-
-    static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
-        let scanner: ArgumentScanner
-        let app: String?
-        do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: ["--app"], flags: ["--help", "-h"])
-            if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-            guard scanner.positional.count == 1 else {
-                throw UsageError(message: scanner.positional.isEmpty ? "give the .storekit file" : "give one .storekit file")
-            }
-            app = try scanner.single("--app")
-        } catch {
-            return EntitleCommand.misuse(error.message, command: "import")
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
+        guard arguments.positional.count == 1 else {
+            throw UsageError(message: arguments.positional.isEmpty ? "give the .storekit file" : "give one .storekit file")
         }
-        let path = scanner.positional[0]
+        let app = try arguments.value(SharedOptions.app)
+        let path = arguments.positional[0]
         do throws(ReceiptError) {
             let data = try ReceiptFiles.read(path, what: "StoreKit configuration file", standardInput: environment.readStandardInput)
             let configuration = try StoreKitConfiguration(data: data, name: path == "-" ? "<stdin>" : path)

@@ -3,50 +3,44 @@ import Foundation
 
 /// `entitle diff OLD NEW`: what a catalog change is, and what it does to existing customers.
 enum DiffCommand {
-    static let usage = """
-        usage: entitle diff OLD NEW [--customers PATH ...] [--at INSTANT ...] [--format text|json]
-                                    [--fail-on-loss] [--diagnostics FORMAT] [--diagnostics-file FILE]
+    /// `--customers PATH ...`: the customers whose answers are compared.
+    static let customers = SharedOptions.customers.help(SharedOptions.customers.spec.help + """
+        . Every customer is evaluated under both catalogs, and what changes is grouped: "pro: on -> off for 3 of 1,200
+        customers: c-17, ..."
+        """)
+    /// `--at INSTANT ...`: each instant the customers are compared at.
+    static let at = SharedOptions.at.repeatable(help: "when to evaluate (repeat for several instants); default: now")
+    /// `--fail-on-loss`.
+    static let failOnLoss: Option<Bool> = .flag(
+        "--fail-on-loss", help: "exit 1 when any customer loses a feature or some balance (a CI gate)")
 
-          OLD, NEW          catalog paths (a file, or a directory whose *.json files are catalogs),
-                            e.g. main's products/ and the pull request's
-          --customers PATH  a customer corpus: a directory in which each file is one customer's
-                            receipt or each subdirectory holds one customer's receipts, or a
-                            JSON Lines file of {"customer": ID, "receipts": [...]}; repeat for more.
-                            Every customer is evaluated under both catalogs, and what changes is
-                            grouped: "pro: on -> off for 3 of 1,200 customers: c-17, ..."
-          --at INSTANT      when to evaluate (repeat for several instants); default: now
-          --format FORMAT   `text` for people (default) or `json` for scripts
-        \(DiagnosticsOption.usage)
-          --fail-on-loss    exit 1 when any customer loses a feature or some balance (a CI gate)
+    /// The command, declared.
+    static let command = Subcommand(
+        name: "diff", summary: "compare two catalog versions and what the change does to customers",
+        synopses: [
+            [.argument("OLD NEW", label: "OLD, NEW", help: """
+                catalog paths (a file, or a directory whose *.json files are catalogs), e.g. main's products/ and the pull
+                request's
+                """),
+             .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss)]
+                + DiagnosticsOption.synopsis,
+        ],
+        discussion: """
+            Catalog changes are listed per app; those that take something from existing customers (a product removed or
+            renamed, a type changed, a grant removed, ...) are flagged DANGEROUS.
 
-        Catalog changes are listed per app; those that take something from existing customers
-        (a product removed or renamed, a type changed, a grant removed, ...) are flagged DANGEROUS.
+            Exits 0 when done, 1 when a catalog has errors (or, with --fail-on-loss, on a loss), 2 on misuse.
+            """,
+        run: run)
 
-        Exits 0 when done, 1 when a catalog has errors (or, with --fail-on-loss, on a loss), 2 on
-        misuse.
-
-        """
-
-    static func run(_ arguments: [String], environment: CommandEnvironment) -> CommandOutput {
-        let scanner: ArgumentScanner
-        let json: Bool
-        var instants: [Instant] = []
-        let diagnosticsOption: DiagnosticsOption
-        do throws(UsageError) {
-            scanner = try ArgumentScanner(arguments, valued: DiagnosticsOption.valued.union(["--customers", "--at", "--format"]),
-                                          flags: ["--help", "-h", "--fail-on-loss"])
-            if scanner.flags.contains("--help") || scanner.flags.contains("-h") { return CommandOutput(standardOutput: usage) }
-            guard scanner.positional.count == 2 else {
-                throw UsageError(message: scanner.positional.count < 2 ? "give the OLD and the NEW catalogs"
-                                 : "unexpected argument `\(scanner.positional[2])`")
-            }
-            let format = try EntitleCommand.outputFormat(scanner)
-            json = format == "json"
-            diagnosticsOption = try DiagnosticsOption(scanner)
-            for text in scanner.all("--at") { instants.append(try InstantArgument.parse(text)) }
-        } catch {
-            return EntitleCommand.misuse(error.message, command: "diff")
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
+        guard arguments.positional.count == 2 else {
+            throw UsageError(message: arguments.positional.count < 2 ? "give the OLD and the NEW catalogs"
+                             : "unexpected argument `\(arguments.positional[2])`")
         }
+        let json = try arguments.value(SharedOptions.format) == .json
+        let diagnosticsOption = try DiagnosticsOption(arguments)
+        var instants = try arguments.values(at)
         if instants.isEmpty { instants = [environment.now()] }
 
         // Both versions must compile: a change is judged between two working catalogs.
@@ -54,7 +48,7 @@ enum DiffCommand {
         var portfolios: [Portfolio] = []
         var catalogErrors: [Diagnostic] = []
         var allDiagnostics: [Diagnostic] = []
-        for path in scanner.positional {
+        for path in arguments.positional {
             let catalogs = CatalogArguments.compile([path])
             let diagnostics = catalogs.diagnostics
             allDiagnostics += diagnostics
@@ -73,7 +67,7 @@ enum DiffCommand {
         let catalogChanges = CatalogDiff.changes(from: old, to: new)
 
         var reports = instants.map(ImpactReport.init)
-        let corpusPaths = scanner.all("--customers")
+        let corpusPaths = arguments.texts(customers)
         var corpusProblems: [Diagnostic] = []
         if !corpusPaths.isEmpty {
             let corpus = CustomerCorpus.open(corpusPaths)
@@ -122,9 +116,9 @@ enum DiffCommand {
         errorText += summary + "\n"
         // A gate that could not look at every customer has not shown that nobody loses anything.
         let unchecked = !corpusProblems.isEmpty || reports.contains { $0.unreadable > 0 || $0.customers == 0 }
-        let failOnLoss = scanner.flags.contains("--fail-on-loss")
+        let failOnLoss = arguments.contains(Self.failOnLoss)
         if failOnLoss, !corpusPaths.isEmpty, unchecked {
-            errorText += "entitle: --fail-on-loss: not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
+            errorText += "entitle: \(Self.failOnLoss.name): not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
         }
         let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked))) || !corpusProblems.isEmpty
         let output = json

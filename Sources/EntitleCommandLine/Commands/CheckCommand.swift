@@ -1,0 +1,74 @@
+import Entitle
+import Foundation
+
+/// `entitle check`: evaluates receipts against catalogs at an instant and prints the entitlements.
+enum CheckCommand {
+    /// `--customers PATH ...`: a customer corpus evaluated instead of `--receipt`.
+    static let customers = SharedOptions.customers.help("""
+        evaluate a customer corpus instead (a directory with one receipt file or one subdirectory of receipts per
+        customer, or a JSON Lines file of {"customer": ID, "receipts": [...]}) and print one JSON object per line:
+        {"customer": ID, ...the check JSON...}, or {"customer": ID, "errors": [...]} for a customer whose receipts
+        cannot be read (with --verify: or do not verify)
+        """)
+
+    /// The command, declared.
+    static let command = Subcommand(
+        name: "check", summary: "evaluate receipts against catalogs and print entitlements",
+        synopses: [
+            [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format)]
+                + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
+            [.required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), VerifyOption.synopsis],
+        ],
+        discussion: """
+            Catalog errors are printed as they are; the app is still evaluated when its catalog, and the catalogs it refers
+            to, compiled. With `--format json`, a failure prints {"errors": [...]} on standard output.
+
+            Exits 0 when done, 1 on an invalid catalog or receipt (with --customers: when any customer's receipts could not
+            be read; every other line is still printed), 2 on misuse.
+            """,
+        misuseAsJSON: true, run: run)
+
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
+        let (catalog, receipt, format) = (SharedOptions.catalog, SharedOptions.receipt, SharedOptions.format)
+        try arguments.refusePositional()
+        guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
+        if arguments.contains(customers) {
+            guard !arguments.contains(receipt) else { throw UsageError(message: "give \(receipt.quoted) or \(customers.quoted), not both") }
+            guard arguments.texts(format).first ?? OutputFormat.json.rawValue == OutputFormat.json.rawValue else {
+                throw UsageError(message: "\(customers.quoted) prints JSON Lines: \(format.quoted) can only be `json`")
+            }
+        } else {
+            guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
+        }
+        try EvaluationInputs.refuseStandardInputTwice(arguments)
+        let json = try arguments.value(format) == .json
+        let diagnostics = try DiagnosticsOption(arguments)
+        let verify = try VerifyOption.parse(arguments)
+        let appOption = try arguments.value(SharedOptions.app)
+        let at = try arguments.value(SharedOptions.at) ?? environment.now()
+        let account = try arguments.value(SharedOptions.account)
+        if arguments.contains(customers) {
+            return BatchCheck.run(arguments, app: appOption, at: at, account: account, diagnostics: diagnostics, verify: verify,
+                                  environment: environment)
+        }
+
+        var inputs: EvaluationInputs
+        switch EvaluationInputs.load(arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
+        case .success(let loaded): inputs = loaded
+        case .failure(let failed): return failed.output
+        }
+        let result: Entitlements
+        do {
+            result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
+                                                   account: account)
+        } catch {
+            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
+                                  exitCode: CommandOutput.misuse)
+        }
+        inputs.noteOtherCatalogErrors()
+        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text,
+                             standardError: inputs.errorText)
+    }
+}

@@ -1,0 +1,89 @@
+import Entitle
+import Foundation
+
+/// `entitle explain`: why a customer has what they have, down to each transaction.
+enum ExplainCommand {
+    /// `--feature ID`.
+    static let feature: Option<String> = .text(
+        "--feature", valueName: "ID",
+        help: """
+            a feature: on or off, until when, and every product, grandfather rule and grant that can grant it, each with its
+            state and why, down to each transaction (counted, or why not) and the span it covers
+            """)
+    /// `--product ID`.
+    static let product: Option<String> = .text(
+        "--product", valueName: "ID", help: "a product: its state and why, its coverage, transactions and renewal entries")
+    /// `--offer ID`.
+    static let offer: Option<String> = .text("--offer", valueName: "ID", help: "an offer: the rule that decided it and the fact behind it")
+
+    /// The command, declared.
+    static let command = Subcommand(
+        name: "explain", summary: "say why a customer has what they have, down to each transaction",
+        synopses: [
+            [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec),
+             .optional(SharedOptions.format.help("`text` for people (default) or `json` (see the README for the shape)"))]
+                + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
+        ],
+        discussion: """
+            Without --feature, --product or --offer: every feature, one line each, with the source that decides it.
+
+            Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse (an id the catalog does not define included).
+            """,
+        misuseAsJSON: true, run: run)
+
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
+        let (catalog, receipt) = (SharedOptions.catalog, SharedOptions.receipt)
+        try arguments.refusePositional()
+        guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
+        guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
+        try EvaluationInputs.refuseStandardInputTwice(arguments)
+        let json = try arguments.value(SharedOptions.format) == .json
+        let diagnostics = try DiagnosticsOption(arguments)
+        let verify = try VerifyOption.parse(arguments)
+        let appOption = try arguments.value(SharedOptions.app)
+        let at = try arguments.value(SharedOptions.at) ?? environment.now()
+        let account = try arguments.value(SharedOptions.account)
+        var selectors: [(option: Option<String>, id: String)] = []
+        for option in [feature, product, offer] {
+            if let id = try arguments.value(option) { selectors.append((option, id)) }
+        }
+        guard selectors.count <= 1 else {
+            throw UsageError(message: "give one of \(feature.quoted), \(product.quoted) and \(offer.quoted)")
+        }
+        let selector = selectors.first
+
+        var inputs: EvaluationInputs
+        switch EvaluationInputs.load(arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
+        case .success(let loaded): inputs = loaded
+        case .failure(let failed): return failed.output
+        }
+        let explanation: Explanation
+        do {
+            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts.map(ParsedReceipt.init), at: at,
+                                                       environments: inputs.environments, account: account)
+        } catch {
+            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to explain",
+                                  exitCode: CommandOutput.misuse)
+        }
+        inputs.noteOtherCatalogErrors()
+        let output: String?
+        switch selector?.option.name {
+        case feature.name?: output = json ? explanation.json(feature: selector!.id) : explanation.text(feature: selector!.id)
+        case product.name?: output = json ? explanation.json(product: selector!.id) : explanation.text(product: selector!.id)
+        case offer.name?: output = json ? explanation.json(offer: selector!.id) : explanation.text(offer: selector!.id)
+        default: output = json ? explanation.json : explanation.text
+        }
+        guard let output else {
+            let (option, id) = (selector!.option.name, selector!.id)
+            let kind = option == feature.name ? "feature" : "product"
+            let known = option == feature.name ? explanation.features.map(\.id)
+                : option == product.name ? explanation.products.map(\.id) : explanation.offers.map(\.productId)
+            var message = "`\(inputs.app)` has no \(option == product.name && explanation.offer(id) != nil ? "state for consumable" : kind) `\(id)`"
+            if let suggestion = Suggestion.closest(to: id, in: known) { message += "; did you mean `\(suggestion)`?" }
+            return inputs.failure([Diagnostic(severity: .error, code: option == feature.name ? .undeclaredFeature : .unknownProduct, message: message)],
+                                  "nothing to explain", exitCode: CommandOutput.misuse)
+        }
+        return CommandOutput(exitCode: CommandOutput.success, standardOutput: output, standardError: inputs.errorText)
+    }
+}

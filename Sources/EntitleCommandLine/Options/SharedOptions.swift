@@ -1,0 +1,68 @@
+import Entitle
+
+/// The options several commands accept, each declared once: `check`, `explain`, `diff`, `test`,
+/// `normalize` and `import` list them in their synopses, some with help of their own.
+///
+/// The options of one command are declared with it (`ExplainCommand.feature`); the
+/// `--diagnostics` and `--verify` families with ``DiagnosticsOption`` and ``VerifyOption``.
+enum SharedOptions {
+    /// `--help`, `-h`: every command accepts it.
+    static let help: Option<Bool> = .flag("--help", aliases: ["-h"], help: "show this help")
+
+    /// `--catalog PATH ...`: the catalogs, read as one portfolio.
+    static let catalog: Option<String> = .path(
+        "--catalog", kind: .repeatable, help: "a catalog file, or a directory whose *.json files are catalogs; repeat to add more")
+
+    /// `--receipt FILE ...`: a customer's receipts, in any format entitle reads.
+    static let receipt: Option<String> = .path(
+        "--receipt", valueName: "FILE", kind: .repeatable,
+        help: """
+            a receipt: normalized JSON, or Apple's verifyReceipt, App Store (JWS) or PKCS#7 data, recognized from the
+            content; `-` reads standard input; repeat for more
+            """)
+
+    /// `--app BUNDLE`: the app to evaluate, and the app of Apple data that names none.
+    static let app: Option<String> = .text(
+        "--app", valueName: "BUNDLE",
+        help: "the app to evaluate (default: the first receipt's app); also the app of Apple data that names none (renewal info alone)")
+
+    /// `--at INSTANT`: when to evaluate.
+    static let at: Option<Instant> = .instant(
+        "--at", help: "when to evaluate: RFC 3339 (2026-01-15T09:00:00Z) or a date alone (2026-01-15, midnight UTC); default: now")
+
+    /// `--environment NAME ...`: the receipt environments accepted.
+    static let environment: Option<String> = .text(
+        "--environment", valueName: "NAME", kind: .repeatable,
+        help: """
+            accept receipts of this environment only (`production`, `sandbox`, `xcode`, `local-testing`); repeat for more;
+            default: all. A receipt without one is `production`; others are ignored with a warning
+            """)
+
+    /// `--account UUID`: the customer's account in the app (Apple's `appAccountToken`).
+    static let account: Option<String> = .uuid(
+        "--account",
+        help: """
+            the customer's account in the app (Apple's `appAccountToken`): transactions and renewal entries naming another
+            account count for nothing, with a warning; those naming none count; default: every account counts
+            """)
+
+    /// `--format text|json`: how a command prints its own result.
+    static let format: Option<OutputFormat> = .choice(
+        "--format", [(.text, help: nil), (.json, help: nil)], help: "`text` for people (default) or `json` for scripts")
+
+    /// `--customers PATH ...`: a customer corpus (``CustomerCorpus``).
+    static let customers: Option<String> = .path(
+        "--customers", kind: .repeatable,
+        help: """
+            a customer corpus: a directory in which each file is one customer's receipt or each subdirectory holds one
+            customer's receipts, or a JSON Lines file of {"customer": ID, "receipts": [...]}; repeat for more
+            """)
+}
+
+/// What `--format` chooses for a command's own result.
+enum OutputFormat: String, Sendable {
+    /// For people (the default).
+    case text
+    /// For scripts.
+    case json
+}
