@@ -99,7 +99,9 @@ enum Hover {
         // The values written, in the language's order; those of nested objects on one line each.
         for key in CatalogObject.product.keys() {
             switch key.place(in: .product)?.value {
-            case .comment?, .productId?, .productReference?, .features?, .credits?, .text? where key == .legal:
+            case .comment?, .productId?, .productReference?, .features?, .credits?:
+                continue
+            case .text? where key == .legal:
                 continue
             case .object(let inner)?:
                 // Its own values; what it names is listed below.

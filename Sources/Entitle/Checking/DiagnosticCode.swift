@@ -3,7 +3,7 @@
 /// A struct rather than an enum, so new kinds can be added without breaking callers that switch.
 /// Each code entitle emits is declared once below, with the summary tools show (SARIF's rule
 /// descriptions) and an example line entitle prints: the documentation's list of codes
-/// (`Diagnostics.md`) is generated from these declarations (``DiagnosticCode/all``).
+/// (`Diagnostics.md`) is generated from these declarations.
 public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: String
     /// What the documentation says of a code entitle emits; `nil` for a code read back from JSON.

@@ -67,6 +67,6 @@ public struct InstantError: Error, Hashable, Sendable, CustomStringConvertible {
     /// February 2026 has 28 days`.
     public let problem: String
 
-    /// `` `TEXT` is not an instant: PROBLEM ``.
+    /// The text in backquotes, then `is not an instant:` and the problem.
     public var description: String { "`\(Diagnostic.excerpt(text))` is not an instant: \(problem)" }
 }

@@ -76,7 +76,9 @@ public struct AppleSignatureVerifier: Sendable {
     /// (``VerificationError/Code/unsigned``), and the unsigned members of a response around the
     /// JWS (`bundleId`, `environment`) are ignored.
     ///
-    /// - Parameter name: the file name errors are located in.
+    /// - Parameters:
+    ///   - data: the App Store data, as it came.
+    ///   - name: the file name errors are located in.
     /// - Returns: the receipt, with what could not be mapped.
     /// - Throws: ``VerificationError``: the first JWS that fails, located; or, for data entitle
     ///   cannot read, code `malformed` with the receipt error as ``VerificationError/underlying``.
@@ -87,7 +89,9 @@ public struct AppleSignatureVerifier: Sendable {
     /// Verifies an app receipt (PKCS#7, DER or base64), then reads it as
     /// ``AppleImport/unverifiedReceipt(fromPKCS7:name:app:)`` does.
     ///
-    /// - Parameter name: the file name errors are located in.
+    /// - Parameters:
+    ///   - data: the app receipt, DER or base64.
+    ///   - name: the file name errors are located in.
     /// - Returns: the receipt, with what could not be mapped.
     /// - Throws: ``VerificationError``; for data that is not an app receipt, code `malformed`
     ///   with the receipt error as ``VerificationError/underlying``.
@@ -102,6 +106,7 @@ public struct AppleSignatureVerifier: Sendable {
     /// fails with ``VerificationError/Code/unsigned``; verify the app receipt it was made from.
     ///
     /// - Parameters:
+    ///   - data: the signed data, as it came.
     ///   - name: the file name errors are located in.
     ///   - format: the format, when it should not be recognized from the content.
     /// - Returns: the receipt, with what could not be mapped.
