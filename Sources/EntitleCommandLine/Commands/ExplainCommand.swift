@@ -68,7 +68,7 @@ enum ExplainCommand {
             explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts.map(ParsedReceipt.init), at: at,
                                                        environments: inputs.environments, account: account)
         } catch {
-            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to explain",
+            return inputs.failure([error.diagnostic], "nothing to explain",
                                   exitCode: CommandOutput.misuse)
         }
         inputs.noteOtherCatalogErrors()
@@ -87,13 +87,14 @@ enum ExplainCommand {
                 : option == product.name ? explanation.products.map(\.id)
                 : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
             var message = "`\(inputs.app)` has no \(kind) `\(id)`"
+            var help = Suggestion.help(for: id, in: known)
             if option == product.name, explanation.offer(id) != nil {
-                message = "`\(id)` is a consumable: its transactions are explained with its currency (\(balance.quoted))"
-            } else if let suggestion = Suggestion.closest(to: id, in: known) {
-                message += "; did you mean `\(suggestion)`?"
+                message = "`\(id)` is a consumable"
+                help = "its transactions are explained with its currency (\(balance.quoted))"
             }
             let code: DiagnosticCode = option == feature.name ? .undeclaredFeature : option == balance.name ? .undeclaredCurrency : .unknownProduct
-            return inputs.failure([Diagnostic(severity: .error, code: code, message: message)], "nothing to explain", exitCode: CommandOutput.misuse)
+            return inputs.failure([Diagnostic(severity: .error, code: code, message: message, help: help)], "nothing to explain",
+                                  exitCode: CommandOutput.misuse)
         }
         return CommandOutput(exitCode: CommandOutput.success, standardOutput: output, standardError: inputs.errorText)
     }

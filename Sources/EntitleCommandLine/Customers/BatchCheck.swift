@@ -36,12 +36,12 @@ enum BatchCheck {
                 return (line([("errors", .array([error.diagnostic.jsonOutput]))]), true)
             case .success(let receipts):
                 let evaluated = app ?? receipts.first?.app ?? ""
-                do {
+                do throws(PortfolioError) {
                     let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: at, environments: accepted, account: account)
                     guard case .object(let members) = result.jsonOutput else { return (line([]), false) }
                     return (line(members), false)
                 } catch {
-                    let diagnostic = Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")
+                    let diagnostic = error.diagnostic
                     return (line([("errors", .array([diagnostic.jsonOutput]))]), true)
                 }
             }

@@ -68,8 +68,7 @@ struct EvaluationInputs {
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
             }
-            let missing = Diagnostic(severity: .error, code: .unknownApp,
-                                     message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
+            let missing = PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)).diagnostic
             return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
         // An unknown environment that no receipt names is warned about in the result itself
