@@ -65,7 +65,7 @@ enum ExplainCommand {
         }
         let explanation: Explanation
         do {
-            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts.map(ParsedReceipt.init), at: at,
+            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts, at: at,
                                                        environments: inputs.environments, account: account)
         } catch {
             return inputs.failure([error.diagnostic], "nothing to explain",

@@ -143,9 +143,7 @@ struct CustomerCorpus {
            !text.hasPrefix("\"") {
             return try parse(Data(text.utf8), name: name, verify: verify)
         }
-        if let verify { return ParsedReceipt(try ReceiptFiles.decode(data, name: name, verify: verify).receipt) }
-        if case .normalized? = AppleImport.detect(data) { return try ParsedReceipt(json: data, name: name) }
-        return ParsedReceipt(try ReceiptFiles.decode(data, name: name).receipt)
+        return try ReceiptFiles.decode(data, name: name, verify: verify).receipt
     }
 
     /// Reads every customer and transforms it, `chunk` customers at a time on all cores, handing

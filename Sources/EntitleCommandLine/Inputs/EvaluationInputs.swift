@@ -7,7 +7,7 @@ import Foundation
 struct EvaluationInputs {
     var portfolio: Portfolio
     var app: String
-    var receipts: [Receipt]
+    var receipts: [ParsedReceipt]
     var environments: Set<String>?
     var catalogDiagnostics: [Diagnostic]
     var errorText: String
@@ -37,7 +37,7 @@ struct EvaluationInputs {
         let (compilation, unreadable, catalogDiagnostics) = (catalogs.compilation, catalogs.unreadable, catalogs.diagnostics)
         errorText += diagnostics.emit(catalogDiagnostics)
 
-        var receipts: [Receipt] = []
+        var receipts: [ParsedReceipt] = []
         var receiptErrors: [Diagnostic] = []
         var readApple = false
         for path in arguments.texts(SharedOptions.receipt) {
