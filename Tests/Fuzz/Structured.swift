@@ -147,6 +147,14 @@ enum Edges {
     static let badAmounts: [Int64] = [0, -1, 1_000_000_000_001, Int64.max]
     static let introModes = ["free-trial", "pay-as-you-go", "pay-up-front"]
     static let groups = ["g0", "g1"]
+    static let offerIds = ["o0", "o1", "o2"]
+    static let offerTypes = ["win-back", "promotional"]
+    static let accounts = ["6f1c1c9e-3a5b-4c1d-9e2f-0a1b2c3d4e5f", "0B6E4C1A-9D2F-4E3A-8C7B-5A4D3E2F1A0B"]
+    static let badAccounts = ["", "not-a-uuid", "6f1c1c9e-3a5b-4c1d-9e2f-0a1b2c3d4e5", "6f1c1c9e3a5b4c1d9e2f0a1b2c3d4e5f"]
+    static let percentages = ["0", "25", "33.333", "50", "99.999", "100"]
+    static let badPercentages = ["-1", "100.001", "33.3333", "1e400", "\"50\""]
+    static let milliPercentages: [Int64] = [0, 25_000, 33_333, 100_000]
+    static let badMilliPercentages: [Int64] = [-1, 100_001, Int64.max]
     static let names = ["Pro", "Ünïcødé ✓", "tab\tnew\nline", "", String(repeating: "x", count: 300)]
 
     /// RFC 3339 texts: years 0001 and 9999, around 1970, month ends, leap days, offsets, fractions.
@@ -300,6 +308,11 @@ struct ScenarioBuilder {
                 json.string("duration", duration())
                 json.close("}")
             }
+            if choices.chance(40) {
+                json.open("[", key: "offers")
+                for _ in 0..<(1 + choices.below(3)) { offer(&json) }
+                json.close("]")
+            }
             _ = grants(&json)
         default:  // consumable
             json.string("type", "consumable")
@@ -315,6 +328,23 @@ struct ScenarioBuilder {
     }
 
     mutating func duration() -> String { choices.edge(Edges.durations, invalid: Edges.badDurations) }
+
+    /// A win-back or promotional offer, each condition present or not, values valid or not.
+    mutating func offer(_ json: inout JSONText) {
+        json.open("{")
+        json.string("id", choices.pick(Edges.offerIds))
+        json.string("type", choices.chance(95) ? choices.pick(Edges.offerTypes) : "introductory")
+        json.string("mode", choices.pick(Edges.introModes))
+        json.string("duration", duration())
+        if choices.chance(30) { json.int("periods", choices.edge([1, 2, 12], invalid: [0, 13, -1])) }
+        if choices.chance(30) { json.string("from", choices.pick(Edges.instantTexts)) }
+        if choices.chance(30) { json.string("until", choices.pick(Edges.instantTexts)) }
+        if choices.chance(30) { json.bool("subscribed", choices.byte() & 1 == 0) }
+        for key in ["paidAtLeast", "lapsedAtLeast", "lapsedAtMost", "waitBetween"] where choices.chance(40) {
+            json.string(key, duration())
+        }
+        json.close("}")
+    }
 
     mutating func buildCatalog() -> String {
         var json = JSONText()
@@ -418,6 +448,39 @@ struct ScenarioBuilder {
                         appStore ? (shared ? "FAMILY_SHARED" : "PURCHASED") : (shared ? "family-shared" : "purchased"))
         }
         if appStore, choices.chance(10) { json.int("offerType", 1); json.string("offerDiscountType", "FREE_TRIAL") }
+        // As the App Store moves: snapshots, revocations in detail, accounts, offers, commitments.
+        if choices.chance(40) { put("signedDate", date(appStore: appStore)) }
+        if choices.chance(15) {
+            json.string("revocationType", appStore ? choices.pick(["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE", "REFUND_LATER"])
+                                                   : choices.pick(["refund-full", "refund-prorated", "family-revoke"]))
+            if appStore {
+                json.int("revocationPercentage", choices.edge(Edges.milliPercentages, invalid: Edges.badMilliPercentages))
+            } else {
+                json.raw("revocationPercentage", choices.edge(Edges.percentages, invalid: Edges.badPercentages))
+            }
+        }
+        if choices.chance(15) { json.string("appAccountToken", choices.edge(Edges.accounts, invalid: Edges.badAccounts)) }
+        if choices.chance(15) {
+            let winBack = choices.byte() & 1 == 0
+            if appStore {
+                json.int("offerType", winBack ? 4 : 2)
+                json.string("offerIdentifier", choices.pick(Edges.offerIds))
+            } else {
+                json.string("offerType", winBack ? "win-back" : "promotional")
+                json.string("offerId", choices.pick(Edges.offerIds))
+            }
+        }
+        if choices.chance(5) {
+            let period = choices.edge([1, 2, 12], invalid: [0, -1, 13])
+            let ends = date(appStore: appStore)
+            if appStore {
+                json.string("billingPlanType", "MONTHLY")
+                json.raw("commitmentInfo", "{\"billingPeriodNumber\":\(period),\"totalBillingPeriods\":12,\"commitmentExpiresDate\":\(ends.milliseconds)}")
+            } else {
+                json.string("billingPlan", "monthly")
+                json.raw("commitment", "{\"period\":\(period),\"periods\":12,\"endsAt\":\(JSONText.quote(ends.text))}")
+            }
+        }
         json.close("}")
     }
 
@@ -433,6 +496,15 @@ struct ScenarioBuilder {
             let grace = date(appStore: appStore)
             if appStore { json.int("gracePeriodExpiresDate", grace.milliseconds) } else { json.string("gracePeriodExpiresDate", grace.text) }
         }
+        if choices.chance(40) {
+            let signed = date(appStore: appStore)
+            if appStore { json.int("signedDate", signed.milliseconds) } else { json.string("signedDate", signed.text) }
+        }
+        if choices.chance(20) {
+            let listed = Edges.offerIds.filter { _ in choices.byte() & 1 == 0 }.map(JSONText.quote).joined(separator: ",")
+            json.raw(appStore ? "eligibleWinBackOfferIds" : "winBackOffers", "[\(listed)]")
+        }
+        if choices.chance(10) { json.string("appAccountToken", choices.edge(Edges.accounts, invalid: Edges.badAccounts)) }
         json.close("}")
     }
 
@@ -548,7 +620,8 @@ func fuzzStructured(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
     for instant in withNeighbours(scenario.at) {
         do {
-            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant)
+            let account = scenario.at.millisecondsSince1970 & 1 == 0 ? nil : Edges.accounts[0]
+            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant, account: account)
             // Rendering costs more than evaluating: render fully at the instant, read the views either side.
             if instant == scenario.at {
                 let json = result.json

@@ -86,7 +86,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
 }
 
 /// The kind of value a key takes, with its limits.
-package indirect enum CatalogValue: Sendable {
+package enum CatalogValue: Sendable {
     /// Any string: a note for people.
     case comment
     /// Any string: the JSON Schema editors read.

@@ -173,6 +173,7 @@ public final class CompiledCatalog: @unchecked Sendable {
         productTable.deallocate()
         currencyTable.deallocate()
         featureTable.deallocate()
+        offerTable.deallocate()
     }
 
     /// Product ids in catalog order.
