@@ -31,7 +31,18 @@ public struct Entitlements: Sendable {
     /// The earliest instant after ``at`` at which evaluating the same data gives a different
     /// answer (features, product states and untils, offers, balances, warnings); `nil` when
     /// nothing would change.
-    public let reevaluateAt: Instant?
+    ///
+    /// Found when first read, not during evaluation: the search may evaluate again at instants
+    /// where something could change, work a caller that only reads features pays nothing for.
+    /// Reading it from several threads at once is safe; the search runs once.
+    public var reevaluateAt: Instant? {
+        switch next {
+        case .known(let instant): instant
+        case .search(let search): search.result
+        }
+    }
+    /// The answer's next change: known, or a search run when first asked.
+    let next: NextChange
     /// Things in the receipts that were accepted but need a look.
     public let warnings: [EvaluationWarning]
     /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
@@ -40,7 +51,7 @@ public struct Entitlements: Sendable {
     /// The catalog of an evaluated result (a decoded one answers from ``decoded`` first).
     var compiled: CompiledCatalog { catalog! }
 
-    init(catalog: CompiledCatalog, at: Instant, core: Evaluator.Core, reevaluateAt: Instant?) {
+    init(catalog: CompiledCatalog, at: Instant, core: Evaluator.Core, next: NextChange) {
         self.app = catalog.app
         self.catalog = catalog
         self.at = at
@@ -52,7 +63,7 @@ public struct Entitlements: Sendable {
         self.prerequisites = core.prerequisites
         self.spans = core.spans
         self.groups = core.groups
-        self.reevaluateAt = reevaluateAt
+        self.next = next
         self.warnings = core.warnings
         self.decoded = nil
     }
@@ -70,7 +81,7 @@ public struct Entitlements: Sendable {
         self.prerequisites = .none
         self.spans = []
         self.groups = []
-        self.reevaluateAt = reevaluateAt
+        self.next = .known(reevaluateAt)
         self.warnings = warnings
         self.decoded = views
     }

@@ -67,8 +67,8 @@ extension Evaluator {
             case .different: return date
             case .unsure:
                 // Only what the offers read differs: compare the offers (and everything else) in full.
-                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, reevaluateAt: nil) }
-                let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, reevaluateAt: nil)
+                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, next: .known(nil)) }
+                let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, next: .known(nil))
                 if !answer.hasSameAnswer(as: reference!) { return date }
             }
             // Nothing changed: from here on, what is known at `date` decides.

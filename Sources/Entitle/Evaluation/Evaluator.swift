@@ -94,11 +94,14 @@ enum Evaluator {
         let at = instant.millisecondsSince1970
         let inputs = self.inputs(catalog, receipts: allReceipts, options: options, recorder: &recorder)
         var core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
-        let next = nextChange(catalog, inputs, at: at, options: options, core: core)
+        // `reevaluateAt` is searched for when first read, from what evaluation found.
+        let search = NextChangeSearch { [core] in
+            let next = nextChange(catalog, inputs, at: at, options: options, core: core)
+            return next == .max ? nil : Instant(millisecondsSince1970: next)
+        }
         // Warnings in a fixed order, so the answer never depends on the order of the receipts.
         core.warnings = EvaluationWarning.sorted(inputs.warnings + core.warnings)
-        return Entitlements(catalog: catalog, at: instant, core: core,
-                            reevaluateAt: next == .max ? nil : Instant(millisecondsSince1970: next))
+        return Entitlements(catalog: catalog, at: instant, core: core, next: .search(search))
     }
 
     /// The accepted receipts, split into the app's own and others', and its transactions found
