@@ -69,14 +69,14 @@ struct TimeScale {
             let hour: Int64 = 3_600_000, day = CivilCalendar.millisecondsPerDay
             return [.milliseconds(hour), .milliseconds(3 * hour), .milliseconds(6 * hour), .milliseconds(12 * hour),
                     .milliseconds(day), .milliseconds(2 * day), .milliseconds(7 * day), .milliseconds(14 * day)]
-                + [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1200, 2400, 6000].map { .months($0) }
+                + [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1200, 2400, 6000, 12000, 24000].map { .months($0) }
         }()
     }
 
     /// The ticks: the shortest step giving at most eight, each at a round instant, labelled as
     /// finely as the step needs (`01-15 06:00`, `2026-01-15`, `2026-01`, `2026`).
     func ticks() -> [Tick] {
-        let step = Step.all.first { (end - start) / $0.approximateLength <= 8 } ?? .months(12000)
+        let step = Step.all.first { (end - start) / $0.approximateLength <= 8 } ?? .months(24000)
         var instants: [Int64] = []
         let low = Int64(start.rounded(.up)), high = Int64(end.rounded(.down))
         switch step {

@@ -89,11 +89,17 @@ struct TimelineSVG {
         var stopped = false
         var rows: [Row] = []
         for feature in features.prefix(Self.maxFeatures) {
+            // Once the bars and marks allowed are drawn, no more rows: an empty one would read
+            // as a feature nothing covered.
+            if stopped { break }
             var lanes: [Lane] = []
             var more = 0
             for source in feature.sources where product == nil || source.id == product {
+                guard lanes.count < Self.maxLanes, !stopped else {
+                    if Self.hasSomethingToShow(source, products: products) { more += 1 }
+                    continue
+                }
                 guard var lane = lane(source, products: products, budget: &budget, stopped: &stopped) else { continue }
-                guard lanes.count < Self.maxLanes else { more += 1; continue }
                 if colors[source.id] == nil {
                     colors[source.id] = order.count
                     order.append(source.id)
@@ -104,8 +110,8 @@ struct TimelineSVG {
             rows.append(Row(feature: feature, lanes: lanes, moreLanes: more))
         }
         var notes: [String] = []
-        if features.count > Self.maxFeatures {
-            notes.append("\(features.count - Self.maxFeatures) more features not drawn: draw one with --feature ID")
+        if features.count > rows.count {
+            notes.append("\(features.count - rows.count) more feature\(features.count - rows.count == 1 ? "" : "s") not drawn: draw one with --feature ID")
         }
         if stopped { notes.append("drawing stopped after \(Self.maxShapes) bars and marks: draw less with --feature ID or --product ID") }
         for ignored in explanation.ignoredReceipts.prefix(5) {
@@ -113,6 +119,14 @@ struct TimelineSVG {
         }
         if explanation.ignoredReceipts.count > 5 { notes.append("\(explanation.ignoredReceipts.count - 5) more receipts ignored") }
         return (rows, order, notes)
+    }
+
+    /// Whether a source would have a lane: a product with coverage, transactions or renewal
+    /// entries, a rule that matched, a grant that counted.
+    static func hasSomethingToShow(_ source: SourceExplanation, products: [String: ProductExplanation]) -> Bool {
+        guard source.kind == .product else { return source.span != nil }
+        guard let product = products[source.id] else { return false }
+        return !product.coverage.isEmpty || !product.transactions.isEmpty || !product.renewals.isEmpty
     }
 
     /// A source's lane, or `nil` when it has nothing to show (a product never bought, a rule
