@@ -156,6 +156,7 @@ struct CatalogGraphTests {
         #expect(read.nodes.values.contains { $0.kind == "rule" && $0.lines == ["grandfathered: paid-app", "originalApplicationVersion < 2.0"] })
         #expect(read.nodes.values.contains { $0.kind == "offer" && $0.lines[0] == "win-back sync.winback"
             && $0.lines[2] == "paid ≥ P3M, lapsed ≥ P1M, lapsed ≤ P1Y, every P6M" })
+        #expect(text.contains("paid ≥ P3M"))
     }
 
     /// Boxes: one per app, subscription groups with their products by level, pass groups.
@@ -229,7 +230,8 @@ struct CatalogGraphTests {
         // Mermaid: every label is one quoted string of plain characters and entity codes.
         for line in graph.mermaid.split(separator: "\n") where line.contains("\"") {
             let inner = line.drop { $0 != "\"" }.dropFirst().prefix { $0 != "\"" }
-            #expect(inner.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || " .,:_/+=@-()#;<>".contains($0)) }, "\(line)")
+            #expect(inner.allSatisfy { !$0.isASCII || $0.isLetter || $0.isNumber || " .,:_/+=@-()#;<>".contains($0) }, "\(line)")
+            #expect(!inner.contains("<b>") && !inner.contains("|") && !inner.contains("%"), "\(line)")
             #expect(line.filter { $0 == "\"" }.count == 2, "\(line)")
         }
         #expect(!graph.mermaid.contains("<b>") && !graph.mermaid.contains("\u{202E}"))
@@ -242,6 +244,16 @@ struct CatalogGraphTests {
         let dot = try ReadGraph(dot: graph.dot)
         #expect(dot.nodes.values.contains { $0.kind == "product" && $0.lines == [visible, "p", "non-consumable"] })
         #expect(dot.named.contains("p --> pro") && dot.named.contains("c -->|+3| coins"))
+    }
+
+    @Test("the Mermaid block in CommandLine.md is what `entitle graph products/diagrams.json` prints")
+    func manualGraph() throws {
+        let article = DocumentationTests.article("CommandLine")
+        let command = try #require(article.range(of: "$ entitle graph products/diagrams.json\n```\n\n```mermaid\n"))
+        let block = article[command.upperBound...].prefix { _ in true }
+        let end = try #require(block.range(of: "```\n"))
+        let output = EntitleCommand.run(["graph", Fixtures.productsDirectory + "/diagrams.json"], environment: CLITests.environment())
+        #expect(String(block[..<end.lowerBound]) == output.standardOutput)
     }
 
     @Test("entitle graph: Mermaid by default, --format dot, a catalog with errors draws nothing, misuse says why")

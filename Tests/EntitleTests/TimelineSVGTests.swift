@@ -256,6 +256,13 @@ struct TimelineSVGTests {
         #expect(unknown.standardError.contains("has no feature `exprot.pdf`; did you mean `export.pdf`?"))
     }
 
+    @Test("the picture in the manual is what explain draws now (ENTITLE_RECORD=1 redraws it)")
+    func manualPicture() {
+        let explanation = Self.explain([Self.trial], at: "2026-02-20T00:00:00Z")
+        Snapshot.expect(explanation.svg, matches: "Sources/Entitle/Entitle.docc/timeline-diagrams-trial.svg")
+        #expect(DocumentationTests.article("CommandLine").contains("](timeline-diagrams-trial.svg)"))
+    }
+
     @Test("the time axis: round ticks for the range shown, weeks on Mondays, everything within the plot")
     func timeScale() {
         func scale(_ from: String, _ to: String) -> TimeScale {

@@ -53,13 +53,17 @@ extension CatalogGraph {
         (.external, "fill:#ffffff,stroke:#57606a,stroke-dasharray:4 3,color:#1f2328"),
     ]
 
-    /// Text inside a quoted Mermaid label: letters and digits of ASCII, spaces and `.,:_/+=@-()`
-    /// as they are, every other character as its entity code (`"` is `#34;`, `<` is `#60;`).
+    /// Text inside a quoted Mermaid label: letters and digits of ASCII, spaces, `.,:_/+=@-()` and
+    /// characters beyond ASCII as they are, every other character as its entity code (`"` is
+    /// `#34;`, `<` is `#60;`, `#` is `#35;`).
     static func mermaidText(_ text: String) -> String {
         var result = ""
         for scalar in SVGDocument.visible(text).unicodeScalars {
             switch scalar {
             case "a"..."z", "A"..."Z", "0"..."9", " ", ".", ",", ":", "_", "/", "+", "=", "@", "-", "(", ")":
+                result.unicodeScalars.append(scalar)
+            case _ where scalar.value >= 0xA0:
+                // Beyond ASCII nothing is Mermaid's syntax (hidden characters are escapes by now).
                 result.unicodeScalars.append(scalar)
             default:
                 result += "#\(scalar.value);"
