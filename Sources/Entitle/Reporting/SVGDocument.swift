@@ -49,14 +49,6 @@ struct SVGDocument {
         definitions += "<\(name)" + Self.attributes(attributes) + ">" + inner.body + "</\(name)>\n"
     }
 
-    /// Opens a group whose attributes its children inherit; ``close()`` ends it.
-    mutating func open(_ attributes: KeyValuePairs<StaticString, Value>) {
-        body += "<g" + Self.attributes(attributes) + ">\n"
-    }
-
-    /// Ends the group ``open(_:)`` began.
-    mutating func close() { body += "</g>\n" }
-
     /// Appends what another document drew (its picture, not its definitions): a part drawn before
     /// what must lie under it was known.
     mutating func append(_ other: SVGDocument) { body += other.body }

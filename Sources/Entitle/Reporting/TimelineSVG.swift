@@ -228,32 +228,12 @@ struct TimelineSVG {
                              text: row.feature.sources.isEmpty ? "nothing can grant it" : "no source ever covered it")
             }
             for lane in row.lanes {
-                let color = Self.palette[lane.color % Self.palette.count]
                 body.element("text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
                              text: SVGDocument.shortened(lane.label, to: Int((Self.plotLeft - Self.labelX - 20) / Self.characterWidth)))
                 for bar in lane.bars {
-                    let x0 = bar.start.map(scale.x) ?? Self.plotLeft, x1 = bar.end.map(scale.x) ?? Self.plotRight
-                    let top = laneTop + (Self.laneHeight - Self.barHeight) / 2
-                    let fill: String
-                    switch bar.kind {
-                    case .covered: fill = color
-                    case .grace: fill = "url(#grace-\(lane.color % Self.palette.count))"; usedGrace.insert(lane.color % Self.palette.count)
-                    case .billingRetry: fill = "url(#retry-\(lane.color % Self.palette.count))"; usedRetry.insert(lane.color % Self.palette.count)
-                    }
-                    body.element("rect", ["x": .number(x0), "y": .number(top), "width": .number(max(x1 - x0, 1.5)),
-                                          "height": .number(Self.barHeight), "rx": 2, "fill": .text(fill),
-                                          "stroke": .text(bar.kind == .covered ? "none" : color),
-                                          "stroke-dasharray": .text(bar.kind == .billingRetry ? "3 2" : "none")],
-                                 tooltip: SVGDocument.truncated(bar.tooltip, to: 300))
-                    // Open ends: an arrow past the edge of the plot.
-                    if bar.end == nil {
-                        body.element("path", ["d": .text("M\(SVGDocument.format(Self.plotRight)) \(SVGDocument.format(top - 2))l6 \(SVGDocument.format(Self.barHeight / 2 + 2))l-6 \(SVGDocument.format(Self.barHeight / 2 + 2))z"),
-                                              "fill": .text(color)])
-                    }
-                    if bar.start == nil {
-                        body.element("path", ["d": .text("M\(SVGDocument.format(Self.plotLeft)) \(SVGDocument.format(top - 2))l-6 \(SVGDocument.format(Self.barHeight / 2 + 2))l6 \(SVGDocument.format(Self.barHeight / 2 + 2))z"),
-                                              "fill": .text(color)])
-                    }
+                    let pattern = Self.draw(bar, color: lane.color % Self.palette.count, top: laneTop, scale: scale, into: &body)
+                    if bar.kind == .grace { usedGrace.insert(pattern) }
+                    if bar.kind == .billingRetry { usedRetry.insert(pattern) }
                 }
                 let middle = laneTop + Self.laneHeight / 2
                 for mark in lane.marks {
@@ -301,6 +281,32 @@ struct TimelineSVG {
         svg.height = Int((y + 14).rounded(.up))
         return svg.rendered(title: "entitle: \(SVGDocument.shortened(explanation.app, to: 200)) at \(explanation.at.rfc3339)",
                             fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace", fontSize: 11)
+    }
+
+    /// Draws a bar in the lane whose top is `top`, in the palette's color `color` (striped with
+    /// that color's pattern for grace and billing retry), with an arrow past the plot's edge for
+    /// an open end; returns the color, whose pattern the document must define.
+    private static func draw(_ bar: Bar, color: Int, top laneTop: Double, scale: TimeScale, into svg: inout SVGDocument) -> Int {
+        let x0 = bar.start.map(scale.x) ?? plotLeft, x1 = bar.end.map(scale.x) ?? plotRight
+        let top = laneTop + (laneHeight - barHeight) / 2
+        let fill = switch bar.kind {
+        case .covered: palette[color]
+        case .grace: "url(#grace-\(color))"
+        case .billingRetry: "url(#retry-\(color))"
+        }
+        svg.element("rect", ["x": .number(x0), "y": .number(top), "width": .number(max(x1 - x0, 1.5)), "height": .number(barHeight),
+                             "rx": 2, "fill": .text(fill), "stroke": .text(bar.kind == .covered ? "none" : palette[color]),
+                             "stroke-dasharray": .text(bar.kind == .billingRetry ? "3 2" : "none")],
+                    tooltip: SVGDocument.truncated(bar.tooltip, to: 300))
+        // Open ends (covers always, never ends): a triangle pointing out of the plot.
+        let (half, height) = (SVGDocument.format(barHeight / 2 + 2), SVGDocument.format(top - 2))
+        if bar.end == nil {
+            svg.element("path", ["d": .text("M\(SVGDocument.format(plotRight)) \(height)l6 \(half)l-6 \(half)z"), "fill": .text(palette[color])])
+        }
+        if bar.start == nil {
+            svg.element("path", ["d": .text("M\(SVGDocument.format(plotLeft)) \(height)l-6 \(half)l6 \(half)z"), "fill": .text(palette[color])])
+        }
+        return color
     }
 
     /// `on until 2026-02-17T00:00:00Z, from com.example.diagrams.sync.monthly`, `off`.
