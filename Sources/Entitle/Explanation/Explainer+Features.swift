@@ -86,6 +86,7 @@ extension Explainer {
             sources.append(SourceExplanation(
                 kind: .grant, id: "grant:\(id)", covers: covers, state: counted ? "counted" : "not-counted",
                 until: covers ? Self.instant(grant.end) : nil, ended: counted && grant.end <= context.at ? Self.instant(grant.end) : nil,
+                // A counted grant covers its own [start, end), as the evaluation's access span is.
                 span: counted ? ExplainedSpan(start: Instant(millisecondsSince1970: grant.start).clampedToRange, end: Self.instant(grant.end), grace: false) : nil,
                 reason: reason))
         }
