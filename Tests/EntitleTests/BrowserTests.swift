@@ -10,7 +10,7 @@ struct BrowserTests {
     static var required: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
 
     /// Writes `svg` to a file of its own, screenshots it at its size, and decodes the PNG.
-    static func screenshot(_ svg: String) throws -> (image: PNGImage, width: Int, height: Int, bytes: Int) {
+    static func screenshot(_ svg: String) async throws -> (image: PNGImage, width: Int, height: Int, bytes: Int) {
         let root = try #require(try SVGTree(svg).elements.first)
         let width = Int(try #require(root.number("width"))), height = Int(try #require(root.number("height")))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-browser-\(UUID().uuidString)")
@@ -18,19 +18,19 @@ struct BrowserTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let page = directory.appendingPathComponent("timeline.svg"), png = directory.appendingPathComponent("timeline.png")
         try Data(svg.utf8).write(to: page)
-        try HeadlessBrowser.screenshot(page, width: width, height: height, into: png)
+        try await HeadlessBrowser.screenshot(page, width: width, height: height, into: png)
         let data = try Data(contentsOf: png)
         return (try PNGImage(data: data), width, height, data.count)
     }
 
     @Test("headless Chromium shows an example customer's timeline: its size, each product's color, the line at the instant",
           .enabled(if: HeadlessBrowser.path != nil || required, "no Chromium installed (Debian: apt-get install chromium)"))
-    func timelineInChromium() throws {
+    func timelineInChromium() async throws {
         _ = try #require(HeadlessBrowser.path, "CI installs Chromium (.ci/run): the browser test must run there")
         let receipt = try String(contentsOfFile: CLITests.receipt("diagrams-trial.json"), encoding: .utf8)
         let explanation = try Fixtures.examples.explain(app: Diagrams.app, receipts: [ParsedReceipt(Fixtures.receipt(receipt))],
                                                         at: Fixtures.instant("2026-02-20T00:00:00Z"))
-        let shot = try Self.screenshot(explanation.svg)
+        let shot = try await Self.screenshot(explanation.svg)
         #expect(shot.image.width == shot.width && shot.image.height == shot.height)
         let pixels = shot.image.width * shot.image.height
         // The trial's bars (two rows of two weeks), the pass's (a day and a half), the
@@ -49,7 +49,7 @@ struct BrowserTests {
 
         // The same browser on a picture without the bars shows none of their colors: the counts
         // above come from what was drawn.
-        let blank = try Self.screenshot("""
+        let blank = try await Self.screenshot("""
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(shot.width)" height="\(shot.height)" viewBox="0 0 \(shot.width) \(shot.height)">
             <rect width="100%" height="100%" fill="#ffffff"/></svg>

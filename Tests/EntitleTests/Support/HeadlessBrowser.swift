@@ -22,8 +22,9 @@ enum HeadlessBrowser {
     }
 
     /// Screenshots `page` (a file) at `width` x `height` CSS pixels, one device pixel each, into
-    /// a PNG file, with a profile of its own; gives up after `timeout` seconds.
-    static func screenshot(_ page: URL, width: Int, height: Int, into png: URL, timeout: Double = 120) throws {
+    /// a PNG file, with a profile of its own; gives up after `timeout` seconds. Waits without
+    /// holding a thread, so the tests running beside it go on.
+    static func screenshot(_ page: URL, width: Int, height: Int, into png: URL, timeout: Double = 120) async throws {
         guard let path else { throw Failure(description: "no Chromium installed") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
@@ -36,13 +37,20 @@ enum HeadlessBrowser {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        try process.run()
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            throw Failure(description: "Chromium took more than \(Int(timeout)) s")
+        let finished = AsyncStream<Void> { continuation in
+            process.terminationHandler = { _ in
+                continuation.yield()
+                continuation.finish()
+            }
         }
+        try process.run()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            process.terminate()
+        }
+        for await _ in finished {}
+        watchdog.cancel()
+        if process.terminationReason == .uncaughtSignal { throw Failure(description: "Chromium took more than \(Int(timeout)) s, or was killed") }
         guard process.terminationStatus == 0 else { throw Failure(description: "Chromium exited with \(process.terminationStatus)") }
     }
 }
