@@ -200,6 +200,8 @@ func evaluateAgainstProducts(_ parsed: ParsedReceipt, receipt: Receipt) {
     var instants = fixedInstants
     for date in dates(of: receipt, limit: 4) { instants += withNeighbours(date) }
     for instant in instants { evaluateAndRender(catalog, receipts, at: instant) }
+    // The timeline of the receipt's own first date: its ids drawn as text, whatever they hold.
+    checkPicture(catalog.explain(receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2]).svg)
     if parsed.app != catalog.app {
         do {
             _ = try portfolio.evaluate(app: parsed.app, receipts: receipts, at: fixedInstants[2])
@@ -216,12 +218,28 @@ func fuzzCatalog(_ data: Data) {
     let compilation = Portfolio.compile([CatalogSource(name: "fuzz.json", data: data)])
     for diagnostic in compilation.diagnostics { consume(diagnostic.description) }
     guard let portfolio = compilation.portfolio else { return }
+    let graph = CatalogGraph(portfolio.catalogs)
+    consume(graph.mermaid)
+    consume(graph.dot)
     for catalog in portfolio.catalogs {
         let receipts = fixedReceipts(for: catalog).map(ParsedReceipt.init)
         for instant in catalogInstants {
             evaluateAndRender(catalog, receipts, at: instant)
             evaluateAndRender(catalog, [], at: instant)
         }
+        checkPicture(catalog.explain(receipts, at: catalogInstants[2]).svg)
+    }
+}
+
+/// A drawn timeline holds no character XML forbids and nothing a browser would run: names from
+/// the input are escaped.
+func checkPicture(_ svg: String) {
+    consume(svg)
+    if svg.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFE || $0.value == 0xFFFF }) {
+        fatalError("invariant: a timeline holds a character XML forbids\n\(svg.prefix(2000))")
+    }
+    if svg.contains("<script") || svg.contains("<!--") || svg.contains("<![CDATA[") {
+        fatalError("invariant: a timeline holds markup from its input\n\(svg.prefix(2000))")
     }
 }
 

@@ -61,8 +61,15 @@ extension CatalogChecker {
             return
         }
         if let replaced = paid.upgrade?.replaces?.value {
+            // The product the upgrade replaces, when it exists; when the upgrade's `replaces` is
+            // misspelt (its own error), the product it most likely means: a suggestion names
+            // only ids the catalog defines.
+            let meant = context.productsById[replaced] != nil ? replaced
+                : Suggestion.closest(to: replaced, in: context.productIds.lazy.filter { $0 != paidId.value && $0 != trial.id?.value },
+                                     budget: &suggestions)
             report(.trialRule, "`trialOf` names the upgrade `\(paidId.value)`; a trial leads to the full-price product",
-                   at: trialOf.offset, path: trialOf.path, help: "did you mean `\(replaced)`?")
+                   at: trialOf.offset, path: trialOf.path,
+                   help: meant.map { "did you mean `\($0)`?" } ?? "name the full-price product the upgrade stands in for")
             return
         }
         // When the paid product's grants are broken or misspelt, the trial cannot be judged against them.

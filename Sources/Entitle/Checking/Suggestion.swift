@@ -48,6 +48,16 @@ package enum Suggestion {
             }
         }
         if let best { return best.candidate }
+        // A word that is another's singular or plural (`currency` for `currencies`) means it, however
+        // many letters the English ending changes.
+        let stem = Self.singular(word.lowercased())
+        if stem.unicodeScalars.count >= 3 {
+            for candidate in candidates {
+                budget.remaining -= candidate.utf8.count
+                guard budget.remaining > 0 else { return nil }
+                if Self.singular(candidate.lowercased()) == stem, candidate.lowercased() != word.lowercased() { return candidate }
+            }
+        }
         // A word that is the start of exactly one candidate (`auto-renewable` for
         // `auto-renewable-subscription`) means that one.
         guard wordScalars.count >= 4 else { return nil }
@@ -59,6 +69,14 @@ package enum Suggestion {
             prefixed = candidate
         }
         return prefixed
+    }
+
+    /// An English word in the singular as far as its ending tells: `currencies` -> `currency`,
+    /// `features` -> `feature`; a word not ending in `s` (or in `ss`) as it is.
+    static func singular(_ word: String) -> String {
+        if word.hasSuffix("ies") { return String(word.dropLast(3)) + "y" }
+        if word.hasSuffix("s"), !word.hasSuffix("ss") { return String(word.dropLast()) }
+        return word
     }
 
     /// `help: did you mean ...?` text, or `nil`.

@@ -286,7 +286,8 @@ enum Evaluator {
         }
         core.balances = balances
         core.introUsed = introUsed.members
-        core.prerequisites = UpgradePrerequisites(catalog, receipts: inputs.others.map { receipts[$0] }, at: at, catalogs: options.catalogs)
+        core.prerequisites = UpgradePrerequisites(catalog, receipts: inputs.others.map { receipts[$0] }, indices: inputs.others, at: at,
+                                                  catalogs: options.catalogs)
 
         // 8. What win-back and promotional offers read, for the groups that have them; where Apple's
         //    list of eligible win-back offers and the catalog's conditions disagree, a warning.

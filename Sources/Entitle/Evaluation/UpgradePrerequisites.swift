@@ -10,10 +10,27 @@ struct UpgradePrerequisites: Sendable, Equatable {
     private var purchased: [String: Set<String>] = [:]
     /// App bundle id -> product id -> the transaction that shows it (of several, the least id by
     /// bytes), for explanations.
-    private var witnesses: [String: [String: String]] = [:]
+    private var witnesses: [String: [String: Witness]] = [:]
     /// App bundle id -> the earliest original purchase of the app among its receipts that count
-    /// (`Int64.min`: a receipt without one), for explanations.
-    private var firstPurchases: [String: Int64] = [:]
+    /// (`Int64.min`: a receipt without one) and the receipt showing it, for explanations.
+    private var firstPurchases: [String: FirstPurchase] = [:]
+
+    /// The earliest original purchase of a required app among its receipts that count, and the
+    /// receipt showing it.
+    struct FirstPurchase: Equatable, Sendable {
+        /// The original purchase; `Int64.min` for a receipt without `originalPurchaseDate`.
+        var instant: Int64
+        /// The receipt: its index among the evaluation's receipts.
+        var receipt: Int
+    }
+
+    /// A transaction of a required app that shows a qualifying purchase, and where it is.
+    struct Witness: Equatable, Sendable {
+        /// Its transaction id.
+        var transaction: String
+        /// The receipt it is in: its index among the evaluation's receipts.
+        var receipt: Int
+    }
     /// Required apps with a receipt that counts at the instant: one without an
     /// `originalPurchaseDate`, or one whose original purchase is at or before the instant.
     private var appsWithReceipts: Set<String> = []
@@ -24,15 +41,22 @@ struct UpgradePrerequisites: Sendable, Equatable {
 
     /// Gathers what `receipts` (other apps' receipts) show at `at`, for the apps the catalog's
     /// upgrades require. Costs nothing when the catalog has no upgrades.
-    init(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], at: Int64, catalogs: [String: CompiledCatalog] = [:]) {
+    ///
+    /// - Parameter indices: each receipt's index among the evaluation's receipts (what an
+    ///   explanation names); by default its position in `receipts`.
+    init(_ catalog: CompiledCatalog, receipts: [ParsedReceipt], indices: [Int]? = nil, at: Int64, catalogs: [String: CompiledCatalog] = [:]) {
         guard !catalog.requiredApps.isEmpty, !receipts.isEmpty else { return }
+        let indices = indices ?? Array(receipts.indices)
         for app in catalog.requiredApps {
-            let ofApp = receipts.filter { $0.bytesEqual($0.appRange, app) }
+            let positions = receipts.indices.filter { receipts[$0].bytesEqual(receipts[$0].appRange, app) }
+            let ofApp = positions.map { receipts[$0] }
             guard !ofApp.isEmpty else { continue }
-            // Any receipt of the app qualifies only from the customer's first purchase of the app on.
-            if let first = ofApp.map(\.originalPurchase).filter({ $0 == TransactionRecord.absentDate || $0 <= at }).min() {
+            // Any receipt of the app qualifies only from the customer's first purchase of the app on:
+            // the receipt showing the earliest (of equal ones, the first given) is the one that qualifies.
+            let counting = positions.filter { receipts[$0].originalPurchase == TransactionRecord.absentDate || receipts[$0].originalPurchase <= at }
+            if let first = counting.min(by: { (receipts[$0].originalPurchase, indices[$0]) < (receipts[$1].originalPurchase, indices[$1]) }) {
                 appsWithReceipts.insert(app)
-                firstPurchases[app] = first
+                firstPurchases[app] = FirstPurchase(instant: receipts[first].originalPurchase, receipt: indices[first])
             }
             var items: [(receipt: Int32, index: Int32)] = []
             for (receiptIndex, receipt) in ofApp.enumerated() {
@@ -80,8 +104,8 @@ struct UpgradePrerequisites: Sendable, Equatable {
                 }
                 products.insert(product)
                 let transaction = receipt.text(record.transactionId)!
-                if let known = witnesses[app]?[product], !Array(transaction.utf8).lexicographicallyPrecedes(Array(known.utf8)) { continue }
-                witnesses[app, default: [:]][product] = transaction
+                if let known = witnesses[app]?[product], !Array(transaction.utf8).lexicographicallyPrecedes(Array(known.transaction.utf8)) { continue }
+                witnesses[app, default: [:]][product] = Witness(transaction: transaction, receipt: indices[positions[Int(group[start].receipt)]])
             }
             purchased[app] = products
         }
@@ -97,15 +121,16 @@ struct UpgradePrerequisites: Sendable, Equatable {
     }
 
     /// The purchases of the required app that a requirement lists, with the transaction showing
-    /// each, by product id; for an explanation.
-    func qualifying(_ requirement: UpgradeRequirement) -> [(product: String, transaction: String)] {
+    /// each and its receipt (an index among the evaluation's receipts), by product id; for an explanation.
+    func qualifying(_ requirement: UpgradeRequirement) -> [(product: String, witness: Witness)] {
         (purchased[requirement.app] ?? []).filter { requirement.anyOf?.contains($0) ?? true }.sorted()
-            .map { ($0, witnesses[requirement.app]?[$0] ?? "") }
+            .map { ($0, witnesses[requirement.app]?[$0] ?? Witness(transaction: "", receipt: -1)) }
     }
 
-    /// Whether a receipt of the app counts at the instant, and the earliest original purchase of
-    /// the app among those that do (`Int64.min` when one has none); `nil` when none counts.
-    func firstPurchase(of app: String) -> Int64? { firstPurchases[app] }
+    /// Whether a receipt of the app counts at the instant: the earliest original purchase of the
+    /// app among those that do (`Int64.min` when one has none) and the receipt showing it (an
+    /// index among the evaluation's receipts, the first given of equal ones); `nil` when none counts.
+    func firstPurchase(of app: String) -> FirstPurchase? { firstPurchases[app] }
 
     /// Whether any receipt of the app was given (counting or not yet).
     func hasReceipts(of app: String) -> Bool { purchased[app] != nil }

@@ -14,7 +14,7 @@ extension Explainer {
             let ended = product.coverage.compactMap(\.end).filter { $0.millisecondsSince1970 <= context.at }.max()
             sources.append(SourceExplanation(
                 kind: .product, id: productId, covers: covers, state: product.state.rawValue, until: covers ? product.until : nil,
-                ended: covers ? nil : ended, reason: product.reason))
+                ended: covers ? nil : ended, span: nil, reason: product.reason))
         }
         for (ruleIndex, rule) in catalog.grandfatherRules.enumerated() where rule.grants.contains(index) {
             sources.append(grandfathered(ruleIndex, rule, feature: index, context))
@@ -62,7 +62,9 @@ extension Explainer {
         var reason = reasons[0] + ": " + reasons.dropFirst().joined(separator: "; ")
         if let span { reason += span.start == Int64.min ? "; covers always" : "; covers from \(Self.text(span.start))" }
         return SourceExplanation(kind: .grandfathered, id: name, covers: covers, state: span == nil ? "not-matched" : "matched",
-                                 until: nil, ended: nil, reason: reason)
+                                 until: nil, ended: nil,
+                                 span: span.map { ExplainedSpan(start: Instant(millisecondsSince1970: $0.start).clampedToRange, end: Self.instant($0.end), grace: false) },
+                                 reason: reason)
     }
 
     /// The receipts' grants naming a feature, as the evaluation counted them.
@@ -84,6 +86,8 @@ extension Explainer {
             sources.append(SourceExplanation(
                 kind: .grant, id: "grant:\(id)", covers: covers, state: counted ? "counted" : "not-counted",
                 until: covers ? Self.instant(grant.end) : nil, ended: counted && grant.end <= context.at ? Self.instant(grant.end) : nil,
+                // A counted grant covers its own [start, end), as the evaluation's access span is.
+                span: counted ? ExplainedSpan(start: Instant(millisecondsSince1970: grant.start).clampedToRange, end: Self.instant(grant.end), grace: false) : nil,
                 reason: reason))
         }
         return sources

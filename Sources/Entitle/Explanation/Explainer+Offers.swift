@@ -99,12 +99,16 @@ extension Explainer {
             guard let first = prerequisites.firstPurchase(of: requirement.app) else {
                 return "the receipts of \(requirement.app) show a first purchase of the app after the instant"
             }
-            return "a receipt of \(requirement.app) was given" + (first == Int64.min ? "" : ", the app first bought \(Self.text(first))")
+            // The receipt that qualifies, as the evaluation chose it: the earliest original purchase of the app.
+            return "receipt \(context.positions[first.receipt]) of \(requirement.app) counts"
+                + (first.instant == Int64.min ? " (it has no originalPurchaseDate)" : ", the app first bought \(Self.text(first.instant))")
         }
         let found = prerequisites.qualifying(requirement).prefix(3)
         return found.isEmpty
             ? "the receipts of \(requirement.app) show no such purchase at the instant"
-            : "the receipts of \(requirement.app) show " + found.map { "\($0.product) (transaction \($0.transaction))" }.joined(separator: ", ")
+            : "the receipts of \(requirement.app) show " + found.map {
+                "\($0.product) (transaction \($0.witness.transaction) in receipt \(context.positions[$0.witness.receipt]))"
+            }.joined(separator: ", ")
     }
 
     /// The transaction that first used a group's intro offer, in words: of the transactions the

@@ -227,6 +227,7 @@ struct Explainer: EvaluationRecorder {
         return ProductExplanation(
             id: product.id, type: product.type, state: status.state, until: status.until, startsAt: status.startsAt,
             willRenew: status.willRenew, renewsTo: status.renewsTo, commitment: status.commitment,
+            billingRetrySince: { if case .billingRetry(let ended)? = states[Int32(index)] { Self.instant(ended) } else { nil } }(),
             reason: reason(index, transactions: transactions, context), coverage: Self.merged(spans).map(Self.span),
             transactions: transactions, renewals: renewals)
     }

@@ -121,6 +121,11 @@ public struct SourceExplanation: Hashable, Sendable, Codable {
     public var until: Instant?
     /// When it last covered, for a source that covered before the instant and no longer does.
     public var ended: Instant?
+    /// For a grandfather rule that matched or a grant that counted: the span it covers as the
+    /// evaluation found it (from ``Instant/earliest`` for a rule matched by a receipt without
+    /// `originalPurchaseDate`, which covers always). `nil` for products, whose spans are their
+    /// ``ProductExplanation/coverage``.
+    public var span: ExplainedSpan?
     /// Why, in one line.
     public var reason: String
 }
@@ -143,6 +148,9 @@ public struct ProductExplanation: Hashable, Sendable, Codable {
     public var renewsTo: String?
     /// For a subscription billed monthly: its latest counted transaction's commitment.
     public var commitment: Transaction.Commitment?
+    /// In billing retry: when its coverage ended, since when the App Store retries billing and
+    /// the customer has no access from it.
+    public var billingRetrySince: Instant?
     /// Why it has that state, in one line.
     public var reason: String
     /// Its coverage: the spans of its counted transactions and grace periods, merged, in order.

@@ -10,7 +10,7 @@ public enum EntitleCommand {
     /// The commands, in the order the overview lists them; each declares its options once
     /// (``Subcommand``), and its scanner and help are derived from that.
     static let subcommands: [Subcommand] = [
-        CheckCommand.command, ExplainCommand.command, DiffCommand.command, ValidateCommand.command, TestCommand.command,
+        CheckCommand.command, ExplainCommand.command, DiffCommand.command, ValidateCommand.command, GraphCommand.command, TestCommand.command,
         ImportCommand.command, NormalizeCommand.command, LSPCommand.command,
     ]
 

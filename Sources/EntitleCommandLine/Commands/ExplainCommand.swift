@@ -20,13 +20,34 @@ enum ExplainCommand {
         "--balance", valueName: "CURRENCY",
         help: "a currency: its balance, and each consumable crediting it with its transactions (refunds in part included)")
 
+    /// What `--format` chooses for an explanation.
+    enum Format: String, Sendable {
+        /// For people (the default).
+        case text
+        /// For scripts: the library's `Explanation` values.
+        case json
+        /// A picture of the customer's timeline.
+        case svg
+    }
+
+    /// `--format text|json|svg`: its own option, not ``SharedOptions/format``, for the picture.
+    static let format: Option<Format> = .choice(
+        SharedOptions.format.name,
+        [(.text, help: "for people (default)"), (.json, help: "the library's `Explanation` values (see the README for the shape)"),
+         (.svg, help: """
+            the customer's timeline as an SVG picture: a row per feature, a bar per source's coverage (a color per product; grace and
+            billing retry striped), marks for purchases, refunds and later-signed snapshots, a line at the instant; with --feature one
+            row, with --product its lanes only
+            """)],
+        help: "how the explanation prints:")
+
     /// The command, declared.
     static let command = Subcommand(
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
             [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
              .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
-             .optional(SharedOptions.format.help("`text` for people (default) or `json` (see the README for the shape)"))]
+             .optional(format)]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
         ],
         discussion: """
@@ -43,7 +64,8 @@ enum ExplainCommand {
         guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
         guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
-        let json = try arguments.value(SharedOptions.format) == .json
+        let chosen = try arguments.value(format) ?? .text
+        let json = chosen == .json
         let diagnostics = try DiagnosticsOption(arguments)
         let verify = try VerifyOption.parse(arguments)
         let appOption = try arguments.value(SharedOptions.app)
@@ -57,6 +79,9 @@ enum ExplainCommand {
             throw UsageError(message: "give one of \(feature.quoted), \(product.quoted), \(offer.quoted) or \(balance.quoted)")
         }
         let selector = selectors.first
+        if chosen == .svg, selector?.option.name == offer.name || selector?.option.name == balance.name {
+            throw UsageError(message: "`\(format.name) \(Format.svg.rawValue)` draws features and products, not an offer or a balance: give \(feature.quoted) or \(product.quoted), or neither")
+        }
 
         var inputs: EvaluationInputs
         switch EvaluationInputs.load(arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
@@ -74,11 +99,15 @@ enum ExplainCommand {
         inputs.noteOtherCatalogErrors()
         let output: String?
         switch selector?.option.name {
-        case feature.name?: output = json ? explanation.json(feature: selector!.id) : explanation.text(feature: selector!.id)
-        case product.name?: output = json ? explanation.json(product: selector!.id) : explanation.text(product: selector!.id)
+        case feature.name?:
+            let id = selector!.id
+            output = switch chosen { case .json: explanation.json(feature: id); case .svg: explanation.svg(feature: id); case .text: explanation.text(feature: id) }
+        case product.name?:
+            let id = selector!.id
+            output = switch chosen { case .json: explanation.json(product: id); case .svg: explanation.svg(product: id); case .text: explanation.text(product: id) }
         case offer.name?: output = json ? explanation.json(offer: selector!.id) : explanation.text(offer: selector!.id)
         case balance.name?: output = json ? explanation.json(balance: selector!.id) : explanation.text(balance: selector!.id)
-        default: output = json ? explanation.json : explanation.text
+        default: output = switch chosen { case .json: explanation.json; case .svg: explanation.svg; case .text: explanation.text }
         }
         guard let output else {
             let (option, id) = (selector!.option.name, selector!.id)

@@ -68,8 +68,9 @@ struct EvaluationInputs {
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
             }
-            let missing = PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)).diagnostic
-            return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
+            return failed([missingCatalog(app: app, given: appOption != nil, receipts: receipts,
+                                          paths: arguments.texts(SharedOptions.receipt), catalogs: compilation.compiledCatalogs.map(\.app))],
+                          "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
         // An unknown environment that no receipt names is warned about in the result itself
         // (`unknown-environment`), as the library does for services.
@@ -77,6 +78,21 @@ struct EvaluationInputs {
         return .success(EvaluationInputs(
             portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
             catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))
+    }
+
+    /// The error for an app without a catalog. Without `--app` the app is the first receipt's:
+    /// when that receipt is of another app (an upgrade's prerequisite app, given first) and a
+    /// later receipt's app has a catalog, the help names `--app` with the first such app.
+    static func missingCatalog(app: String, given: Bool, receipts: [ParsedReceipt], paths: [String], catalogs: [String]) -> Diagnostic {
+        let error = PortfolioError(missingApp: app, known: catalogs)
+        guard !given else { return error.diagnostic }
+        let known = Set(catalogs)
+        guard let meant = receipts.first(where: { known.contains($0.app) })?.app else { return error.diagnostic }
+        let first = paths.first.map { $0 == "-" ? "<stdin>" : $0 } ?? "the first receipt"
+        let help = "without `\(SharedOptions.app.name)`, the app evaluated is the first receipt's; to evaluate `\(Diagnostic.excerpt(meant))`, "
+            + "whose catalog is given, add `\(SharedOptions.app.name) \(Diagnostic.excerpt(meant))`"
+        return Diagnostic(severity: .error, code: .unknownApp,
+                          message: "no catalog for app `\(Diagnostic.excerpt(app))`, the app of the first receipt (`\(first)`)", help: help)
     }
 
     /// The output of a failure: the diagnostics on standard error (and as JSON on standard output
