@@ -413,6 +413,27 @@ struct Benchmark {
         return total
     }
 
+    /// Section 3's compiled side (or its hand-written side) in a fixed loop, for `valgrind --tool=callgrind`.
+    static func profileEvaluationLoop(iterations: Int, handWritten: Bool = false) -> Int {
+        let catalog = compile(String(decoding: FileManager.default.contents(atPath: "products/diagrams.json")
+            ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
+        var generator = WorkloadGenerator(seed: 3)
+        let parsed = (0..<64).map { _ in try! ParsedReceipt(json: Data(generator.receipt(for: .diagrams, transactions: 20).utf8)) }
+        var total = 0
+        if handWritten {
+            let values = parsed.map(\.receipt)
+            for iteration in 0..<iterations {
+                total &+= HandWrittenDiagrams.evaluate(values[iteration % values.count], at: at).stencils == 0 ? 0 : 1
+            }
+            return total
+        }
+        for iteration in 0..<iterations {
+            let result = catalog.evaluate([parsed[iteration % parsed.count]], at: at)
+            total &+= HandWrittenDiagrams.result(from: result).stencils == 0 ? 0 : 1
+        }
+        return total
+    }
+
     // MARK: Report
 
     func table() -> String {

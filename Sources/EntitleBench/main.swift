@@ -23,6 +23,11 @@ while let argument = arguments.first {
         // Internal: a fixed loop of decode-and-evaluate for `valgrind --tool=callgrind`.
         print(Benchmark.profileLoop(iterations: Int(arguments.first ?? "") ?? 2_000))
         exit(0)
+    case "--profile-evaluation":
+        // Internal: section 3's loop (evaluation alone on products/diagrams.json) for callgrind.
+        print(Benchmark.profileEvaluationLoop(iterations: Int(arguments.first ?? "") ?? 2_000,
+                                              handWritten: arguments.dropFirst().first == "hand-written"))
+        exit(0)
     case "--compile-peak":
         // Internal: the child process of the compile-memory figure.
         print(Benchmark.compilePeakChild(path: arguments.first ?? ""), terminator: "")

@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @testable import Entitle
 
-/// One catalog mistake and the diagnostic it must produce.
+/// One catalog mistake (a file of `Corpus/rejections/`) and the diagnostic it must produce.
 struct Rejection: CustomTestStringConvertible, Sendable {
     var name: String
+    /// The file in `Corpus/rejections/`, which is the name the diagnostic is located in.
+    var file: String
     var json: String
     var code: DiagnosticCode
     var message: String
@@ -36,191 +38,39 @@ func catalogText(products: String, extra: String = "", app: String = "com.exampl
 
 @Suite("Catalog checking")
 struct CatalogCheckerTests {
-    static let rejections: [Rejection] = [
-        Rejection(name: "malformed JSON", json: "{\n  \"app\": \"x\",\n  \"features\": {,\n}", code: .malformedJSON,
-                  message: "expected a member name in double quotes, found `,`", line: 3, column: 16, path: "", token: ","),
-        Rejection(name: "trailing comma", json: "{ \"app\": \"a\", }", code: .malformedJSON,
-                  message: "trailing comma before `}`", line: 1, column: 13, path: "",
-                  help: "JSON allows no comma after the last member: remove this one", token: ","),
-        Rejection(name: "unterminated string", json: "{ \"app\": \"a", code: .malformedJSON,
-                  message: "unterminated string", line: 1, column: 10, path: "", token: "\"a"),
-        Rejection(name: "duplicate key",
-                  json: catalogText(products: #"    { "id": "p1", "type": "consumable", "name": "P", "name": "Q", "credits": { "coins": 1 } }"#),
-                  code: .duplicateKey, message: "duplicate key `name`", line: 9, column: 54, path: "",
-                  help: "the first `name` is at line 9, column 41; keep one", token: "\"name\": \"Q\""),
-        Rejection(name: "unknown key with a suggestion",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grnats": ["pro"] }"#),
-                  code: .unknownKey, message: "unknown key `grnats` in product", line: 9, column: 58,
-                  path: "products[2].grnats", help: "did you mean `grants`?", token: "\"grnats\""),
-        Rejection(name: "unknown top-level key",
-                  json: catalogText(products: "", extra: "\n  \"feature\": {},"),
-                  code: .unknownKey, message: "unknown key `feature` in catalog", line: 6, column: 3,
-                  path: "feature", help: "did you mean `features`?", token: "\"feature\""),
-        Rejection(name: "key of another product type",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "credits": { "coins": 1 } }"#),
-                  code: .keyNotAllowed, message: "`credits` is not allowed on a non-consumable", line: 9, column: 58,
-                  path: "products[2].credits", help: "`credits` belongs on a consumable", token: "\"credits\""),
-        Rejection(name: "missing required key",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "grants": ["pro"] }"#),
-                  code: .missingKey, message: "missing required key `name` in product", line: 9, column: 5, path: "products[2]", token: "{ \"id\": \"p1\""),
-        Rejection(name: "wrong type",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grants": "pro" }"#),
-                  code: .wrongType, message: "expected an array of feature ids, found a string", line: 9, column: 68,
-                  path: "products[2].grants", token: "\"pro\" }"),
-        Rejection(name: "fractional price tier",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "priceTier": 1.5, "grants": ["pro"] }"#),
-                  code: .wrongType, message: "expected an integer, found `1.5`", line: 9, column: 71, path: "products[2].priceTier", token: "1.5"),
-        Rejection(name: "negative price tier",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "priceTier": -1, "grants": ["pro"] }"#),
-                  code: .badValue, message: "`priceTier` must be 0 or more, found -1", line: 9, column: 71, path: "products[2].priceTier", token: "-1"),
-        Rejection(name: "bad product type",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumible", "name": "P" }"#),
-                  code: .badEnumValue, message: "unknown product type `non-consumible`", line: 9, column: 27,
-                  path: "products[2].type", help: "did you mean `non-consumable`?", token: "\"non-consumible\""),
-        Rejection(name: "bad intro offer mode",
-                  json: catalogText(products: #"    { "id": "s", "type": "auto-renewable-subscription", "name": "S", "group": "g", "grants": ["pro"], "introOffer": { "mode": "free", "duration": "P1W" } }"#),
-                  code: .badEnumValue, message: "unknown offer mode `free`", line: 9, column: 127,
-                  path: "products[2].introOffer.mode", help: "did you mean `free-trial`?", token: "\"free\""),
-        Rejection(name: "bad duration",
-                  json: catalogText(products: #"    { "id": "d", "type": "non-renewing-subscription", "name": "D", "duration": "1 month", "grants": ["pro"] }"#),
-                  code: .badDuration, message: "`1 month` is not an ISO 8601 duration", line: 9, column: 80, path: "products[2].duration", token: "\"1 month\""),
-        Rejection(name: "zero duration",
-                  json: catalogText(products: #"    { "id": "d", "type": "non-renewing-subscription", "name": "D", "duration": "P0D", "grants": ["pro"] }"#),
-                  code: .badDuration, message: "duration `P0D` must be longer than zero", line: 9, column: 80, path: "products[2].duration", token: "\"P0D\""),
-        Rejection(name: "non-renewing without duration",
-                  json: catalogText(products: #"    { "id": "d", "type": "non-renewing-subscription", "name": "D", "grants": ["pro"] }"#),
-                  code: .missingKey, message: "a non-renewing subscription needs a `duration`", line: 9, column: 5, path: "products[2]", token: "{ \"id\": \"d\""),
-        Rejection(name: "auto-renewable without group",
-                  json: catalogText(products: #"    { "id": "s", "type": "auto-renewable-subscription", "name": "S", "grants": ["pro"] }"#),
-                  code: .missingKey, message: "an auto-renewable subscription needs a `group`", line: 9, column: 5, path: "products[2]", token: "{ \"id\": \"s\""),
-        Rejection(name: "duplicate product id",
-                  json: catalogText(products: #"    { "id": "com.example.app.full", "type": "non-consumable", "name": "Again", "grants": ["pro"] }"#),
-                  code: .duplicateProduct, message: "duplicate product id `com.example.app.full`", line: 9, column: 13,
-                  path: "products[2].id", help: "it is already defined at products[0] (line 7)", token: "\"com.example.app.full\", \"type\""),
-        Rejection(name: "undeclared feature",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grants": ["pro", "export.pfd"] }"#),
-                  code: .undeclaredFeature, message: "undeclared feature `export.pfd`", line: 9, column: 76,
-                  path: "products[2].grants[1]", help: "did you mean `export.pdf`?", token: "\"export.pfd\""),
-        Rejection(name: "feature granted twice",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grants": ["pro", "pro"] }"#),
-                  code: .duplicateGrant, message: "feature `pro` is granted twice", line: 9, column: 76,
-                  path: "products[2].grants[1]", help: "it is already listed at products[2].grants[0]", token: "\"pro\"]"),
-        Rejection(name: "undeclared currency",
-                  json: catalogText(products: #"    { "id": "c2", "type": "consumable", "name": "C", "credits": { "coin": 5 } }"#),
-                  code: .undeclaredCurrency, message: "undeclared currency `coin`", line: 9, column: 67,
-                  path: "products[2].credits.coin", help: "did you mean `coins`?", token: "\"coin\""),
-        Rejection(name: "non-positive credit",
-                  json: catalogText(products: #"    { "id": "c2", "type": "consumable", "name": "C", "credits": { "coins": 0 } }"#),
-                  code: .badValue, message: "credit amount must be a positive integer up to 1000000000, found 0", line: 9, column: 76,
-                  path: "products[2].credits.coins", token: "0 }"),
-        Rejection(name: "grants on a consumable",
-                  json: catalogText(products: #"    { "id": "c2", "type": "consumable", "name": "C", "grants": ["pro"] }"#),
-                  code: .keyNotAllowed, message: "`grants` is not allowed on a consumable", line: 9, column: 54,
-                  path: "products[2].grants", token: "\"grants\""),
-        Rejection(name: "subscription without legal text",
-                  json: """
-                  {
-                    "app": "com.example.app",
-                    "features": { "pro": "Pro" },
-                    "products": [
-                      { "id": "s", "type": "auto-renewable-subscription", "name": "S", "group": "g", "grants": ["pro"] }
-                    ]
-                  }
-                  """,
-                  code: .missingLegal, message: "an auto-renewable subscription needs legal text", line: 5, column: 13,
-                  path: "products[0]",
-                  help: "add `legal` to the product, or a default under the catalog's `legal.auto-renewable-subscription`", token: "\"s\""),
-        Rejection(name: "unknown legal type",
-                  json: "{\n  \"app\": \"com.example.app\",\n  \"legal\": { \"non-renewing\": \"x\" },\n  \"features\": {}, \"products\": []\n}",
-                  code: .unknownKey, message: "unknown product type `non-renewing`", line: 3, column: 14,
-                  path: "legal[\"non-renewing\"]", token: "\"non-renewing\""),
-        // Trials
-        Rejection(name: "trial that is not a non-consumable",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-renewing-subscription", "name": "7-day Trial", "priceTier": 0, "duration": "P7D", "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .keyNotAllowed, message: "`trialOf` is not allowed on a non-renewing subscription", line: 9, column: 113,
-                  path: "products[2].trialOf", token: "\"trialOf\""),
-        Rejection(name: "trial with a price",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "7-day Trial", "priceTier": 1, "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "a trial must have `priceTier` 0, found 1", line: 9, column: 80, path: "products[2].priceTier", token: "1,"),
-        Rejection(name: "trial without a price tier",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "7-day Trial", "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "a trial must have `priceTier` 0", line: 9, column: 13, path: "products[2]",
-                  help: "add `\"priceTier\": 0`", token: "\"t\""),
-        Rejection(name: "trial badly named",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "Free Trial", "priceTier": 0, "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "trial name `Free Trial` is not of the form \"N-day Trial\"", line: 9, column: 52,
-                  path: "products[2].name", help: "App Review requires the form \"N-day Trial\", e.g. \"14-day Trial\"", token: "\"Free Trial\""),
-        Rejection(name: "trial name in the wrong case",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "14-Day trial", "priceTier": 0, "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "trial name `14-Day trial` is not of the form \"N-day Trial\"", line: 9, column: 52,
-                  path: "products[2].name", help: "write it exactly as \"N-day Trial\", e.g. \"14-day Trial\"", token: "\"14-Day trial\""),
-        Rejection(name: "trial duration disagrees with its name",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "14-day Trial", "priceTier": 0, "duration": "P1M", "trialOf": "com.example.app.full", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "`duration` P1M does not agree with the name's 14 days", line: 9, column: 96,
-                  path: "products[2].duration", help: "use `P14D` or remove `duration`", token: "\"P1M\""),
-        Rejection(name: "trial of an unknown product",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "com.example.app.ful", "grants": ["pro"] }"#),
-                  code: .unknownProduct, message: "`trialOf` names `com.example.app.ful`, which this catalog does not define",
-                  line: 9, column: 94, path: "products[2].trialOf", help: "did you mean `com.example.app.full`?", token: "\"com.example.app.ful\""),
-        Rejection(name: "trial of a consumable",
-                  json: catalogText(products: #"    { "id": "t", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "com.example.app.coins", "grants": ["pro"] }"#),
-                  code: .trialRule, message: "`trialOf` must name a non-consumable, but `com.example.app.coins` is a consumable",
-                  line: 9, column: 94, path: "products[2].trialOf", token: "\"com.example.app.coins\""),
-        Rejection(name: "trial of a free product",
-                  json: catalogText(products: #"""
-                      { "id": "free", "type": "non-consumable", "name": "Free", "priceTier": 0, "grants": ["pro"] },
-                      { "id": "t", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "free", "grants": ["pro"] }
-                  """#),
-                  code: .trialRule, message: "`trialOf` must name a paid product, but `free` is free", line: 10, column: 94,
-                  path: "products[3].trialOf", token: "\"free\""),
-        Rejection(name: "trial granting more than its paid product",
-                  json: catalogText(products: #"""
-                      { "id": "basic", "type": "non-consumable", "name": "Basic", "grants": ["pro"] },
-                      { "id": "t", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "basic", "grants": ["pro", "export.pdf"] }
-                  """#),
-                  code: .trialRule, message: "trial grants `export.pdf`, which its paid product `basic` does not", line: 10, column: 121,
-                  path: "products[3].grants[1]", token: "\"export.pdf\""),
-        Rejection(name: "duration on a plain non-consumable",
-                  json: catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "duration": "P7D", "grants": ["pro"] }"#),
-                  code: .keyNotAllowed, message: "only a trial non-consumable may have a `duration`", line: 9, column: 70,
-                  path: "products[2].duration", token: "\"P7D\""),
-        // Upgrades
-        Rejection(name: "upgrade requiring its own app",
-                  json: catalogText(products: #"    { "id": "u", "type": "non-consumable", "name": "U", "grants": ["pro"], "upgrade": { "replaces": "com.example.app.full", "requires": { "app": "com.example.app" } } }"#),
-                  code: .upgradeRule, message: "an upgrade cannot require a purchase in its own app `com.example.app`", line: 9, column: 146,
-                  path: "products[2].upgrade.requires.app", token: "\"com.example.app\" }"),
-        Rejection(name: "upgrade replacing an unknown product",
-                  json: catalogText(products: #"    { "id": "u", "type": "non-consumable", "name": "U", "grants": ["pro"], "upgrade": { "replaces": "com.example.app.fll", "requires": { "app": "com.example.old" } } }"#),
-                  code: .unknownProduct, message: "`replaces` names `com.example.app.fll`, which this catalog does not define",
-                  line: 9, column: 101, path: "products[2].upgrade.replaces", help: "did you mean `com.example.app.full`?", token: "\"com.example.app.fll\""),
-        Rejection(name: "upgrade replacing a consumable",
-                  json: catalogText(products: #"    { "id": "u", "type": "non-consumable", "name": "U", "grants": ["pro"], "upgrade": { "replaces": "com.example.app.coins", "requires": { "app": "com.example.old" } } }"#),
-                  code: .upgradeRule, message: "`replaces` must name a non-consumable, but `com.example.app.coins` is a consumable",
-                  line: 9, column: 101, path: "products[2].upgrade.replaces", token: "\"com.example.app.coins\""),
-        Rejection(name: "upgrade with an empty anyOf",
-                  json: catalogText(products: #"    { "id": "u", "type": "non-consumable", "name": "U", "grants": ["pro"], "upgrade": { "replaces": "com.example.app.full", "requires": { "app": "com.example.old", "anyOf": [] } } }"#),
-                  code: .badValue, message: "`anyOf` is empty, so no purchase could ever qualify", line: 9, column: 174,
-                  path: "products[2].upgrade.requires.anyOf", token: "[]"),
-        Rejection(name: "upgrade that is a subscription",
-                  json: catalogText(products: #"    { "id": "u", "type": "auto-renewable-subscription", "name": "U", "group": "g", "grants": ["pro"], "upgrade": { "replaces": "com.example.app.full", "requires": { "app": "com.example.old" } } }"#),
-                  code: .keyNotAllowed, message: "`upgrade` is not allowed on an auto-renewable subscription", line: 9, column: 103,
-                  path: "products[2].upgrade", token: "\"upgrade\""),
-        Rejection(name: "bad bundle id",
-                  json: catalogText(products: "", app: "com example app"),
-                  code: .badValue, message: "bundle id `com example app` may contain only letters, digits, `.` and `-`", line: 2, column: 10,
-                  path: "app", token: "\"com example app\""),
-        Rejection(name: "root that is not an object", json: "[]", code: .wrongType,
-                  message: "expected a catalog object, found an array", line: 1, column: 1, path: "", token: "[]"),
-    ]
+    /// The rejected catalogs of `Tests/EntitleTests/Corpus/rejections/`, each file a catalog with
+    /// one mistake, and `expected.json` the diagnostic each must produce.
+    static let rejections: [Rejection] = {
+        let directory = Fixtures.corpusDirectory.appendingPathComponent("rejections")
+        guard let data = try? Data(contentsOf: directory.appendingPathComponent("expected.json")),
+              let entries = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
+        return entries.compactMap { entry in
+            guard let file = entry["file"] as? String, let name = entry["name"] as? String,
+                  let code = entry["code"] as? String, let message = entry["message"] as? String,
+                  let line = entry["line"] as? Int, let column = entry["column"] as? Int, let path = entry["path"] as? String,
+                  let bytes = try? Data(contentsOf: directory.appendingPathComponent(file)) else { return nil }
+            return Rejection(name: name, file: file, json: String(decoding: bytes, as: UTF8.self), code: DiagnosticCode(rawValue: code),
+                             message: message, line: line, column: column, path: path,
+                             help: entry["help"] as? String, token: entry["token"] as? String)
+        }
+    }()
+
+    @Test("every file of the rejection corpus has its expected diagnostic, and every expected one its file")
+    func rejectionCorpus() throws {
+        let directory = Fixtures.corpusDirectory.appendingPathComponent("rejections")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "expected.json" }.sorted()
+        #expect(Self.rejections.count >= 43)
+        #expect(files == Self.rejections.map(\.file).sorted())
+    }
 
     @Test("each mistake is rejected with its message, location and help", arguments: rejections)
     func rejection(_ case_: Rejection) throws {
-        let compilation = Fixtures.compile(case_.json)
+        let compilation = Fixtures.compile(case_.json, name: case_.file)
         #expect(compilation.portfolio == nil, "a catalog with an error must not compile")
         let matching = compilation.diagnostics.filter { $0.code == case_.code && $0.isError }
         let diagnostic = try #require(matching.first, "no \(case_.code) among: \(compilation.diagnostics.map(\.description))")
         #expect(diagnostic.message == case_.message)
-        #expect(diagnostic.location == SourceLocation(file: "catalog.json", line: case_.line, column: case_.column))
+        #expect(diagnostic.location == SourceLocation(file: case_.file, line: case_.line, column: case_.column))
         #expect(diagnostic.path == case_.path)
         if let token = case_.token {
             let lines = case_.json.split(separator: "\n", omittingEmptySubsequences: false)
