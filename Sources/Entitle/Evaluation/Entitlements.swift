@@ -256,7 +256,8 @@ extension ParsedReceipt: ReceiptConvertible {
 extension Array where Element: ReceiptConvertible {
     /// The receipts as evaluation reads them, without a copy when they are parsed already.
     var parsed: [ParsedReceipt] {
-        if let parsed = self as? [ParsedReceipt] { return parsed }
+        // The same type: the same array, without a dynamic cast (which would walk it).
+        if Element.self == ParsedReceipt.self { return unsafeBitCast(self, to: [ParsedReceipt].self) }
         return map(\.parsedReceipt)
     }
 }

@@ -77,7 +77,20 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
     /// Warnings in their fixed order, each message built once.
     static func sorted(_ warnings: [EvaluationWarning]) -> [EvaluationWarning] {
         guard warnings.count > 1 else { return warnings }
-        return warnings.map { ($0, $0.code, $0.message) }.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.map(\.0)
+        // By code; messages are made only for warnings whose code another shares.
+        var keyed = warnings.map { (warning: $0, code: $0.code, message: "") }
+        keyed.sort { $0.code < $1.code }
+        var start = 0
+        while start < keyed.count {
+            var end = start + 1
+            while end < keyed.count, keyed[end].code == keyed[start].code { end += 1 }
+            if end - start > 1 {
+                for index in start..<end { keyed[index].message = keyed[index].warning.message }
+                keyed[start..<end].sort { $0.message < $1.message }
+            }
+            start = end
+        }
+        return keyed.map(\.warning)
     }
 
     public func hash(into hasher: inout Hasher) {

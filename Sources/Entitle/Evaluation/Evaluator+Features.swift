@@ -20,9 +20,11 @@ extension Evaluator {
         for item in access where item.span.end > item.span.start { featureSpans.append((item.feature, item.span)) }
         var features: [FeatureOutcome] = []
         guard !featureSpans.isEmpty else { return features }
+        features.reserveCapacity(min(featureSpans.count, catalog.featureIds.count))
         featureSpans.sort { $0.feature != $1.feature ? $0.feature < $1.feature : $0.span.start < $1.span.start }
         var groupStart = 0
         var runs: [CoverageSpan] = []
+        runs.reserveCapacity(featureSpans.count)
         while groupStart < featureSpans.count {
             let feature = featureSpans[groupStart].feature
             var groupEnd = groupStart

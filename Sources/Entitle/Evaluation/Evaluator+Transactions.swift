@@ -65,43 +65,45 @@ extension Evaluator {
         var capacity = 16
         while capacity < total * 2 { capacity *= 2 }
         let mask = capacity - 1
-        var slots = [Int32](filling: -1, count: capacity)
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(total)
-        // Crafted ids can share one hash; past this many probes, sort instead (see DuplicateFinder).
-        var budget = 8 * total + 64
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            let exhausted: Bool = receipt.arena.withUnsafeBytes { arena in
-                for (index, record) in receipt.transactions.enumerated() {
-                    var slot = Int(truncatingIfNeeded: record.transactionIdHash) & mask
-                    var duplicate = -1
-                    while slots[slot] >= 0 {
-                        budget -= 1
-                        if budget < 0 { return true }
-                        let other = Int(slots[slot])
-                        if hashes[other] == record.transactionIdHash {
-                            let first = receipts[Int(entries[other].receipt)]
-                            if first.bytesEqual(entries[other].record.transactionId, receipt, record.transactionId) {
-                                duplicate = other
-                                break
+        // The table lives only here: on the stack when small, never an array's storage.
+        let exhausted: Bool = withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { slots in
+            slots.initialize(repeating: -1)
+            // Crafted ids can share one hash; past this many probes, sort instead (see DuplicateFinder).
+            var budget = 8 * total + 64
+            for receiptIndex in own {
+                let receipt = receipts[receiptIndex]
+                let exhausted: Bool = receipt.arena.withUnsafeBytes { arena in
+                    for (index, record) in receipt.transactions.enumerated() {
+                        var slot = Int(truncatingIfNeeded: record.transactionIdHash) & mask
+                        var duplicate = -1
+                        while slots[slot] >= 0 {
+                            budget -= 1
+                            if budget < 0 { return true }
+                            let other = Int(slots[slot])
+                            if entries[other].record.transactionIdHash == record.transactionIdHash {
+                                let first = receipts[Int(entries[other].receipt)]
+                                if first.bytesEqual(entries[other].record.transactionId, receipt, record.transactionId) {
+                                    duplicate = other
+                                    break
+                                }
                             }
+                            slot = (slot + 1) & mask
                         }
-                        slot = (slot + 1) & mask
+                        if duplicate >= 0 {
+                            extra.append((Int32(duplicate), Int32(receiptIndex), Int32(index)))
+                            continue
+                        }
+                        slots[slot] = Int32(entries.count)
+                        entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena))
+                        if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
                     }
-                    if duplicate >= 0 {
-                        extra.append((Int32(duplicate), Int32(receiptIndex), Int32(index)))
-                        continue
-                    }
-                    slots[slot] = Int32(entries.count)
-                    hashes.append(record.transactionIdHash)
-                    entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena))
-                    if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
+                    return false
                 }
-                return false
+                if exhausted { return true }
             }
-            if exhausted { return sortedFirstCopies(catalog, receipts: receipts, own: own, warnings: &warnings) }
+            return false
         }
+        if exhausted { return sortedFirstCopies(catalog, receipts: receipts, own: own, warnings: &warnings) }
         return (entries, extra)
     }
 
@@ -149,13 +151,17 @@ extension Evaluator {
     ) {
         var byEntry = extra
         byEntry.sort { $0.entry < $1.entry }
+        snapshots.reserveCapacity(2 * extra.count)
+        // One buffer for every transaction's copies, grown to the largest group once.
+        var group: [Snapshot] = []
+        group.reserveCapacity(8)
         var start = 0
         while start < byEntry.count {
             var end = start
             while end < byEntry.count, byEntry[end].entry == byEntry[start].entry { end += 1 }
             let position = Int(byEntry[start].entry)
-            var group = [Snapshot(receipt: entries[position].receipt, index: entries[position].index,
-                                  rank: rank(entries[position].record))]
+            group.removeAll(keepingCapacity: true)
+            group.append(Snapshot(receipt: entries[position].receipt, index: entries[position].index, rank: rank(entries[position].record)))
             for copy in byEntry[start..<end] {
                 group.append(Snapshot(receipt: copy.receipt, index: copy.index,
                                       rank: rank(receipts[Int(copy.receipt)].transactions[Int(copy.index)])))

@@ -254,6 +254,7 @@ enum Evaluator {
         spans.reserveCapacity(entries.count + renewals.grace.count)
         var graceCursor = 0, passCursor = 0
         var groupStart = 0
+        core.outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
         var lapses = catalog.offerGroups.isEmpty ? [] : [GroupLapse](filling: GroupLapse(), count: catalog.groups.count)
         while groupStart < entries.count {
             var groupEnd = groupStart + 1

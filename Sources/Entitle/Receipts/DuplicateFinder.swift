@@ -23,29 +23,35 @@ enum DuplicateFinder {
         var capacity = 16
         while capacity < count * 2 { capacity *= 2 }
         let mask = capacity - 1
-        var slots = [Int32](filling: -1, count: capacity)
-        var hashes = [UInt64](filling: 0, count: count)
-        // At a load of one half, an insertion probes about 1.5 slots on average.
-        var budget = 8 * count + 64
-        for item in 0..<count {
-            let itemHash = hash(item)
-            hashes[item] = itemHash
-            var slot = Int(truncatingIfNeeded: itemHash) & mask
-            var found = Int32(item)
-            while slots[slot] >= 0 {
-                budget -= 1
-                if budget < 0 { return sortedFirstOccurrences(count: count, equal: equal, precedes: precedes) }
-                let other = Int(slots[slot])
-                if hashes[other] == itemHash, equal(other, item) {
-                    found = Int32(other)
-                    break
+        // The table and the hashes live only here: on the stack when small, never an array's
+        // storage (whose generic metadata costs more than the table's work for a few items).
+        let exhausted: Bool = withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { slots in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { hashes in
+                slots.initialize(repeating: -1)
+                // At a load of one half, an insertion probes about 1.5 slots on average.
+                var budget = 8 * count + 64
+                for item in 0..<count {
+                    let itemHash = hash(item)
+                    hashes[item] = itemHash
+                    var slot = Int(truncatingIfNeeded: itemHash) & mask
+                    var found = Int32(item)
+                    while slots[slot] >= 0 {
+                        budget -= 1
+                        if budget < 0 { return true }
+                        let other = Int(slots[slot])
+                        if hashes[other] == itemHash, equal(other, item) {
+                            found = Int32(other)
+                            break
+                        }
+                        slot = (slot + 1) & mask
+                    }
+                    if found == Int32(item) { slots[slot] = Int32(item) }
+                    first[item] = found
                 }
-                slot = (slot + 1) & mask
+                return false
             }
-            if found == Int32(item) { slots[slot] = Int32(item) }
-            first[item] = found
         }
-        return first
+        return exhausted ? sortedFirstOccurrences(count: count, equal: equal, precedes: precedes) : first
     }
 
     /// The same answer by sorting: `n log n` comparisons whatever the hashes.
