@@ -10,18 +10,39 @@ extension Entitlements: Codable {
     /// The result as one JSON object, the form `entitle check --format json` prints.
     public var json: String { jsonOutput.rendered() + "\n" }
 
-    package var jsonOutput: JSONOutput {
+    package var jsonOutput: JSONOutput { jsonOutput(parts: .all) }
+
+    /// The parts of a result its JSON may carry (`check --customers --fields`); `app`, `at` and
+    /// `reevaluateAt` are always there.
+    package struct JSONParts: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        package static let features = JSONParts(rawValue: 1)
+        package static let balances = JSONParts(rawValue: 2)
+        package static let products = JSONParts(rawValue: 4)
+        package static let offers = JSONParts(rawValue: 8)
+        package static let warnings = JSONParts(rawValue: 16)
+        package static let all: JSONParts = [.features, .balances, .products, .offers, .warnings]
+    }
+
+    /// The result as JSON with only `parts`, in their usual order; `compact` leaves out the prose
+    /// (offers' legal text, warnings' messages: their codes stay). A part left out is not
+    /// computed.
+    package func jsonOutput(parts: JSONParts, compact: Bool = false) -> JSONOutput {
         func instant(_ value: Instant?) -> JSONOutput { value.map { .string($0.rfc3339) } ?? .null }
-        return .object([
-            ("app", .string(app)),
-            ("at", .string(at.rfc3339)),
-            ("features", .object(features.map { ($0.id, $0.jsonOutput) })),
-            ("balances", .object(balances.map { ($0.currency, JSONOutput.integer($0.balance)) })),
-            ("products", .object(products.map { ($0.id, $0.jsonOutput) })),
-            ("offers", .object(offers.map { ($0.productId, $0.jsonOutput) })),
-            ("reevaluateAt", instant(reevaluateAt)),
-            ("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
-        ])
+        var members: [(String, JSONOutput)] = [("app", .string(app)), ("at", .string(at.rfc3339))]
+        if parts.contains(.features) { members.append(("features", .object(features.map { ($0.id, $0.jsonOutput) }))) }
+        if parts.contains(.balances) { members.append(("balances", .object(balances.map { ($0.currency, JSONOutput.integer($0.balance)) }))) }
+        if parts.contains(.products) { members.append(("products", .object(products.map { ($0.id, $0.jsonOutput) }))) }
+        if parts.contains(.offers) { members.append(("offers", .object(offers.map { ($0.productId, $0.jsonOutput(legal: !compact)) }))) }
+        members.append(("reevaluateAt", instant(reevaluateAt)))
+        if parts.contains(.warnings) {
+            members.append(("warnings", .array(warnings.map { warning in
+                compact ? .object([("code", .string(warning.code))])
+                    : .object([("code", .string(warning.code)), ("message", .string(warning.message))])
+            })))
+        }
+        return .object(members)
     }
 
     /// Encodes the result as `entitle check --format json` prints it.
@@ -122,12 +143,12 @@ extension ProductStatus {
 
 extension Offer {
     /// `{"eligible", "reason"?, "introOfferEligible"?, "legal"?, "change"?, "effective"?,
-    /// "promotions"?, "adds", "extends"}`.
-    var jsonOutput: JSONOutput {
+    /// "promotions"?, "adds", "extends"}`; without `legal` unless `legal` is `true`.
+    func jsonOutput(legal withLegal: Bool = true) -> JSONOutput {
         var members: [(String, JSONOutput)] = [("eligible", .bool(eligible))]
         if let reason { members.append(("reason", .string(reason.rawValue))) }
         if let introOfferEligible { members.append(("introOfferEligible", .bool(introOfferEligible))) }
-        if let legal { members.append(("legal", .string(legal))) }
+        if withLegal, let legal { members.append(("legal", .string(legal))) }
         if let change { members.append(("change", .string(change.rawValue))) }
         if let effective { members.append(("effective", .string(effective.rawValue))) }
         if let promotions {
