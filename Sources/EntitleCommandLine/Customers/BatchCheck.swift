@@ -69,7 +69,7 @@ enum BatchCheck {
         let reader = corpus
         BatchPipeline<CustomerCorpus.Chunk, Written>(jobs: request.jobs).run(
             readChunks: { emit in readProblems.problems = reader.read(emit) },
-            transform: { chunk in write(chunk, portfolio: portfolio, request: request) },
+            transform: { chunk in write(chunk, corpus: reader, portfolio: portfolio, request: request) },
             consume: { written in
                 var text = written.text
                 var start = 0
@@ -107,13 +107,13 @@ enum BatchCheck {
     }
 
     /// Reads, evaluates and writes the lines of one chunk (on a worker thread).
-    static func write(_ chunk: CustomerCorpus.Chunk, portfolio: Portfolio, request: Request) -> Written {
+    static func write(_ chunk: CustomerCorpus.Chunk, corpus: CustomerCorpus, portfolio: Portfolio, request: Request) -> Written {
         var text: [UInt8] = []
         text.reserveCapacity(chunk.items.count * 1_024)
         var lines: [Line] = []
         lines.reserveCapacity(chunk.items.count)
         for item in chunk.items {
-            let customer = CustomerCorpus.load(item, verify: request.verify)
+            let customer = corpus.load(item)
             var failed = false
             switch customer.receipts {
             case .failure(let error):

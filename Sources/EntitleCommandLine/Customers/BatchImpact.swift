@@ -49,7 +49,7 @@ struct BatchImpact {
             readChunks: { emit in readProblems.problems = corpus.read(emit) },
             transform: { chunk in
                 Chunk(customers: chunk.items.map { item in
-                    let customer = CustomerCorpus.load(item)
+                    let customer = corpus.load(item)
                     return Assessed(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
                                     location: customer.location,
                                     changes: customer.receipts.map { BatchImpact.impact(of: $0, old: old, new: new, apps: apps, at: instants) })

@@ -62,12 +62,12 @@ struct CustomerCorpus: Sendable {
     var verify: VerifyOption?
 
     /// The most customers in one chunk.
-    static let chunkCustomers = 256
+    var chunkCustomers = 256
     /// How many bytes of a JSON Lines file are read at once.
-    static let blockBytes = 1 << 20
+    var blockBytes = 1 << 20
     /// The longest customer line read: the limit of one receipt file. A longer line is an
     /// unreadable customer, skipped without being held in memory.
-    static let maxLineBytes = ReceiptLimits.maxBytes
+    var maxLineBytes = ReceiptLimits.maxBytes
 
     /// Checks the corpus paths (directories or JSON Lines files): each is read once (`c.jsonl`
     /// and `./c.jsonl` are one corpus), and one that does not exist is a problem.
@@ -117,9 +117,9 @@ struct CustomerCorpus: Sendable {
             }
             switch source {
             case .directory(let path):
-                if let problem = Self.readDirectory(path, progress: share, emit) { problems.append(problem) }
+                if let problem = readDirectory(path, progress: share, emit) { problems.append(problem) }
             case .lines(let path, let size):
-                if let problem = Self.readLines(path, size: size, progress: share, emit) { problems.append(problem) }
+                if let problem = readLines(path, size: size, progress: share, emit) { problems.append(problem) }
             }
         }
         return problems
@@ -127,8 +127,8 @@ struct CustomerCorpus: Sendable {
 
     /// Reads a directory's entries: their names kept compactly, end to end, sorted by their bytes,
     /// then handed out in chunks.
-    private static func readDirectory(_ path: String, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
-        guard let directory = opendir(path) else { return problem(path, "cannot read the directory: \(String(cString: strerror(errno)).lowercased())") }
+    private func readDirectory(_ path: String, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
+        guard let directory = opendir(path) else { return Self.problem(path, "cannot read the directory: \(String(cString: strerror(errno)).lowercased())") }
         var names: [UInt8] = []
         var starts: [Int] = []
         while let entry = readdir(directory) {
@@ -163,20 +163,21 @@ struct CustomerCorpus: Sendable {
     }
 
     /// Reads a JSON Lines file a block at a time; each chunk's lines share the block's bytes.
-    private static func readLines(_ path: String, size: Int?, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
+    private func readLines(_ path: String, size: Int?, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
         let descriptor = Foundation.open(path, O_RDONLY)
-        guard descriptor >= 0 else { return problem(path, "cannot read the file: \(String(cString: strerror(errno)).lowercased())") }
+        guard descriptor >= 0 else { return Self.problem(path, "cannot read the file: \(String(cString: strerror(errno)).lowercased())") }
         defer { close(descriptor) }
         var buffer = Data()  // from the start of the first line not yet handed out
         var scanned = 0  // bytes of `buffer` already searched for a line's end
         var number = 1  // the line `buffer` starts with
         var skipping: Int?  // the number of a line too long to keep, while its rest is read
-        var bytesRead = 0
+        var bufferOffset = 0  // where `buffer` starts in the file
+        var handedOut = 0  // the file's bytes up to the end of the last line handed out
         var items: [Item] = []
 
         func flush() {
             guard !items.isEmpty else { return }
-            emit(Chunk(items: items, progress: progress(size.map { $0 > 0 ? Double(bytesRead) / Double($0) : 1 })))
+            emit(Chunk(items: items, progress: progress(size.map { $0 > 0 ? Double(handedOut) / Double($0) : 1 })))
             items = []
         }
         func add(_ line: Data, number: Int) {
@@ -199,11 +200,11 @@ struct CustomerCorpus: Sendable {
                 let reason = String(cString: strerror(errno)).lowercased()
                 buffer.count = start
                 flush()
-                return problem(path, "cannot read the file past line \(number): \(reason)", line: number)
+                return Self.problem(path, "cannot read the file past line \(number): \(reason)", line: number)
             }
             buffer.count = start + count
-            bytesRead += count
             if count == 0 {
+                handedOut = bufferOffset + buffer.count
                 // The last line need not end with a line feed.
                 if let skipped = skipping {
                     items.append(.tooLong(file: path, number: skipped))
@@ -216,6 +217,7 @@ struct CustomerCorpus: Sendable {
             // The complete lines of what was read, handed out; the incomplete rest kept.
             var lineStart = 0
             for end in Self.lineEnds(in: buffer, from: scanned) {
+                handedOut = bufferOffset + end + 1
                 if let skipped = skipping {
                     items.append(.tooLong(file: path, number: skipped))
                     if items.count == chunkCustomers { flush() }
@@ -231,9 +233,11 @@ struct CustomerCorpus: Sendable {
             if skipping != nil || rest > maxLineBytes {
                 // Too long to be a customer: remember its number, and drop its bytes as they come.
                 if skipping == nil { skipping = number }
+                bufferOffset += buffer.count
                 buffer = Data()
                 scanned = 0
             } else if lineStart > 0 {
+                bufferOffset += lineStart
                 buffer = Data(buffer[(buffer.startIndex + lineStart)...])
                 scanned = buffer.count
             } else {
@@ -259,7 +263,12 @@ struct CustomerCorpus: Sendable {
     }
 
     /// Reads one customer's receipts.
-    static func load(_ item: Item, verify: VerifyOption? = nil) -> Customer {
+    func load(_ item: Item) -> Customer {
+        Self.load(item, verify: verify, maxLineBytes: maxLineBytes)
+    }
+
+    /// Reads one customer's receipts (a line too long says what the limit was).
+    static func load(_ item: Item, verify: VerifyOption?, maxLineBytes: Int = ReceiptLimits.maxBytes) -> Customer {
         switch item {
         case .entry(let directory, let name):
             let entry = (directory as NSString).appendingPathComponent(name)
