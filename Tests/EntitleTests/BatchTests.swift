@@ -295,8 +295,9 @@ struct BatchTests {
         if case .failure = customers[2].receipts { Issue.record("the line after the long one does not read") }
     }
 
+    // Named for CI's ThreadSanitizer run (`--filter Concurrency`).
     @Test("the pipeline holds a bounded number of chunks and hands results over in reading order")
-    func pipelineIsBounded() {
+    func pipelineConcurrency() {
         let counter = Counter()
         var order: [Int] = []
         var maxOutstanding = 0
@@ -323,6 +324,17 @@ struct BatchTests {
         // The reader may add one chunk between a result being taken and the consumer looking.
         #expect(maxOutstanding <= 5, "never more chunks read than in flight")
         #expect(firstConsumedAfter <= 5, "the first result is consumed before the whole input is read")
+    }
+
+    @Test("a batch on three threads prints what one thread does (run under ThreadSanitizer in CI)")
+    func batchConcurrency() throws {
+        let corpus = try Self.file(Self.troubledCorpus(300))
+        let new = try DiffTests.edited(DiffTests.replacing(DiffTests.dayPassGrants, #""duration": "P1D", "grants": []"#))
+        for arguments in [["check", "--catalog", CLITests.products, "--customers", corpus.path, "--at", "2025-07-01"],
+                          ["diff", CLITests.products, new.path, "--customers", corpus.path, "--at", "2025-07-01", "--format", "json"]] {
+            let one = Self.run(arguments + ["--jobs", "1"]), three = Self.run(arguments + ["--jobs", "3"])
+            #expect(one == three, "\(arguments[0])")
+        }
     }
 
     @Test("customer ids are kept exactly: by bytes and by how they were written, across growth of the table")

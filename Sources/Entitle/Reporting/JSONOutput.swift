@@ -2,7 +2,7 @@
 ///
 /// Output is built as a small tree and rendered once: results are printed for people and scripts,
 /// never on the evaluation path.
-package indirect enum JSONOutput: Equatable, Sendable {
+package enum JSONOutput: Equatable, Sendable {
     case object([(String, JSONOutput)])
     case array([JSONOutput])
     case string(String)
