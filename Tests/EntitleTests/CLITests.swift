@@ -266,6 +266,11 @@ struct CLITests {
         let shape = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "yesterday"],
                                        environment: environment)
         #expect(shape.standardError.contains("or a date alone, `2026-01-15` (midnight UTC)"))
+        // Asked for JSON, the misuse is a diagnostic whose help holds the suggestion.
+        let json = EntitleCommand.run(["check", "--catlog", Self.products, "--format", "json"], environment: environment)
+        #expect(json.exitCode == 2)
+        #expect(json.standardOutput.contains(#""message": "unknown option `--catlog`""#), "\(json.standardOutput)")
+        #expect(json.standardOutput.contains(#""help": "did you mean `--catalog`?""#))
     }
 
     @Test("an --environment no receipt names and entitle does not know is a warning, with a did-you-mean")
@@ -413,7 +418,13 @@ struct CLITests {
             ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram"],
             environment: Self.environment())
         #expect(output.exitCode == 2)
-        #expect(output.standardError.contains("no catalog for app `com.example.diagram`; did you mean `com.example.diagrams`?"))
+        #expect(output.standardError.contains("no catalog for app `com.example.diagram`\n  help: did you mean `com.example.diagrams`?\n"))
+        // In JSON the suggestion is the diagnostic's help.
+        let json = EntitleCommand.run(
+            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram",
+             "--format", "json"], environment: Self.environment())
+        #expect(json.standardOutput.contains(#""help": "did you mean `com.example.diagrams`?""#), "\(json.standardOutput)")
+        #expect(json.standardOutput.contains(#""message": "no catalog for app `com.example.diagram`""#))
     }
 
     @Test("--help and --version")

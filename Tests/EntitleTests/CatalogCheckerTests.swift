@@ -361,4 +361,43 @@ struct PortfolioStoreTests {
         store.reload([CatalogSource(name: "a.json", data: Data(better.utf8))])
         #expect(store.portfolio?.catalog(for: "com.example.app")?.productIds.last == "p")
     }
+
+    @Test("the store says which catalogs answer: a generation for each change, and a hash of their content")
+    func generationAndHash() throws {
+        let store = PortfolioStore()
+        #expect(store.loaded == nil)
+        let good = Data(catalogText(products: "").utf8)
+        store.reload([CatalogSource(name: "a.json", data: good)])
+        let first = try #require(store.loaded)
+        #expect(first.generation == 1 && first.contentHash.hasPrefix("sha256:") && first.contentHash.count == 71)
+        // The same bytes under another name: the same content, so nothing changes.
+        store.reload([CatalogSource(name: "renamed.json", data: good)])
+        #expect(store.loaded?.generation == 1 && store.loaded?.contentHash == first.contentHash)
+        // A refused reload changes nothing either.
+        store.reload([CatalogSource(name: "a.json", data: Data("{".utf8))])
+        #expect(store.loaded?.generation == 1)
+        // A change, however small, is a new generation with another hash.
+        let edited = Data(catalogText(products: "").replacingOccurrences(of: "\n", with: " \n").utf8)
+        store.reload([CatalogSource(name: "a.json", data: edited)])
+        #expect(store.loaded?.generation == 2 && store.loaded?.contentHash != first.contentHash)
+        // The order of the files does not matter.
+        let other = Data(#"{"app":"com.example.other","features":{"x":"X"},"products":[{"id":"o","type":"non-consumable","name":"O","grants":["x"]}]}"#.utf8)
+        let forward = try Portfolio.compile([CatalogSource(name: "a.json", data: good), CatalogSource(name: "b.json", data: other)]).get()
+        let backward = try Portfolio.compile([CatalogSource(name: "b.json", data: other), CatalogSource(name: "a.json", data: good)]).get()
+        #expect(forward.contentHash == backward.contentHash && forward.contentHash != first.contentHash)
+    }
+
+    @Test("the content hash is SHA-256, as the standard's examples give it")
+    func sha256() {
+        func digest(_ text: String) -> String {
+            var hash = ContentHash()
+            hash.update(Array(text.utf8))
+            return hash.finish()
+        }
+        #expect(digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(digest(String(repeating: "a", count: 1_000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
 }

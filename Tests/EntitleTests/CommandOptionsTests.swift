@@ -22,7 +22,8 @@ struct CommandOptionsTests {
             _ = try scan(arguments)
             return nil
         } catch {
-            return error.message
+            // As the command prints it: the suggestion after the message.
+            return error.help.map { "\(error.message); \($0)" } ?? error.message
         }
     }
 
@@ -86,7 +87,8 @@ struct CommandOptionsTests {
             }
             Issue.record("\(arguments) was read")
         } catch {
-            #expect(error.message.hasPrefix(message), "\(error.message)")
+            let line = error.help.map { "\(error.message); \($0)" } ?? error.message
+            #expect(line.hasPrefix(message), "\(line)")
         }
     }
 

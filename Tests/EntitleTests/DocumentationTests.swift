@@ -51,6 +51,19 @@ struct DocumentationTests {
         Snapshot.expect(expected, matches: path)
     }
 
+    @Test("CatalogLanguage.md's key tables are what the language declares (ENTITLE_RECORD=1 rewrites them)")
+    func keyTablesAreGenerated() throws {
+        let path = "Sources/Entitle/Entitle.docc/CatalogLanguage.md"
+        let text = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(path), encoding: .utf8)
+        let startMarker = "<!-- The tables below are generated from CatalogLanguage.swift: `ENTITLE_RECORD=1 swift test` rewrites them. -->\n"
+        let start = try #require(text.range(of: startMarker), "CatalogLanguage.md has no generated tables")
+        let end = try #require(text.range(of: "<!-- End of the generated tables. -->\n", range: start.upperBound..<text.endIndex))
+        let expected = String(text[..<start.upperBound]) + "\n" + CatalogKey.documentation + String(text[end.lowerBound...])
+        Snapshot.expect(expected, matches: path)
+        // Every key of the language is in a table.
+        for key in CatalogKey.all { #expect(expected.contains("| `\(key.name)` |"), "`\(key.name)` is missing") }
+    }
+
     @Test("every code entitle emits has a summary and an example line, once")
     func everyCodeDescribed() {
         #expect(DiagnosticCode.all.count >= 34)

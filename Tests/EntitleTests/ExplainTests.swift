@@ -218,10 +218,18 @@ struct ExplainTests {
         #expect((object["products"] as? [[String: Any]])?.count == 3)
         let unknown = run(["--feature", "export.pfd"])
         #expect(unknown.exitCode == 2)
-        #expect(unknown.standardError.contains("`com.example.diagrams` has no feature `export.pfd`; did you mean `export.pdf`?"))
+        #expect(unknown.standardError.contains("`com.example.diagrams` has no feature `export.pfd`\n  help: did you mean `export.pdf`?\n"))
         let both = run(["--feature", "pro", "--offer", "com.example.diagrams.pro"])
         #expect(both.exitCode == 2)
-        #expect(both.standardError.hasPrefix("entitle explain: give one of `--feature`, `--product` and `--offer`\n"))
+        #expect(both.standardError.hasPrefix("entitle explain: give one of `--feature`, `--product`, `--offer` or `--balance`\n"))
+        // A balance: the consumables crediting it, each transaction with its units.
+        let balance = run(["--balance", "stencils"])
+        #expect(balance.exitCode == 0)
+        #expect(balance.standardOutput.contains("balance stencils: 13\n  com.example.diagrams.stencils.10  10 per unit\n"))
+        #expect(balance.standardOutput.contains("  receipt 0  bought 2026-01-04T08:30:00Z  counts: 2 units credit\n"))
+        #expect(balance.standardOutput.hasSuffix("  spent 7 in 2 consumptions\n      c-1  receipt 0  2026-01-05T10:00:00Z  3\n      c-2  receipt 0  2026-01-12T16:45:00Z  4\n"))
+        let consumable = run(["--product", "com.example.diagrams.stencils.10"])
+        #expect(consumable.exitCode == 2 && consumable.standardError.contains("is a consumable\n  help: its transactions are explained with its currency (`--balance`)"))
     }
 
     @Test("an explanation of a hostile receipt stays linear: 20,000 copies and renewal entries")

@@ -18,6 +18,25 @@ struct LibraryAPITests {
         try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
     }
 
+    @Test("enums print as their JSON names, as check --format json writes them")
+    func enumsPrintJSONNames() throws {
+        #expect("\(ProductState.gracePeriod)" == "grace-period")
+        #expect(String(describing: OfferReason.billingIssue) == "billing-issue")
+        #expect("\(Transaction.RevocationType.refundProrated)" == "refund-prorated")
+        func check<Value: JSONNamed & CaseIterable>(_ type: Value.Type) {
+            for value in Value.allCases { #expect("\(value)" == value.rawValue) }
+        }
+        check(ProductType.self); check(IntroOfferMode.self); check(SubscriptionOfferType.self); check(ProductState.self)
+        check(OfferReason.self); check(SubscriptionChange.self); check(ChangeTiming.self); check(PromotionReason.self)
+        check(EntitlementChange.Kind.self); check(CatalogChange.Kind.self); check(TransactionExplanation.Exclusion.self)
+        check(Transaction.Ownership.self); check(Transaction.OfferType.self); check(Transaction.RevocationReason.self)
+        check(Transaction.RevocationType.self); check(Transaction.BillingPlan.self); check(Renewal.ExpirationIntent.self)
+        check(AppleFormat.self)
+        // A status prints its state by name too, inside a struct's description.
+        let status = ProductStatus(id: "p", type: .autoRenewableSubscription, state: .billingRetry)
+        #expect("\(status)".contains("billing-retry"))
+    }
+
     @Test("a receipt of an app nothing needs (a misspelt ledger app) is warned about once, with a suggestion")
     func unrelatedReceipt() throws {
         let portfolio = Fixtures.examples

@@ -55,6 +55,9 @@ public final class CompiledCatalog: @unchecked Sendable {
     let requiredApps: [String]
     /// The required apps some upgrade names qualifying products of (`anyOf`).
     let appsListingProducts: Set<String>
+    /// The apps named by an upgrade requirement without `anyOf`: any receipt of theirs counts,
+    /// from its original purchase on.
+    let appsRequiringAnyPurchase: Set<String>
     /// Per subscription group: whether a product of it has an intro offer (so that using one shows).
     let groupHasIntroOffer: [Bool]
     /// The win-back and promotional offers of every product, in catalog order, and their ids by
@@ -135,16 +138,18 @@ public final class CompiledCatalog: @unchecked Sendable {
         var requiredApps: [String] = []
         var seenApps: Set<String> = []
         var appsListingProducts: Set<String> = []
+        var appsRequiringAnyPurchase: Set<String> = []
         var groupHasIntroOffer = [Bool](repeating: false, count: groups.count)
         for product in products {
             if case .upgrade(_, let requirement) = product.role {
                 if seenApps.insert(requirement.app).inserted { requiredApps.append(requirement.app) }
-                if requirement.anyOf != nil { appsListingProducts.insert(requirement.app) }
+                if requirement.anyOf != nil { appsListingProducts.insert(requirement.app) } else { appsRequiringAnyPurchase.insert(requirement.app) }
             }
             if product.introOffer != nil, groups.indices.contains(product.group) { groupHasIntroOffer[product.group] = true }
         }
         self.requiredApps = requiredApps
         self.appsListingProducts = appsListingProducts
+        self.appsRequiringAnyPurchase = appsRequiringAnyPurchase
         self.groupHasIntroOffer = groupHasIntroOffer
         var offerList: [(product: Int, offer: SubscriptionOffer)] = []
         var groupOffers = [[Int32]](repeating: [], count: groups.count)

@@ -14,13 +14,31 @@ public struct Portfolio: Sendable {
     /// The catalogs, one per app, in the order their sources were given.
     public let catalogs: [CompiledCatalog]
     private let byApp: [String: CompiledCatalog]
+    /// What the portfolio was compiled from, named: `sha256:` and the SHA-256 of the catalogs'
+    /// bytes, in an order that does not depend on the order or the names of the files. Two
+    /// processes with the same catalogs report the same hash; a service logs it with each answer
+    /// to say which catalogs gave it.
+    public let contentHash: String
 
     /// The catalogs by app, for evaluation across apps.
     var catalogsByApp: [String: CompiledCatalog] { byApp }
 
-    init(catalogs: [CompiledCatalog]) {
+    init(catalogs: [CompiledCatalog], contentHash: String) {
         self.catalogs = catalogs
         self.byApp = Dictionary(catalogs.map { ($0.app, $0) }, uniquingKeysWith: { first, _ in first })
+        self.contentHash = contentHash
+    }
+
+    /// The hash of each source's bytes, those sorted, hashed again.
+    static func contentHash(of sources: [CatalogSource]) -> String {
+        let digests = sources.map { source in
+            var hash = ContentHash()
+            hash.update(source.data)
+            return hash.finish()
+        }.sorted()
+        var whole = ContentHash()
+        for digest in digests { whole.field(Array(digest.utf8)) }
+        return "sha256:" + whole.finish()
     }
 
     /// The catalog of an app, or `nil` when the portfolio has none for it.
@@ -66,8 +84,9 @@ public struct Portfolio: Sendable {
         let failedApps = Set(definitions.filter { failedFiles.contains($0.file) }.compactMap(\.app?.value))
         let complete = failedFiles.isEmpty && !sources.isEmpty && compiled.count == definitions.count
             && definitions.count == sources.count
-        return Compilation(portfolio: complete ? Portfolio(catalogs: compiled) : nil, diagnostics: diagnostics,
-                           compiled: compiled, failedApps: failedApps, unidentifiedFailure: unidentified)
+        let hash = Self.contentHash(of: sources)
+        return Compilation(portfolio: complete ? Portfolio(catalogs: compiled, contentHash: hash) : nil, diagnostics: diagnostics,
+                           compiled: compiled, failedApps: failedApps, unidentifiedFailure: unidentified, contentHash: hash)
     }
 
     /// Checks and compiles the catalog at `path`, or every `*.json` file directly inside the
@@ -107,11 +126,14 @@ public struct Compilation: Sendable {
     let failedApps: Set<String>
     /// Whether a catalog with errors could not even say which app it is for.
     let unidentifiedFailure: Bool
+    /// The ``Portfolio/contentHash`` of every source read.
+    let contentHash: String
 
     init(
         portfolio: Portfolio?, diagnostics: [Diagnostic], compiled: [CompiledCatalog] = [], failedApps: Set<String> = [],
-        unidentifiedFailure: Bool = false
+        unidentifiedFailure: Bool = false, contentHash: String = Portfolio.contentHash(of: [])
     ) {
+        self.contentHash = contentHash
         self.portfolio = portfolio
         self.diagnostics = diagnostics
         self.compiledCatalogs = portfolio?.catalogs ?? compiled
@@ -148,7 +170,7 @@ public struct Compilation: Sendable {
         let unknownFailure = unidentifiedFailure || missingSources
         guard catalog.requiredApps.allSatisfy({ !failedApps.contains($0) && (compiledApps.contains($0) || !unknownFailure) })
         else { return nil }
-        return portfolio ?? Portfolio(catalogs: compiledCatalogs)
+        return portfolio ?? Portfolio(catalogs: compiledCatalogs, contentHash: contentHash)
     }
 }
 

@@ -12,19 +12,38 @@ import Foundation
 ///     guard let portfolio = store.portfolio else { ... }      // once per request
 ///     let result = try portfolio.evaluate(app: app, receipts: receipts, at: now)
 ///
+/// To say which catalogs gave an answer, read ``loaded`` once per request: the portfolio with
+/// its ``Loaded/generation`` (1 for the first portfolio installed, one more for each change) and
+/// its ``Portfolio/contentHash``, and log them with the answer.
+///
 /// Reading ``portfolio`` takes a short lock; evaluation with the portfolio it returns takes none.
 public final class PortfolioStore: @unchecked Sendable {
     // `current` is only read or written under `lock`; that is what makes the class Sendable.
     private let lock = NSLock()
-    private var current: Portfolio?
+    private var current: Loaded?
 
-    /// Creates a store, optionally with a portfolio already compiled.
+    /// A portfolio installed in the store, with which one it is.
+    public struct Loaded: Sendable {
+        /// The portfolio.
+        public let portfolio: Portfolio
+        /// 1 for the first portfolio installed, one more each time a reload changes the catalogs.
+        public let generation: Int
+        /// The portfolio's ``Portfolio/contentHash``.
+        public var contentHash: String { portfolio.contentHash }
+    }
+
+    /// Creates a store, optionally with a portfolio already compiled (generation 1).
     public init(_ portfolio: Portfolio? = nil) {
-        current = portfolio
+        current = portfolio.map { Loaded(portfolio: $0, generation: 1) }
     }
 
     /// The last portfolio that compiled, or `nil` if none has yet.
     public var portfolio: Portfolio? {
+        lock.withLock { current?.portfolio }
+    }
+
+    /// The last portfolio that compiled with its generation, read together; `nil` if none has yet.
+    public var loaded: Loaded? {
         lock.withLock { current }
     }
 
@@ -42,9 +61,14 @@ public final class PortfolioStore: @unchecked Sendable {
         install(Portfolio.load(path: path))
     }
 
+    /// Installs a compiled portfolio. Catalogs with the same content as the current ones change
+    /// nothing: the generation stays, so a reload on every file event does not churn it.
     private func install(_ compilation: Compilation) -> Compilation {
         if let portfolio = compilation.portfolio {
-            lock.withLock { current = portfolio }
+            lock.withLock {
+                guard current?.contentHash != portfolio.contentHash else { return }
+                current = Loaded(portfolio: portfolio, generation: (current?.generation ?? 0) + 1)
+            }
         }
         return compilation
     }

@@ -362,15 +362,20 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
         self.known = known
     }
 
-    public var description: String {
-        var text = "no catalog for app `\(Diagnostic.excerpt(missingApp))`"
-        if let suggestion = Suggestion.closest(to: missingApp, in: known) {
-            text += "; did you mean `\(suggestion)`?"
-        } else if !known.isEmpty {
-            text += "; the catalogs are for \(CatalogChecker.list(known))"
-        }
-        return text
+    /// The problem, without the suggestion: `no catalog for app `com.example.x``.
+    public var problem: String { "no catalog for app `\(Diagnostic.excerpt(missingApp))`" }
+
+    /// What to do: the closest app with a catalog ("did you mean"), else the apps there are.
+    public var help: String? {
+        if let suggestion = Suggestion.help(for: missingApp, in: known) { return suggestion }
+        return known.isEmpty ? nil : "the catalogs are for \(CatalogChecker.list(known))"
     }
+
+    /// The error as an `unknown-app` diagnostic, its suggestion as `help`.
+    public var diagnostic: Diagnostic { Diagnostic(severity: .error, code: .unknownApp, message: problem, help: help) }
+
+    /// The problem and its help on one line.
+    public var description: String { help.map { "\(problem); \($0)" } ?? problem }
 }
 
 import Foundation

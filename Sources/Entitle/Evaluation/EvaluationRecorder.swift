@@ -18,6 +18,8 @@ protocol EvaluationRecorder {
     mutating func later(_ entry: Evaluator.Entry)
     /// A counted consumable transaction, with the units that credit (after a partial refund).
     mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64)
+    /// A consumption that counts at the instant, spending from `currency`.
+    mutating func spent(receipt: Int, index: Int, currency: Int)
     /// The span a counted transaction covers (`nil`: it counts but adds nothing, as a second
     /// purchase of a non-consumable owned already).
     mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?)
@@ -40,6 +42,7 @@ extension Evaluator {
         @inline(__always) mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion) {}
         @inline(__always) mutating func later(_ entry: Evaluator.Entry) {}
         @inline(__always) mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64) {}
+        @inline(__always) mutating func spent(receipt: Int, index: Int, currency: Int) {}
         @inline(__always) mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?) {}
         @inline(__always) mutating func renewal(_ decision: RenewalDecision) {}
         @inline(__always) mutating func state(of product: Int32, _ decision: StateDecision) {}

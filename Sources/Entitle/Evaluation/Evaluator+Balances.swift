@@ -1,8 +1,8 @@
 /// Balances: credits bought less consumptions, deduplicated by id across the app's receipts.
 extension Evaluator {
-    static func spend(
+    static func spend<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
-        balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning]
+        balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning], recorder: inout R
     ) {
         // One receipt's consumptions are already unique (the decoder checks); several need merging.
         var standing: [Bool] = []
@@ -26,7 +26,7 @@ extension Evaluator {
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
             receipt.arena.withUnsafeBytes { arena in
-                for consumption in receipt.consumptions {
+                for (index, consumption) in receipt.consumptions.enumerated() {
                     defer { item += 1 }
                     if !standing.isEmpty, !standing[item] { continue }
                     guard consumption.date <= at else { continue }
@@ -45,6 +45,7 @@ extension Evaluator {
                     }
                     Balance.add(-consumption.amount, to: &balances, Int(currency),
                                 overflowed: &overflowed)
+                    recorder.spent(receipt: receiptIndex, index: index, currency: Int(currency))
                 }
             }
         }

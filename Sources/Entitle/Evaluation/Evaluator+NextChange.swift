@@ -270,6 +270,13 @@ extension Evaluator {
                 }
             }
         }
+        // A requirement without `anyOf` is met from the required app's original purchase on.
+        if !catalog.appsRequiringAnyPurchase.isEmpty {
+            for receiptIndex in others where catalog.appsRequiringAnyPurchase.contains(receipts[receiptIndex].app) {
+                let original = receipts[receiptIndex].originalPurchase
+                if original > at, original != TransactionRecord.absentDate { facts.append((original, false, false)) }
+            }
+        }
         return facts
     }
 

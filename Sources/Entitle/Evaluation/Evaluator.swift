@@ -271,7 +271,8 @@ enum Evaluator {
                                          boundary: &core.boundary)
 
         // 7. Consumptions, deduplicated by id across the app's receipts.
-        spend(catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings)
+        spend(catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings,
+              recorder: &recorder)
         for (index, balance) in balances.enumerated() where balance < 0 {
             core.warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }

@@ -15,6 +15,7 @@ struct Explainer: EvaluationRecorder {
     var later: [Evaluator.Entry] = []
     var credited: [(entry: Evaluator.Entry, units: Int64, refunded: Int64)] = []
     var covered: [(entry: Evaluator.Entry, span: CoverageSpan?)] = []
+    var spending: [(receipt: Int, index: Int, currency: Int)] = []
     var renewalDecisions: [RenewalDecision] = []
     var states: [Int32: StateDecision] = [:]
     var grandfatherDecisions: [(rule: Int, receipt: Int, decision: GrandfatherDecision)] = []
@@ -25,6 +26,7 @@ struct Explainer: EvaluationRecorder {
     mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion) { exclusions.append((entry, exclusion)) }
     mutating func later(_ entry: Evaluator.Entry) { later.append(entry) }
     mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64) { credited.append((entry, units, refunded)) }
+    mutating func spent(receipt: Int, index: Int, currency: Int) { spending.append((receipt, index, currency)) }
     mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?) { covered.append((entry, span)) }
     mutating func renewal(_ decision: RenewalDecision) { renewalDecisions.append(decision) }
     mutating func state(of product: Int32, _ decision: StateDecision) { states[product] = decision }
@@ -60,6 +62,7 @@ struct Explainer: EvaluationRecorder {
             features: catalog.featureIds.indices.map { explainer.feature($0, products: byId, context) },
             products: products,
             offers: catalog.compiledProducts.indices.map { explainer.offer($0, context, offers: offerContext) },
+            balances: catalog.currencyIds.indices.map { explainer.balance($0, context) },
             ignoredReceipts: explainer.ignoredReceipts.map { item in
                 IgnoredReceipt(receipt: item.position, app: given[item.position].app,
                                reason: "its environment `\(item.environment)` is not among those accepted")
@@ -189,6 +192,25 @@ struct Explainer: EvaluationRecorder {
         if record.revocationPercentage >= TransactionRecord.wholePercentage { return "refunded in full (\(percentage))" }
         guard let units else { return "refunded in part (\(percentage))" }
         return "refunded in part (\(percentage): \(units.refunded) of \(units.of) unit\(units.of == 1 ? "" : "s"))"
+    }
+
+    // MARK: Balances
+
+    /// Currency `index`: its balance, and every consumable crediting it with its transactions.
+    func balance(_ index: Int, _ context: Context) -> BalanceExplanation {
+        let currency = context.catalog.currencyIds[index]
+        var sources: [BalanceExplanation.CreditSource] = []
+        for (product, compiled) in context.catalog.compiledProducts.enumerated() where compiled.type == .consumable {
+            guard let credit = compiled.credits.first(where: { $0.currency == index }) else { continue }
+            sources.append(.init(productId: compiled.id, perUnit: credit.amount, transactions: transactions(of: product, context)))
+        }
+        let spent = spending.filter { $0.currency == index }.map { item in
+            let receipt = context.receipts[item.receipt]
+            let consumption = receipt.consumptions[item.index]
+            return BalanceExplanation.Spending(id: receipt.text(consumption.id) ?? "", receipt: context.positions[item.receipt],
+                                               date: Instant(millisecondsSince1970: consumption.date), amount: consumption.amount)
+        }
+        return BalanceExplanation(currency: currency, balance: context.result.balance(of: currency) ?? 0, sources: sources, spent: spent)
     }
 
     // MARK: Products

@@ -18,6 +18,8 @@ public struct Explanation: Hashable, Sendable, Codable {
     public var products: [ProductExplanation]
     /// Every product's offer, in catalog order.
     public var offers: [OfferExplanation]
+    /// Every declared currency, in catalog order: its balance and the consumables crediting it.
+    public var balances: [BalanceExplanation]
     /// Receipts the evaluation ignored, by their position among the receipts given, and why.
     public var ignoredReceipts: [IgnoredReceipt]
 
@@ -27,8 +29,46 @@ public struct Explanation: Hashable, Sendable, Codable {
     public func product(_ id: String) -> ProductExplanation? { products.first { $0.id == id } }
     /// One offer's explanation, or `nil` for a product the catalog does not define.
     public func offer(_ productId: String) -> OfferExplanation? { offers.first { $0.productId == productId } }
+    /// One currency's explanation, or `nil` for a currency the catalog does not declare.
+    public func balance(_ currency: String) -> BalanceExplanation? { balances.first { $0.currency == currency } }
     /// The explanation of the offer of a product, labelled as ``Entitlements/offer(for:)``.
     public func offer(for productId: String) -> OfferExplanation? { offer(productId) }
+}
+
+/// A currency's balance, and the consumable products that credit it with each of their
+/// transactions: counted (with the units that still credit after a partial refund), or why not.
+public struct BalanceExplanation: Hashable, Sendable, Codable {
+    /// The currency id.
+    public var currency: String
+    /// The balance at the instant, as ``Entitlements/balance(of:)`` gives it.
+    public var balance: Int64
+    /// Each consumable that credits the currency, in catalog order.
+    public var sources: [CreditSource]
+    /// The consumptions that count at the instant (the first copy of each id, dated by then), in
+    /// the order of the receipts.
+    public var spent: [Spending]
+
+    /// A consumption that counts.
+    public struct Spending: Hashable, Sendable, Codable {
+        /// Its id.
+        public var id: String
+        /// The receipt it was read from, by position among the receipts given.
+        public var receipt: Int
+        /// When it was spent.
+        public var date: Instant
+        /// How much.
+        public var amount: Int64
+    }
+
+    /// A consumable product crediting a currency.
+    public struct CreditSource: Hashable, Sendable, Codable {
+        /// The product id.
+        public var productId: String
+        /// What one unit credits.
+        public var perUnit: Int64
+        /// Its transactions, in purchase order, each with its copies.
+        public var transactions: [TransactionExplanation]
+    }
 }
 
 /// A receipt the evaluation did not read, and why.

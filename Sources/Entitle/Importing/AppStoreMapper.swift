@@ -349,18 +349,19 @@ struct AppStoreMapper {
         return Transaction.Commitment(period: period, periods: periods, endsAt: ends)
     }
 
-    /// An `appAccountToken`: a UUID, in lowercase; `nil` when absent, null or empty.
+    /// An `appAccountToken` (verifyReceipt's `app_account_token`, as `key` names it): a UUID, in
+    /// lowercase; `nil` when absent, null or empty.
     ///
     /// - Throws: ``ImportFailure`` when it is anything else. Apple only signs UUIDs here, and a
     ///   transaction without its token would count for every account of the app.
-    static func accountToken(_ node: JSONNode?, path: String) throws(ImportFailure) -> String? {
+    static func accountToken(_ node: JSONNode?, path: String, key: String = "appAccountToken") throws(ImportFailure) -> String? {
         guard let node, !node.isNull else { return nil }
         guard case .string(let text) = node.value else {
-            throw ImportFailure(offset: node.offset, message: "`appAccountToken` is not a string", path: path)
+            throw ImportFailure(offset: node.offset, message: "`\(key)` is not a string", path: path)
         }
         if text.isEmpty { return nil }
         guard let token = AccountToken.canonical(text) else {
-            throw ImportFailure(offset: node.offset, message: "`appAccountToken` `\(Diagnostic.excerpt(text))` is not a UUID", path: path,
+            throw ImportFailure(offset: node.offset, message: "`\(key)` `\(Diagnostic.excerpt(text))` is not a UUID", path: path,
                                 help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
         return token

@@ -15,6 +15,7 @@ import Foundation
 /// | `in_app_ownership_type` (`PURCHASED`, `FAMILY_SHARED`) | `ownership` |
 /// | `promotional_offer_id`, `offer_code_ref_name` | `offerType` (`promotional`, `offer-code`), `offerId` |
 /// | `cancellation_reason` 0, 1 | `revocationReason` (`other`, `app-issue`) |
+/// | `app_account_token` (a UUID; `""` is none; anything else refuses the response) | `appAccountToken` (lowercase) |
 /// | `receipt.request_date_ms` (else `receipt.request_date`) | every transaction's `signedDate` |
 /// | `pending_renewal_info[]`: `original_transaction_id`, `product_id`, `auto_renew_status`, `is_in_billing_retry_period`, `grace_period_expires_date_ms` | `renewals[]`: `originalTransactionId`, `productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate` |
 /// | `auto_renew_product_id` (when it differs), `expiration_intent` 1..5 | `renewsTo`, `expirationIntent` |
@@ -71,7 +72,7 @@ enum VerifyReceiptMapper {
         "original_purchase_date", "original_purchase_date_ms", "original_purchase_date_pst", "expires_date", "expires_date_ms",
         "expires_date_pst", "cancellation_date", "cancellation_date_ms", "cancellation_date_pst", "quantity", "is_trial_period",
         "is_in_intro_offer_period", "is_upgraded", "in_app_ownership_type", "promotional_offer_id", "offer_code_ref_name",
-        "cancellation_reason",
+        "cancellation_reason", "app_account_token",
     ]
     static let renewalFields: Set<String> = [
         "original_transaction_id", "product_id", "auto_renew_status", "is_in_billing_retry_period", "grace_period_expires_date_ms",
@@ -252,6 +253,8 @@ enum VerifyReceiptMapper {
             transaction.offerType = .offerCode
             transaction.offerId = code
         }
+        transaction.appAccountToken = try AppStoreMapper.accountToken(
+            node["app_account_token"], path: path + ".app_account_token", key: "app_account_token")
         if let reason = node["cancellation_reason"]?.lenientInteger {
             switch reason {
             case 0: transaction.revocationReason = .other

@@ -16,6 +16,47 @@ extension Explanation {
             }
             lines.append(line)
         }
+        if !balances.isEmpty {
+            lines += ["", "balances"]
+            let currencyWidth = balances.map(\.currency.count).max() ?? 0
+            let balanceWidth = balances.map { String($0.balance).count }.max() ?? 0
+            for balance in balances {
+                let counted = balance.sources.reduce(0) { $0 + $1.transactions.filter(\.counted).count }
+                let source = balance.sources.isEmpty ? "nothing in the catalog credits it"
+                    : counted == 0 ? "no purchase counts" : "\(counted) purchase\(counted == 1 ? "" : "s") of "
+                        + balance.sources.filter { $0.transactions.contains(where: \.counted) }.map(\.productId).joined(separator: ", ")
+                lines.append("  " + Self.pad(balance.currency, currencyWidth) + "  "
+                             + String(repeating: " ", count: balanceWidth - String(balance.balance).count) + "\(balance.balance)  " + source)
+            }
+        }
+        lines += ignoredLines
+        return lines.textOutput
+    }
+
+    /// One currency: its balance, then each consumable crediting it with its transactions.
+    public func text(balance currency: String) -> String? {
+        guard let balance = balance(currency) else { return nil }
+        var lines = header
+        lines.append("balance \(balance.currency): \(balance.balance)")
+        if balance.sources.isEmpty { lines.append("  no product in the catalog credits it") }
+        for source in balance.sources {
+            lines.append("  \(source.productId)  \(source.perUnit) per unit")
+            if source.transactions.isEmpty { lines.append("      no transaction of this product") }
+            let width = source.transactions.map(\.transactionId.count).max() ?? 0
+            for transaction in source.transactions {
+                lines.append("      " + Self.pad(transaction.transactionId, width)
+                             + "  receipt \(transaction.receipt)  bought \(transaction.purchaseDate.rfc3339)  " + transaction.reason)
+            }
+        }
+        if !balance.spent.isEmpty {
+            let total = balance.spent.reduce(Int64(0)) { $0.addingReportingOverflow($1.amount).partialValue }
+            lines.append("  spent \(total) in \(balance.spent.count) consumption\(balance.spent.count == 1 ? "" : "s")")
+            let width = balance.spent.map(\.id.count).max() ?? 0
+            for spending in balance.spent.prefix(1_000) {
+                lines.append("      " + Self.pad(spending.id, width) + "  receipt \(spending.receipt)  \(spending.date.rfc3339)  \(spending.amount)")
+            }
+            if balance.spent.count > 1_000 { lines.append("      and \(balance.spent.count - 1_000) more") }
+        }
         lines += ignoredLines
         return lines.textOutput
     }
@@ -133,16 +174,20 @@ extension Explanation {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
-    /// One feature, product or offer of the explanation as JSON: `{"app", "at", "feature": {...},
-    /// "products": [...]}` (a feature comes with its source products), `{"app", "at", "product"}`
-    /// or `{"app", "at", "offer"}`; `nil` when the id is not in the catalog.
-    public func json(feature id: String? = nil, product productId: String? = nil, offer offerId: String? = nil) -> String? {
+    /// One feature, product, offer or balance of the explanation as JSON: `{"app", "at",
+    /// "feature": {...}, "products": [...]}` (a feature comes with its source products), `{"app",
+    /// "at", "product"}`, `{"app", "at", "offer"}` or `{"app", "at", "balance"}`; `nil` when the id
+    /// is not in the catalog.
+    public func json(
+        feature id: String? = nil, product productId: String? = nil, offer offerId: String? = nil, balance currency: String? = nil
+    ) -> String? {
         struct Selected: Encodable {
             var app: String
             var at: Instant
             var feature: FeatureExplanation?
             var product: ProductExplanation?
             var offer: OfferExplanation?
+            var balance: BalanceExplanation?
             /// For a feature, the products among its sources, down to each transaction.
             var products: [ProductExplanation]?
             var ignoredReceipts: [IgnoredReceipt]
@@ -155,6 +200,7 @@ extension Explanation {
         }
         if let productId { guard let product = product(productId) else { return nil }; selected.product = product }
         if let offerId { guard let offer = offer(offerId) else { return nil }; selected.offer = offer }
+        if let currency { guard let balance = balance(currency) else { return nil }; selected.balance = balance }
         return Self.encode(selected)
     }
 }

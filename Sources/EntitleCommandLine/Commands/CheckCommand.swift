@@ -88,7 +88,7 @@ enum CheckCommand {
             result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
                                                    account: account)
         } catch {
-            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to evaluate",
+            return inputs.failure([error.diagnostic], "nothing to evaluate",
                                   exitCode: CommandOutput.misuse)
         }
         inputs.noteOtherCatalogErrors()

@@ -74,8 +74,8 @@ public enum EntitleCommand {
             if parsed.contains(SharedOptions.help) { return CommandOutput(standardOutput: subcommand.help) }
             return try subcommand.run(parsed, environment)
         } catch {
-            return subcommand.misuseAsJSON ? misuse(error.message, command: subcommand.name, arguments: arguments)
-                : misuse(error.message, command: subcommand.name)
+            return subcommand.misuseAsJSON ? misuse(error, command: subcommand.name, arguments: arguments)
+                : misuse(error, command: subcommand.name)
         }
     }
 
@@ -90,20 +90,26 @@ public enum EntitleCommand {
 
     /// Misuse of a command: the one-line problem and where to read the usage, exit code 2.
     static func misuse(_ message: String, command: String) -> CommandOutput {
-        CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(message)\nrun 'entitle \(command) --help' for usage\n")
+        misuse(UsageError(message: message), command: command)
+    }
+
+    /// ``misuse(_:command:)`` with the suggestion, if any, after the message.
+    static func misuse(_ error: UsageError, command: String) -> CommandOutput {
+        let line = error.help.map { "\(error.message); \($0)" } ?? error.message
+        return CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(line)\nrun 'entitle \(command) --help' for usage\n")
     }
 
     /// ``misuse(_:command:)`` for a command whose `--format json` promises JSON on standard output
     /// whatever happens: when the arguments ask for JSON, the problem is printed there too, as
     /// `{"errors": [...]}` with code `usage`.
-    static func misuse(_ message: String, command: String, arguments: [String]) -> CommandOutput {
-        var output = misuse(message, command: command)
+    static func misuse(_ error: UsageError, command: String, arguments: [String]) -> CommandOutput {
+        var output = misuse(error, command: command)
         // Read from the words themselves: the command line may be one that cannot be scanned.
         let (format, json) = (SharedOptions.format.name, OutputFormat.json.rawValue)
         let asksForJSON = arguments.contains("\(format)=\(json)")
             || zip(arguments, arguments.dropFirst()).contains { $0 == format && $1 == json }
         if asksForJSON {
-            output.standardOutput = jsonErrors([Diagnostic(severity: .error, code: .usage, message: message)])
+            output.standardOutput = jsonErrors([Diagnostic(severity: .error, code: .usage, message: error.message, help: error.help)])
         }
         return output
     }

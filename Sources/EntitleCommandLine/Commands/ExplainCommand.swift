@@ -15,18 +15,23 @@ enum ExplainCommand {
         "--product", valueName: "ID", help: "a product: its state and why, its coverage, transactions and renewal entries")
     /// `--offer ID`.
     static let offer: Option<String> = .text("--offer", valueName: "ID", help: "an offer: the rule that decided it and the fact behind it")
+    /// `--balance CURRENCY`.
+    static let balance: Option<String> = .text(
+        "--balance", valueName: "CURRENCY",
+        help: "a currency: its balance, and each consumable crediting it with its transactions (refunds in part included)")
 
     /// The command, declared.
     static let command = Subcommand(
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
             [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec),
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
              .optional(SharedOptions.format.help("`text` for people (default) or `json` (see the README for the shape)"))]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
         ],
         discussion: """
-            Without --feature, --product or --offer: every feature, one line each, with the source that decides it.
+            Without --feature, --product, --offer or --balance: every feature, one line each, with the source that decides it,
+            then every balance.
 
             Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse (an id the catalog does not define included).
             """,
@@ -45,11 +50,11 @@ enum ExplainCommand {
         let at = try arguments.value(SharedOptions.at) ?? environment.now()
         let account = try arguments.value(SharedOptions.account)
         var selectors: [(option: Option<String>, id: String)] = []
-        for option in [feature, product, offer] {
+        for option in [feature, product, offer, balance] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
         }
         guard selectors.count <= 1 else {
-            throw UsageError(message: "give one of \(feature.quoted), \(product.quoted) and \(offer.quoted)")
+            throw UsageError(message: "give one of \(feature.quoted), \(product.quoted), \(offer.quoted) or \(balance.quoted)")
         }
         let selector = selectors.first
 
@@ -60,10 +65,10 @@ enum ExplainCommand {
         }
         let explanation: Explanation
         do {
-            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts.map(ParsedReceipt.init), at: at,
+            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts, at: at,
                                                        environments: inputs.environments, account: account)
         } catch {
-            return inputs.failure([Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")], "nothing to explain",
+            return inputs.failure([error.diagnostic], "nothing to explain",
                                   exitCode: CommandOutput.misuse)
         }
         inputs.noteOtherCatalogErrors()
@@ -72,17 +77,24 @@ enum ExplainCommand {
         case feature.name?: output = json ? explanation.json(feature: selector!.id) : explanation.text(feature: selector!.id)
         case product.name?: output = json ? explanation.json(product: selector!.id) : explanation.text(product: selector!.id)
         case offer.name?: output = json ? explanation.json(offer: selector!.id) : explanation.text(offer: selector!.id)
+        case balance.name?: output = json ? explanation.json(balance: selector!.id) : explanation.text(balance: selector!.id)
         default: output = json ? explanation.json : explanation.text
         }
         guard let output else {
             let (option, id) = (selector!.option.name, selector!.id)
-            let kind = option == feature.name ? "feature" : "product"
+            let kind = option == feature.name ? "feature" : option == balance.name ? "currency" : "product"
             let known = option == feature.name ? explanation.features.map(\.id)
-                : option == product.name ? explanation.products.map(\.id) : explanation.offers.map(\.productId)
-            var message = "`\(inputs.app)` has no \(option == product.name && explanation.offer(id) != nil ? "state for consumable" : kind) `\(id)`"
-            if let suggestion = Suggestion.closest(to: id, in: known) { message += "; did you mean `\(suggestion)`?" }
-            return inputs.failure([Diagnostic(severity: .error, code: option == feature.name ? .undeclaredFeature : .unknownProduct, message: message)],
-                                  "nothing to explain", exitCode: CommandOutput.misuse)
+                : option == product.name ? explanation.products.map(\.id)
+                : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
+            var message = "`\(inputs.app)` has no \(kind) `\(id)`"
+            var help = Suggestion.help(for: id, in: known)
+            if option == product.name, explanation.offer(id) != nil {
+                message = "`\(id)` is a consumable"
+                help = "its transactions are explained with its currency (\(balance.quoted))"
+            }
+            let code: DiagnosticCode = option == feature.name ? .undeclaredFeature : option == balance.name ? .undeclaredCurrency : .unknownProduct
+            return inputs.failure([Diagnostic(severity: .error, code: code, message: message, help: help)], "nothing to explain",
+                                  exitCode: CommandOutput.misuse)
         }
         return CommandOutput(exitCode: CommandOutput.success, standardOutput: output, standardError: inputs.errorText)
     }

@@ -121,15 +121,14 @@ enum BatchCheck {
                 failed = true
             case .success(let receipts):
                 let evaluated = request.app ?? receipts.first?.app ?? ""
-                do {
+                do throws(PortfolioError) {
                     let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
                                                         account: request.account)
                     var members: [(String, JSONOutput)] = [("customer", idOutput(customer.id, isInteger: customer.idIsInteger))]
                     if case .object(let answer) = result.jsonOutput(parts: request.parts, compact: request.compact) { members += answer }
                     JSONOutput.object(members).appendCompact(to: &text)
                 } catch {
-                    let diagnostic = Diagnostic(severity: .error, code: .unknownApp, message: "\(error)")
-                    errorLine(id: customer.id, idIsInteger: customer.idIsInteger, diagnostic).appendCompact(to: &text)
+                    errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic).appendCompact(to: &text)
                     failed = true
                 }
             }

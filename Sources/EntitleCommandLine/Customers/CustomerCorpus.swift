@@ -350,12 +350,10 @@ struct CustomerCorpus: Sendable {
            !text.hasPrefix("\"") {
             return try parse(Data(text.utf8), name: name, verify: verify)
         }
-        if let verify { return ParsedReceipt(try ReceiptFiles.decode(data, name: name, verify: verify).receipt) }
         // Most corpora hold normalized receipts: read as one first, which needs no other look at
         // the bytes. A normalized receipt refuses unknown members, so Apple's data never reads
         // as one; when it does not read, the format is told from the content as `check` tells it.
-        if data.first == UInt8(ascii: "{"), let receipt = try? ParsedReceipt(json: data, name: name) { return receipt }
-        if case .normalized? = AppleImport.detect(data) { return try ParsedReceipt(json: data, name: name) }
-        return ParsedReceipt(try ReceiptFiles.decode(data, name: name).receipt)
+        if verify == nil, data.first == UInt8(ascii: "{"), let receipt = try? ParsedReceipt(json: data, name: name) { return receipt }
+        return try ReceiptFiles.decode(data, name: name, verify: verify).receipt
     }
 }

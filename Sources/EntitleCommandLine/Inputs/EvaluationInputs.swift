@@ -7,7 +7,7 @@ import Foundation
 struct EvaluationInputs {
     var portfolio: Portfolio
     var app: String
-    var receipts: [Receipt]
+    var receipts: [ParsedReceipt]
     var environments: Set<String>?
     var catalogDiagnostics: [Diagnostic]
     var errorText: String
@@ -37,7 +37,7 @@ struct EvaluationInputs {
         let (compilation, unreadable, catalogDiagnostics) = (catalogs.compilation, catalogs.unreadable, catalogs.diagnostics)
         errorText += diagnostics.emit(catalogDiagnostics)
 
-        var receipts: [Receipt] = []
+        var receipts: [ParsedReceipt] = []
         var receiptErrors: [Diagnostic] = []
         var readApple = false
         for path in arguments.texts(SharedOptions.receipt) {
@@ -68,8 +68,7 @@ struct EvaluationInputs {
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
             }
-            let missing = Diagnostic(severity: .error, code: .unknownApp,
-                                     message: "\(PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)))")
+            let missing = PortfolioError(missingApp: app, known: compilation.compiledCatalogs.map(\.app)).diagnostic
             return failed([missing], "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
         // An unknown environment that no receipt names is warned about in the result itself

@@ -3,9 +3,10 @@ import Foundation
 
 /// Reads receipts from files or standard input, in any format entitle knows.
 enum ReceiptFiles {
-    /// A receipt read from a file, and whether it came from Apple's (unverified) data.
+    /// A receipt read from a file, decoded once for evaluation, and whether it came from Apple's
+    /// (unverified) data.
     struct Loaded {
-        var receipt: Receipt
+        var receipt: ParsedReceipt
         var fromApple: Bool
         var warnings: [ImportWarning]
     }
@@ -85,12 +86,12 @@ enum ReceiptFiles {
                        verify: VerifyOption? = nil) throws(ReceiptError) -> Loaded {
         if let verify {
             let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
-            return Loaded(receipt: imported.receipt, fromApple: false, warnings: imported.warnings)
+            return Loaded(receipt: ParsedReceipt(imported.receipt), fromApple: false, warnings: imported.warnings)
         }
         if format == nil {
             switch AppleImport.detect(data) {
             case .normalized?:
-                return Loaded(receipt: try ReceiptDecoder.decode(data, name: name), fromApple: false, warnings: [])
+                return Loaded(receipt: try ParsedReceipt(json: data, name: name), fromApple: false, warnings: [])
             case nil:
                 throw AppleImport.unrecognized(name)
             case .apple?:
@@ -98,6 +99,6 @@ enum ReceiptFiles {
             }
         }
         let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: false))
-        return Loaded(receipt: imported.receipt, fromApple: true, warnings: imported.warnings)
+        return Loaded(receipt: ParsedReceipt(imported.receipt), fromApple: true, warnings: imported.warnings)
     }
 }

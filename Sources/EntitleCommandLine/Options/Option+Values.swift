@@ -106,9 +106,8 @@ extension Option where Value: RawRepresentable & Sendable, Value.RawValue == Str
                               choices: choices.map { OptionSpec.Choice(value: $0.0.rawValue, help: $0.help) }, help: help)
         return Option(spec) { text throws(UsageError) in
             if names.contains(text), let value = Value(rawValue: text) { return value }
-            var message = "`\(name)` must be \(CatalogChecker.list(names)), not `\(text)`"
-            if let suggestion = Suggestion.closest(to: text, in: names) { message += "; did you mean `\(suggestion)`?" }
-            throw UsageError(message: message)
+            throw UsageError(message: "`\(name)` must be \(CatalogChecker.list(names)), not `\(text)`",
+                             help: Suggestion.help(for: text, in: names))
         }
     }
 }

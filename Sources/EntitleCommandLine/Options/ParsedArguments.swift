@@ -46,11 +46,8 @@ struct ParsedArguments {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let option = bySpelling[spelling] else {
-                var message = "unknown option `\(spelling)`"
-                if let suggestion = Suggestion.closest(to: spelling, in: options.flatMap(\.spellings)) {
-                    message += "; did you mean `\(suggestion)`?"
-                }
-                throw UsageError(message: message)
+                throw UsageError(message: "unknown option `\(spelling)`",
+                                 help: Suggestion.help(for: spelling, in: options.flatMap(\.spellings)))
             }
             switch option.kind {
             case .flag:

@@ -52,4 +52,7 @@ public struct CommandEnvironment: Sendable {
 /// A command-line mistake: printed as one line and where to find the usage, exit code 2.
 struct UsageError: Error {
     var message: String
+    /// A suggestion ("did you mean `--catalog`?"): after the message in text, the diagnostic's
+    /// `help` in JSON.
+    var help: String? = nil
 }

@@ -94,7 +94,7 @@ struct TestRunner {
     private struct Setup {
         var portfolio: Portfolio
         var app: String
-        var receipts: [Receipt]
+        var receipts: [ParsedReceipt]
         var matcher: ExpectationMatcher
     }
 
@@ -168,16 +168,16 @@ struct TestRunner {
 
     /// The receipts of a `receipts` array; `nil` when one cannot be read (reported).
     private mutating func receipts(_ sources: [TestFile.Located<TestFile.ReceiptSource>], of file: TestFile,
-                                   reader: inout JSONShapeReader) -> [Receipt]? {
-        var receipts: [Receipt] = []
+                                   reader: inout JSONShapeReader) -> [ParsedReceipt]? {
+        var receipts: [ParsedReceipt] = []
         var failed = false
         var lines: LineTable?
         for source in sources {
             switch source.value {
             case .inline(let start, let end):
                 do {
-                    receipts.append(try ReceiptDecoder.decode(Data(file.data[file.data.startIndex + start ..< file.data.startIndex + end]),
-                                                              name: file.path))
+                    receipts.append(try ParsedReceipt(json: Data(file.data[file.data.startIndex + start ..< file.data.startIndex + end]),
+                                                      name: file.path))
                 } catch {
                     var diagnostic = error.diagnostic
                     // Located in the receipt's own bytes: move it to where the receipt is in the file.

@@ -414,6 +414,21 @@ struct AppleFieldsHostileTests {
         #expect(upper.receipt.transactions.first?.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
     }
 
+    @Test("verifyReceipt's app_account_token maps as the App Store's does: a UUID in lowercase, anything else refused, located")
+    func verifyReceiptAccountToken() throws {
+        func response(_ token: String) -> String {
+            #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","in_app":[{"product_id":"p","transaction_id":"1","purchase_date_ms":"1767225600000","app_account_token":"# + token + "}]}}"
+        }
+        let mapped = try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(response(#""7E3FB20B-4CDB-47CC-936D-99D65F608138""#).utf8))
+        #expect(mapped.receipt.transactions.first?.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
+        #expect(try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(response(#""""#).utf8)).receipt.transactions.first?.appAccountToken == nil)
+        let json = response(#""user-42""#)
+        let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(json.utf8)) }
+        #expect(error.message == "`app_account_token` `user-42` is not a UUID")
+        #expect(error.path == "receipt.in_app[0].app_account_token")
+        #expect(error.location?.column == json.count - #""user-42"}]}}"#.count + 1)
+    }
+
     @Test("unknown revocation and billing plan types are left out with a warning")
     func unknownValues() throws {
         let json = #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1767225600000,"revocationType":"REFUND_SOMEDAY","billingPlanType":7}"#

@@ -1,0 +1,79 @@
+/// The key reference of the documentation (`CatalogLanguage.md`), generated from the language's
+/// declarations (``CatalogKey``) so that it cannot drift from what the checker accepts: one table
+/// per object, each key with the value it takes, whether it is needed and its help.
+///
+/// The article holds it between two markers; `ENTITLE_RECORD=1 swift test` rewrites it there.
+extension CatalogKey {
+    /// The tables, in Markdown.
+    package static var documentation: String {
+        var text = ""
+        for object in CatalogObject.allCases {
+            text += "### \(heading(object))\n\n| key | value | needed | meaning |\n|---|---|---|---|\n"
+            for key in object.keys() {
+                guard let place = key.place(in: object) else { continue }
+                let cells = ["`\(key.name)`", place.value.summary, need(place), meaning(place)]
+                text += "| " + cells.map(escaped).joined(separator: " | ") + " |\n"
+            }
+            text += "\n"
+        }
+        return text
+    }
+
+    private static func heading(_ object: CatalogObject) -> String {
+        switch object {
+        case .catalog: "The catalog"
+        case .product: "A product (`\(products)[]`)"
+        case .introductoryOffer: "An introductory offer (`\(introOffer)`)"
+        case .upgrade: "Upgrade pricing (`\(upgrade)`)"
+        case .upgradeRequirement: "What an upgrade requires (`\(upgrade).\(requires)`)"
+        case .grandfatherRule: "A grandfather rule (`\(grandfathered)[]`)"
+        case .subscriptionOffer: "A win-back or promotional offer (`\(offers)[]`)"
+        }
+    }
+
+    private static func need(_ place: Place) -> String {
+        switch place.requirement {
+        case .required: "required"
+        case .optional: "optional"
+        case .requiredFor(let types, _): "required for " + types.map(\.rawValue).joined(separator: ", ")
+        }
+    }
+
+    private static func meaning(_ place: Place) -> String {
+        guard !place.types.isEmpty, place.types.count < ProductType.allCases.count else { return place.help }
+        return place.help + " (" + place.types.map(\.rawValue).joined(separator: ", ") + ")"
+    }
+
+    /// A table cell: `|` and line breaks would end it.
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+extension CatalogValue {
+    /// The value in a few words, for the documentation.
+    package var summary: String {
+        switch self {
+        case .comment, .schemaReference: "string"
+        case .text: "non-empty string"
+        case .bundleId: "bundle id"
+        case .productId: "id: letters, digits, `.`, `_`, `-`"
+        case .productReference: "a product id of the catalog"
+        case .name: "non-empty name"
+        case .productType: ProductType.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+        case .choice(let values, _): values.map { "`\($0)`" }.joined(separator: ", ")
+        case .integer(let range, _): range.upperBound == Int64.max ? "integer ≥ \(range.lowerBound)" : "integer \(range.lowerBound)–\(range.upperBound)"
+        case .flag(let value): value.map { "`true` or `false` (default `\($0)`)" } ?? "`true` or `false`"
+        case .duration: "ISO 8601 duration (`P1M`, `P2W`, `PT12H`)"
+        case .instant: "RFC 3339 instant, or a date alone (midnight UTC)"
+        case .version: "version (`2.0`)"
+        case .features: "list of declared feature ids"
+        case .products: "non-empty list of product ids"
+        case .declarations(let what): "object: \(what) id → description"
+        case .legalTexts: "object: product type → legal text"
+        case .credits: "object: currency id → amount 1–\(CatalogLimits.maxCredit)"
+        case .object: "object (below)"
+        case .objects(_, let max): "list of objects (below)" + (max.map { ", at most \($0)" } ?? "")
+        }
+    }
+}
