@@ -37,9 +37,10 @@ enum BatchCheck {
         var end: Int
     }
 
-    /// A chunk's lines, written.
+    /// A chunk's lines, written (as text on the worker's thread, so the thread that prints them
+    /// only hands them on).
     struct Written: Sendable {
-        var text: [UInt8]
+        var text: String
         var lines: [Line]
         var progress: Double?
     }
@@ -74,24 +75,27 @@ enum BatchCheck {
                 var text = written.text
                 var start = 0
                 var rewritten: [UInt8]?
+                var bytes: [UInt8] = []  // the chunk's text as bytes, once a line must be rewritten
                 for line in written.lines {
                     defer { start = line.end }
                     let kind = line.idIsInteger ? UInt8(ascii: "#") : UInt8(ascii: "\"")
                     if line.identified, !ids.insert(kind: kind, id: line.id) {
                         // One customer, one answer: the repeat's line says so instead.
                         repeated += 1
-                        if rewritten == nil { rewritten = Array(text[..<start]) }
+                        if rewritten == nil {
+                            bytes = Array(text.utf8)
+                            rewritten = Array(bytes[..<start])
+                        }
                         let error = CustomerCorpus.repeated(id: line.id, location: line.location).diagnostic
                         errorLine(id: line.id, idIsInteger: line.idIsInteger, error).appendCompact(to: &rewritten!)
                         rewritten!.append(UInt8(ascii: "\n"))
                         continue
                     }
                     if line.failed { failed += 1 } else { evaluated += 1 }
-                    rewritten?.append(contentsOf: text[start..<line.end])
+                    rewritten?.append(contentsOf: bytes[start..<line.end])
                 }
-                if let rewritten { text = rewritten }
-                let lines = String(decoding: text, as: UTF8.self)
-                if let write = environment.writeStandardOutput { write(lines) } else { output += lines }
+                if let rewritten { text = String(decoding: rewritten, as: UTF8.self) }
+                if let write = environment.writeStandardOutput { write(text) } else { output += text }
                 progress.update(customers: evaluated + failed + repeated, fraction: written.progress)
             })
         progress.finish()
@@ -136,7 +140,7 @@ enum BatchCheck {
             lines.append(Line(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
                               location: customer.location, failed: failed, end: text.count))
         }
-        return Written(text: text, lines: lines, progress: chunk.progress)
+        return Written(text: String(decoding: text, as: UTF8.self), lines: lines, progress: chunk.progress)
     }
 
     /// The id as the corpus wrote it: a whole number stays a number.
