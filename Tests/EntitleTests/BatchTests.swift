@@ -187,6 +187,30 @@ struct BatchTests {
         #expect(Set(try Self.lines(both)[0].keys) == ["customer", "app", "at", "offers", "reevaluateAt"] && !both.standardOutput.contains("legal"))
     }
 
+    @Test("a batch line is the result's JSON written straight into bytes: the same as the tree, for every part and with or without prose")
+    func lineWriterMatchesTheTree() throws {
+        var generator = WorkloadGenerator(seed: 21)
+        let odd = #"{"app": "com.example.diagrams", "transactions": [{"productId": "com.example.\"odd\"\n\u0001é", "transactionId": "t\\1", "purchaseDate": "2025-03-01T00:00:00Z"}]}"#
+        var receipts = [try ParsedReceipt(json: Data(odd.utf8))]
+        for index in 0..<40 { receipts.append(try ParsedReceipt(json: Data(generator.receipt(for: .diagrams, transactions: 1 + index % 25).utf8))) }
+        let parts: [Entitlements.JSONParts] = [.all, [], [.features, .balances], [.offers], [.warnings, .products]]
+        for (index, receipt) in receipts.enumerated() {
+            let result = try Fixtures.examples.evaluate(app: Diagrams.app, receipts: [receipt], at: Fixtures.instant(index % 2 == 0 ? "2025-07-01T00:00:00Z" : "2025-12-24T13:00:00Z"))
+            for part in parts {
+                for compact in [false, true] {
+                    var line = JSONLineWriter()
+                    result.write(to: &line, parts: part, compact: compact)
+                    let tree = result.jsonOutput(parts: part, compact: compact)
+                    #expect(String(decoding: line.bytes, as: UTF8.self) == tree.compact())
+                }
+            }
+        }
+        // The tree is the one `check --format json` prints and `Codable` reads back.
+        let result = try Fixtures.examples.evaluate(app: Diagrams.app, receipts: [receipts[0]], at: Fixtures.instant("2025-07-01T00:00:00Z"))
+        #expect(result.json.contains(#""code": "unknown-product""#))
+        #expect(try JSONDecoder().decode(Entitlements.self, from: Data(result.json.utf8)) == result)
+    }
+
     @Test("--jobs 1, 2 and 7 print byte for byte the same, on a corpus with bad lines and repeated ids",
           arguments: ["check", "diff-text", "diff-json"])
     func jobsDoNotChangeTheOutput(command: String) throws {

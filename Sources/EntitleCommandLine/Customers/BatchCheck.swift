@@ -112,8 +112,8 @@ enum BatchCheck {
 
     /// Reads, evaluates and writes the lines of one chunk (on a worker thread).
     static func write(_ chunk: CustomerCorpus.Chunk, corpus: CustomerCorpus, portfolio: Portfolio, request: Request) -> Written {
-        var text: [UInt8] = []
-        text.reserveCapacity(chunk.items.count * 1_024)
+        var writer = JSONLineWriter()
+        writer.bytes.reserveCapacity(chunk.items.count * 1_024)
         var lines: [Line] = []
         lines.reserveCapacity(chunk.items.count)
         for item in chunk.items {
@@ -121,26 +121,29 @@ enum BatchCheck {
             var failed = false
             switch customer.receipts {
             case .failure(let error):
-                errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic).appendCompact(to: &text)
+                writer.value(errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic))
                 failed = true
             case .success(let receipts):
                 let evaluated = request.app ?? receipts.first?.app ?? ""
                 do throws(PortfolioError) {
                     let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
                                                         account: request.account)
-                    var members: [(String, JSONOutput)] = [("customer", idOutput(customer.id, isInteger: customer.idIsInteger))]
-                    if case .object(let answer) = result.jsonOutput(parts: request.parts, compact: request.compact) { members += answer }
-                    JSONOutput.object(members).appendCompact(to: &text)
+                    // Written straight into the chunk's bytes: `customer`, then the result's members.
+                    writer.beginObject()
+                    writer.key("customer")
+                    if customer.idIsInteger, let number = Int64(customer.id) { writer.integer(number) } else { writer.string(customer.id) }
+                    result.writeMembers(to: &writer, parts: request.parts, compact: request.compact)
+                    writer.endObject()
                 } catch {
-                    errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic).appendCompact(to: &text)
+                    writer.value(errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic))
                     failed = true
                 }
             }
-            text.append(UInt8(ascii: "\n"))
+            writer.newline()
             lines.append(Line(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
-                              location: customer.location, failed: failed, end: text.count))
+                              location: customer.location, failed: failed, end: writer.bytes.count))
         }
-        return Written(text: String(decoding: text, as: UTF8.self), lines: lines, progress: chunk.progress)
+        return Written(text: String(decoding: writer.bytes, as: UTF8.self), lines: lines, progress: chunk.progress)
     }
 
     /// The id as the corpus wrote it: a whole number stays a number.
