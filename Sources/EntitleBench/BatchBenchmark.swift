@@ -23,7 +23,8 @@ enum BatchBenchmark {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let customers = quick ? 2_000 : 20_000
         let rounds = quick ? 3 : 5
-        print("entitle-bench --batch\(quick ? " --quick" : ""): \(cores) cores; load average \(loadAverage()) (1, 5, 15 minutes)")
+        let loadBefore = loadAverage()
+        print("entitle-bench --batch\(quick ? " --quick" : ""): \(cores) cores; load average \(loadBefore) (1, 5, 15 minutes)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-batch-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = directory.appendingPathComponent("customers.jsonl").path
@@ -118,7 +119,7 @@ enum BatchBenchmark {
         for (name, value, _, _) in figures { print("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value) }
         if let path {
             let members = figures.filter { !$0.2.isEmpty }.map { "  \"\($0.2)\": \(String(format: "%.6g", $0.3))" }
-            let text = "{\n  \"machine\": \"\(cores) cores\",\n  \"loadAverage\": \"\(loadAverage())\",\n" + members.joined(separator: ",\n") + "\n}\n"
+            let text = "{\n  \"machine\": \"\(cores) cores\",\n  \"loadAverageBefore\": \"\(loadBefore)\",\n  \"loadAverageAfter\": \"\(loadAverage())\",\n" + members.joined(separator: ",\n") + "\n}\n"
             do {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {

@@ -113,7 +113,7 @@ enum BatchCheck {
     /// Reads, evaluates and writes the lines of one chunk (on a worker thread).
     static func write(_ chunk: CustomerCorpus.Chunk, corpus: CustomerCorpus, portfolio: Portfolio, request: Request) -> Written {
         var writer = JSONLineWriter()
-        writer.bytes.reserveCapacity(chunk.items.count * 1_024)
+        writer.bytes.reserveCapacity(chunk.items.count * 2_048)
         var lines: [Line] = []
         lines.reserveCapacity(chunk.items.count)
         for item in chunk.items {
