@@ -31,7 +31,7 @@ let package = Package(
         // the benchmark and the tests that check they agree.
         .target(name: "EntitleWorkloads", dependencies: ["Entitle"]),
         // `swift run -c release entitle-bench`: throughput, ratios against baselines, memory.
-        .executableTarget(name: "EntitleBench", dependencies: ["Entitle", "EntitleWorkloads", "CAllocationCounter"]),
+        .executableTarget(name: "EntitleBench", dependencies: ["Entitle", "EntitleCommandLine", "EntitleWorkloads", "CAllocationCounter"]),
         .target(name: "CAllocationCounter"),
         .testTarget(
             name: "EntitleTests",

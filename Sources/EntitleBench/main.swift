@@ -1,11 +1,39 @@
 import Foundation
 
 // entitle-bench: `swift run -c release entitle-bench [--quick] [--json FILE]`.
-let usage = "usage: entitle-bench [--quick] [--json FILE] | --files DIR [--json FILE]\n"
+let usage = """
+    usage: entitle-bench [--quick] [--json FILE]
+           entitle-bench --files DIR [--json FILE]
+           entitle-bench --batch [--quick] [--json FILE]
+           entitle-bench --write-corpus PATH --customers N [--transactions N] [--layout lines|directory] [--seed N]
+
+    """
 var arguments = Array(CommandLine.arguments.dropFirst())
 var quick = false
 var jsonPath: String?
 var filesDirectory: String?
+var batch = false
+var corpusPath: String?
+var corpusCustomers = 0, corpusTransactions = 20
+var corpusSeed: UInt64 = 20
+var corpusLayout = CorpusWriter.Layout.lines
+/// The value after an option, or the usage and exit 2.
+@MainActor func value(_ option: String) -> String {
+    guard let value = arguments.first else {
+        FileHandle.standardError.write(Data("\(option) needs a value\n\(usage)".utf8))
+        exit(2)
+    }
+    arguments.removeFirst()
+    return value
+}
+/// A whole number after an option, or the usage and exit 2.
+@MainActor func number(_ option: String) -> Int {
+    guard let number = Int(value(option)), number >= 0 else {
+        FileHandle.standardError.write(Data("\(option) takes a whole number\n\(usage)".utf8))
+        exit(2)
+    }
+    return number
+}
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -18,6 +46,17 @@ while let argument = arguments.first {
         guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
         filesDirectory = path
         arguments.removeFirst()
+    case "--batch": batch = true
+    case "--write-corpus": corpusPath = value(argument)
+    case "--customers": corpusCustomers = number(argument)
+    case "--transactions": corpusTransactions = number(argument)
+    case "--seed": corpusSeed = UInt64(number(argument))
+    case "--layout":
+        guard let layout = CorpusWriter.Layout(rawValue: value(argument)) else {
+            FileHandle.standardError.write(Data("--layout is `lines` or `directory`\n\(usage)".utf8))
+            exit(2)
+        }
+        corpusLayout = layout
     case "--help", "-h": print(usage, terminator: ""); exit(0)
     case "--profile":
         // Internal: a fixed loop of decode-and-evaluate for `valgrind --tool=callgrind`.
@@ -39,6 +78,20 @@ while let argument = arguments.first {
 FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
 #endif
 
+if let corpusPath {
+    do {
+        let bytes = try CorpusWriter.write(path: corpusPath, customers: corpusCustomers, transactions: corpusTransactions,
+                                           layout: corpusLayout, seed: corpusSeed)
+        print("wrote \(corpusCustomers) customers of \(corpusTransactions) transactions to \(corpusPath) (\(bytes) bytes)")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("entitle-bench: cannot write \(corpusPath): \(error)\n".utf8))
+        exit(1)
+    }
+}
+if batch {
+    exit(BatchBenchmark.run(quick: quick, json: jsonPath))
+}
 if let filesDirectory {
     exit(FileBenchmark.run(directory: filesDirectory, json: jsonPath,
                            stopwatch: quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)))

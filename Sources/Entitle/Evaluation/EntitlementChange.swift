@@ -2,10 +2,10 @@
 /// "entitlement changed" event when new data arrives, and what `entitle diff` counts per customer
 /// when a catalog changes.
 ///
-/// Values are written as in `check`'s text: features `on` / `off`, instants in RFC 3339 (`no end`
-/// when a coverage never ends), product states by name, balances as numbers, offers as `offer` or
-/// `do not offer (reason)` with the change and intro offer after a comma. `nil` stands for "not in
-/// that result's catalog".
+/// `from` and `to` are values of their own kind (``Value``): a feature's `enabled`, an `until`
+/// (`nil` inside for no end), a product's state, a balance, or an offer's decision. `nil` itself
+/// stands for "not in that result's catalog". ``description`` writes them as `check`'s text does:
+/// `feature pro: on -> off`.
 public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What changed.
     public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
@@ -25,17 +25,149 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         case offer
     }
 
+    /// One side of a change, as a value of its kind.
+    public enum Value: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// Whether a feature is on (`feature-on`, `feature-off`).
+        case enabled(Bool)
+        /// Until when a feature or product lasts; `nil` when it has no end (`feature-until`,
+        /// `product-until`).
+        case until(Instant?)
+        /// A product's state (`product-state`).
+        case state(ProductState)
+        /// A currency's balance (`balance`).
+        case balance(Int64)
+        /// Whether, and how, a product may be offered (`offer`).
+        case offer(OfferDecision)
+
+        /// As `check`'s text writes it: `on` / `off`, an RFC 3339 instant or `no end`, a state's
+        /// name, a number, or `offer` / `do not offer (reason)` with the change and intro offer
+        /// after a comma.
+        public var description: String {
+            switch self {
+            case .enabled(let enabled): return enabled ? "on" : "off"
+            case .until(let instant): return instant?.rfc3339 ?? "no end"
+            case .state(let state): return state.rawValue
+            case .balance(let balance): return String(balance)
+            case .offer(let decision): return decision.description
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey { case enabled, until, state, balance, eligible }
+
+        /// Reads a value as ``encode(to:)`` writes it; which member it has says its kind.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if container.contains(.enabled) {
+                self = .enabled(try container.decode(Bool.self, forKey: .enabled))
+            } else if container.contains(.until) {
+                self = .until(try container.decodeIfPresent(Instant.self, forKey: .until))
+            } else if container.contains(.state) {
+                self = .state(try container.decode(ProductState.self, forKey: .state))
+            } else if container.contains(.balance) {
+                self = .balance(try container.decode(Int64.self, forKey: .balance))
+            } else if container.contains(.eligible) {
+                self = .offer(try OfferDecision(from: decoder))
+            } else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "a change's value has one of `enabled`, `until`, `state`, `balance` or `eligible`"))
+            }
+        }
+
+        /// An object whose member names say the kind, with the names `check --format json` uses:
+        /// `{"enabled": true}`, `{"until": "2026-01-16T18:00:00Z"}` (`null`: no end),
+        /// `{"state": "active"}`, `{"balance": 13}`, `{"eligible": false, "reason": "owned", ...}`.
+        public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+
+        /// The value as ``encode(to:)`` writes it: the one writer of its JSON.
+        package var jsonOutput: JSONOutput {
+            switch self {
+            case .enabled(let enabled): return .object([("enabled", .bool(enabled))])
+            case .until(let instant): return .object([("until", instant.map { .string($0.rfc3339) } ?? .null)])
+            case .state(let state): return .object([("state", .string(state.rawValue))])
+            case .balance(let balance): return .object([("balance", .integer(balance))])
+            case .offer(let decision): return decision.jsonOutput
+            }
+        }
+    }
+
+    /// Whether, and how, a product may be offered: the parts of an ``Offer`` that
+    /// ``Entitlements/changes(since:)`` compares (not its legal text, promotions, `adds` or
+    /// `extends`, which follow from the catalog and the features).
+    public struct OfferDecision: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// Whether the product may be offered.
+        public var eligible: Bool
+        /// Why not, when not eligible.
+        public var reason: OfferReason?
+        /// An upgrade, downgrade or crossgrade, for a subscription of a group with levels.
+        public var change: SubscriptionChange?
+        /// When that change takes effect.
+        public var effective: ChangeTiming?
+        /// For an auto-renewable with an introductory offer: whether the customer may still have it.
+        public var introOfferEligible: Bool?
+
+        /// Creates a decision.
+        public init(eligible: Bool, reason: OfferReason? = nil, change: SubscriptionChange? = nil, effective: ChangeTiming? = nil,
+                    introOfferEligible: Bool? = nil) {
+            self.eligible = eligible
+            self.reason = reason
+            self.change = change
+            self.effective = effective
+            self.introOfferEligible = introOfferEligible
+        }
+
+        /// The decision of an offer.
+        public init(_ offer: Offer) {
+            self.init(eligible: offer.eligible, reason: offer.reason, change: offer.change, effective: offer.effective,
+                      introOfferEligible: offer.introOfferEligible)
+        }
+
+        /// `offer` or `do not offer (reason)`, then its change and intro offer after a comma.
+        public var description: String {
+            var text = eligible ? "offer" : "do not offer (\(reason?.rawValue ?? ""))"
+            if let change { text += ", \(change.rawValue) \(effective?.rawValue ?? "")" }
+            if let introOfferEligible { text += introOfferEligible ? ", intro offer eligible" : ", intro offer used" }
+            return text
+        }
+
+        private enum CodingKeys: String, CodingKey { case eligible, reason, change, effective, introOfferEligible }
+
+        /// Reads a decision as ``encode(to:)`` writes it.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(eligible: try container.decode(Bool.self, forKey: .eligible),
+                      reason: try container.decodeIfPresent(OfferReason.self, forKey: .reason),
+                      change: try container.decodeIfPresent(SubscriptionChange.self, forKey: .change),
+                      effective: try container.decodeIfPresent(ChangeTiming.self, forKey: .effective),
+                      introOfferEligible: try container.decodeIfPresent(Bool.self, forKey: .introOfferEligible))
+        }
+
+        /// `{"eligible", "reason"?, "change"?, "effective"?, "introOfferEligible"?}`, as an offer
+        /// of `check --format json` writes them.
+        public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+
+        /// The decision as ``encode(to:)`` writes it.
+        package var jsonOutput: JSONOutput {
+            var members: [(String, JSONOutput)] = [("eligible", .bool(eligible))]
+            if let reason { members.append(("reason", .string(reason.rawValue))) }
+            if let change { members.append(("change", .string(change.rawValue))) }
+            if let effective { members.append(("effective", .string(effective.rawValue))) }
+            if let introOfferEligible { members.append(("introOfferEligible", .bool(introOfferEligible))) }
+            return .object(members)
+        }
+    }
+
     /// What changed.
     public var kind: Kind
     /// The feature, product or currency id.
     public var id: String
     /// The value before; `nil` when the earlier result's catalog does not have the id.
-    public var from: String?
+    public var from: Value?
     /// The value after; `nil` when the later result's catalog does not have the id.
-    public var to: String?
+    public var to: Value?
 
     /// Creates a change.
-    public init(kind: Kind, id: String, from: String?, to: String?) {
+    public init(kind: Kind, id: String, from: Value?, to: Value?) {
         self.kind = kind
         self.id = id
         self.from = from
@@ -48,12 +180,12 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(kind: try container.decode(Kind.self, forKey: .kind), id: try container.decode(String.self, forKey: .id),
-                  from: try container.decodeIfPresent(String.self, forKey: .from),
-                  to: try container.decodeIfPresent(String.self, forKey: .to))
+                  from: try container.decodeIfPresent(Value.self, forKey: .from),
+                  to: try container.decodeIfPresent(Value.self, forKey: .to))
     }
 
     /// `{"kind", "id", "from", "to", "loss"}`, as `entitle diff --format json` writes a customer's
-    /// change (`from`/`to` `null` for a missing side).
+    /// change: `from`/`to` each a ``Value`` object, or `null` for a missing side.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
@@ -67,9 +199,15 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
     public var isLoss: Bool {
         switch kind {
         case .featureOff: return true
-        case .balance: return (Int64(to ?? "0") ?? 0) < (Int64(from ?? "0") ?? 0)
+        case .balance: return Self.balance(to) < Self.balance(from)
         default: return false
         }
+    }
+
+    /// A side's balance; a currency the catalog does not have holds nothing.
+    private static func balance(_ value: Value?) -> Int64 {
+        if case .balance(let balance)? = value { return balance }
+        return 0
     }
 
     /// `feature pro: on -> off`, `product X until: ...`, `balance gems: 10 -> 4`, with `(none)`
@@ -84,7 +222,7 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         case .balance: subject = "balance \(id)"
         case .offer: subject = "offer \(id)"
         }
-        return "\(subject): \(from ?? "(none)") -> \(to ?? "(none)")"
+        return "\(subject): \(from?.description ?? "(none)") -> \(to?.description ?? "(none)")"
     }
 }
 
@@ -96,7 +234,6 @@ extension Entitlements {
     /// instants and data (new purchases); `at` and `reevaluateAt` are not compared.
     public func changes(since earlier: Entitlements) -> [EntitlementChange] {
         var changes: [EntitlementChange] = []
-        func until(_ instant: Instant?) -> String { instant?.rfc3339 ?? "no end" }
 
         let oldFeatures = Dictionary(earlier.features.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let newFeatures = features
@@ -104,14 +241,14 @@ extension Entitlements {
             let old = oldFeatures[feature.id]
             if (old?.enabled ?? false) != feature.enabled {
                 changes.append(EntitlementChange(kind: feature.enabled ? .featureOn : .featureOff, id: feature.id,
-                                                 from: old.map { $0.enabled ? "on" : "off" }, to: feature.enabled ? "on" : "off"))
+                                                 from: old.map { .enabled($0.enabled) }, to: .enabled(feature.enabled)))
             } else if let old, old.enabled, feature.enabled, old.until != feature.until {
-                changes.append(EntitlementChange(kind: .featureUntil, id: feature.id, from: until(old.until), to: until(feature.until)))
+                changes.append(EntitlementChange(kind: .featureUntil, id: feature.id, from: .until(old.until), to: .until(feature.until)))
             }
         }
         let newFeatureIds = Set(newFeatures.map(\.id))
         for feature in earlier.features where !newFeatureIds.contains(feature.id) && feature.enabled {
-            changes.append(EntitlementChange(kind: .featureOff, id: feature.id, from: "on", to: nil))
+            changes.append(EntitlementChange(kind: .featureOff, id: feature.id, from: .enabled(true), to: nil))
         }
 
         let oldProducts = Dictionary(earlier.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -120,14 +257,14 @@ extension Entitlements {
             let old = oldProducts[product.id]
             if old?.state != product.state {
                 if old == nil && product.state == .notPurchased { continue }
-                changes.append(EntitlementChange(kind: .productState, id: product.id, from: old?.state.rawValue, to: product.state.rawValue))
+                changes.append(EntitlementChange(kind: .productState, id: product.id, from: old.map { .state($0.state) }, to: .state(product.state)))
             } else if let old, old.until != product.until {
-                changes.append(EntitlementChange(kind: .productUntil, id: product.id, from: until(old.until), to: until(product.until)))
+                changes.append(EntitlementChange(kind: .productUntil, id: product.id, from: .until(old.until), to: .until(product.until)))
             }
         }
         let newProductIds = Set(newProducts.map(\.id))
         for product in earlier.products where !newProductIds.contains(product.id) && product.state != .notPurchased {
-            changes.append(EntitlementChange(kind: .productState, id: product.id, from: product.state.rawValue, to: nil))
+            changes.append(EntitlementChange(kind: .productState, id: product.id, from: .state(product.state), to: nil))
         }
 
         let oldBalances = Dictionary(earlier.balances.map { ($0.currency, $0.balance) }, uniquingKeysWith: { first, _ in first })
@@ -135,27 +272,19 @@ extension Entitlements {
         for balance in newBalances where oldBalances[balance.currency] != balance.balance {
             if oldBalances[balance.currency] == nil && balance.balance == 0 { continue }
             changes.append(EntitlementChange(kind: .balance, id: balance.currency,
-                                             from: oldBalances[balance.currency].map(String.init), to: String(balance.balance)))
+                                             from: oldBalances[balance.currency].map { .balance($0) }, to: .balance(balance.balance)))
         }
         let newCurrencies = Set(newBalances.map(\.currency))
         for balance in earlier.balances where !newCurrencies.contains(balance.currency) && balance.balance != 0 {
-            changes.append(EntitlementChange(kind: .balance, id: balance.currency, from: String(balance.balance), to: nil))
+            changes.append(EntitlementChange(kind: .balance, id: balance.currency, from: .balance(balance.balance), to: nil))
         }
 
         let oldOffers = Dictionary(earlier.offers.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
         for offer in offers {
             guard let old = oldOffers[offer.productId] else { continue }  // a new product: a catalog change, not a customer's
-            let before = Self.describe(old), after = Self.describe(offer)
-            if before != after { changes.append(EntitlementChange(kind: .offer, id: offer.productId, from: before, to: after)) }
+            let before = EntitlementChange.OfferDecision(old), after = EntitlementChange.OfferDecision(offer)
+            if before != after { changes.append(EntitlementChange(kind: .offer, id: offer.productId, from: .offer(before), to: .offer(after))) }
         }
         return changes
-    }
-
-    /// An offer as one phrase: `offer` or `do not offer (reason)`, then its change and intro offer.
-    static func describe(_ offer: Offer) -> String {
-        var text = offer.eligible ? "offer" : "do not offer (\(offer.reason?.rawValue ?? ""))"
-        if let change = offer.change { text += ", \(change.rawValue) \(offer.effective?.rawValue ?? "")" }
-        if let intro = offer.introOfferEligible { text += intro ? ", intro offer eligible" : ", intro offer used" }
-        return text
     }
 }

@@ -10,8 +10,17 @@ package struct CustomerLine: Sendable {
     package var customerIsInteger = false
     /// Each receipt's bytes, as written in the line.
     package var receipts: [Data]
-    /// Where each receipt starts in the line: its column (from 1, counting characters).
-    package var columns: [Int]
+    /// The line, kept to locate a receipt's problem.
+    private let line: Data
+    /// Where each receipt starts in the line, in bytes from its start.
+    private let offsets: [Int]
+
+    /// Where each receipt starts in the line: its column (from 1, counting characters). Counted
+    /// when asked, in one pass over the line: only a receipt with a problem needs it.
+    package var columns: [Int] {
+        let table = LineTable(line)
+        return offsets.map { table.location(of: $0).column }
+    }
 
     /// Reads one line.
     ///
@@ -69,9 +78,8 @@ package struct CustomerLine: Sendable {
         // An empty `receipts` list reads; the corpus refuses it with the customer's id.
         self.customer = customer
         self.customerIsInteger = customerIsInteger
-        // One table for the line: each receipt's column is then a lookup, not a recount of the line.
-        let table = LineTable(bytes)
-        self.columns = ranges.map { table.location(of: $0.lowerBound).column }
+        self.line = bytes
+        self.offsets = ranges.map(\.lowerBound)
         self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound ..< bytes.startIndex + $0.upperBound] }.map { Data($0) }
     }
 }

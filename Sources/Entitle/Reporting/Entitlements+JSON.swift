@@ -1,7 +1,8 @@
 import Foundation
 
-/// A result as JSON, written in one place: `entitle check --format json`, ``Entitlements/json``
-/// and `Encodable` all write ``jsonOutput``, and `Decodable` reads it back.
+/// A result as JSON, written in one place: `entitle check --format json`, ``Entitlements/json``,
+/// `Encodable` and each line of `check --customers` all come from ``write(to:parts:compact:)`` (as
+/// a tree, or straight into a line's bytes), and `Decodable` reads it back.
 ///
 /// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`:
 /// every declared feature and currency and every product (consumables have no state) in catalog
@@ -10,18 +11,97 @@ extension Entitlements: Codable {
     /// The result as one JSON object, the form `entitle check --format json` prints.
     public var json: String { jsonOutput.rendered() + "\n" }
 
-    package var jsonOutput: JSONOutput {
-        func instant(_ value: Instant?) -> JSONOutput { value.map { .string($0.rfc3339) } ?? .null }
-        return .object([
-            ("app", .string(app)),
-            ("at", .string(at.rfc3339)),
-            ("features", .object(features.map { ($0.id, $0.jsonOutput) })),
-            ("balances", .object(balances.map { ($0.currency, JSONOutput.integer($0.balance)) })),
-            ("products", .object(products.map { ($0.id, $0.jsonOutput) })),
-            ("offers", .object(offers.map { ($0.productId, $0.jsonOutput) })),
-            ("reevaluateAt", instant(reevaluateAt)),
-            ("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
-        ])
+    package var jsonOutput: JSONOutput { jsonOutput(parts: .all) }
+
+    /// The parts of a result its JSON may carry (`check --customers --fields`); `app`, `at` and
+    /// `reevaluateAt` are always there.
+    package struct JSONParts: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+        package static let features = JSONParts(rawValue: 1)
+        package static let balances = JSONParts(rawValue: 2)
+        package static let products = JSONParts(rawValue: 4)
+        package static let offers = JSONParts(rawValue: 8)
+        package static let warnings = JSONParts(rawValue: 16)
+        package static let all: JSONParts = [.features, .balances, .products, .offers, .warnings]
+    }
+
+    /// The result as JSON with only `parts`, in their usual order; `compact` leaves out the prose
+    /// (offers' legal text, warnings' messages: their codes stay). A part left out is not
+    /// computed.
+    package func jsonOutput(parts: JSONParts, compact: Bool = false) -> JSONOutput {
+        var builder = JSONOutput.Builder()
+        write(to: &builder, parts: parts, compact: compact)
+        return builder.value
+    }
+
+    /// Writes the result's JSON object: the one description of it.
+    package func write<Writer: JSONWriter>(to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false) {
+        writer.beginObject()
+        writeMembers(to: &writer, parts: parts, compact: compact)
+        writer.endObject()
+    }
+
+    /// Writes the members of the result's JSON object into an object already open (a batch line
+    /// puts `customer` first).
+    package func writeMembers<Writer: JSONWriter>(to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false) {
+        writer.key("app")
+        writer.string(app)
+        writer.key("at")
+        writer.string(at.rfc3339)
+        if parts.contains(.features) {
+            writer.key("features")
+            writer.beginObject()
+            for feature in features {
+                writer.key(feature.id)
+                feature.write(to: &writer)
+            }
+            writer.endObject()
+        }
+        if parts.contains(.balances) {
+            writer.key("balances")
+            writer.beginObject()
+            for balance in balances {
+                writer.key(balance.currency)
+                writer.integer(balance.balance)
+            }
+            writer.endObject()
+        }
+        if parts.contains(.products) {
+            writer.key("products")
+            writer.beginObject()
+            for product in products {
+                writer.key(product.id)
+                product.write(to: &writer)
+            }
+            writer.endObject()
+        }
+        if parts.contains(.offers) {
+            writer.key("offers")
+            writer.beginObject()
+            for offer in offers {
+                writer.key(offer.productId)
+                offer.write(to: &writer, legal: !compact)
+            }
+            writer.endObject()
+        }
+        writer.key("reevaluateAt")
+        writer.string(reevaluateAt?.rfc3339)
+        if parts.contains(.warnings) {
+            writer.key("warnings")
+            writer.beginArray()
+            for warning in warnings {
+                writer.beginObject()
+                writer.key("code")
+                writer.string(warning.code)
+                if !compact {
+                    writer.key("message")
+                    writer.string(warning.message)
+                }
+                writer.endObject()
+            }
+            writer.endArray()
+        }
     }
 
     /// Encodes the result as `entitle check --format json` prints it.
@@ -75,9 +155,15 @@ struct DecodedViews: Sendable {
 
 extension FeatureStatus {
     /// `{"enabled", "until", "sources"}`.
-    var jsonOutput: JSONOutput {
-        .object([("enabled", .bool(enabled)), ("until", until.map { .string($0.rfc3339) } ?? .null),
-                 ("sources", .array(sources.map(JSONOutput.string)))])
+    func write<Writer: JSONWriter>(to writer: inout Writer) {
+        writer.beginObject()
+        writer.key("enabled")
+        writer.bool(enabled)
+        writer.key("until")
+        writer.string(until?.rfc3339)
+        writer.key("sources")
+        writer.strings(sources)
+        writer.endObject()
     }
 
     private enum Keys: String, CodingKey { case enabled, until, sources }
@@ -91,20 +177,38 @@ extension FeatureStatus {
 
 extension ProductStatus {
     /// `{"type", "state", "until", "startsAt"?, "willRenew"?, "renewsTo"?, "commitment"?}`.
-    var jsonOutput: JSONOutput {
-        var members: [(String, JSONOutput)] = [
-            ("type", .string(type.rawValue)), ("state", .string(state.rawValue)), ("until", until.map { .string($0.rfc3339) } ?? .null),
-        ]
-        if let startsAt { members.append(("startsAt", .string(startsAt.rfc3339))) }
-        if let willRenew { members.append(("willRenew", .bool(willRenew))) }
-        if let renewsTo { members.append(("renewsTo", .string(renewsTo))) }
-        if let commitment {
-            members.append(("commitment", .object([
-                ("period", .integer(Int64(commitment.period))), ("periods", .integer(Int64(commitment.periods))),
-                ("endsAt", .string(commitment.endsAt.rfc3339)),
-            ])))
+    func write<Writer: JSONWriter>(to writer: inout Writer) {
+        writer.beginObject()
+        writer.key("type")
+        writer.string(type.rawValue)
+        writer.key("state")
+        writer.string(state.rawValue)
+        writer.key("until")
+        writer.string(until?.rfc3339)
+        if let startsAt {
+            writer.key("startsAt")
+            writer.string(startsAt.rfc3339)
         }
-        return .object(members)
+        if let willRenew {
+            writer.key("willRenew")
+            writer.bool(willRenew)
+        }
+        if let renewsTo {
+            writer.key("renewsTo")
+            writer.string(renewsTo)
+        }
+        if let commitment {
+            writer.key("commitment")
+            writer.beginObject()
+            writer.key("period")
+            writer.integer(Int64(commitment.period))
+            writer.key("periods")
+            writer.integer(Int64(commitment.periods))
+            writer.key("endsAt")
+            writer.string(commitment.endsAt.rfc3339)
+            writer.endObject()
+        }
+        writer.endObject()
     }
 
     private enum Keys: String, CodingKey { case type, state, until, startsAt, willRenew, renewsTo, commitment }
@@ -122,23 +226,53 @@ extension ProductStatus {
 
 extension Offer {
     /// `{"eligible", "reason"?, "introOfferEligible"?, "legal"?, "change"?, "effective"?,
-    /// "promotions"?, "adds", "extends"}`.
-    var jsonOutput: JSONOutput {
-        var members: [(String, JSONOutput)] = [("eligible", .bool(eligible))]
-        if let reason { members.append(("reason", .string(reason.rawValue))) }
-        if let introOfferEligible { members.append(("introOfferEligible", .bool(introOfferEligible))) }
-        if let legal { members.append(("legal", .string(legal))) }
-        if let change { members.append(("change", .string(change.rawValue))) }
-        if let effective { members.append(("effective", .string(effective.rawValue))) }
-        if let promotions {
-            members.append(("promotions", .array(promotions.map { promotion in
-                .object([("id", .string(promotion.id)), ("type", .string(promotion.type.rawValue)),
-                         ("eligible", .bool(promotion.eligible)), ("reason", .string(promotion.reason.rawValue))])
-            })))
+    /// "promotions"?, "adds", "extends"}`; without `legal` unless `legal` is `true`.
+    func write<Writer: JSONWriter>(to writer: inout Writer, legal withLegal: Bool = true) {
+        writer.beginObject()
+        writer.key("eligible")
+        writer.bool(eligible)
+        if let reason {
+            writer.key("reason")
+            writer.string(reason.rawValue)
         }
-        members.append(("adds", .array(adds.map(JSONOutput.string))))
-        members.append(("extends", .array(extends.map(JSONOutput.string))))
-        return .object(members)
+        if let introOfferEligible {
+            writer.key("introOfferEligible")
+            writer.bool(introOfferEligible)
+        }
+        if withLegal, let legal {
+            writer.key("legal")
+            writer.string(legal)
+        }
+        if let change {
+            writer.key("change")
+            writer.string(change.rawValue)
+        }
+        if let effective {
+            writer.key("effective")
+            writer.string(effective.rawValue)
+        }
+        if let promotions {
+            writer.key("promotions")
+            writer.beginArray()
+            for promotion in promotions {
+                writer.beginObject()
+                writer.key("id")
+                writer.string(promotion.id)
+                writer.key("type")
+                writer.string(promotion.type.rawValue)
+                writer.key("eligible")
+                writer.bool(promotion.eligible)
+                writer.key("reason")
+                writer.string(promotion.reason.rawValue)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.key("adds")
+        writer.strings(adds)
+        writer.key("extends")
+        writer.strings(extends)
+        writer.endObject()
     }
 
     private enum Keys: String, CodingKey { case eligible, reason, introOfferEligible, legal, change, effective, promotions, adds, extends }

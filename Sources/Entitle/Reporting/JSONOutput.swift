@@ -2,7 +2,7 @@
 ///
 /// Output is built as a small tree and rendered once: results are printed for people and scripts,
 /// never on the evaluation path.
-package indirect enum JSONOutput: Equatable, Sendable {
+package enum JSONOutput: Equatable, Sendable {
     case object([(String, JSONOutput)])
     case array([JSONOutput])
     case string(String)
@@ -33,26 +33,38 @@ package indirect enum JSONOutput: Equatable, Sendable {
     package func compact() -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        renderOnOneLine(into: &bytes, separator: [])
+        appendCompact(to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``compact()``, appended to `bytes`: a batch writes many lines into one buffer.
+    package func appendCompact(to bytes: inout [UInt8]) {
+        renderOnOneLine(into: &bytes, separator: [])
     }
 
     private func renderOnOneLine(into bytes: inout [UInt8], separator: [UInt8]) {
         switch self {
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { bytes += [UInt8(ascii: ",")] + separator }
-                JSONOutput.appendString(key, to: &bytes)
-                bytes += [UInt8(ascii: ":")] + separator
-                value.renderOnOneLine(into: &bytes, separator: separator)
+            for index in members.indices {
+                if index > 0 {
+                    bytes.append(UInt8(ascii: ","))
+                    bytes.append(contentsOf: separator)
+                }
+                JSONOutput.appendString(members[index].0, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                bytes.append(contentsOf: separator)
+                members[index].1.renderOnOneLine(into: &bytes, separator: separator)
             }
             bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { bytes += [UInt8(ascii: ",")] + separator }
-                element.renderOnOneLine(into: &bytes, separator: separator)
+            for index in elements.indices {
+                if index > 0 {
+                    bytes.append(UInt8(ascii: ","))
+                    bytes.append(contentsOf: separator)
+                }
+                elements[index].renderOnOneLine(into: &bytes, separator: separator)
             }
             bytes.append(UInt8(ascii: "]"))
         default:
@@ -102,13 +114,13 @@ package indirect enum JSONOutput: Equatable, Sendable {
         case .string(let value):
             JSONOutput.appendString(value, to: &bytes)
         case .integer(let value):
-            bytes += Array(String(value).utf8)
+            JSONOutput.appendInteger(value, to: &bytes)
         case .number(let text):
-            bytes += Array(text.utf8)
+            bytes.append(contentsOf: text.utf8)
         case .bool(let value):
-            bytes += Array((value ? "true" : "false").utf8)
+            bytes.append(contentsOf: (value ? "true" : "false").utf8)
         case .null:
-            bytes += Array("null".utf8)
+            bytes.append(contentsOf: "null".utf8)
         }
     }
 
@@ -116,6 +128,22 @@ package indirect enum JSONOutput: Equatable, Sendable {
         switch self {
         case .object, .array: false
         default: true
+        }
+    }
+
+    /// Appends an integer's decimal digits, without building a string.
+    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // The magnitude as unsigned, so `Int64.min` needs no negation that would trap.
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -8,8 +8,18 @@ enum CheckCommand {
         evaluate a customer corpus instead (a directory with one receipt file or one subdirectory of receipts per
         customer, or a JSON Lines file of {"customer": ID, "receipts": [...]}) and print one JSON object per line:
         {"customer": ID, ...the check JSON...}, or {"customer": ID, "errors": [...]} for a customer whose receipts
-        cannot be read (with --verify: or do not verify)
+        cannot be read (with --verify: or do not verify); lines are in corpus order, printed as they are evaluated
         """)
+    /// `--fields LIST`: the parts each line of `--customers` carries.
+    static let fields: Option<[String]> = .list(
+        "--fields", of: ["features", "balances", "products", "offers", "warnings"],
+        help: """
+            with --customers: the parts each line carries, separated by commas, from `features`, `balances`, `products`,
+            `offers`, `warnings` (default: all); `customer`, `app`, `at` and `reevaluateAt` are always there
+            """)
+    /// `--compact`: lines without prose.
+    static let compact: Option<Bool> = .flag(
+        "--compact", help: "with --customers: leave out the prose: offers' legal text and warnings' messages (their codes stay)")
 
     /// The command, declared.
     static let command = Subcommand(
@@ -19,14 +29,17 @@ enum CheckCommand {
              .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format)]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
             [.required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.account), VerifyOption.synopsis],
+             .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(fields), .optional(compact),
+             .optional(SharedOptions.jobs), VerifyOption.synopsis],
         ],
         discussion: """
             Catalog errors are printed as they are; the app is still evaluated when its catalog, and the catalogs it refers
             to, compiled. With `--format json`, a failure prints {"errors": [...]} on standard output.
 
+            With --customers, a customer id seen before in the corpus is an error on its line (only its first entry counts).
+
             Exits 0 when done, 1 on an invalid catalog or receipt (with --customers: when any customer's receipts could not
-            be read; every other line is still printed), 2 on misuse.
+            be read, or an id repeats; every other line is still printed), 2 on misuse.
             """,
         misuseAsJSON: true, run: run)
 
@@ -41,6 +54,9 @@ enum CheckCommand {
             }
         } else {
             guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
+            let batchOnly = [(fields.quoted, arguments.contains(fields)), (compact.quoted, arguments.contains(compact)),
+                             (SharedOptions.jobs.quoted, arguments.contains(SharedOptions.jobs))]
+            if let (name, _) = batchOnly.first(where: \.1) { throw UsageError(message: "\(name) is for \(customers.quoted)") }
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let json = try arguments.value(format) == .json
@@ -50,8 +66,16 @@ enum CheckCommand {
         let at = try arguments.value(SharedOptions.at) ?? environment.now()
         let account = try arguments.value(SharedOptions.account)
         if arguments.contains(customers) {
-            return BatchCheck.run(arguments, app: appOption, at: at, account: account, diagnostics: diagnostics, verify: verify,
-                                  environment: environment)
+            let environments = arguments.texts(SharedOptions.environment)
+            var parts: Entitlements.JSONParts = []
+            for name in try arguments.value(fields) ?? ["features", "balances", "products", "offers", "warnings"] {
+                parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
+            }
+            let request = BatchCheck.Request(
+                app: appOption, at: at, account: account, environments: environments.isEmpty ? nil : Set(environments), verify: verify,
+                parts: parts, compact: arguments.contains(compact),
+                jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
+            return BatchCheck.run(arguments, request: request, diagnostics: diagnostics, environment: environment)
         }
 
         var inputs: EvaluationInputs

@@ -22,7 +22,7 @@ enum DiffCommand {
                 catalog paths (a file, or a directory whose *.json files are catalogs), e.g. main's products/ and the pull
                 request's
                 """),
-             .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss)]
+             .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs)]
                 + DiagnosticsOption.synopsis,
         ],
         discussion: """
@@ -66,52 +66,24 @@ enum DiffCommand {
         let (old, new) = (portfolios[0], portfolios[1])
         let catalogChanges = CatalogDiff.changes(from: old, to: new)
 
-        var reports = instants.map(ImpactReport.init)
         let corpusPaths = arguments.texts(customers)
-        var corpusProblems: [Diagnostic] = []
+        var impact = BatchImpact(reports: instants.map(ImpactReport.init))
         if !corpusPaths.isEmpty {
-            let corpus = CustomerCorpus.open(corpusPaths)
-            corpusProblems = corpus.problems
-            errorText += EntitleCommand.render(corpus.problems)
-            let apps = Set(old.apps)
-            var done = 0
-            var seen: Set<[UInt8]> = []
-            let instants = instants
-            corpus.forEachChunk({ customer -> (CustomerCorpus.Customer, Result<[[(app: String, change: EntitlementChange)]], ReceiptError>) in
-                var listed = customer
-                listed.receipts = .success([])  // the receipts are not needed past here
-                switch customer.receipts {
-                case .failure(let error): return (listed, .failure(error))
-                case .success(let receipts): return (listed, .success(impact(of: receipts, old: old, new: new, apps: apps, at: instants)))
-                }
-            }) { results in
-                for (customer, result) in results {
-                    let id = customer.id
-                    // One customer, one answer: a repeated id would count its changes twice.
-                    var result = result
-                    if case .success = result, !seen.insert(customer.key).inserted {
-                        result = .failure(ReceiptError(
-                            code: .badValue, message: "customer `\(Diagnostic.excerpt(id))` appears more than once in the corpus; only its first entry counts",
-                            location: customer.location))
-                    }
-                    for index in reports.indices {
-                        switch result {
-                        case .failure(let error): reports[index].addUnreadable(error)
-                        case .success(let changes): reports[index].add(customer: id, changes: changes[index])
-                        }
-                    }
-                }
-                done += results.count
-                environment.progress?("entitle diff: \(ImpactReport.count(done)) of \(ImpactReport.count(corpus.items.count)) customers")
-            }
-            environment.progress?("")
+            impact = BatchImpact.run(corpus: corpusPaths, old: old, new: new, at: instants,
+                                     jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount,
+                                     environment: environment)
+            errorText += EntitleCommand.render(impact.problems)
         }
+        let (reports, corpusProblems) = (impact.reports, impact.problems)
 
-        let losing = reports.map(\.losing).max() ?? 0
+        let losing = impact.losing
         let dangerous = catalogChanges.filter(\.dangerous).count
         var summary = "entitle: \(catalogChanges.count) catalog change\(catalogChanges.count == 1 ? "" : "s") (\(dangerous) dangerous)"
         if !corpusPaths.isEmpty {
-            summary += "; \(ImpactReport.count(losing)) customer\(losing == 1 ? "" : "s") lose a feature or balance"
+            summary += "; " + BatchImpact.loseSentence(losing)
+            if reports.count > 1 {
+                summary += " (" + reports.map { "\(ImpactReport.count($0.losing)) at \($0.at.rfc3339)" }.joined(separator: ", ") + ")"
+            }
         }
         errorText += summary + "\n"
         // A gate that could not look at every customer has not shown that nobody loses anything.
@@ -125,33 +97,14 @@ enum DiffCommand {
             ? JSONOutput.object([
                 ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
                 ("impact", .array(corpusPaths.isEmpty ? [] : reports.map(\.jsonOutput))),
+                ("losing", .integer(Int64(losing))),
+                ("losingCustomers", .array(impact.losingCustomers.map(JSONOutput.string))),
                 ("errors", .array(corpusProblems.map(\.jsonOutput))),
             ]).rendered() + "\n"
             : text(catalogChanges) + (corpusPaths.isEmpty ? "" : "\n" + reports.map(\.text).joined(separator: "\n"))
+                + (corpusPaths.isEmpty || reports.count < 2 ? "" : "\n" + impact.text)
         return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
                              standardOutput: output, standardError: errorText)
-    }
-
-    /// One customer's changes at each instant, for every app of the old portfolio the customer
-    /// has a receipt of. An app the new portfolio no longer has grants nothing there: its
-    /// customers' answers become those of a customer with no purchase.
-    static func impact(
-        of receipts: [ParsedReceipt], old: Portfolio, new: Portfolio, apps: Set<String>, at instants: [Instant]
-    ) -> [[(app: String, change: EntitlementChange)]] {
-        var customerApps: [String] = []
-        for receipt in receipts where apps.contains(receipt.app) && !customerApps.contains(receipt.app) {
-            customerApps.append(receipt.app)
-        }
-        return instants.map { at in
-            var changes: [(app: String, change: EntitlementChange)] = []
-            for app in customerApps {
-                guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
-                      let after = new.catalog(for: app) == nil ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
-                          : try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
-                changes += after.changes(since: before).map { (app, $0) }
-            }
-            return changes
-        }
     }
 
     private static func text(_ changes: [CatalogChange]) -> String {

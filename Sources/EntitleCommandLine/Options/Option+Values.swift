@@ -1,4 +1,5 @@
 import Entitle
+import Foundation
 
 // The kinds of values options take, each with the misuse message for a value that is not one.
 
@@ -72,6 +73,24 @@ extension Option where Value == Int {
                 throw UsageError(message: "`\(name) \(text)`: must be from \(range.lowerBound) to \(range.upperBound)")
             }
             return value
+        }
+    }
+}
+
+extension Option where Value == [String] {
+    /// A comma-separated list of names from a fixed list (`features,balances`), each once, in the
+    /// order of the fixed list; an unknown name is misuse that names the list, with a "did you
+    /// mean".
+    static func list(_ name: String, valueName: String = "LIST", of names: [String], help: String) -> Option<[String]> {
+        Option<[String]>(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+            let given = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            for word in given where !names.contains(word) {
+                var message = word.isEmpty ? "`\(name) \(text)`: an empty name; give some of \(CatalogChecker.list(names)), separated by commas"
+                    : "`\(name)`: `\(word)` is not one of \(CatalogChecker.list(names))"
+                if !word.isEmpty, let suggestion = Suggestion.closest(to: word, in: names) { message += "; did you mean `\(suggestion)`?" }
+                throw UsageError(message: message)
+            }
+            return names.filter(given.contains)
         }
     }
 }

@@ -57,6 +57,11 @@ enum SharedOptions {
             a customer corpus: a directory in which each file is one customer's receipt or each subdirectory holds one
             customer's receipts, or a JSON Lines file of {"customer": ID, "receipts": [...]}; repeat for more
             """)
+
+    /// `--jobs N`: how many threads evaluate a customer corpus (``BatchPipeline``).
+    static let jobs: Option<Int> = .integer(
+        "--jobs", in: 1...1_024,
+        help: "evaluate the customers on N threads (default: the machine's cores); the output is the same for any N")
 }
 
 /// What `--format` chooses for a command's own result.

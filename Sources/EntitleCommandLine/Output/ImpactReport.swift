@@ -32,7 +32,15 @@ struct ImpactReport {
     var losing = 0
     var losingCustomers: [String] = []
     private(set) var groups: [Group] = []
-    private var index: [String: Int] = [:]
+    private var index: [GroupKey: Int] = [:]
+
+    /// What tells groups apart: the app, the change (with `from` and `to` left out when grouped
+    /// by direction) and the direction.
+    private struct GroupKey: Hashable {
+        var app: String
+        var change: EntitlementChange
+        var direction: String?
+    }
 
     init(at: Instant) { self.at = at }
 
@@ -47,8 +55,7 @@ struct ImpactReport {
             var change = exact
             let direction = Self.direction(of: exact)
             if direction != nil { (change.from, change.to) = (nil, nil) }
-            let key = [app, change.kind.rawValue, change.id, change.from ?? "\u{0}", change.to ?? "\u{0}", direction ?? ""]
-                .joined(separator: "\u{1}")
+            let key = GroupKey(app: app, change: change, direction: direction)
             let position: Int
             if let known = index[key] {
                 position = known
@@ -66,9 +73,12 @@ struct ImpactReport {
     static func direction(of change: EntitlementChange) -> String? {
         switch change.kind {
         case .featureUntil, .productUntil:
-            // RFC 3339 in UTC orders as text; `no end` is the latest.
-            let from = change.from == "no end" ? "~" : change.from ?? "", to = change.to == "no end" ? "~" : change.to ?? ""
-            return to < from ? "earlier" : "later"
+            // No end is the latest.
+            func end(_ value: EntitlementChange.Value?) -> Int64 {
+                guard case .until(let instant)? = value else { return Int64.min }
+                return instant?.millisecondsSince1970 ?? Int64.max
+            }
+            return end(change.to) < end(change.from) ? "earlier" : "later"
         case .balance:
             guard change.from != nil, change.to != nil else { return nil }
             return change.isLoss ? "lower" : "higher"
@@ -93,7 +103,7 @@ struct ImpactReport {
             if a.change.id != b.change.id { return a.change.id < b.change.id }
             if a.direction != b.direction { return (a.direction ?? "") < (b.direction ?? "") }
             if a.count != b.count { return a.count > b.count }
-            return (a.change.from ?? "", a.change.to ?? "") < (b.change.from ?? "", b.change.to ?? "")
+            return (a.change.from?.description ?? "", a.change.to?.description ?? "") < (b.change.from?.description ?? "", b.change.to?.description ?? "")
         }
     }
 
@@ -124,9 +134,12 @@ struct ImpactReport {
     }
 
     /// `{"at", "customers", "unreadable", "losing", "losingCustomers", "changes": [{"app", "kind",
-    /// "id", "from", "to", "direction", "loss", "count", "customers"}], "errors": [...]}`.
+    /// "id", "from", "to", "direction", "loss", "count", "customers"}], "errors": [...]}`, with
+    /// `from` and `to` the changed values as ``EntitlementChange/Value`` writes them (`null`: not
+    /// in that catalog, or a change grouped by direction).
     var jsonOutput: JSONOutput {
         func optional(_ text: String?) -> JSONOutput { text.map(JSONOutput.string) ?? .null }
+        func optional(_ value: EntitlementChange.Value?) -> JSONOutput { value?.jsonOutput ?? .null }
         return .object([
             ("at", .string(at.rfc3339)),
             ("customers", .integer(Int64(customers))),

@@ -1,0 +1,40 @@
+/// Where JSON goes as it is written, value by value: into a ``JSONOutput`` tree
+/// (``JSONOutput/Builder``, which renders indented or feeds `Codable`) or straight into the bytes
+/// of one line (``JSONLineWriter``, for a batch's JSON Lines).
+///
+/// A result's JSON is described once, as calls on a writer (`Entitlements.write(to:parts:compact:)`),
+/// so the two forms cannot drift apart; a batch line then costs no tree.
+package protocol JSONWriter {
+    /// Opens an object; its members follow as ``key(_:)`` and a value each.
+    mutating func beginObject()
+    /// Closes the object opened last.
+    mutating func endObject()
+    /// Opens an array; its elements follow.
+    mutating func beginArray()
+    /// Closes the array opened last.
+    mutating func endArray()
+    /// The name of the next member of the open object.
+    mutating func key(_ name: String)
+    /// A string value.
+    mutating func string(_ value: String)
+    /// A whole number.
+    mutating func integer(_ value: Int64)
+    /// `true` or `false`.
+    mutating func bool(_ value: Bool)
+    /// `null`.
+    mutating func null()
+}
+
+extension JSONWriter {
+    /// A string, or `null` when there is none.
+    package mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    /// An array of strings.
+    package mutating func strings(_ values: [String]) {
+        beginArray()
+        for value in values { string(value) }
+        endArray()
+    }
+}

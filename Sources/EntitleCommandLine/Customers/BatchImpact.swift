@@ -1,0 +1,121 @@
+import Entitle
+import Foundation
+
+/// `entitle diff --customers`: what a catalog change does to a corpus of customers, at each
+/// instant, and over all of them.
+///
+/// The corpus is streamed through a ``BatchPipeline``: read in chunks on one thread, each
+/// customer evaluated under both catalogs at every instant on `jobs` threads, and the changes
+/// counted in corpus order on the calling thread, which keeps only the counts, the first ids of
+/// each group, and the ids seen (to find a repeated one: only its first entry counts).
+struct BatchImpact {
+    /// What happens at each instant.
+    var reports: [ImpactReport]
+    /// Distinct customers who lose a feature or some balance at one instant or more.
+    var losing = 0
+    /// The first of them, in corpus order (at most ``ImpactReport/keptIds``).
+    var losingCustomers: [String] = []
+    /// Corpus paths that could not be read, or not to the end.
+    var problems: [Diagnostic] = []
+
+    /// One customer's changes at each instant, or why they could not be found.
+    struct Assessed: Sendable {
+        var id: String
+        var idIsInteger: Bool
+        var identified: Bool
+        var location: SourceLocation?
+        var changes: Result<[[(app: String, change: EntitlementChange)]], ReceiptError>
+    }
+
+    /// A chunk's customers, assessed.
+    struct Chunk: Sendable {
+        var customers: [Assessed]
+        var progress: Double?
+    }
+
+    /// Evaluates every customer of the corpus at `paths` under `old` and `new` at each instant.
+    static func run(
+        corpus paths: [String], old: Portfolio, new: Portfolio, at instants: [Instant], jobs: Int, environment: CommandEnvironment
+    ) -> BatchImpact {
+        var impact = BatchImpact(reports: instants.map(ImpactReport.init))
+        let corpus = CustomerCorpus.open(paths)
+        impact.problems = corpus.problems
+        let apps = Set(old.apps)
+        var ids = CustomerIdSet()
+        var done = 0
+        var progress = BatchProgress(command: "entitle diff", environment: environment)
+        let readProblems = ProblemBox()
+        BatchPipeline<CustomerCorpus.Chunk, Chunk>(jobs: jobs).run(
+            readChunks: { emit in readProblems.problems = corpus.read(emit) },
+            transform: { chunk in
+                Chunk(customers: chunk.items.map { item in
+                    let customer = corpus.load(item)
+                    return Assessed(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
+                                    location: customer.location,
+                                    changes: customer.receipts.map { BatchImpact.impact(of: $0, old: old, new: new, apps: apps, at: instants) })
+                }, progress: chunk.progress)
+            },
+            consume: { chunk in
+                for customer in chunk.customers { impact.add(customer, ids: &ids) }
+                done += chunk.customers.count
+                progress.update(customers: done, fraction: chunk.progress)
+            })
+        progress.finish()
+        impact.problems += readProblems.problems
+        return impact
+    }
+
+    /// Counts one customer, in corpus order.
+    private mutating func add(_ customer: Assessed, ids: inout CustomerIdSet) {
+        var changes = customer.changes
+        let kind = customer.idIsInteger ? UInt8(ascii: "#") : UInt8(ascii: "\"")
+        // One customer, one answer: a repeated id would count its changes twice.
+        if customer.identified, !ids.insert(kind: kind, id: customer.id) {
+            changes = .failure(CustomerCorpus.repeated(id: customer.id, location: customer.location))
+        }
+        switch changes {
+        case .failure(let error):
+            for index in reports.indices { reports[index].addUnreadable(error) }
+        case .success(let changes):
+            for index in reports.indices { reports[index].add(customer: customer.id, changes: changes[index]) }
+            if changes.contains(where: { $0.contains(where: \.change.isLoss) }) {
+                losing += 1
+                if losingCustomers.count < ImpactReport.keptIds { losingCustomers.append(customer.id) }
+            }
+        }
+    }
+
+    /// One customer's changes at each instant, for every app of the old portfolio the customer
+    /// has a receipt of. An app the new portfolio no longer has grants nothing there: its
+    /// customers' answers become those of a customer with no purchase.
+    static func impact(
+        of receipts: [ParsedReceipt], old: Portfolio, new: Portfolio, apps: Set<String>, at instants: [Instant]
+    ) -> [[(app: String, change: EntitlementChange)]] {
+        var customerApps: [String] = []
+        for receipt in receipts where apps.contains(receipt.app) && !customerApps.contains(receipt.app) {
+            customerApps.append(receipt.app)
+        }
+        return instants.map { at in
+            var changes: [(app: String, change: EntitlementChange)] = []
+            for app in customerApps {
+                guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
+                      let after = new.catalog(for: app) == nil ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
+                          : try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
+                changes += after.changes(since: before).map { (app, $0) }
+            }
+            return changes
+        }
+    }
+
+    /// `N customers lose a feature or balance`, in agreement with N.
+    static func loseSentence(_ count: Int) -> String {
+        "\(ImpactReport.count(count)) customer\(count == 1 ? " loses" : "s lose") a feature or balance"
+    }
+
+    /// For people, after the instants' reports, when there are several: who loses something at
+    /// one instant or another.
+    var text: String {
+        let shown = losingCustomers.prefix(5).joined(separator: ", ") + (losing > 5 ? ", ..." : "")
+        return "across the \(reports.count) instants\n  \(Self.loseSentence(losing))" + (losing == 0 ? "" : ": \(shown)") + "\n"
+    }
+}
