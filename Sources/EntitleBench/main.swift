@@ -1,11 +1,13 @@
 import Foundation
 
 // entitle-bench: `swift run -c release entitle-bench [--quick] [--json FILE]`.
-let usage = "usage: entitle-bench [--quick] [--json FILE] | --files DIR [--json FILE]\n"
+let usage = "usage: entitle-bench [--quick] [--json FILE] | --files DIR [--json FILE] | --prove PRODUCTS [--depth N]\n"
 var arguments = Array(CommandLine.arguments.dropFirst())
 var quick = false
 var jsonPath: String?
 var filesDirectory: String?
+var proveProducts: Int?
+var proveDepth = 2
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -17,6 +19,10 @@ while let argument = arguments.first {
     case "--files":
         guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
         filesDirectory = path
+        arguments.removeFirst()
+    case "--prove", "--depth":
+        guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        if argument == "--prove" { proveProducts = value } else { proveDepth = value }
         arguments.removeFirst()
     case "--help", "-h": print(usage, terminator: ""); exit(0)
     case "--profile":
@@ -33,6 +39,10 @@ while let argument = arguments.first {
 #if DEBUG
 FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
 #endif
+
+if let proveProducts {
+    exit(ProofBenchmark.run(products: proveProducts, depth: proveDepth))
+}
 
 if let filesDirectory {
     exit(FileBenchmark.run(directory: filesDirectory, json: jsonPath,

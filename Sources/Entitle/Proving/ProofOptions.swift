@@ -1,0 +1,31 @@
+/// What a proof searches: how many transactions a customer has at most, and which receipt
+/// environments evaluation accepts.
+///
+/// The search is described in `Sources/Entitle/Entitle.docc/Proving.md` ("Proving a catalog
+/// change"): every customer of up to ``depth`` transactions built from the catalogs, at every
+/// instant at which an answer changes.
+public struct ProofOptions: Sendable, Hashable {
+    /// The depths a search may have: 1 to 4 transactions per customer.
+    public static let depths: ClosedRange<Int> = 1...4
+
+    /// The most transactions a searched customer has (a service grant or another app's receipt
+    /// counting as one), within ``depths``.
+    public var depth: Int
+    /// The receipt environments evaluation accepts, as ``CompiledCatalog/evaluate(_:at:environments:account:)``
+    /// takes them; `nil` accepts all.
+    public var environments: Set<String>?
+    /// How many threads search at once; `nil`: one per active processor.
+    public var threads: Int?
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - depth: the most transactions per searched customer, clamped to ``depths`` (default 2).
+    ///   - environments: the receipt environments evaluation accepts; `nil` accepts all.
+    ///   - threads: how many threads search at once; `nil`: one per active processor.
+    public init(depth: Int = 2, environments: Set<String>? = nil, threads: Int? = nil) {
+        self.depth = min(max(depth, Self.depths.lowerBound), Self.depths.upperBound)
+        self.environments = environments
+        self.threads = threads.map { max(1, $0) }
+    }
+}
