@@ -35,10 +35,10 @@ public enum CatalogProof {
             let required = ReceiptSpace.union(catalogs.compactMap { $0?.requiredApps })
             let unchangedApps = Set(required.filter { old.catalog(for: $0)?.products == new.catalog(for: $0)?.products })
             let space = ReceiptSpace(app: app, catalogs: catalogs, includesGrants: true, environments: options.environments,
-                                     unchangedApps: unchangedApps)
+                                     unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
             let search = ProofSearch<ProofComparison>(
                 space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
-                threads: threads(options))
+                threads: threads(options), relatedOnly: options.relatedOnly)
             let (comparison, searched) = search.run { ProofComparison() }
             statistics.add(searched)
             items += comparison.items(of: space)
@@ -66,7 +66,8 @@ public enum CatalogProof {
             let space = ReceiptSpace(app: catalog.app, catalogs: [catalog], includesGrants: false,
                                      environments: options.environments, extendOffersWithGrants: true)
             let search = ProofSearch<ReviewObserver>(
-                space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options))
+                space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options),
+                relatedOnly: options.relatedOnly)
             let (observer, searched) = search.run { ReviewObserver(space: space) }
             statistics.add(searched)
             findings += observer.findings(catalog: catalog, space: space)

@@ -16,6 +16,12 @@ public struct ProofOptions: Sendable, Hashable {
     public var environments: Set<String>?
     /// How many threads search at once; `nil`: one per active processor.
     public var threads: Int?
+    /// Whether combinations are searched only within what one part of the answer reads (the
+    /// search's argument); off, every combination is (for tests of the argument).
+    var relatedOnly = true
+    /// Whether parts of the answer that read nothing that changed are left unsearched; off, they
+    /// are searched too (for tests of that argument).
+    var skipsUnchanged = true
 
     /// Creates options.
     ///

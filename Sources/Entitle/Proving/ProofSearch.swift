@@ -27,6 +27,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     let options: [Evaluator.Options]
     let depth: Int
     let threads: Int
+    /// Whether combinations lie within what one part reads (``ProofOptions/relatedOnly``).
+    var relatedOnly = true
 
     /// The most instants followed per catalog and customer; a walk that reaches it is counted
     /// as cut (``ProofStatistics/cutWalks``).
@@ -60,7 +62,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         var found = [[Int64]](repeating: [0], count: atomCount)
         for (unit, result) in singles.results.enumerated() where unit > 0 { found[unit - 1] = Self.sorted([0] + result) }
         let boundaries = found
-        let combinations = space.combinations(depth: depth)
+        let combinations = space.combinations(depth: depth, relatedOnly: relatedOnly)
         let combined = parallel(units: combinations.count, makeObserver) { unit, worker in
             let (elements, needs) = combinations[unit]
             var local = 0
@@ -217,7 +219,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     private func evaluate(
         _ customer: ReceiptSpace.Customer, thresholds: Bool, order: SearchOrder, worker: inout Worker
     ) -> [Int64] {
-        let touched = space.touchedItems(elements: space.elements(of: customer), hasFacts: customer.facts != 0)
+        let touched = space.touchedItems(elements: space.elements(of: customer), hasFacts: customer.facts != 0, readingAll: relatedOnly)
         // At a shifted base, only what reads an absolute instant can answer otherwise.
         let shiftedTouched = touched.filter { space.items[$0].readsThresholds }
         guard !touched.isEmpty else { return [] }

@@ -200,7 +200,7 @@ extension ReceiptSpace {
             switch elements[atom.element] {
             case .product(let product):
                 guard let transaction = transactions.popFirst() else { continue }
-                var line = "\(product): \(atom.label) \(transaction.purchaseDate.rfc3339) (transaction \(transaction.transactionId))"
+                var line = "\(product) at \(transaction.purchaseDate.rfc3339): \(atom.label) (transaction \(transaction.transactionId))"
                 if let continued = placed.continues {
                     line += atom.way == .purchase(Purchase()) ? ", restoring transaction \(continued + 1)"
                         : ", continuing the chain of transaction \(continued + 1)"
@@ -212,7 +212,7 @@ extension ReceiptSpace {
             case .prerequisite(let required):
                 guard let receipt = others.popFirst() else { continue }
                 let at = receipt.transactions.first?.purchaseDate ?? receipt.originalPurchaseDate
-                lines.append("\(required) receipt: \(atom.label) \(at?.rfc3339 ?? "")")
+                lines.append("\(required) receipt at \(at?.rfc3339 ?? ""): \(atom.label)")
             }
         }
         if lines.isEmpty { lines.append("no purchase") }

@@ -40,7 +40,7 @@ extension ReceiptSpace {
         var unchanged = false
     }
 
-    mutating func buildItems(offersReadTheirGrants: Bool) {
+    mutating func buildItems(offersReadTheirGrants: Bool, skipsUnchanged: Bool) {
         var featureReads: [String: (elements: Set<Int>, facts: Bool, thresholds: Bool)] = [:]
         func mates(_ id: String) -> Set<Int> {
             var result: Set<Int> = [element(.product(id))]
@@ -138,7 +138,7 @@ extension ReceiptSpace {
                        thresholds: windowed.contains(offer))
             }
         }
-        if catalogs.count == 2 { markUnchanged() }
+        if catalogs.count == 2, skipsUnchanged { markUnchanged() }
         itemsOfElement = [[Int]](repeating: [], count: elements.count)
         factItems = []
         for (index, item) in items.enumerated() where !item.unchanged {
@@ -206,9 +206,30 @@ extension ReceiptSpace {
     /// Every combination of 2 to `depth` elements (an element may repeat: two transactions of one
     /// product) that lies within what some part of the answer reads, with what it needs; by size,
     /// then element by element. Single elements are searched on their own, every one of them.
-    func combinations(depth: Int) -> [(elements: [Int], needs: Needs)] {
+    ///
+    /// With `relatedOnly` false, every combination of the elements some compared part reads,
+    /// related or not (what the argument says is not needed; for tests of the argument).
+    func combinations(depth: Int, relatedOnly: Bool = true) -> [(elements: [Int], needs: Needs)] {
         guard depth >= 2 else { return [] }
         var found: [[Int]: Needs] = [:]
+        if !relatedOnly {
+            let read = elements.indices.filter { !itemsOfElement[$0].isEmpty }
+            var chosen: [Int] = []
+            func extend(from start: Int) {
+                if chosen.count >= 2 {
+                    var needs = Needs()
+                    for element in chosen { needs.formUnion(self.needs(ofElement: element)) }
+                    found[chosen] = needs
+                }
+                guard chosen.count < depth else { return }
+                for position in start..<read.count {
+                    chosen.append(read[position])
+                    extend(from: position)
+                    chosen.removeLast()
+                }
+            }
+            extend(from: 0)
+        }
         for item in items where !item.elements.isEmpty && !item.unchanged {
             let needs = Needs(facts: item.readsFacts, thresholds: item.readsThresholds)
             var chosen: [Int] = []
@@ -240,13 +261,16 @@ extension ReceiptSpace {
 
     /// The parts of the answer a customer with these elements (and receipt facts, when it has
     /// some) is compared on: those that read every one of its elements (and the facts), ascending.
-    func touchedItems(elements: [Int], hasFacts: Bool) -> [Int] {
+    /// With `readingAll` false, those that read any of its elements (for tests of the argument).
+    func touchedItems(elements: [Int], hasFacts: Bool, readingAll: Bool = true) -> [Int] {
         var distinct = Array(Set(elements))
         guard let first = distinct.popLast() else {
             return hasFacts ? factItems : items.indices.filter { !items[$0].unchanged }
         }
         var touched = Set(itemsOfElement[first])
-        for element in distinct { touched.formIntersection(itemsOfElement[element]) }
+        for element in distinct {
+            if readingAll { touched.formIntersection(itemsOfElement[element]) } else { touched.formUnion(itemsOfElement[element]) }
+        }
         if hasFacts { touched = touched.filter { items[$0].readsFacts } }
         return touched.sorted()
     }

@@ -8,8 +8,8 @@
 ///   in a free trial and at an intro price (for the intro offer's duration); upgraded; with each
 ///   win-back and promotional offer of the group; paid for just as long as each offer's
 ///   `paidAtLeast` and a millisecond less; and with a renewal entry: auto-renew off, billing retry
-///   with a grace period and without, renewing to each other product of the group, and Apple's
-///   list of eligible win-back offers, empty and full. (`isUpgraded` is searched on
+///   with a grace period and without, renewing to each other product of the group, and (in a
+///   comparison) Apple's list of eligible win-back offers, empty and full. (`isUpgraded` is searched on
 ///   auto-renewables only: Apple sets it on nothing else.)
 /// - Another app's receipt an upgrade requires: a purchase of each qualifying product (plain,
 ///   refunded, family-shared), or, for an upgrade that any receipt of the app qualifies for, a
@@ -34,11 +34,11 @@ extension ReceiptSpace {
             switch type {
             case .consumable, .nonRenewingSubscription:
                 add(Purchase(quantity: 2), "2 units bought")
-                add(Purchase(refund: .full), "bought, refunded")
-                if type == .consumable { add(Purchase(quantity: 2, refund: .half), "2 units bought, half refunded") }
+                add(Purchase(refund: .full), "bought, refunded an hour later")
+                if type == .consumable { add(Purchase(quantity: 2, refund: .half), "2 units bought, half refunded an hour later") }
                 if shareable { add(Purchase(familyShared: true), "family-shared") }
             case .nonConsumable:
-                add(Purchase(refund: .full), "bought, refunded")
+                add(Purchase(refund: .full), "bought, refunded an hour later")
                 if shareable { add(Purchase(familyShared: true), "family-shared") }
             case .autoRenewableSubscription:
                 addSubscriptionWays(id, element: element, sides: sides, shareable: shareable)
@@ -63,7 +63,7 @@ extension ReceiptSpace {
         add(Purchase(trialPeriod: true, expiry: introExpiry), "subscribed in a free trial")
         add(Purchase(introPeriod: true, expiry: introExpiry), "subscribed at an intro price")
         add(Purchase(upgraded: true, expiry: period), "subscribed, upgraded")
-        add(Purchase(refund: .full, expiry: period), "subscribed, refunded")
+        add(Purchase(refund: .full, expiry: period), "subscribed, refunded an hour later")
         if shareable { add(Purchase(familyShared: true, expiry: period), "family-shared") }
         // The group's products and offers, under either catalog.
         var mates: [String] = []
@@ -89,11 +89,13 @@ extension ReceiptSpace {
             add(Purchase(expiry: .milliseconds(needed - 1)), "paid for \(length) less a millisecond")
         }
         add(Purchase(expiry: period, renewal: .autoRenewOff), "subscribed, auto-renew off")
-        add(Purchase(expiry: period, renewal: .grace), "subscribed, in billing retry with a grace period")
-        add(Purchase(expiry: period, renewal: .billingRetry), "subscribed, in billing retry")
+        add(Purchase(expiry: period, renewal: .grace), "subscribed, then in billing retry with a grace period of 16 days")
+        add(Purchase(expiry: period, renewal: .billingRetry), "subscribed, then in billing retry")
         for mate in mates { add(Purchase(expiry: period, renewal: .renewsTo(mate)), "subscribed, renewing to \(mate)") }
+        // Apple's list decides a win-back offer over the catalog's conditions; a review asks what
+        // the conditions allow, so only a comparison searches the list.
         let winBack = offers.filter { $0.type == .winBack }.map(\.id)
-        if !winBack.isEmpty {
+        if !winBack.isEmpty, includesGrants {
             add(Purchase(expiry: period, renewal: .winBackList([])), "subscribed, Apple lists no win-back offer")
             add(Purchase(expiry: period, renewal: .winBackList(winBack)), "subscribed, Apple lists win-back offers \(winBack.joined(separator: ", "))")
         }
@@ -117,7 +119,7 @@ extension ReceiptSpace {
         if anyReceipt { addAtom(element: element, way: .prerequisite(product: nil, Purchase()), label: "first bought") }
         for product in products {
             addAtom(element: element, way: .prerequisite(product: product, Purchase()), label: "\(product) bought")
-            addAtom(element: element, way: .prerequisite(product: product, Purchase(refund: .full)), label: "\(product) bought, refunded")
+            addAtom(element: element, way: .prerequisite(product: product, Purchase(refund: .full)), label: "\(product) bought, refunded an hour later")
             addAtom(element: element, way: .prerequisite(product: product, Purchase(familyShared: true)), label: "\(product) family-shared")
         }
     }

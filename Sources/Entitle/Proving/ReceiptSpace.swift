@@ -100,8 +100,9 @@ struct ReceiptSpace: Sendable {
     let app: String
     /// The app's catalog on each side (old, new), or the one reviewed; `nil` on a side without it.
     let catalogs: [CompiledCatalog?]
-    /// Whether customers have service grants (a comparison: a grant turns on any declared
-    /// feature, so a review, which asks what the catalog turns on, leaves them out).
+    /// Whether the space is a comparison's, whose customers also have service grants and Apple's
+    /// lists of win-back offers (a review asks what the catalog turns on and what its conditions
+    /// allow: a grant turns on any declared feature, and Apple's list overrides the conditions).
     let includesGrants: Bool
     /// The environment of the customers' receipts: `nil` (production) when evaluation accepts
     /// every environment, else the first it accepts. Evaluation reads a receipt's environment only
@@ -135,7 +136,7 @@ struct ReceiptSpace: Sendable {
     /// Builds the space of `app` from its catalog on each side.
     init(
         app: String, catalogs: [CompiledCatalog?], includesGrants: Bool, environments: Set<String>? = nil,
-        unchangedApps: Set<String> = [], extendOffersWithGrants: Bool = false
+        unchangedApps: Set<String> = [], skipsUnchanged: Bool = true, extendOffersWithGrants: Bool = false
     ) {
         self.unchangedApps = unchangedApps
         self.app = app
@@ -153,7 +154,7 @@ struct ReceiptSpace: Sendable {
         }
         for app in requiredApps { addPrerequisiteWays(app: app) }
         buildFacts()
-        buildItems(offersReadTheirGrants: extendOffersWithGrants)
+        buildItems(offersReadTheirGrants: extendOffersWithGrants, skipsUnchanged: skipsUnchanged)
     }
 
     /// The index of an element, added when new.

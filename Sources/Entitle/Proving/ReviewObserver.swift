@@ -119,25 +119,25 @@ struct ReviewObserver: ProofObserver {
                 let granters = feature.grantedBy.map { "`\($0)`" } + rules.map { "grandfather rule `\($0)`" }
                 findings.append(.init(app: app, code: .neverOn, subject: .feature(item.id),
                                       message: "no searched customer has feature `\(item.id)` on",
-                                      help: "it is granted by \(CatalogChecker.list(granters))"))
+                                      help: "it is granted by \(Self.list(granters))"))
             case .offer:
                 guard let product = catalog.product(item.id), product.available else { continue }
                 if !offered.contains(index) {
                     let reasons = (offerReasons[index] ?? []).sorted()
                     findings.append(.init(app: app, code: .neverOffered, subject: .product(item.id),
                                           message: "product `\(item.id)` is offered to no searched customer",
-                                          help: reasons.isEmpty ? nil : "its offer always says \(CatalogChecker.list(reasons.map { "`\($0)`" }))"))
+                                          help: reasons.isEmpty ? nil : "its offer always says \(Self.list(reasons.map { "`\($0)`" }))"))
                 } else if !product.grants.isEmpty, !offeredAdding.contains(index) {
                     findings.append(.init(app: app, code: .grantsAlwaysOn, subject: .product(item.id),
                                           message: "whenever product `\(item.id)` may be bought, everything it grants is on already",
-                                          help: "buying it adds none of \(CatalogChecker.list(product.grants.map { "`\($0)`" }))"))
+                                          help: "buying it adds none of \(Self.list(product.grants.map { "`\($0)`" }))"))
                 }
             case .promotion:
                 guard !promotionEligible.contains(index), let product = item.product else { continue }
                 let reasons = (promotionReasons[index] ?? []).sorted()
                 findings.append(.init(app: app, code: .offerNeverEligible, subject: .offer(product: product, id: item.id),
                                       message: "the conditions of offer `\(item.id)` never all hold for a searched customer",
-                                      help: reasons.isEmpty ? nil : "it was never eligible: \(CatalogChecker.list(reasons.map { "`\($0)`" }))"))
+                                      help: reasons.isEmpty ? nil : "it was never eligible: \(Self.list(reasons.map { "`\($0)`" }))"))
             case .product:
                 guard let grants = trials[item.id], !grants.isEmpty, !trialsAdding.contains(item.id) else { continue }
                 findings.append(.init(app: app, code: .trialAddsNothing, subject: .product(item.id),
@@ -160,5 +160,11 @@ struct ReviewObserver: ProofObserver {
             }
         }
         return findings
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items.last!
     }
 }

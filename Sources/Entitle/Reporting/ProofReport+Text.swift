@@ -9,7 +9,8 @@ extension ProofReport {
     ///         feature pro: less
     ///           less at 2026-01-31T12:00:00Z: on until 2026-02-01T00:00:00Z -> off
     ///             com.example.diagrams.daypass: bought 2026-01-31T00:00:00Z (transaction 1)
-    ///         same: features export.pdf, cloud.sync; balance stencils; ...
+    ///         same: features export.pdf, cloud.sync
+    ///         same: balance stencils
     public var text: String {
         var lines = ["proof: " + searched]
         for app in apps {
@@ -23,14 +24,12 @@ extension ProofReport {
                     lines += witness.customer.map { "        " + $0 }
                 }
             }
-            var same: [String] = []
             for kind in ProofItem.Kind.allCases {
                 let ids = ofApp.filter { $0.item.kind == kind && $0.verdict == .same }.map { item in
                     item.item.product.map { "\(item.item.id) of \($0)" } ?? item.item.id
                 }
-                if !ids.isEmpty { same.append("\(Self.plural(kind, ids.count)) \(ids.joined(separator: ", "))") }
+                if !ids.isEmpty { lines.append("    same: \(Self.plural(kind, ids.count)) \(ids.joined(separator: ", "))") }
             }
-            if !same.isEmpty { lines.append("    same: " + same.joined(separator: "; ")) }
         }
         return lines.textOutput
     }
