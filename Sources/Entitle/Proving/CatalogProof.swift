@@ -38,7 +38,7 @@ public enum CatalogProof {
                                      unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
             let search = ProofSearch<ProofComparison>(
                 space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
-                threads: threads(options), relatedOnly: options.relatedOnly)
+                threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
             let (comparison, searched) = search.run { ProofComparison() }
             statistics.add(searched)
             items += comparison.items(of: space)
@@ -67,7 +67,7 @@ public enum CatalogProof {
                                      environments: options.environments, extendOffersWithGrants: true)
             let search = ProofSearch<ReviewObserver>(
                 space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options),
-                relatedOnly: options.relatedOnly)
+                relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
             let (observer, searched) = search.run { ReviewObserver(space: space) }
             statistics.add(searched)
             findings += observer.findings(catalog: catalog, space: space)

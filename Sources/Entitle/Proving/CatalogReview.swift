@@ -74,6 +74,7 @@ public struct CatalogReview: Sendable {
     public var searched: String {
         "searched every receipt of up to \(depth) transaction\(depth == 1 ? "" : "s") at every boundary instant: "
             + "\(ProofReport.count(statistics.customers)) receipts, \(ProofReport.count(statistics.evaluations)) evaluations"
+            + (statistics.incompleteness.map { "; " + $0 } ?? "")
     }
 }
 

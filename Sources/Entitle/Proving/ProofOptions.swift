@@ -16,6 +16,12 @@ public struct ProofOptions: Sendable, Hashable {
     public var environments: Set<String>?
     /// How many threads search at once; `nil`: one per active processor.
     public var threads: Int?
+    /// The most customers the combinations of two or more elements may take, as estimated before
+    /// the search starts (each combination: the ways of each element multiplied, times 8 placements
+    /// per element after the first, times the receipt-fact variants it needs). Combinations past
+    /// it are not searched, and the report says so (``ProofStatistics/isComplete``); every element
+    /// alone always is. The default, 30 million, is some minutes on two cores.
+    public var maxCustomers = 30_000_000
     /// Whether combinations are searched only within what one part of the answer reads (the
     /// search's argument); off, every combination is (for tests of the argument).
     var relatedOnly = true

@@ -46,6 +46,7 @@ public struct ProofReport: Sendable {
             + "\(Self.count(statistics.customers)) receipts, \(Self.count(statistics.evaluations)) evaluations"
         let unchanged = items.filter(\.unchanged).count
         if unchanged > 0 { text += "; \(Self.count(unchanged)) of \(Self.count(items.count)) parts of the answer read nothing that changed" }
+        if let incompleteness = statistics.incompleteness { text += "; " + incompleteness }
         return text
     }
 

@@ -29,6 +29,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     let threads: Int
     /// Whether combinations lie within what one part reads (``ProofOptions/relatedOnly``).
     var relatedOnly = true
+    /// The most customers the combinations may take (``ProofOptions/maxCustomers``).
+    var maxCustomers = Int.max
 
     /// The most instants followed per catalog and customer; a walk that reaches it is counted
     /// as cut (``ProofStatistics/cutWalks``).
@@ -62,7 +64,18 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         var found = [[Int64]](repeating: [0], count: atomCount)
         for (unit, result) in singles.results.enumerated() where unit > 0 { found[unit - 1] = Self.sorted([0] + result) }
         let boundaries = found
-        let combinations = space.combinations(depth: depth, relatedOnly: relatedOnly)
+        // The combinations, up to the budget of customers, in the order searched.
+        let (listed, allListed) = space.combinations(depth: depth, relatedOnly: relatedOnly)
+        var budget = maxCustomers
+        var within = 0
+        for combination in listed {
+            let estimate = space.estimatedCustomers(combination.elements, needs: combination.needs)
+            guard estimate <= budget else { break }
+            budget -= estimate
+            within += 1
+        }
+        let combinations = Array(listed.prefix(within))
+        let unsearched = listed.count - combinations.count + (allListed ? 0 : 1)
         let combined = parallel(units: combinations.count, makeObserver) { unit, worker in
             let (elements, needs) = combinations[unit]
             var local = 0
@@ -74,6 +87,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         var statistics = singles.statistics
         statistics.add(combined.statistics)
         statistics.combinations = combinations.count
+        statistics.unsearchedCombinations = unsearched
         return (observer, statistics)
     }
 

@@ -209,14 +209,20 @@ extension ReceiptSpace {
     ///
     /// With `relatedOnly` false, every combination of the elements some compared part reads,
     /// related or not (what the argument says is not needed; for tests of the argument).
-    func combinations(depth: Int, relatedOnly: Bool = true) -> [(elements: [Int], needs: Needs)] {
-        guard depth >= 2 else { return [] }
+    ///
+    /// At most ``maxCombinations`` are listed (the first parts' first); `complete` says whether
+    /// every one was.
+    func combinations(depth: Int, relatedOnly: Bool = true) -> (list: [(elements: [Int], needs: Needs)], complete: Bool) {
+        guard depth >= 2 else { return ([], true) }
         var found: [[Int]: Needs] = [:]
+        var complete = true
         if !relatedOnly {
             let read = elements.indices.filter { !itemsOfElement[$0].isEmpty }
             var chosen: [Int] = []
             func extend(from start: Int) {
+                guard complete else { return }
                 if chosen.count >= 2 {
+                    if found.count >= Self.maxCombinations { complete = false; return }
                     var needs = Needs()
                     for element in chosen { needs.formUnion(self.needs(ofElement: element)) }
                     found[chosen] = needs
@@ -234,7 +240,11 @@ extension ReceiptSpace {
             let needs = Needs(facts: item.readsFacts, thresholds: item.readsThresholds)
             var chosen: [Int] = []
             func extend(from start: Int) {
-                if chosen.count >= 2 { found[chosen, default: Needs()].formUnion(needs) }
+                guard complete else { return }
+                if chosen.count >= 2 {
+                    if found[chosen] == nil, found.count >= Self.maxCombinations { complete = false; return }
+                    found[chosen, default: Needs()].formUnion(needs)
+                }
                 guard chosen.count < depth else { return }
                 for position in start..<item.elements.count {
                     chosen.append(item.elements[position])
@@ -244,10 +254,25 @@ extension ReceiptSpace {
             }
             extend(from: 0)
         }
-        return found.map { ($0.key, $0.value) }.sorted { a, b in
-            if a.elements.count != b.elements.count { return a.elements.count < b.elements.count }
-            return a.elements.lexicographicallyPrecedes(b.elements)
+        let list = found.map { ($0.key, $0.value) }.sorted { a, b in
+            if a.0.count != b.0.count { return a.0.count < b.0.count }
+            return a.0.lexicographicallyPrecedes(b.0)
         }
+        return (list, complete)
+    }
+
+    /// The most combinations a search lists (what it holds in memory at once).
+    static let maxCombinations = 2_000_000
+
+    /// About how many customers a combination takes: the ways of each element multiplied, 8
+    /// placements for each element after the first, the receipt-fact variants it needs.
+    func estimatedCustomers(_ combination: [Int], needs: Needs) -> Int {
+        var estimate = needs.facts ? facts.count : 1
+        for (position, element) in combination.enumerated() {
+            estimate = estimate.multipliedReportingOverflow(by: max(1, atomsOf[element].count) * (position == 0 ? 1 : 8)).partialValue
+            if estimate < 0 || estimate > Int(Int32.max) { return Int(Int32.max) }
+        }
+        return estimate
     }
 
     /// What a single element needs: the union over the parts that read it.

@@ -6,10 +6,13 @@
 /// - Consumables and passes: also two units; consumables also two units with half refunded.
 /// - Auto-renewables: a period of each `duration` the catalogs give (one month when none does);
 ///   in a free trial and at an intro price (for the intro offer's duration); upgraded; with each
-///   win-back and promotional offer of the group; paid for just as long as each offer's
-///   `paidAtLeast` and a millisecond less; and with a renewal entry: auto-renew off, billing retry
-///   with a grace period and without, renewing to each other product of the group, and (in a
-///   comparison) Apple's list of eligible win-back offers, empty and full. (`isUpgraded` is searched on
+///   of its win-back and promotional offers (and a win-back offer of its group when it has none);
+///   paid for just as long as each of its offers' `paidAtLeast` and a millisecond less; and with a
+///   renewal entry: auto-renew off, billing retry with a grace period and without, renewing to
+///   another product of the group, and (in a comparison) Apple's list of eligible win-back
+///   offers, empty and full. Offer conditions read the group's transactions whatever their
+///   product, so a product's own offers stand for the group's; a chain's `renewsTo` is reported,
+///   not read, so one other product stands for all. (`isUpgraded` is searched on
 ///   auto-renewables only: Apple sets it on nothing else.)
 /// - Another app's receipt an upgrade requires: a purchase of each qualifying product (plain,
 ///   refunded, family-shared), or, for an upgrade that any receipt of the app qualifies for, a
@@ -65,33 +68,32 @@ extension ReceiptSpace {
         add(Purchase(upgraded: true, expiry: period), "subscribed, upgraded")
         add(Purchase(refund: .full, expiry: period), "subscribed, refunded an hour later")
         if shareable { add(Purchase(familyShared: true, expiry: period), "family-shared") }
-        // The group's products and offers, under either catalog.
+        // The product's own offers under either catalog, and a win-back offer of its group when it
+        // has none itself (group facts count any product's redemptions, so one product's stand for
+        // the group's: the rules read the group, not which product was bought).
         var mates: [String] = []
         var offers: [(type: SubscriptionOfferType, id: String)] = []
+        var groupWinBack: String?
         var paid: [Int64] = []
         for side in sides where side.product.group >= 0 {
             let catalog = side.catalog
             for product in catalog.compiledProducts where product.group == side.product.group {
                 if product.id != id, !mates.contains(product.id) { mates.append(product.id) }
             }
-            for item in catalog.offers(inGroup: Int32(side.product.group)) {
-                if !offers.contains(where: { $0.id == item.offer.id && $0.type == item.offer.type }) { offers.append((item.offer.type, item.offer.id)) }
-                if let needed = item.offer.paidAtLeast?.nominalMilliseconds, needed > 1, !paid.contains(needed) { paid.append(needed) }
+            for item in catalog.offers(inGroup: Int32(side.product.group)) where item.offer.type == .winBack {
+                groupWinBack = groupWinBack ?? item.offer.id
+            }
+            for offer in side.product.offers {
+                if !offers.contains(where: { $0.id == offer.id && $0.type == offer.type }) { offers.append((offer.type, offer.id)) }
+                if let needed = offer.paidAtLeast?.nominalMilliseconds, needed > 1, !paid.contains(needed) { paid.append(needed) }
             }
         }
-        for offer in offers {
-            let type: Transaction.OfferType = offer.type == .winBack ? .winBack : .promotional
-            add(Purchase(offerType: type, offerId: offer.id, expiry: period), "subscribed with \(offer.type.rawValue) offer \(offer.id)")
-        }
-        for needed in paid.sorted() {
-            let length = ISODuration.nominalText(needed)
-            add(Purchase(expiry: .milliseconds(needed)), "paid for \(length)")
-            add(Purchase(expiry: .milliseconds(needed - 1)), "paid for \(length) less a millisecond")
-        }
+        if let groupWinBack, !offers.contains(where: { $0.type == .winBack }) { offers.append((.winBack, groupWinBack)) }
         add(Purchase(expiry: period, renewal: .autoRenewOff), "subscribed, auto-renew off")
         add(Purchase(expiry: period, renewal: .grace), "subscribed, then in billing retry with a grace period of 16 days")
         add(Purchase(expiry: period, renewal: .billingRetry), "subscribed, then in billing retry")
-        for mate in mates { add(Purchase(expiry: period, renewal: .renewsTo(mate)), "subscribed, renewing to \(mate)") }
+        // Evaluation reports the product a chain renews to, and reads nothing of it: one stands for all.
+        if let mate = mates.first { add(Purchase(expiry: period, renewal: .renewsTo(mate)), "subscribed, renewing to \(mate)") }
         // Apple's list decides a win-back offer over the catalog's conditions; a review asks what
         // the conditions allow, so only a comparison searches the list.
         let winBack = offers.filter { $0.type == .winBack }.map(\.id)

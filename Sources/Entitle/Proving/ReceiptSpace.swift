@@ -212,8 +212,10 @@ struct ReceiptSpace: Sendable {
     // MARK: Receipt facts
 
     /// The receipt facts each grandfather rule reads, on both sides of its threshold: versions at
-    /// each rule's version and just below it, original purchases a millisecond before each rule's
-    /// instant and at it, or at the first purchase; every combination, and none.
+    /// each rule's version and just below it (with no original purchase date, or one at the first
+    /// purchase), original purchases a millisecond before each rule's instant and at it (with no
+    /// version), and none. Each rule reads one of the two facts, so varying them one at a time
+    /// leaves no rule's side unsearched, and keeps the variants as many as the rules.
     private mutating func buildFacts() {
         var versions: [[Int]] = []
         var dates: [Int64] = []
@@ -241,12 +243,12 @@ struct ReceiptSpace: Sendable {
         guard !present.allSatisfy({ $0.grandfatherRules.isEmpty }) else { return }
         versions.sort { $0.lexicographicallyPrecedes($1) }
         dates.sort()
-        let purchases: [FactInstant?] = [nil, .base] + dates.map { .absolute($0) }
-        for version in [nil] + versions.map(Optional.some) {
-            for purchase in purchases where version != nil || purchase != nil {
-                facts.append(Facts(version: version, purchase: purchase))
-            }
+        for version in versions {
+            facts.append(Facts(version: version, purchase: nil))
+            facts.append(Facts(version: version, purchase: .base))
         }
+        facts.append(Facts(version: nil, purchase: .base))
+        for date in dates { facts.append(Facts(version: nil, purchase: .absolute(date))) }
     }
 
     /// The highest version below `version` that a version of up to 128 components of up to 18

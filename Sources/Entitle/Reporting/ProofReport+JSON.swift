@@ -5,7 +5,8 @@ extension ProofReport {
     /// `proof`.
     public var json: String { jsonOutput.rendered() + "\n" }
 
-    /// `{"depth", "searched", "receipts", "evaluations", "combinations", "cutWalks", "loss",
+    /// `{"depth", "searched", "receipts", "evaluations", "combinations", "cutWalks",
+    /// "unsearchedCombinations", "complete", "loss",
     /// "items": [{"app", "kind", "id", "product"?, "verdict", "unchanged", "witnesses": [{"direction", "at",
     /// "old", "new", "loss", "transactions", "customer", "receipts"}]}]}`.
     package var jsonOutput: JSONOutput {
@@ -16,6 +17,8 @@ extension ProofReport {
             ("evaluations", .integer(Int64(statistics.evaluations))),
             ("combinations", .integer(Int64(statistics.combinations))),
             ("cutWalks", .integer(Int64(statistics.cutWalks))),
+            ("unsearchedCombinations", .integer(Int64(statistics.unsearchedCombinations))),
+            ("complete", .bool(statistics.isComplete)),
             ("loss", .bool(showsLoss)),
             ("items", .array(items.map { item in
                 var members: [(String, JSONOutput)] = [

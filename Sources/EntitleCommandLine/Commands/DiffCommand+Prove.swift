@@ -12,6 +12,8 @@ extension DiffCommand {
         var json: JSONOutput
         /// Whether a witness shows a customer losing a feature or some balance.
         var loss: Bool
+        /// Whether the search did all it set out to (``ProofStatistics/isComplete``).
+        var complete: Bool
         /// Lines for standard error: the witness files written or not written, the summary.
         var messages: String
     }
@@ -37,6 +39,10 @@ extension DiffCommand {
         let differing = report.differences.count
         messages += "entitle: proof: \(differing) part\(differing == 1 ? "" : "s") of the answer differ\(differing == 1 ? "s" : "")"
             + (report.showsLoss ? ", some customer loses a feature or balance" : "") + "\n"
-        return Proof(text: report.text, json: report.jsonOutput, loss: report.showsLoss, messages: messages)
+        if !report.statistics.isComplete, arguments.contains(failOnLoss) {
+            messages += "entitle: \(failOnLoss.name): the search is not complete, so the change is not shown to be safe\n"
+        }
+        return Proof(text: report.text, json: report.jsonOutput, loss: report.showsLoss, complete: report.statistics.isComplete,
+                     messages: messages)
     }
 }

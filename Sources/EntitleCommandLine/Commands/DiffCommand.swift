@@ -128,7 +128,7 @@ enum DiffCommand {
         if failOnLoss, !corpusPaths.isEmpty, unchecked {
             errorText += "entitle: \(Self.failOnLoss.name): not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
         }
-        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked) || proof?.loss == true)) || !corpusProblems.isEmpty
+        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked) || proof?.loss == true || proof?.complete == false)) || !corpusProblems.isEmpty
         let output = json
             ? JSONOutput.object([
                 ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
