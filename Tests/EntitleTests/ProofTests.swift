@@ -178,6 +178,19 @@ struct ProofTests {
         #expect(report.showsLoss)
     }
 
+    @Test("a search past its budget of customers says it is not complete, and still shows what single elements show")
+    func budget() throws {
+        let old = try Self.smallPortfolio(), new = try Self.smallPortfolio(Self.plants[0].edits)
+        var options = ProofOptions()
+        options.maxCustomers = 10
+        let report = CatalogProof.compare(old, new, options: options)
+        #expect(!report.statistics.isComplete && report.statistics.unsearchedCombinations > 0 && report.statistics.combinations == 0)
+        #expect(report.searched.contains("; not complete: \(report.statistics.unsearchedCombinations) combinations of elements past the search's limit were not searched, so `same` is not proven for what they read"))
+        #expect(report.items.first { $0.item.kind == .feature && $0.item.id == "pro" }?.verdict == .less)
+        let full = CatalogProof.compare(old, new)
+        #expect(full.statistics.isComplete && full.statistics.incompleteness == nil && !full.searched.contains("not complete"))
+    }
+
     /// A part of an answer read through the public views, as `check --format json` shows it.
     static func answer(_ item: ProofItem, _ result: Entitlements) -> String {
         switch item.kind {

@@ -89,6 +89,15 @@ extension ReceiptSpace {
             }
         }
         if let groupWinBack, !offers.contains(where: { $0.type == .winBack }) { offers.append((.winBack, groupWinBack)) }
+        for offer in offers {
+            let type: Transaction.OfferType = offer.type == .winBack ? .winBack : .promotional
+            add(Purchase(offerType: type, offerId: offer.id, expiry: period), "subscribed with \(offer.type.rawValue) offer \(offer.id)")
+        }
+        for needed in paid.sorted() {
+            let length = ISODuration.nominalText(needed)
+            add(Purchase(expiry: .milliseconds(needed)), "paid for \(length)")
+            add(Purchase(expiry: .milliseconds(needed - 1)), "paid for \(length) less a millisecond")
+        }
         add(Purchase(expiry: period, renewal: .autoRenewOff), "subscribed, auto-renew off")
         add(Purchase(expiry: period, renewal: .grace), "subscribed, then in billing retry with a grace period of 16 days")
         add(Purchase(expiry: period, renewal: .billingRetry), "subscribed, then in billing retry")
