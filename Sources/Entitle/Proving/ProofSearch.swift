@@ -18,9 +18,10 @@ import Foundation
 ///   element's changes differently among the others' (``ReceiptSpace/placements(after:own:from:)``),
 ///   continuing a chain where one can be continued. Each with every variant of the receipt facts
 ///   when a part it touches reads them.
-/// - Absolute instants: a customer touching a part that reads a catalog's absolute instant (a
-///   grandfather date, an offer window) is evaluated again with its first purchase placed so that
-///   each of its changes falls at each such instant, and a millisecond after.
+/// - Absolute instants: a customer touching a part that reads a catalog's absolute instant (an
+///   offer's window; a grandfather rule's date, when its receipt has an original purchase date) is
+///   evaluated again with its first purchase placed so that each of its changes falls at each such
+///   instant, and a millisecond after.
 struct ProofSearch<Observer: ProofObserver>: Sendable {
     let space: ReceiptSpace
     /// How evaluation runs on each side (the side's portfolio's catalogs, the environments).
@@ -76,10 +77,24 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         }
         let combinations = Array(listed.prefix(within))
         let unsearched = listed.count - combinations.count + (allListed ? 0 : 1)
-        let combined = parallel(units: combinations.count, makeObserver) { unit, worker in
-            let (elements, needs) = combinations[unit]
+        // A pair is searched as one unit per way of its latest element, so that one pair with many
+        // customers is shared among the threads; a deeper combination is one unit.
+        var units: [(combination: Int, last: Int?, atom: Int?)] = []
+        for (index, combination) in combinations.enumerated() {
+            guard combination.elements.count == 2 else {
+                units.append((index, nil, nil))
+                continue
+            }
+            for last in Self.distinct(combination.elements) {
+                for atom in space.atomsOf[last] { units.append((index, last, atom)) }
+            }
+        }
+        let work = units
+        let combined = parallel(units: work.count, makeObserver) { unit, worker in
+            let (index, last, atom) = work[unit]
             var local = 0
-            searchCombination(elements, needs: needs, boundaries: boundaries, unit: 1 + atomCount + unit, local: &local, worker: &worker)
+            searchCombination(combinations[index].elements, needs: combinations[index].needs, boundaries: boundaries,
+                              last: last, atom: atom, unit: 1 + atomCount + unit, local: &local, worker: &worker)
             return []
         }
         var observer = singles.observer
@@ -125,17 +140,17 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
 
     /// Every customer of one combination of elements: for each element in turn as the latest,
     /// every customer of the others, then each way of that element at each placement after them.
+    /// Given `only` and `atom`, only the customers whose latest element is `only`, had in that way.
     private func searchCombination(
-        _ elements: [Int], needs: ReceiptSpace.Needs, boundaries: [[Int64]], unit: Int, local: inout Int, worker: inout Worker
+        _ elements: [Int], needs: ReceiptSpace.Needs, boundaries: [[Int64]], last only: Int?, atom onlyAtom: Int?,
+        unit: Int, local: inout Int, worker: inout Worker
     ) {
-        var lasts: [Int] = []
-        for element in elements where !lasts.contains(element) { lasts.append(element) }
-        for last in lasts {
+        for last in only.map({ [$0] }) ?? Self.distinct(elements) {
             var rest = elements
             rest.remove(at: rest.firstIndex(of: last)!)
             prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, changes, worker in
                 let lower = prefix.lastOffset
-                for atom in space.atomsOf[last] {
+                for atom in onlyAtom.map({ [$0] }) ?? space.atomsOf[last] {
                     var placements = ReceiptSpace.placements(after: changes, own: boundaries[atom], from: lower).map {
                         ReceiptSpace.Placed(atom: atom, offset: $0)
                     }
@@ -187,9 +202,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         // Deeper prefixes: every customer of the elements, whose own changes are found by
         // evaluating it (counted, not observed: it is observed where it is searched itself).
         var seen: Set<ReceiptSpace.Customer> = []
-        var lasts: [Int] = []
-        for element in elements where !lasts.contains(element) { lasts.append(element) }
-        for last in lasts {
+        for last in Self.distinct(elements) {
             var rest = elements
             rest.remove(at: rest.firstIndex(of: last)!)
             prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, prefixChanges, worker in
@@ -231,11 +244,13 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     /// the observer, and returns the instants, relative to its first purchase, where an answer to
     /// it changes at the first base.
     private func evaluate(
-        _ customer: ReceiptSpace.Customer, thresholds: Bool, order: SearchOrder, worker: inout Worker
+        _ customer: ReceiptSpace.Customer, thresholds shifts: Bool, order: SearchOrder, worker: inout Worker
     ) -> [Int64] {
         let touched = space.touchedItems(elements: space.elements(of: customer), hasFacts: customer.facts != 0, readingAll: relatedOnly)
         // At a shifted base, only what reads an absolute instant can answer otherwise.
-        let shiftedTouched = touched.filter { space.items[$0].readsThresholds }
+        let purchaseDate = space.facts[customer.facts].purchase != nil
+        let shiftedTouched = touched.filter { !space.items[$0].thresholds(purchaseDate: purchaseDate).isEmpty }
+        let thresholds = Array(Set(shiftedTouched.flatMap { space.items[$0].thresholds(purchaseDate: purchaseDate) })).sorted()
         guard !touched.isEmpty else { return [] }
         var bases = [ReceiptSpace.base]
         var changes: [Int64] = []
@@ -255,16 +270,17 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             var relative: [Int64] = [0]
             for side in points { for index in side.indices.dropFirst() { relative.append(side[index].at - base) } }
             changes = Self.sorted(relative)
-            if thresholds, !space.thresholds.isEmpty, !shiftedTouched.isEmpty { bases += shiftedBases(changes) }
+            if shifts, !thresholds.isEmpty { bases += shiftedBases(changes, thresholds: thresholds) }
         }
         return changes
     }
 
     /// The bases at which each of a customer's changes (relative to its first purchase) falls at
-    /// each absolute instant of the catalogs, and a millisecond after; and one before them all.
-    private func shiftedBases(_ changes: [Int64]) -> [Int64] {
+    /// each absolute instant the parts it touches read, and a millisecond after; and one before
+    /// them all.
+    private func shiftedBases(_ changes: [Int64], thresholds: [Int64]) -> [Int64] {
         var bases = Set<Int64>()
-        for threshold in space.thresholds {
+        for threshold in thresholds {
             for change in changes {
                 let (base, overflow) = threshold.subtractingReportingOverflow(change)
                 guard !overflow else { continue }
@@ -307,6 +323,13 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     }
 
     static func sorted(_ values: [Int64]) -> [Int64] { Array(Set(values)).sorted() }
+
+    /// The elements of a combination, each once, in order.
+    static func distinct(_ elements: [Int]) -> [Int] {
+        var result: [Int] = []
+        for element in elements where !result.contains(element) { result.append(element) }
+        return result
+    }
 }
 
 /// Hands out units to workers and keeps each unit's result.

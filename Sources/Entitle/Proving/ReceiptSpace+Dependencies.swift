@@ -32,16 +32,27 @@ extension ReceiptSpace {
         var elements: [Int]
         /// Whether it reads the receipt facts (grandfather rules).
         var readsFacts: Bool
-        /// Whether it reads an absolute instant of a catalog (a grandfather rule's date, an offer's
-        /// window), so where in time customers are placed matters.
-        var readsThresholds: Bool
+        /// The instants of the grandfather rules it reads that compare a receipt's original
+        /// purchase date with an instant: where customers are placed against them matters to
+        /// customers with such a date.
+        var ruleDates: [Int64] = []
+        /// The instants an offer it reads starts or stops running: where customers are placed
+        /// against them matters to every customer.
+        var windows: [Int64] = []
+
+        /// Whether it reads an absolute instant of a catalog, so where in time customers are
+        /// placed matters.
+        var readsThresholds: Bool { !ruleDates.isEmpty || !windows.isEmpty }
+
+        /// The absolute instants it reads for a customer with, or without, an original purchase date.
+        func thresholds(purchaseDate: Bool) -> [Int64] { windows + (purchaseDate ? ruleDates : []) }
         /// Whether everything it reads is the same in both catalogs of a comparison (so it is the
         /// same for every customer, and is not searched).
         var unchanged = false
     }
 
     mutating func buildItems(offersReadTheirGrants: Bool, skipsUnchanged: Bool) {
-        var featureReads: [String: (elements: Set<Int>, facts: Bool, thresholds: Bool)] = [:]
+        var featureReads: [String: (elements: Set<Int>, facts: Bool, dates: [Int64])] = [:]
         func mates(_ id: String) -> Set<Int> {
             var result: Set<Int> = [element(.product(id))]
             for side in sides(of: id) {
@@ -54,16 +65,17 @@ extension ReceiptSpace {
             }
             return result
         }
-        func rulesOfFeature(_ feature: String) -> (Bool, Bool) {
-            var facts = false, dates = false
+        func rulesOfFeature(_ feature: String) -> (Bool, [Int64]) {
+            var facts = false
+            var dates: Set<Int64> = []
             for catalog in present {
                 guard let index = catalog.featureIndex[feature] else { continue }
                 for rule in catalog.grandfatherGranters[index] {
                     facts = true
-                    if case .originalPurchaseBefore = catalog.grandfatherRules[rule].condition { dates = true }
+                    if case .originalPurchaseBefore(let instant) = catalog.grandfatherRules[rule].condition { dates.insert(instant) }
                 }
             }
-            return (facts, dates)
+            return (facts, dates.sorted())
         }
         for feature in featureIds {
             var reads: Set<Int> = []
@@ -74,7 +86,7 @@ extension ReceiptSpace {
             if includesGrants { reads.insert(element(.grant(feature: feature))) }
             let (facts, dates) = rulesOfFeature(feature)
             featureReads[feature] = (reads, facts, dates)
-            append(ProofItem(app: app, kind: .feature, id: feature), reads, facts: facts, thresholds: dates)
+            append(ProofItem(app: app, kind: .feature, id: feature), reads, facts: facts, ruleDates: dates)
         }
         for currency in currencyIds {
             var reads: Set<Int> = []
@@ -83,14 +95,19 @@ extension ReceiptSpace {
                     reads.insert(element(.product(product.id)))
                 }
             }
-            append(ProofItem(app: app, kind: .balance, id: currency), reads, facts: false, thresholds: false)
+            append(ProofItem(app: app, kind: .balance, id: currency), reads, facts: false)
         }
         let hasRules = present.contains { !$0.grandfatherRules.isEmpty }
-        let hasDateRules = present.contains { $0.grandfatherRules.contains { if case .originalPurchaseBefore = $0.condition { true } else { false } } }
+        var ruleDates: Set<Int64> = []
+        for catalog in present {
+            for rule in catalog.grandfatherRules {
+                if case .originalPurchaseBefore(let instant) = rule.condition { ruleDates.insert(instant) }
+            }
+        }
         for id in productIds {
             let sides = self.sides(of: id)
             if sides.contains(where: { $0.product.type != .consumable }) {
-                append(ProofItem(app: app, kind: .product, id: id), mates(id), facts: false, thresholds: false)
+                append(ProofItem(app: app, kind: .product, id: id), mates(id), facts: false)
             }
             // Offers and promotions are compared where every catalog has the product: a product
             // one side lacks is a catalog change, not a customer's.
@@ -123,19 +140,19 @@ extension ReceiptSpace {
                     }
                 }
             }
-            append(ProofItem(app: app, kind: .offer, id: id), reads, facts: facts, thresholds: facts && hasDateRules)
+            append(ProofItem(app: app, kind: .offer, id: id), reads, facts: facts, ruleDates: facts ? ruleDates.sorted() : [])
             // Win-back and promotional offers every catalog gives the product.
             var offerIds: [String] = []
-            var windowed: Set<String> = []
+            var windows: [String: Set<Int64>] = [:]
             for side in sides {
                 for offer in side.product.offers {
                     if side.catalog === sides[0].catalog, !offerIds.contains(offer.id) { offerIds.append(offer.id) }
-                    if offer.from != nil || offer.until != nil { windowed.insert(offer.id) }
+                    for instant in [offer.from, offer.until].compactMap({ $0 }) { windows[offer.id, default: []].insert(instant.millisecondsSince1970) }
                 }
             }
             for offer in offerIds where sides.allSatisfy({ $0.product.offers.contains { $0.id == offer } }) {
                 append(ProofItem(app: app, kind: .promotion, id: offer, product: id), mates(id), facts: false,
-                       thresholds: windowed.contains(offer))
+                       windows: (windows[offer] ?? []).sorted())
             }
         }
         if catalogs.count == 2, skipsUnchanged { markUnchanged() }
@@ -187,8 +204,8 @@ extension ReceiptSpace {
         }
     }
 
-    private mutating func append(_ item: ProofItem, _ reads: Set<Int>, facts: Bool, thresholds: Bool) {
-        items.append(SpaceItem(item: item, elements: reads.sorted(), readsFacts: facts, readsThresholds: thresholds))
+    private mutating func append(_ item: ProofItem, _ reads: Set<Int>, facts: Bool, ruleDates: [Int64] = [], windows: [Int64] = []) {
+        items.append(SpaceItem(item: item, elements: reads.sorted(), readsFacts: facts, ruleDates: ruleDates, windows: windows))
     }
 
     /// What a combination of elements needs searched with: the receipt facts, and placements
