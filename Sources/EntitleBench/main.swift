@@ -5,6 +5,7 @@ let usage = """
     usage: entitle-bench [--quick] [--json FILE]
            entitle-bench --files DIR [--json FILE]
            entitle-bench --batch [--quick] [--json FILE]
+           entitle-bench --prove PRODUCTS [--depth N]
            entitle-bench --write-corpus PATH --customers N [--transactions N] [--layout lines|directory] [--seed N]
 
     """
@@ -34,6 +35,8 @@ var corpusLayout = CorpusWriter.Layout.lines
     }
     return number
 }
+var proveProducts: Int?
+var proveDepth = 2
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -57,6 +60,10 @@ while let argument = arguments.first {
             exit(2)
         }
         corpusLayout = layout
+    case "--prove", "--depth":
+        guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        if argument == "--prove" { proveProducts = value } else { proveDepth = value }
+        arguments.removeFirst()
     case "--help", "-h": print(usage, terminator: ""); exit(0)
     case "--profile":
         // Internal: a fixed loop of decode-and-evaluate for `valgrind --tool=callgrind`.
@@ -92,6 +99,10 @@ if let corpusPath {
 if batch {
     exit(BatchBenchmark.run(quick: quick, json: jsonPath))
 }
+if let proveProducts {
+    exit(ProofBenchmark.run(products: proveProducts, depth: proveDepth))
+}
+
 if let filesDirectory {
     exit(FileBenchmark.run(directory: filesDirectory, json: jsonPath,
                            stopwatch: quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)))

@@ -216,6 +216,78 @@ extension DiagnosticCode {
         summary: "a free \"N-day Trial\" without `trialOf`, which never expires",
         severity: "warning",
         example: "catalog.json:6:72: warning: products[1].name: `14-day Trial` is named like a trial but has no `trialOf`, so it never expires")
+    // A deep review (`entitle validate --deep`): what no searched customer reaches
+    /// A feature that no searched customer has on (a warning of `validate --deep`).
+    public static let neverOn = Self(
+        "never-on",
+        summary: "a feature no searched customer has on",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:5:5: warning: features.beta: no searched customer has feature `beta` on
+              help: it is granted by grandfather rule `testers`; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A product offered to no searched customer (a warning of `validate --deep`).
+    public static let neverOffered = Self(
+        "never-offered",
+        summary: "a product offered to no searched customer",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:12:5: warning: products[1]: product `com.example.app.bundle` is offered to no searched customer
+              help: its offer always says `upgrade-available`; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A product whose grants are all on whenever it may be bought (a warning of `validate --deep`).
+    public static let grantsAlwaysOn = Self(
+        "grants-always-on",
+        summary: "a product whose grants are all on already whenever it may be bought",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:12:5: warning: products[1]: whenever product `com.example.app.plus` may be bought, everything it grants is on already
+              help: buying it adds none of `pro`; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A trial that never turns on a feature nothing else covers (a warning of `validate --deep`).
+    public static let trialAddsNothing = Self(
+        "trial-adds-nothing",
+        summary: "a trial that never turns on a feature nothing else covers",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:9:5: warning: products[1]: trial `com.example.app.trial` never turns on a feature that nothing else covers
+              help: whenever it is active, every feature it grants has another source; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A grandfather rule no searched receipt matches (a warning of `validate --deep`).
+    public static let ruleNeverMatches = Self(
+        "rule-never-matches",
+        summary: "a grandfather rule no searched receipt matches",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:7:5: warning: grandfathered[0]: grandfather rule `paid-app` matches no searched receipt
+              help: no receipt of the app, with any original application version or purchase date, gets its features from it; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A grandfather rule that matches only together with another covering as much (a warning of
+    /// `validate --deep`).
+    public static let ruleRedundant = Self(
+        "rule-redundant",
+        summary: "a grandfather rule that matches only where another rule matches, covering as much",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:12:5: warning: grandfathered[1]: grandfather rule `early` matches only where rule `paid-app` matches too, covering as much
+              help: remove it, or change its condition; searched every customer of up to 2 transactions at every boundary instant
+            """)
+    /// A win-back or promotional offer whose conditions never all hold (a warning of `validate --deep`).
+    public static let offerNeverEligible = Self(
+        "offer-never-eligible",
+        summary: "a win-back or promotional offer whose conditions never all hold for a searched customer",
+        severity: "warning",
+        note: "(`entitle validate --deep`)",
+        example: """
+            catalog.json:20:11: warning: products[3].offers[0]: the conditions of offer `sync.winback` never all hold for a searched customer
+              help: it was never eligible: `lapsed-too-recently`, `never-paid`, `subscribed`; searched every customer of up to 2 transactions at every boundary instant
+            """)
     // Receipts
     /// One consumption id with two different contents in one receipt.
     public static let conflictingConsumption = Self(
@@ -260,7 +332,7 @@ extension DiagnosticCode {
 
     /// Every code entitle emits, in the order the documentation lists them.
     package static let all: [DiagnosticCode] = [
-        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue, .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency, .grantsNothing, .looksLikeTrial, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
+        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue, .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency, .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant, .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

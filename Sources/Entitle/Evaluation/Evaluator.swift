@@ -90,9 +90,18 @@ enum Evaluator {
     ) -> Entitlements {
         // An instant built in code past years 0001-9999 is evaluated at the nearer end: nothing
         // changes beyond them, and the result's `at` stays writable as RFC 3339.
+        let inputs = self.inputs(catalog, receipts: allReceipts, options: options, recorder: &recorder)
+        return evaluate(catalog, inputs, at: given, options: options, recorder: &recorder)
+    }
+
+    /// The answer at `given` from receipts found once (``inputs(_:receipts:options:recorder:)``): what
+    /// ``evaluate(_:receipts:at:options:)`` returns, for callers that evaluate one customer at many
+    /// instants (the search of `Proving`).
+    static func evaluate<R: EvaluationRecorder>(
+        _ catalog: CompiledCatalog, _ inputs: Inputs, at given: Instant, options: Options, recorder: inout R
+    ) -> Entitlements {
         let instant = given.clampedToRange
         let at = instant.millisecondsSince1970
-        let inputs = self.inputs(catalog, receipts: allReceipts, options: options, recorder: &recorder)
         var core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
         // `reevaluateAt` is searched for when first read, from what evaluation found.
         let search = NextChangeSearch { [core] in

@@ -57,8 +57,9 @@ extension Entitlements {
             adds: decision.adds.map { compiled.featureIds[Int($0)] }, extends: decision.extends.map { compiled.featureIds[Int($0)] })
     }
 
-    /// The offer of product `index`, with the fact behind its reason.
-    func offerDecision(_ index: Int, context: OfferContext) -> OfferDecision {
+    /// The offer of product `index`, with the fact behind its reason; without `adds` and
+    /// `extends` when `additions` is false (a caller that reads neither).
+    func offerDecision(_ index: Int, context: OfferContext, additions withAdditions: Bool = true) -> OfferDecision {
         let product = compiled.compiledProducts[index]
         let group = Int32(product.group)
         var decision = OfferDecision(fact: ineligibility(index, context: context))
@@ -76,7 +77,7 @@ extension Entitlements {
                 }
             }
         }
-        (decision.adds, decision.extends) = additions(of: index)
+        if withAdditions { (decision.adds, decision.extends) = additions(of: index) }
         return decision
     }
 

@@ -23,11 +23,17 @@ enum DiffCommand {
                 request's
                 """),
              .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs)]
+                + [.optional(ProveOptions.prove), .optional(ProveOptions.depth), .optional(ProveOptions.witnesses)]
                 + DiagnosticsOption.synopsis,
         ],
         discussion: """
             Catalog changes are listed per app; those that take something from existing customers (a product removed or
             renamed, a type changed, a grant removed, ...) are flagged DANGEROUS.
+
+            With --prove, the proof follows: what was searched, then per app each feature, balance, product and offer some
+            searched customer gets differently, with the smallest such customer (its receipts, the instant, the old and the
+            new answer), and those no searched customer tells apart (`same`). --fail-on-loss then also fails when a witness
+            loses a feature or some balance, with or without --customers.
 
             Exits 0 when done, 1 when a catalog has errors (or, with --fail-on-loss, on a loss), 2 on misuse.
             """,
@@ -40,6 +46,7 @@ enum DiffCommand {
         }
         let json = try arguments.value(SharedOptions.format) == .json
         let diagnosticsOption = try DiagnosticsOption(arguments)
+        try checkProofOptions(arguments)
         var instants = try arguments.values(at)
         if instants.isEmpty { instants = [environment.now()] }
 
@@ -65,6 +72,7 @@ enum DiffCommand {
         }
         let (old, new) = (portfolios[0], portfolios[1])
         let catalogChanges = CatalogDiff.changes(from: old, to: new)
+        let proof = try Self.proof(arguments, old: old, new: new, newPath: arguments.positional[1])
 
         let corpusPaths = arguments.texts(customers)
         var impact = BatchImpact(reports: instants.map(ImpactReport.init))
@@ -85,14 +93,14 @@ enum DiffCommand {
                 summary += " (" + reports.map { "\(ImpactReport.count($0.losing)) at \($0.at.rfc3339)" }.joined(separator: ", ") + ")"
             }
         }
-        errorText += summary + "\n"
+        errorText += (proof?.messages ?? "") + summary + "\n"
         // A gate that could not look at every customer has not shown that nobody loses anything.
         let unchecked = !corpusProblems.isEmpty || reports.contains { $0.unreadable > 0 || $0.customers == 0 }
         let failOnLoss = arguments.contains(Self.failOnLoss)
         if failOnLoss, !corpusPaths.isEmpty, unchecked {
             errorText += "entitle: \(Self.failOnLoss.name): not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
         }
-        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked))) || !corpusProblems.isEmpty
+        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked) || proof?.loss == true || proof?.complete == false)) || !corpusProblems.isEmpty
         let output = json
             ? JSONOutput.object([
                 ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
@@ -100,9 +108,10 @@ enum DiffCommand {
                 ("losing", .integer(Int64(losing))),
                 ("losingCustomers", .array(impact.losingCustomers.map(JSONOutput.string))),
                 ("errors", .array(corpusProblems.map(\.jsonOutput))),
-            ]).rendered() + "\n"
+            ] + (proof.map { [("proof", $0.json)] } ?? [])).rendered() + "\n"
             : text(catalogChanges) + (corpusPaths.isEmpty ? "" : "\n" + reports.map(\.text).joined(separator: "\n"))
                 + (corpusPaths.isEmpty || reports.count < 2 ? "" : "\n" + impact.text)
+                + (proof.map { "\n" + $0.text } ?? "")
         return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
                              standardOutput: output, standardError: errorText)
     }

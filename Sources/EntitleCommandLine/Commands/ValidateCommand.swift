@@ -29,12 +29,17 @@ enum ValidateCommand {
     static let command = Subcommand(
         name: "validate", summary: "check catalogs and print their diagnostics",
         synopses: [
-            [.optional(format), .optional(storekit), .optional(strict), .argument("PATH...", label: "PATH", help: """
+            [.optional(format), .optional(storekit), .optional(strict), .optional(ProveOptions.deep), .optional(ProveOptions.depth),
+             .argument("PATH...", label: "PATH", help: """
                 a catalog file, or a directory whose *.json files are catalogs (`*.test.json` files are tests, not catalogs);
                 all paths together are checked as one portfolio (a file named twice is one catalog)
                 """)],
         ],
         discussion: """
+            With --deep, the review's findings are warnings like the others (codes `never-on`, `never-offered`,
+            `grants-always-on`, `trial-adds-nothing`, `rule-never-matches`, `rule-redundant`, `offer-never-eligible`), and a
+            line on standard error says what was searched; catalogs with errors are not searched.
+
             Every format ends with a summary line on standard error. Exits 1 on any error, 0 otherwise, 2 on misuse.
             """,
         run: { arguments, _ throws(UsageError) in try run(arguments) })
@@ -60,8 +65,10 @@ enum ValidateCommand {
                 diagnostics.append(error.diagnostic)
             }
         }
+        let deep = try deepReview(arguments, compiled: given)
+        diagnostics += deep?.diagnostics ?? []
         let failed = diagnostics.contains(where: \.isError)
-        var errorText = format.standardError(diagnostics)
+        var errorText = format.standardError(diagnostics) + (deep?.summary ?? "")
         // A receipt among the catalogs is not counted as a catalog.
         let notCatalogs = Set(diagnostics.filter { $0.code == .notACatalog }.compactMap(\.location?.file)).count
         let catalogs = sources.count - notCatalogs

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Proofs about catalogs by exhaustive search of small customers: whether two versions of a
+/// portfolio give any customer of up to a few transactions a different answer
+/// (``compare(_:_:options:)``, `entitle diff --prove`), and what in one portfolio no such customer
+/// ever reaches (``review(_:sources:options:)``, `entitle validate --deep`).
+///
+/// The search evaluates with the evaluator itself, so what it shows is what the engine does.
+/// What it searches, and what it cannot see, is in `Proving.md` ("Proving a catalog change").
+///
+///     let old = try Portfolio.load(path: "main/products").get()
+///     let new = try Portfolio.load(path: "products").get()
+///     let report = CatalogProof.compare(old, new)
+///     for item in report.differences { print(item.item, item.verdict, item.witnesses.first?.at as Any) }
+///     if report.showsLoss { ... }   // a customer loses a feature or some balance
+public enum CatalogProof {
+    /// Searches every customer of up to `options.depth` transactions built from both versions of
+    /// the portfolio, under each, at every instant where an answer changes, and reports each part
+    /// of each app's answer as `same` or with the smallest witness of each way it moves.
+    ///
+    /// Apps only one version has are searched too: every part of their answer moves from or to
+    /// nothing.
+    ///
+    /// - Parameters:
+    ///   - old: the catalogs before the change.
+    ///   - new: the catalogs after it.
+    ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
+    /// - Returns: per app and part of the answer, the verdict and witnesses; what was searched.
+    public static func compare(_ old: Portfolio, _ new: Portfolio, options: ProofOptions = ProofOptions()) -> ProofReport {
+        let apps = ReceiptSpace.union([new.apps, old.apps])
+        var statistics = ProofStatistics()
+        var items: [ProofReport.Item] = []
+        for app in apps {
+            let catalogs = [old.catalog(for: app), new.catalog(for: app)]
+            let required = ReceiptSpace.union(catalogs.compactMap { $0?.requiredApps })
+            let unchangedApps = Set(required.filter { old.catalog(for: $0)?.products == new.catalog(for: $0)?.products })
+            let space = ReceiptSpace(app: app, catalogs: catalogs, includesGrants: true, environments: options.environments,
+                                     unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
+            let search = ProofSearch<ProofComparison>(
+                space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
+                threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
+            let (comparison, searched) = search.run { ProofComparison() }
+            statistics.add(searched)
+            items += comparison.items(of: space)
+        }
+        return ProofReport(depth: options.depth, statistics: statistics, apps: apps, items: items)
+    }
+
+    /// Searches every customer of up to `options.depth` transactions built from each catalog of
+    /// the portfolio, and reports, as warnings located in the catalogs, what no searched customer
+    /// reaches: a feature never on, a product never offered, a product whose grants are always on
+    /// whenever it may be bought, a trial that never adds anything, a grandfather rule that never
+    /// matches or only with another that covers as much, a win-back or promotional offer whose
+    /// conditions never all hold.
+    ///
+    /// - Parameters:
+    ///   - portfolio: the catalogs to review.
+    ///   - sources: the catalogs' sources, to locate each warning (a catalog whose source is not
+    ///     among them gets warnings without a location).
+    ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
+    /// - Returns: the warnings, and what was searched.
+    public static func review(_ portfolio: Portfolio, sources: [CatalogSource], options: ProofOptions = ProofOptions()) -> CatalogReview {
+        var statistics = ProofStatistics()
+        var findings: [CatalogReview.Finding] = []
+        for catalog in portfolio.catalogs {
+            let space = ReceiptSpace(app: catalog.app, catalogs: [catalog], includesGrants: false,
+                                     environments: options.environments, extendOffersWithGrants: true)
+            let search = ProofSearch<ReviewObserver>(
+                space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options),
+                relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
+            let (observer, searched) = search.run { ReviewObserver(space: space) }
+            statistics.add(searched)
+            findings += observer.findings(catalog: catalog, space: space)
+        }
+        return CatalogReview(depth: options.depth, statistics: statistics, findings: findings, sources: sources,
+                             files: Dictionary(portfolio.catalogs.map { ($0.app, $0.source) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// How evaluation runs against a portfolio: its catalogs (for family-shared prerequisites),
+    /// the accepted environments.
+    private static func evaluation(_ portfolio: Portfolio, _ options: ProofOptions) -> Evaluator.Options {
+        Evaluator.Options(environments: options.environments, catalogs: portfolio.catalogsByApp)
+    }
+
+    private static func threads(_ options: ProofOptions) -> Int {
+        options.threads ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

@@ -1,0 +1,46 @@
+/// What a search looked at: how many customers, evaluations and combinations of elements.
+public struct ProofStatistics: Hashable, Sendable, Codable {
+    /// Customers evaluated (each placement in time counted once).
+    public var customers = 0
+    /// Evaluations: each customer under each catalog at each instant where its answer changes.
+    public var evaluations = 0
+    /// Combinations of two or more elements searched (pairs of products, a product and a grant, ...).
+    public var combinations = 0
+    /// Customers whose answers changed more often than a search follows
+    /// (256 instants) under one catalog: later instants of theirs were not compared.
+    public var cutWalks = 0
+    /// Combinations of elements not searched: past ``ProofOptions/maxCustomers``, or past the two
+    /// million combinations a search lists at most.
+    public var unsearchedCombinations = 0
+
+    /// Whether everything the search set out to do was done: every combination searched, every
+    /// customer followed to its last change. When not, `same` is not proven for what the rest reads.
+    public var isComplete: Bool { unsearchedCombinations == 0 && cutWalks == 0 }
+
+    /// What the search left undone, in words; `nil` when it is complete: `not complete: 12
+    /// combinations of elements past the search's limit were not searched, so `same` is not proven
+    /// for what they read`.
+    public var incompleteness: String? {
+        guard !isComplete else { return nil }
+        var parts: [String] = []
+        if unsearchedCombinations > 0 {
+            parts.append("\(ProofReport.count(unsearchedCombinations)) combination\(unsearchedCombinations == 1 ? "" : "s") of elements past the search's limit \(unsearchedCombinations == 1 ? "was" : "were") not searched")
+        }
+        if cutWalks > 0 {
+            parts.append("\(ProofReport.count(cutWalks)) customer\(cutWalks == 1 ? "'s" : "s'") later instants were not followed")
+        }
+        return "not complete: " + parts.joined(separator: "; ") + ", so `same` is not proven for what they read"
+    }
+
+    /// No customers yet.
+    public init() {}
+
+    /// Adds another search's counts.
+    public mutating func add(_ other: ProofStatistics) {
+        customers += other.customers
+        evaluations += other.evaluations
+        combinations += other.combinations
+        cutWalks += other.cutWalks
+        unsearchedCombinations += other.unsearchedCombinations
+    }
+}
