@@ -37,6 +37,10 @@ extension Evaluator {
     /// The recorder of an evaluation that explains nothing.
     struct NoRecord: EvaluationRecorder {
         static var records: Bool { false }
+        /// One byte, so that the recorder has storage of its own: a value of no size passed
+        /// `inout` gets a shared placeholder address, which ThreadSanitizer reports as an access
+        /// race between threads that each evaluate with their own recorder.
+        private var storage: UInt8 = 0
         @inline(__always) mutating func ignored(receipt: Int, environment: String) {}
         @inline(__always) mutating func snapshots(_ decision: SnapshotDecision) {}
         @inline(__always) mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion) {}
