@@ -1,5 +1,8 @@
 /// A product in its evaluable form: references resolved to indices, durations to calendar parts.
-struct CompiledProduct: Sendable {
+///
+/// A class: evaluation reads products by index many times per receipt, and a reference is one
+/// retain to hold where a structure of arrays and strings was one per field.
+final class CompiledProduct: Sendable {
     /// What a non-consumable is beyond a plain purchase.
     enum Role: Sendable {
         /// An ordinary product.
@@ -32,13 +35,40 @@ struct CompiledProduct: Sendable {
     /// Indices of upgrades that stand in for this product.
     let upgrades: [Int]
     /// Win-back and promotional offers.
-    var offers: [SubscriptionOffer] = []
+    let offers: [SubscriptionOffer]
     /// An auto-renewable's level in its group (1 the highest service); `nil` without levels.
-    var level: Int? = nil
+    let level: Int?
     /// A non-renewing subscription's pass group index, else -1.
-    var passGroup: Int = -1
+    let passGroup: Int
     /// An auto-renewable's period, when the catalog gives one (for crossgrade timing).
-    var period: ISODuration? = nil
+    let period: ISODuration?
+
+    init(
+        id: String, name: String, type: ProductType, role: Role, available: Bool, familyShareable: Bool, legal: String?,
+        grants: [Int], durationMonths: Int, durationDays: Int64, durationMilliseconds: Int64, group: Int,
+        introOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
+        offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.type = type
+        self.role = role
+        self.available = available
+        self.familyShareable = familyShareable
+        self.legal = legal
+        self.grants = grants
+        self.durationMonths = durationMonths
+        self.durationDays = durationDays
+        self.durationMilliseconds = durationMilliseconds
+        self.group = group
+        self.introOffer = introOffer
+        self.credits = credits
+        self.upgrades = upgrades
+        self.offers = offers
+        self.level = level
+        self.passGroup = passGroup
+        self.period = period
+    }
 
     var trialPaidProduct: Int? {
         if case .trial(_, let paid) = role { return paid }
@@ -65,4 +95,13 @@ struct GrandfatherRule: Sendable {
     /// Indices of the features it grants.
     let grants: [Int]
     let condition: GrandfatherCondition
+    /// Its name among a feature's sources (``FeatureStatus/sources``): `grandfathered:<id>`.
+    let source: String
+
+    init(id: String, grants: [Int], condition: GrandfatherCondition) {
+        self.id = id
+        self.grants = grants
+        self.condition = condition
+        self.source = "grandfathered:" + id
+    }
 }

@@ -92,7 +92,21 @@ public struct Entitlements: Sendable {
         featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues
             && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
             && features == other.features && products == other.products
-            && offers.map(\.withoutExtends) == other.offers.map(\.withoutExtends)
+            && sameOffers(as: other)
+    }
+
+    /// Whether every offer answers the same, `extends` aside. Two results of one catalog compare
+    /// what their offers decide, not the offers built with their ids and legal text.
+    private func sameOffers(as other: Entitlements) -> Bool {
+        guard let catalog, catalog === other.catalog else {
+            return offers.map(\.withoutExtends) == other.offers.map(\.withoutExtends)
+        }
+        let (mine, theirs) = (OfferContext(self), OfferContext(other))
+        for index in catalog.compiledProducts.indices
+        where offerAnswer(index, context: mine) != other.offerAnswer(index, context: theirs) {
+            return false
+        }
+        return true
     }
 
     // MARK: Features

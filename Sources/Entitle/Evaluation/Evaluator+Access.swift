@@ -80,7 +80,7 @@ extension Evaluator {
         for (index, rule) in catalog.grandfatherRules.enumerated() {
             guard let start = starts[index] else { continue }
             for feature in rule.grants {
-                access.append(AccessSpan(feature: Int32(feature), source: "grandfathered:\(rule.id)",
+                access.append(AccessSpan(feature: Int32(feature), source: rule.source,
                                          span: CoverageSpan(start: start, end: CoverageSpan.never), isGrandfathered: true))
             }
         }

@@ -57,6 +57,15 @@ extension Entitlements {
             adds: decision.adds.map { compiled.featureIds[Int($0)] }, extends: decision.extends.map { compiled.featureIds[Int($0)] })
     }
 
+    /// What product `index`'s offer answers beyond what the catalog fixes (its id, legal text and
+    /// promotions' ids and types), `extends` aside.
+    func offerAnswer(_ index: Int, context: OfferContext) -> OfferAnswer {
+        let decision = offerDecision(index, context: context)
+        return OfferAnswer(reason: decision.reason, introOfferEligible: decision.introOfferEligible,
+                           change: decision.change?.0, effective: decision.change?.1,
+                           promotions: decision.promotions?.map(\.decision.reason), adds: decision.adds)
+    }
+
     /// The offer of product `index`, with the fact behind its reason; without `adds` and
     /// `extends` when `additions` is false (a caller that reads neither).
     func offerDecision(_ index: Int, context: OfferContext, additions withAdditions: Bool = true) -> OfferDecision {
@@ -228,6 +237,17 @@ extension Entitlements {
 
 /// A product's offer as offers decide it: the rule that keeps it from sale with its fact, and the
 /// rest of what the offer says.
+/// What ``Offer`` answers that may change with the instant, `extends` aside: what two results of
+/// one catalog compare to tell whether their offers differ.
+struct OfferAnswer: Equatable {
+    var reason: OfferReason?
+    var introOfferEligible: Bool?
+    var change: SubscriptionChange?
+    var effective: ChangeTiming?
+    var promotions: [PromotionReason]?
+    var adds: [Int32]
+}
+
 struct OfferDecision {
     var fact: OfferFact
     var introOfferEligible: Bool?

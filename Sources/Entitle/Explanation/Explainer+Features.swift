@@ -30,7 +30,7 @@ extension Explainer {
     }
 
     private func grandfathered(_ ruleIndex: Int, _ rule: GrandfatherRule, feature: Int, _ context: Context) -> SourceExplanation {
-        let name = "grandfathered:\(rule.id)"
+        let name = rule.source
         let span = context.result.access.first { $0.isGrandfathered && $0.source == name && $0.feature == Int32(feature) }?.span
         var reasons: [String] = []
         for item in grandfatherDecisions where item.rule == ruleIndex {

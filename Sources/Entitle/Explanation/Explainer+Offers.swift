@@ -36,7 +36,7 @@ extension Explainer {
             return "`available` is false in the catalog: honored for its buyers, never offered"
         case .ownedThroughGrandfathering:
             let rules = catalog.grandfatherRules.filter { rule in product.grants.contains { rule.grants.contains($0) } }
-            return "grandfather rules cover everything it grants (\(rules.map { "grandfathered:\($0.id)" }.joined(separator: ", ")))"
+            return "grandfather rules cover everything it grants (\(rules.map(\.source).joined(separator: ", ")))"
         case .owned(let by):
             if by == index, case .trial = product.role { return "the trial is running: \(activeFact(by, context))" }
             return "\(catalog.compiledProducts[by].id) is active: \(activeFact(by, context))"

@@ -51,13 +51,5 @@ public struct ProofReport: Sendable {
     }
 
     /// A count with thousands separators: `18,240`.
-    static func count(_ value: Int) -> String {
-        let digits = String(value)
-        var result = ""
-        for (offset, character) in digits.enumerated() {
-            if offset > 0, (digits.count - offset) % 3 == 0 { result += "," }
-            result.append(character)
-        }
-        return result
-    }
+    static func count(_ value: Int) -> String { CountText.grouped(value) }
 }

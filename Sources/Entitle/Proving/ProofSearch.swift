@@ -149,16 +149,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             var rest = elements
             rest.remove(at: rest.firstIndex(of: last)!)
             prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, changes, worker in
-                let lower = prefix.lastOffset
                 for atom in onlyAtom.map({ [$0] }) ?? space.atomsOf[last] {
-                    var placements = ReceiptSpace.placements(after: changes, own: boundaries[atom], from: lower).map {
-                        ReceiptSpace.Placed(atom: atom, offset: $0)
-                    }
-                    if let previous = prefix.placed.indices.max(by: { prefix.placed[$0].offset < prefix.placed[$1].offset }),
-                       space.mayContinue(prefix.placed[previous].atom, with: atom) {
-                        placements += continuations(of: prefix, previous: previous, atom: atom, placements: placements)
-                    }
-                    for placed in placements {
+                    for placed in placements(of: atom, after: prefix, changes: changes, boundaries: boundaries) {
                         var customer = prefix
                         customer.placed.append(placed)
                         for facts in needs.facts ? Array(space.facts.indices) : [0] {
@@ -207,14 +199,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             rest.remove(at: rest.firstIndex(of: last)!)
             prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, prefixChanges, worker in
                 for atom in space.atomsOf[last] {
-                    var placements = ReceiptSpace.placements(after: prefixChanges, own: boundaries[atom], from: prefix.lastOffset).map {
-                        ReceiptSpace.Placed(atom: atom, offset: $0)
-                    }
-                    if let previous = prefix.placed.indices.max(by: { prefix.placed[$0].offset < prefix.placed[$1].offset }),
-                       space.mayContinue(prefix.placed[previous].atom, with: atom) {
-                        placements += continuations(of: prefix, previous: previous, atom: atom, placements: placements)
-                    }
-                    for placed in placements {
+                    for placed in placements(of: atom, after: prefix, changes: prefixChanges, boundaries: boundaries) {
                         var customer = prefix
                         customer.placed.append(placed)
                         guard seen.insert(customer).inserted else { continue }
@@ -320,6 +305,19 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             at = next
         }
         return points
+    }
+
+    /// Each placement of `atom` after a customer whose answers change at `changes`: at each
+    /// ordering among those changes, and continuing the customer's latest chain where `atom` can.
+    private func placements(of atom: Int, after prefix: ReceiptSpace.Customer, changes: [Int64], boundaries: [[Int64]]) -> [ReceiptSpace.Placed] {
+        var placements = ReceiptSpace.placements(after: changes, own: boundaries[atom], from: prefix.lastOffset).map {
+            ReceiptSpace.Placed(atom: atom, offset: $0)
+        }
+        if let previous = prefix.placed.indices.max(by: { prefix.placed[$0].offset < prefix.placed[$1].offset }),
+           space.mayContinue(prefix.placed[previous].atom, with: atom) {
+            placements += continuations(of: prefix, previous: previous, atom: atom, placements: placements)
+        }
+        return placements
     }
 
     static func sorted(_ values: [Int64]) -> [Int64] { Array(Set(values)).sorted() }

@@ -24,17 +24,17 @@ struct ReviewObserver: ProofObserver {
 
     /// The catalog's trials: product id and the features it grants.
     private let trials: [String: [String]]
-    /// The catalog's grandfather rules: id and the features each grants.
-    private let rules: [(id: String, grants: [String])]
+    /// The catalog's grandfather rules: id, name among a feature's sources, and the features each grants.
+    private let rules: [(id: String, source: String, grants: [String])]
 
     init(space: ReceiptSpace) {
         var trials: [String: [String]] = [:]
-        var rules: [(id: String, grants: [String])] = []
+        var rules: [(id: String, source: String, grants: [String])] = []
         if let catalog = space.present.first {
             for product in catalog.compiledProducts where product.trialPaidProduct != nil {
                 trials[product.id] = product.grants.map { catalog.featureIds[$0] }
             }
-            rules = catalog.grandfatherRules.map { ($0.id, $0.grants.map { catalog.featureIds[$0] }) }
+            rules = catalog.grandfatherRules.map { ($0.id, $0.source, $0.grants.map { catalog.featureIds[$0] }) }
         }
         self.trials = trials
         self.rules = rules
@@ -81,7 +81,7 @@ struct ReviewObserver: ProofObserver {
     private mutating func observeRules(_ result: Entitlements) {
         var covered: [Set<String>] = []
         for rule in rules {
-            let source = "grandfathered:\(rule.id)"
+            let source = rule.source
             covered.append(Set(rule.grants.filter { result.feature($0)?.sources.contains(source) == true }))
         }
         for (index, features) in covered.enumerated() where !features.isEmpty {

@@ -50,40 +50,16 @@ extension Entitlements: Codable {
         writer.key("at")
         writer.string(at.rfc3339)
         if parts.contains(.features) {
-            writer.key("features")
-            writer.beginObject()
-            for feature in features {
-                writer.key(feature.id)
-                feature.write(to: &writer)
-            }
-            writer.endObject()
+            writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
         }
         if parts.contains(.balances) {
-            writer.key("balances")
-            writer.beginObject()
-            for balance in balances {
-                writer.key(balance.currency)
-                writer.integer(balance.balance)
-            }
-            writer.endObject()
+            writer.object("balances", of: balances, id: \.currency) { $0.integer($1.balance) }
         }
         if parts.contains(.products) {
-            writer.key("products")
-            writer.beginObject()
-            for product in products {
-                writer.key(product.id)
-                product.write(to: &writer)
-            }
-            writer.endObject()
+            writer.object("products", of: products, id: \.id) { $1.write(to: &$0) }
         }
         if parts.contains(.offers) {
-            writer.key("offers")
-            writer.beginObject()
-            for offer in offers {
-                writer.key(offer.productId)
-                offer.write(to: &writer, legal: !compact)
-            }
-            writer.endObject()
+            writer.object("offers", of: offers, id: \.productId) { $1.write(to: &$0, legal: !compact) }
         }
         writer.key("reevaluateAt")
         writer.string(reevaluateAt?.rfc3339)

@@ -31,6 +31,20 @@ extension JSONWriter {
         if let value { string(value) } else { null() }
     }
 
+    /// A member `name` whose value is an object of one member per element, each named by `id`
+    /// and written by `value`.
+    package mutating func object<Element>(
+        _ name: String, of elements: [Element], id: (Element) -> String, value: (inout Self, Element) -> Void
+    ) {
+        key(name)
+        beginObject()
+        for element in elements {
+            key(id(element))
+            value(&self, element)
+        }
+        endObject()
+    }
+
     /// An array of strings.
     package mutating func strings(_ values: [String]) {
         beginArray()
