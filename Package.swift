@@ -12,7 +12,7 @@ let package = Package(
     // cryptography (OpenSSL's libcrypto on Linux, Security.framework on Apple platforms); off by
     // default, so the package builds on a bare toolchain (README: Trust).
     traits: [
-        .trait(name: "SystemCrypto", description: "Verify Apple's signatures with the system's cryptography"),
+        .trait(name: "SystemCrypto", description: "Verify Apple's signatures with the system's cryptography")
     ],
     targets: [
         .target(

@@ -3,7 +3,7 @@ import EntitleCommandLine
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `entitle-bench --batch`: customers per second of `check --customers` and `diff --customers`
@@ -28,7 +28,8 @@ enum BatchBenchmark {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-batch-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let corpus = directory.appendingPathComponent("customers.jsonl").path
-        let old = directory.appendingPathComponent("old"), new = directory.appendingPathComponent("new")
+        let old = directory.appendingPathComponent("old")
+        let new = directory.appendingPathComponent("new")
         do {
             try FileManager.default.createDirectory(at: old, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: new, withIntermediateDirectories: true)
@@ -60,13 +61,17 @@ enum BatchBenchmark {
             ["diff", old.path, new.path, "--customers", corpus, "--at", at, "--at", laterAt, "--jobs", String(jobs)]
         }
         // Decode and evaluate alone: each customer's receipt, as bytes, on one thread.
-        let portfolio = Portfolio.compile([CatalogSource(name: "diagrams.json", data: FileManager.default.contents(atPath: old.appendingPathComponent("diagrams.json").path)!)]).portfolio!
+        let portfolio = Portfolio.compile([
+            CatalogSource(name: "diagrams.json", data: FileManager.default.contents(atPath: old.appendingPathComponent("diagrams.json").path)!)
+        ]).portfolio!
         let receipts = receiptBytes(corpus)
         let instant = Instant(rfc3339: at)!
 
         var samples: [String: [Double]] = [:]
         for _ in 0..<rounds {
-            for (name, arguments) in [("check1", check(jobs: 1)), ("checkAll", check(jobs: cores)), ("diff1", diff(jobs: 1)), ("diffAll", diff(jobs: cores))] {
+            for (name, arguments) in [
+                ("check1", check(jobs: 1)), ("checkAll", check(jobs: cores)), ("diff1", diff(jobs: 1)), ("diffAll", diff(jobs: cores)),
+            ] {
                 let (wall, cpu) = measure {
                     let result = EntitleCommand.run(arguments, environment: environment)
                     precondition(result.exitCode == 0 || name.hasPrefix("diff"), "the batch failed: \(result.standardError)")
@@ -93,25 +98,57 @@ enum BatchBenchmark {
         let checkCPUMicroseconds = median("check1CPU") / Double(customers) * 1e6
         let diffCPUMicroseconds = median("diff1CPU") / Double(customers) * 1e6
         var figures: [(String, String, String, Double)] = [
-            ("check --customers, 1 job", String(format: "%.0f customers/s", perSecond("check1")), "batchCheckOneJobCustomersPerSecond", perSecond("check1")),
-            ("check --customers, \(cores) jobs", String(format: "%.0f customers/s", perSecond("checkAll")), "batchCheckAllCoresCustomersPerSecond", perSecond("checkAll")),
-            ("check: \(cores) jobs / 1 job", String(format: "%.2fx", median("check1") / median("checkAll")), "batchCheckSpeedup", median("check1") / median("checkAll")),
-            ("diff --customers (2 instants), 1 job", String(format: "%.0f customers/s", perSecond("diff1")), "batchDiffOneJobCustomersPerSecond", perSecond("diff1")),
-            ("diff --customers (2 instants), \(cores) jobs", String(format: "%.0f customers/s", perSecond("diffAll")), "batchDiffAllCoresCustomersPerSecond", perSecond("diffAll")),
-            ("diff: \(cores) jobs / 1 job", String(format: "%.2fx", median("diff1") / median("diffAll")), "batchDiffSpeedup", median("diff1") / median("diffAll")),
-            ("decode and evaluate alone, CPU time per receipt", String(format: "%.2f µs", aloneMicroseconds), "batchDecodeEvaluateMicroseconds", aloneMicroseconds),
+            (
+                "check --customers, 1 job", String(format: "%.0f customers/s", perSecond("check1")), "batchCheckOneJobCustomersPerSecond",
+                perSecond("check1")
+            ),
+            (
+                "check --customers, \(cores) jobs", String(format: "%.0f customers/s", perSecond("checkAll")), "batchCheckAllCoresCustomersPerSecond",
+                perSecond("checkAll")
+            ),
+            (
+                "check: \(cores) jobs / 1 job", String(format: "%.2fx", median("check1") / median("checkAll")), "batchCheckSpeedup",
+                median("check1") / median("checkAll")
+            ),
+            (
+                "diff --customers (2 instants), 1 job", String(format: "%.0f customers/s", perSecond("diff1")), "batchDiffOneJobCustomersPerSecond",
+                perSecond("diff1")
+            ),
+            (
+                "diff --customers (2 instants), \(cores) jobs", String(format: "%.0f customers/s", perSecond("diffAll")),
+                "batchDiffAllCoresCustomersPerSecond", perSecond("diffAll")
+            ),
+            (
+                "diff: \(cores) jobs / 1 job", String(format: "%.2fx", median("diff1") / median("diffAll")), "batchDiffSpeedup",
+                median("diff1") / median("diffAll")
+            ),
+            (
+                "decode and evaluate alone, CPU time per receipt", String(format: "%.2f µs", aloneMicroseconds), "batchDecodeEvaluateMicroseconds",
+                aloneMicroseconds
+            ),
             ("check, 1 job: wall time per customer", String(format: "%.2f µs", checkMicroseconds), "batchCheckWallMicroseconds", checkMicroseconds),
-            ("check, 1 job: CPU time per customer (all threads)", String(format: "%.2f µs", checkCPUMicroseconds), "batchCheckCPUMicroseconds", checkCPUMicroseconds),
-            ("check: CPU per customer / decode and evaluate alone", String(format: "%.2fx", checkCPUMicroseconds / aloneMicroseconds),
-             "batchCheckCostOverDecodeEvaluate", checkCPUMicroseconds / aloneMicroseconds),
-            ("diff, 1 job: CPU time per customer (4 evaluations)", String(format: "%.2f µs", diffCPUMicroseconds), "batchDiffCPUMicroseconds", diffCPUMicroseconds),
+            (
+                "check, 1 job: CPU time per customer (all threads)", String(format: "%.2f µs", checkCPUMicroseconds), "batchCheckCPUMicroseconds",
+                checkCPUMicroseconds
+            ),
+            (
+                "check: CPU per customer / decode and evaluate alone", String(format: "%.2fx", checkCPUMicroseconds / aloneMicroseconds),
+                "batchCheckCostOverDecodeEvaluate", checkCPUMicroseconds / aloneMicroseconds
+            ),
+            (
+                "diff, 1 job: CPU time per customer (4 evaluations)", String(format: "%.2f µs", diffCPUMicroseconds), "batchDiffCPUMicroseconds",
+                diffCPUMicroseconds
+            ),
         ]
         // How many cores the runs kept busy: on an idle machine near the jobs; lower when other
         // work takes cores, or when a thread waits for another.
         for (name, key) in [("check", "checkAll"), ("diff", "diffAll")] {
             let busy = median(key + "CPU") / median(key)
-            figures.append(("\(name), \(cores) jobs: cores busy (CPU time / wall time)", String(format: "%.2f", busy),
-                            "batch\(name == "check" ? "Check" : "Diff")CoresBusy", busy))
+            figures.append(
+                (
+                    "\(name), \(cores) jobs: cores busy (CPU time / wall time)", String(format: "%.2f", busy),
+                    "batch\(name == "check" ? "Check" : "Diff")CoresBusy", busy
+                ))
         }
         figures.append(("load average after", loadAverage(), "", 0))
         let width = figures.map(\.0.count).max() ?? 0
@@ -119,7 +156,9 @@ enum BatchBenchmark {
         for (name, value, _, _) in figures { print("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value) }
         if let path {
             let members = figures.filter { !$0.2.isEmpty }.map { "  \"\($0.2)\": \(String(format: "%.6g", $0.3))" }
-            let text = "{\n  \"machine\": \"\(cores) cores\",\n  \"loadAverageBefore\": \"\(loadBefore)\",\n  \"loadAverageAfter\": \"\(loadAverage())\",\n" + members.joined(separator: ",\n") + "\n}\n"
+            let text =
+                "{\n  \"machine\": \"\(cores) cores\",\n  \"loadAverageBefore\": \"\(loadBefore)\",\n  \"loadAverageAfter\": \"\(loadAverage())\",\n"
+                + members.joined(separator: ",\n") + "\n}\n"
             do {
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
@@ -133,19 +172,20 @@ enum BatchBenchmark {
 
     /// Wall and CPU seconds (every thread of the process) of `body`.
     static func measure(_ body: () -> Void) -> (wall: Double, cpu: Double) {
-        let cpuBefore = cpuSeconds(), start = Stopwatch.now()
+        let cpuBefore = cpuSeconds()
+        let start = Stopwatch.now()
         body()
         return (Double(Stopwatch.now() - start) / 1e9, cpuSeconds() - cpuBefore)
     }
 
     static func cpuSeconds() -> Double {
         #if canImport(Glibc)
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+            return seconds(usage.ru_utime) + seconds(usage.ru_stime)
         #else
-        return 0
+            return 0
         #endif
     }
 

@@ -4,7 +4,7 @@ import EntitleWorkloads
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The benchmark of issue 3: every figure is a median of repeated rounds in this one process, and
@@ -71,15 +71,18 @@ struct Benchmark {
         }
         let (before, after, allocated, allocations) = (numbers[0], numbers[1], numbers[2], numbers[3])
         let section = "6. memory"
-        record(section, "peak resident memory compiling 10,000 products (\(json.count / 1024) KB JSON)",
-               String(format: "%.1f MiB (%.1f MiB before compiling)", after / 1_048_576, before / 1_048_576),
-               key: "compilePeakResidentMiB10000", number: after / 1_048_576)
-        record(section, "peak growth while compiling", String(format: "%.1f MiB", (after - before) / 1_048_576),
-               key: "compilePeakGrowthMiB10000", number: (after - before) / 1_048_576)
+        record(
+            section, "peak resident memory compiling 10,000 products (\(json.count / 1024) KB JSON)",
+            String(format: "%.1f MiB (%.1f MiB before compiling)", after / 1_048_576, before / 1_048_576),
+            key: "compilePeakResidentMiB10000", number: after / 1_048_576)
+        record(
+            section, "peak growth while compiling", String(format: "%.1f MiB", (after - before) / 1_048_576),
+            key: "compilePeakGrowthMiB10000", number: (after - before) / 1_048_576)
         if allocations > 0 {
-            record(section, "bytes allocated while compiling (most freed again)",
-                   String(format: "%.1f MiB in %.0f allocations", allocated / 1_048_576, allocations),
-                   key: "compileAllocatedMiB10000", number: allocated / 1_048_576)
+            record(
+                section, "bytes allocated while compiling (most freed again)",
+                String(format: "%.1f MiB in %.0f allocations", allocated / 1_048_576, allocations),
+                key: "compileAllocatedMiB10000", number: allocated / 1_048_576)
         }
     }
 
@@ -123,14 +126,17 @@ struct Benchmark {
             ])
             let (fast, baseline) = (times[0], times[1])
             let section = "1. end to end (50-product catalog)"
-            record(section, "\(size) transactions (\(bytes) bytes): entitle",
-                   String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / fast, Double(bytes) / fast / 1e6, fast * 1e6),
-                   key: "endToEndReceiptsPerSecond\(size)", number: 1 / fast)
-            record(section, "\(size) transactions: JSONDecoder (.iso8601) + same evaluator",
-                   String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / baseline, Double(bytes) / baseline / 1e6, baseline * 1e6),
-                   key: "baselineReceiptsPerSecond\(size)", number: 1 / baseline)
-            record("2. speedup over the baseline", "\(size) transactions", String(format: "%.1fx", baseline / fast),
-                   key: "speedupVsJSONDecoder\(size)", number: baseline / fast)
+            record(
+                section, "\(size) transactions (\(bytes) bytes): entitle",
+                String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / fast, Double(bytes) / fast / 1e6, fast * 1e6),
+                key: "endToEndReceiptsPerSecond\(size)", number: 1 / fast)
+            record(
+                section, "\(size) transactions: JSONDecoder (.iso8601) + same evaluator",
+                String(format: "%.0f receipts/s, %.0f MB/s, %.2f µs", 1 / baseline, Double(bytes) / baseline / 1e6, baseline * 1e6),
+                key: "baselineReceiptsPerSecond\(size)", number: 1 / baseline)
+            record(
+                "2. speedup over the baseline", "\(size) transactions", String(format: "%.1fx", baseline / fast),
+                key: "speedupVsJSONDecoder\(size)", number: baseline / fast)
             figures.append(("endToEndMBPerSecond\(size)", Double(bytes) / fast / 1e6))
         }
     }
@@ -138,8 +144,10 @@ struct Benchmark {
     // MARK: 3. Evaluation alone against the hand-written function
 
     mutating func evaluationAlone() {
-        let catalog = Benchmark.compile(String(decoding: FileManager.default.contents(atPath: "products/diagrams.json")
-            ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
+        let catalog = Benchmark.compile(
+            String(
+                decoding: FileManager.default.contents(atPath: "products/diagrams.json")
+                    ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
         var generator = WorkloadGenerator(seed: 3)
         let datas = (0..<64).map { _ in Data(generator.receipt(for: .diagrams, transactions: 20).utf8) }
         let parsed = datas.map { try! ParsedReceipt(json: $0) }
@@ -163,16 +171,21 @@ struct Benchmark {
         ])
         let (compiled, compiledFromValues, handWritten) = (times[0], times[1], times[2])
         let section = "3. evaluation alone (products/diagrams.json, 20 transactions)"
-        record(section, "compiled evaluator on a ParsedReceipt", String(format: "%.2f µs", compiled * 1e6),
-               key: "evaluationMicroseconds20", number: compiled * 1e6)
-        record(section, "compiled evaluator on a Receipt value (includes converting it)", String(format: "%.2f µs", compiledFromValues * 1e6),
-               key: "evaluationFromReceiptValueMicroseconds20", number: compiledFromValues * 1e6)
-        record(section, "hand-written Swift for this catalog, on a Receipt value", String(format: "%.2f µs", handWritten * 1e6),
-               key: "handWrittenMicroseconds20", number: handWritten * 1e6)
-        record(section, "compiled / hand-written", String(format: "%.2fx", compiled / handWritten),
-               key: "evaluationVsHandWritten", number: compiled / handWritten)
-        record(section, "compiled from a Receipt value / hand-written", String(format: "%.2fx", compiledFromValues / handWritten),
-               key: "evaluationFromReceiptValueVsHandWritten", number: compiledFromValues / handWritten)
+        record(
+            section, "compiled evaluator on a ParsedReceipt", String(format: "%.2f µs", compiled * 1e6),
+            key: "evaluationMicroseconds20", number: compiled * 1e6)
+        record(
+            section, "compiled evaluator on a Receipt value (includes converting it)", String(format: "%.2f µs", compiledFromValues * 1e6),
+            key: "evaluationFromReceiptValueMicroseconds20", number: compiledFromValues * 1e6)
+        record(
+            section, "hand-written Swift for this catalog, on a Receipt value", String(format: "%.2f µs", handWritten * 1e6),
+            key: "handWrittenMicroseconds20", number: handWritten * 1e6)
+        record(
+            section, "compiled / hand-written", String(format: "%.2fx", compiled / handWritten),
+            key: "evaluationVsHandWritten", number: compiled / handWritten)
+        record(
+            section, "compiled from a Receipt value / hand-written", String(format: "%.2fx", compiledFromValues / handWritten),
+            key: "evaluationFromReceiptValueVsHandWritten", number: compiledFromValues / handWritten)
     }
 
     // MARK: 4. Scaling
@@ -199,18 +212,22 @@ struct Benchmark {
                 next = (next + 1) % receipts.count
                 return catalog.evaluate([receipts[next]], at: Benchmark.at).warnings.count
             }
-            record(section, "compile a \(size)-product catalog (\(data.count / 1024) KB)",
-                   String(format: "%.2f ms, %.2f µs per product", compile[size]! * 1e3, compile[size]! * 1e6 / Double(size)))
+            record(
+                section, "compile a \(size)-product catalog (\(data.count / 1024) KB)",
+                String(format: "%.2f ms, %.2f µs per product", compile[size]! * 1e3, compile[size]! * 1e6 / Double(size)))
         }
         for (size, time) in zip(sizes, stopwatch.compare(evaluations)) {
             evaluation[size] = time
             record(section, "evaluate 20 transactions, \(size)-product catalog", String(format: "%.2f µs", time * 1e6))
         }
-        record(section, "evaluation time, 10,000 / 10 products", String(format: "%.2fx", evaluation[10_000]! / evaluation[10]!),
-               key: "catalogScaling10To10000", number: evaluation[10_000]! / evaluation[10]!)
-        let perProduct10 = compile[10]! / 10, perProduct10000 = compile[10_000]! / 10_000
-        record(section, "compile time per product, 10,000 / 10 products", String(format: "%.2fx", perProduct10000 / perProduct10),
-               key: "compilePerProductScaling10To10000", number: perProduct10000 / perProduct10)
+        record(
+            section, "evaluation time, 10,000 / 10 products", String(format: "%.2fx", evaluation[10_000]! / evaluation[10]!),
+            key: "catalogScaling10To10000", number: evaluation[10_000]! / evaluation[10]!)
+        let perProduct10 = compile[10]! / 10
+        let perProduct10000 = compile[10_000]! / 10_000
+        record(
+            section, "compile time per product, 10,000 / 10 products", String(format: "%.2fx", perProduct10000 / perProduct10),
+            key: "compilePerProductScaling10To10000", number: perProduct10000 / perProduct10)
 
         var generator = WorkloadGenerator(seed: 4)
         let shape = generator.catalog(products: 50)
@@ -232,13 +249,16 @@ struct Benchmark {
                 },
             ])
             (byTransactions[size], endToEnd[size]) = (times[0], times[1])
-            record(section, "\(size) transactions: evaluate / decode and evaluate",
-                   String(format: "%.2f µs / %.2f µs", byTransactions[size]! * 1e6, endToEnd[size]! * 1e6))
+            record(
+                section, "\(size) transactions: evaluate / decode and evaluate",
+                String(format: "%.2f µs / %.2f µs", byTransactions[size]! * 1e6, endToEnd[size]! * 1e6))
         }
-        record(section, "decode and evaluate, 2,000 / 20 transactions", String(format: "%.1fx", endToEnd[2000]! / endToEnd[20]!),
-               key: "transactions2000Over20", number: endToEnd[2000]! / endToEnd[20]!)
-        record(section, "evaluate alone, 2,000 / 20 transactions", String(format: "%.1fx", byTransactions[2000]! / byTransactions[20]!),
-               key: "evaluationTransactions2000Over20", number: byTransactions[2000]! / byTransactions[20]!)
+        record(
+            section, "decode and evaluate, 2,000 / 20 transactions", String(format: "%.1fx", endToEnd[2000]! / endToEnd[20]!),
+            key: "transactions2000Over20", number: endToEnd[2000]! / endToEnd[20]!)
+        record(
+            section, "evaluate alone, 2,000 / 20 transactions", String(format: "%.1fx", byTransactions[2000]! / byTransactions[20]!),
+            key: "evaluationTransactions2000Over20", number: byTransactions[2000]! / byTransactions[20]!)
         renewalScaling()
     }
 
@@ -257,11 +277,13 @@ struct Benchmark {
         }
         for (size, time) in zip(sizes, stopwatch.compare(bodies)) {
             perSize[size] = time
-            record(section, "one chain of \(size) transactions and \(size) renewals: decode and evaluate",
-                   String(format: "%.2f µs, %.3f µs per transaction", time * 1e6, time * 1e6 / Double(size)))
+            record(
+                section, "one chain of \(size) transactions and \(size) renewals: decode and evaluate",
+                String(format: "%.2f µs, %.3f µs per transaction", time * 1e6, time * 1e6 / Double(size)))
         }
-        record(section, "renewal chain, 20,000 / 20 transactions", String(format: "%.0fx", perSize[20_000]! / perSize[20]!),
-               key: "renewalChain20000Over20", number: perSize[20_000]! / perSize[20]!)
+        record(
+            section, "renewal chain, 20,000 / 20 transactions", String(format: "%.0fx", perSize[20_000]! / perSize[20]!),
+            key: "renewalChain20000Over20", number: perSize[20_000]! / perSize[20]!)
     }
 
     // MARK: 5. Concurrency
@@ -302,7 +324,8 @@ struct Benchmark {
         func scan(threads: Int) -> Double {
             measureThreads(threads: threads, perThread: perThread) { thread, iteration in
                 copies[thread][iteration % receipts.count].withUnsafeBytes { raw in
-                    var quotes = 0, digits = 0
+                    var quotes = 0
+                    var digits = 0
                     for byte in raw {
                         if byte == UInt8(ascii: "\"") { quotes += 1 } else if byte &- UInt8(ascii: "0") < 10 { digits += 1 }
                     }
@@ -311,9 +334,13 @@ struct Benchmark {
             }
         }
         // Rounds alternate one and two threads so a disturbance affects both alike.
-        var scanOnes: [Double] = [], scanTwos: [Double] = []
-        var ones: [Double] = [], twos: [Double] = [], privateTwos: [Double] = []
-        var ceilingOnes: [Double] = [], ceilingTwos: [Double] = []
+        var scanOnes: [Double] = []
+        var scanTwos: [Double] = []
+        var ones: [Double] = []
+        var twos: [Double] = []
+        var privateTwos: [Double] = []
+        var ceilingOnes: [Double] = []
+        var ceilingTwos: [Double] = []
         for _ in 0..<stopwatch.rounds {
             ones.append(round(threads: 1))
             twos.append(round(threads: 2))
@@ -324,20 +351,26 @@ struct Benchmark {
             scanTwos.append(scan(threads: 2))
         }
         let scanning = Stopwatch.median(scanTwos) / Stopwatch.median(scanOnes)
-        let one = Stopwatch.median(ones), two = Stopwatch.median(twos), privateTwo = Stopwatch.median(privateTwos)
+        let one = Stopwatch.median(ones)
+        let two = Stopwatch.median(twos)
+        let privateTwo = Stopwatch.median(privateTwos)
         let machine = Stopwatch.median(ceilingTwos) / Stopwatch.median(ceilingOnes)
         let section = "5. concurrency (one shared compiled catalog, 20 transactions)"
         record(section, "1 thread", String(format: "%.0f receipts/s", one), key: "oneThreadReceiptsPerSecond", number: one)
         record(section, "2 threads", String(format: "%.0f receipts/s", two), key: "twoThreadReceiptsPerSecond", number: two)
         record(section, "2 threads / 1 thread", String(format: "%.2fx", two / one), key: "twoThreadSpeedup", number: two / one)
-        record(section, "control: 2 threads, each with its own catalog / 1 thread", String(format: "%.2fx", privateTwo / one),
-               key: "twoThreadPrivateCatalogSpeedup", number: privateTwo / one)
-        record(section, "shared catalog / private catalogs, 2 threads", String(format: "%.2fx", two / privateTwo),
-               key: "sharedOverPrivateCatalog", number: two / privateTwo)
-        record(section, "the machine: 2 / 1 threads of a multiply chain (no memory)", String(format: "%.2fx", machine),
-               key: "machineTwoThreadArithmetic", number: machine)
-        record(section, "the machine: 2 / 1 threads of a branchy byte scan (own data)", String(format: "%.2fx", scanning),
-               key: "machineTwoThreadByteScan", number: scanning)
+        record(
+            section, "control: 2 threads, each with its own catalog / 1 thread", String(format: "%.2fx", privateTwo / one),
+            key: "twoThreadPrivateCatalogSpeedup", number: privateTwo / one)
+        record(
+            section, "shared catalog / private catalogs, 2 threads", String(format: "%.2fx", two / privateTwo),
+            key: "sharedOverPrivateCatalog", number: two / privateTwo)
+        record(
+            section, "the machine: 2 / 1 threads of a multiply chain (no memory)", String(format: "%.2fx", machine),
+            key: "machineTwoThreadArithmetic", number: machine)
+        record(
+            section, "the machine: 2 / 1 threads of a branchy byte scan (own data)", String(format: "%.2fx", scanning),
+            key: "machineTwoThreadByteScan", number: scanning)
     }
 
     /// Work items per second with `threads` threads, each running `perThread` calls of `body`.
@@ -369,32 +402,37 @@ struct Benchmark {
         func measure(_ body: (Int) -> Int) -> (count: Double, bytes: Double) {
             let iterations = 2_000
             entitle_allocation_counting(1)
-            let count = entitle_allocation_count(), bytes = entitle_allocation_bytes()
+            let count = entitle_allocation_count()
+            let bytes = entitle_allocation_bytes()
             for iteration in 0..<iterations { Sink.consume(body(iteration)) }
-            let result = (Double(entitle_allocation_count() - count) / Double(iterations),
-                          Double(entitle_allocation_bytes() - bytes) / Double(iterations))
+            let result = (
+                Double(entitle_allocation_count() - count) / Double(iterations),
+                Double(entitle_allocation_bytes() - bytes) / Double(iterations)
+            )
             entitle_allocation_counting(0)
             return result
         }
         let endToEnd = measure { try! catalog.evaluate(receiptJSON: datas[$0 % datas.count], at: Benchmark.at).warnings.count }
         let evaluation = measure { catalog.evaluate([parsed[$0 % parsed.count]], at: Benchmark.at).warnings.count }
-        record("6. memory", "decode and evaluate 20 transactions",
-               String(format: "%.1f allocations, %.0f bytes", endToEnd.count, endToEnd.bytes),
-               key: "endToEndBytesAllocated20", number: endToEnd.bytes)
-        record("6. memory", "evaluate a parsed 20-transaction receipt",
-               String(format: "%.1f allocations, %.0f bytes", evaluation.count, evaluation.bytes),
-               key: "evaluationBytesAllocated20", number: evaluation.bytes)
+        record(
+            "6. memory", "decode and evaluate 20 transactions",
+            String(format: "%.1f allocations, %.0f bytes", endToEnd.count, endToEnd.bytes),
+            key: "endToEndBytesAllocated20", number: endToEnd.bytes)
+        record(
+            "6. memory", "evaluate a parsed 20-transaction receipt",
+            String(format: "%.1f allocations, %.0f bytes", evaluation.count, evaluation.bytes),
+            key: "evaluationBytesAllocated20", number: evaluation.bytes)
         figures.append(("endToEndAllocations20", endToEnd.count))
         figures.append(("evaluationAllocations20", evaluation.count))
     }
 
     static func peakResidentBytes() -> Int {
         #if canImport(Glibc)
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return usage.ru_maxrss * 1024
         #else
-        return 0
+            return 0
         #endif
     }
 
@@ -415,8 +453,10 @@ struct Benchmark {
 
     /// Section 3's compiled side (or its hand-written side) in a fixed loop, for `valgrind --tool=callgrind`.
     static func profileEvaluationLoop(iterations: Int, handWritten: Bool = false) -> Int {
-        let catalog = compile(String(decoding: FileManager.default.contents(atPath: "products/diagrams.json")
-            ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
+        let catalog = compile(
+            String(
+                decoding: FileManager.default.contents(atPath: "products/diagrams.json")
+                    ?? Data(GeneratedCatalog.diagrams.json.utf8), as: UTF8.self), name: "diagrams.json")
         var generator = WorkloadGenerator(seed: 3)
         let parsed = (0..<64).map { _ in try! ParsedReceipt(json: Data(generator.receipt(for: .diagrams, transactions: 20).utf8)) }
         var total = 0
@@ -451,8 +491,10 @@ struct Benchmark {
     }
 
     func json(machine: String) -> String {
-        var members = ["  \"machine\": \"\(machine)\"", "  \"quick\": \(quick)",
-                       "  \"rounds\": \(stopwatch.rounds)", "  \"roundSeconds\": \(stopwatch.roundTime)"]
+        var members = [
+            "  \"machine\": \"\(machine)\"", "  \"quick\": \(quick)",
+            "  \"rounds\": \(stopwatch.rounds)", "  \"roundSeconds\": \(stopwatch.roundTime)",
+        ]
         for (key, value) in figures {
             members.append("  \"\(key)\": \(value.isFinite ? String(format: "%.6g", value) : "null")")
         }

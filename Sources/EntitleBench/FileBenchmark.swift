@@ -14,7 +14,8 @@ enum FileBenchmark {
     static func run(directory: String, json path: String?, stopwatch: Stopwatch) -> Int32 {
         let root = URL(fileURLWithPath: directory)
         guard let manifest = try? String(contentsOf: root.appendingPathComponent("manifest.txt"), encoding: .utf8),
-              let catalogData = try? Data(contentsOf: root.appendingPathComponent("catalog-50.json")) else {
+            let catalogData = try? Data(contentsOf: root.appendingPathComponent("catalog-50.json"))
+        else {
             FileHandle.standardError.write(Data("entitle-bench: \(directory) needs manifest.txt and catalog-50.json\n".utf8))
             return 2
         }
@@ -43,8 +44,10 @@ enum FileBenchmark {
             ])
             let perReceipt = times.map { $0 * 1e6 / Double(receipts.count) }
             results.append((size, perReceipt[0], perReceipt[1]))
-            print(String(format: "%6@ transactions: decode %8.2f µs, decode and evaluate %8.2f µs per receipt",
-                         size as NSString, perReceipt[0], perReceipt[1]))
+            print(
+                String(
+                    format: "%6@ transactions: decode %8.2f µs, decode and evaluate %8.2f µs per receipt",
+                    size as NSString, perReceipt[0], perReceipt[1]))
         }
         if let path {
             let files = results.map { "\"\($0.size)\": {\"decode\": \($0.decode), \"decodeEvaluate\": \($0.decodeEvaluate)}" }

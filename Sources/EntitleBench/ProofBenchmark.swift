@@ -13,7 +13,8 @@ enum ProofBenchmark {
         var changed = catalog
         if let index = changed.products.firstIndex(where: { $0.grants.count >= 2 }) { changed.products[index].grants.removeLast() }
         guard let old = Portfolio.compile([CatalogSource(name: "old.json", data: Data(catalog.json.utf8))]).portfolio,
-              let new = Portfolio.compile([CatalogSource(name: "new.json", data: Data(changed.json.utf8))]).portfolio else {
+            let new = Portfolio.compile([CatalogSource(name: "new.json", data: Data(changed.json.utf8))]).portfolio
+        else {
             FileHandle.standardError.write(Data("entitle-bench: the generated catalogs do not compile\n".utf8))
             return 1
         }
@@ -33,8 +34,9 @@ enum ProofBenchmark {
             let start = Date()
             let report = CatalogProof.compare(old, other, options: options)
             let compared = Date().timeIntervalSince(start)
-            print("diff --prove, \(what): \(String(format: "%.1f", compared)) s; \(report.searched); "
-                  + "\(report.statistics.combinations) combinations; \(report.differences.count) parts of the answer differ")
+            print(
+                "diff --prove, \(what): \(String(format: "%.1f", compared)) s; \(report.searched); "
+                    + "\(report.statistics.combinations) combinations; \(report.differences.count) parts of the answer differ")
         }
         let start = Date()
         let review = CatalogProof.review(new, sources: [], options: options)

@@ -15,7 +15,8 @@ var jsonPath: String?
 var filesDirectory: String?
 var batch = false
 var corpusPath: String?
-var corpusCustomers = 0, corpusTransactions = 20
+var corpusCustomers = 0
+var corpusTransactions = 20
 var corpusSeed: UInt64 = 20
 var corpusLayout = CorpusWriter.Layout.lines
 /// The value after an option, or the usage and exit 2.
@@ -42,11 +43,17 @@ while let argument = arguments.first {
     switch argument {
     case "--quick": quick = true
     case "--json":
-        guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        guard let path = arguments.first else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(2)
+        }
         jsonPath = path
         arguments.removeFirst()
     case "--files":
-        guard let path = arguments.first else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        guard let path = arguments.first else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(2)
+        }
         filesDirectory = path
         arguments.removeFirst()
     case "--batch": batch = true
@@ -61,34 +68,44 @@ while let argument = arguments.first {
         }
         corpusLayout = layout
     case "--prove", "--depth":
-        guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(2)
+        }
         if argument == "--prove" { proveProducts = value } else { proveDepth = value }
         arguments.removeFirst()
-    case "--help", "-h": print(usage, terminator: ""); exit(0)
+    case "--help", "-h":
+        print(usage, terminator: "")
+        exit(0)
     case "--profile":
         // Internal: a fixed loop of decode-and-evaluate for `valgrind --tool=callgrind`.
         print(Benchmark.profileLoop(iterations: Int(arguments.first ?? "") ?? 2_000))
         exit(0)
     case "--profile-evaluation":
         // Internal: section 3's loop (evaluation alone on products/diagrams.json) for callgrind.
-        print(Benchmark.profileEvaluationLoop(iterations: Int(arguments.first ?? "") ?? 2_000,
-                                              handWritten: arguments.dropFirst().first == "hand-written"))
+        print(
+            Benchmark.profileEvaluationLoop(
+                iterations: Int(arguments.first ?? "") ?? 2_000,
+                handWritten: arguments.dropFirst().first == "hand-written"))
         exit(0)
     case "--compile-peak":
         // Internal: the child process of the compile-memory figure.
         print(Benchmark.compilePeakChild(path: arguments.first ?? ""), terminator: "")
         exit(0)
-    default: FileHandle.standardError.write(Data(("unknown argument `\(argument)`\n" + usage).utf8)); exit(2)
+    default:
+        FileHandle.standardError.write(Data(("unknown argument `\(argument)`\n" + usage).utf8))
+        exit(2)
     }
 }
 #if DEBUG
-FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
+    FileHandle.standardError.write(Data("warning: a debug build; run `swift run -c release entitle-bench` for real figures\n".utf8))
 #endif
 
 if let corpusPath {
     do {
-        let bytes = try CorpusWriter.write(path: corpusPath, customers: corpusCustomers, transactions: corpusTransactions,
-                                           layout: corpusLayout, seed: corpusSeed)
+        let bytes = try CorpusWriter.write(
+            path: corpusPath, customers: corpusCustomers, transactions: corpusTransactions,
+            layout: corpusLayout, seed: corpusSeed)
         print("wrote \(corpusCustomers) customers of \(corpusTransactions) transactions to \(corpusPath) (\(bytes) bytes)")
         exit(0)
     } catch {
@@ -104,8 +121,10 @@ if let proveProducts {
 }
 
 if let filesDirectory {
-    exit(FileBenchmark.run(directory: filesDirectory, json: jsonPath,
-                           stopwatch: quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)))
+    exit(
+        FileBenchmark.run(
+            directory: filesDirectory, json: jsonPath,
+            stopwatch: quick ? Stopwatch(rounds: 3, roundTime: 0.02) : Stopwatch(rounds: 7, roundTime: 0.15)))
 }
 
 let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB"

@@ -1,5 +1,5 @@
-import EntitleCommandLine
 import Entitle
+import EntitleCommandLine
 import Foundation
 
 // The executable only connects the library's command to the process: arguments in, text out.
@@ -17,7 +17,9 @@ import Foundation
     } catch {
         let failure = error as NSError
         let code = (failure.userInfo[NSUnderlyingErrorKey] as? NSError)?.code ?? (failure.domain == NSPOSIXErrorDomain ? failure.code : 0)
-        let reason = code == Int(EPIPE) ? "the reader has gone (broken pipe)"
+        let reason =
+            code == Int(EPIPE)
+            ? "the reader has gone (broken pipe)"
             : code != 0 ? String(cString: strerror(Int32(code))).lowercased() : "\(error)"
         writeError("entitle: cannot write to standard output: \(reason)\n")
         exit(1)

@@ -69,7 +69,8 @@ struct CatalogIndex {
         for token in scan.tokens {
             let occurrence = Occurrence(id: token.text, start: token.start, end: token.end)
             guard let location = CatalogLocation.resolve(token.path.map(\.component)), let key = location.key,
-                  token.text != CatalogKey.comment.name || token.role == .value else { continue }
+                token.text != CatalogKey.comment.name || token.role == .value
+            else { continue }
             let isString = token.role == .key || token.isString
             switch (location.value, location.item?.list) {
             case (.declarations(let what)?, _):

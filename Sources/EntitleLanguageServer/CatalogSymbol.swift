@@ -22,7 +22,8 @@ struct CatalogSymbol {
     static func at(_ offset: Int, in snapshot: PortfolioSnapshot) -> CatalogSymbol? {
         let index = snapshot.current.index
         guard let token = index.scan.token(at: offset), !token.text.isEmpty, token.role == .key || token.isString,
-              let location = CatalogLocation.resolve(token.path.map(\.component)), let value = location.value else { return nil }
+            let location = CatalogLocation.resolve(token.path.map(\.component)), let value = location.value
+        else { return nil }
         let current = snapshot.current
         func symbol(_ kind: Kind, owner: PortfolioSnapshot.Entry?) -> CatalogSymbol {
             CatalogSymbol(kind: kind, id: token.text, owner: owner, token: token)
@@ -53,17 +54,20 @@ struct CatalogSymbol {
     var declaration: (entry: PortfolioSnapshot.Entry, occurrence: CatalogIndex.Occurrence)? {
         guard let owner else { return nil }
         let index = owner.index
-        let found: CatalogIndex.Occurrence? = switch kind {
-        case .feature: index.features.first { $0.occurrence.id == id }?.occurrence
-        case .currency: index.currencies.first { $0.occurrence.id == id }?.occurrence
-        case .product: index.product(withId: id)?.id
-        case .app: index.app.flatMap { $0.id == id ? $0 : nil }
-        }
+        let found: CatalogIndex.Occurrence? =
+            switch kind {
+            case .feature: index.features.first { $0.occurrence.id == id }?.occurrence
+            case .currency: index.currencies.first { $0.occurrence.id == id }?.occurrence
+            case .product: index.product(withId: id)?.id
+            case .app: index.app.flatMap { $0.id == id ? $0 : nil }
+            }
         return found.map { (owner, $0) }
     }
 
     /// Every place the portfolio names the symbol, the declaration first when asked for.
-    func references(in snapshot: PortfolioSnapshot, includeDeclaration: Bool) -> [(entry: PortfolioSnapshot.Entry, occurrence: CatalogIndex.Occurrence)] {
+    func references(in snapshot: PortfolioSnapshot, includeDeclaration: Bool) -> [(
+        entry: PortfolioSnapshot.Entry, occurrence: CatalogIndex.Occurrence
+    )] {
         guard let owner else { return [] }
         var found: [(PortfolioSnapshot.Entry, CatalogIndex.Occurrence)] = []
         if includeDeclaration, let declaration { found.append(declaration) }

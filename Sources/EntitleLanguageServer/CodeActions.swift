@@ -20,7 +20,8 @@ enum CodeActions {
     static func suggestion(of diagnostic: JSONNode) -> String? {
         if let suggestion = diagnostic.member("data", "suggestion")?.stringValue { return suggestion }
         guard let message = diagnostic.member("message")?.stringValue,
-              let range = message.range(of: "\nhelp: ", options: .backwards) else { return nil }
+            let range = message.range(of: "\nhelp: ", options: .backwards)
+        else { return nil }
         return suggestion(inHelp: String(message[range.upperBound...]))
     }
 
@@ -31,7 +32,8 @@ enum CodeActions {
         for diagnostic in diagnostics {
             if let source = diagnostic.member("source")?.stringValue, source != "entitle" { continue }
             guard let suggestion = suggestion(of: diagnostic),
-                  let start = diagnostic.member("range", "start")?.positionValue else { continue }
+                let start = diagnostic.member("range", "start")?.positionValue
+            else { continue }
             let offset = current.positions.offset(of: start)
             // The token there now: the range the client holds may be older than the text.
             guard let token = current.index.scan.token(startingAt: offset) else { continue }
@@ -43,13 +45,14 @@ enum CodeActions {
             if let code = diagnostic.member("code")?.stringValue { echoed.append(("code", .string(code))) }
             echoed.append(("source", .string("entitle")))
             if let message = diagnostic.member("message")?.stringValue { echoed.append(("message", .string(message))) }
-            actions.append(.object([
-                ("title", .string("Replace with `\(suggestion)`")),
-                ("kind", .string("quickfix")),
-                ("diagnostics", .array([.object(echoed)])),
-                ("isPreferred", .bool(true)),
-                ("edit", .object([("changes", .object([(current.uri, .array([edit]))]))])),
-            ]))
+            actions.append(
+                .object([
+                    ("title", .string("Replace with `\(suggestion)`")),
+                    ("kind", .string("quickfix")),
+                    ("diagnostics", .array([.object(echoed)])),
+                    ("isPreferred", .bool(true)),
+                    ("edit", .object([("changes", .object([(current.uri, .array([edit]))]))])),
+                ]))
         }
         return .array(actions)
     }

@@ -25,11 +25,12 @@ enum Completion {
 
     static func completion(in snapshot: PortfolioSnapshot) -> JSONOutput {
         guard let cursor = snapshot.current.index.scan.cursor else { return list([]) }
-        let candidates: [Candidate] = switch cursor.slot {
-        case .key: keys(cursor, snapshot)
-        case .value: values(cursor, snapshot)
-        case .nowhere: []
-        }
+        let candidates: [Candidate] =
+            switch cursor.slot {
+            case .key: keys(cursor, snapshot)
+            case .value: values(cursor, snapshot)
+            case .nowhere: []
+            }
         let bytes = snapshot.current.positions.bytes
         let afterColon = cursor.replaceStart > 0 && !cursor.inString && bytes[cursor.replaceStart - 1] == UInt8(ascii: ":")
         let range = snapshot.current.range(cursor.replaceStart, cursor.replaceEnd)
@@ -77,7 +78,8 @@ enum Completion {
                 Candidate(label: key.name, kind: 10, detail: key.place(in: location.object)?.help)
             }
         case .legalTexts?:
-            candidates = [Candidate(label: CatalogKey.comment.name, kind: 10, detail: nil)]
+            candidates =
+                [Candidate(label: CatalogKey.comment.name, kind: 10, detail: nil)]
                 + ProductType.allCases.filter(\.isSubscription).map { Candidate(label: $0.rawValue, kind: 10, detail: nil) }
         case .credits?:
             candidates = index.currencies.map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
@@ -86,9 +88,10 @@ enum Completion {
         }
         // Keys already in the object, but not the one being typed.
         let typedStart = typedTokenStart(cursor)
-        let present = Set(index.scan.tokens.filter {
-            $0.role == .key && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
-        }.map(\.text))
+        let present = Set(
+            index.scan.tokens.filter {
+                $0.role == .key && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
+            }.map(\.text))
         return candidates.filter { !present.contains($0.label) }
     }
 
@@ -126,9 +129,10 @@ enum Completion {
     /// The string values already in the array at `path`, but not the one being typed.
     private static func listed(in path: [TolerantScan.PathComponent], _ cursor: TolerantScan.Cursor, _ index: CatalogIndex) -> Set<String> {
         let typedStart = typedTokenStart(cursor)
-        return Set(index.scan.tokens.filter {
-            $0.role == .value && $0.isString && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
-        }.map(\.text))
+        return Set(
+            index.scan.tokens.filter {
+                $0.role == .value && $0.isString && $0.start != typedStart && $0.path.count == path.count + 1 && Array($0.path.dropLast()) == path
+            }.map(\.text))
     }
 
     /// Where the token being typed starts (its opening quote, or its first letter for a bare

@@ -12,7 +12,8 @@ enum Definitions {
     /// The `textDocument/definition` result: a `Location`, or `null`.
     static func definition(in snapshot: PortfolioSnapshot) -> JSONOutput {
         guard let offset = snapshot.cursorOffset, let symbol = CatalogSymbol.at(offset, in: snapshot),
-              let declaration = symbol.declaration else { return .null }
+            let declaration = symbol.declaration
+        else { return .null }
         return declaration.entry.location(declaration.occurrence)
     }
 

@@ -30,8 +30,9 @@ enum Hover {
     /// A key of the language under the cursor: its help and the value it takes.
     private static func keyMarkdown(at offset: Int, in snapshot: PortfolioSnapshot) -> (String, TolerantScan.Token)? {
         guard let token = snapshot.current.index.scan.token(at: offset), token.role == .key,
-              let location = CatalogLocation.resolve(token.path.map(\.component)), location.entry == nil,
-              let key = location.key, let place = key.place(in: location.object) else { return nil }
+            let location = CatalogLocation.resolve(token.path.map(\.component)), location.entry == nil,
+            let key = location.key, let place = key.place(in: location.object)
+        else { return nil }
         var lines = ["`\(key.name)` in \(location.object.phrase)", place.help]
         if !place.types.isEmpty { lines.append("on \(CatalogChecker.list(place.types.map(\.rawValue)))") }
         switch place.requirement {

@@ -39,7 +39,8 @@ extension JSONNode {
     /// An LSP `Position` (`{"line", "character"}`), both 0 or more.
     var positionValue: TextPosition? {
         guard let line = member("line")?.integerValue, let character = member("character")?.integerValue,
-              line >= 0, character >= 0, line <= Int64(Int32.max), character <= Int64(Int32.max) else { return nil }
+            line >= 0, character >= 0, line <= Int64(Int32.max), character <= Int64(Int32.max)
+        else { return nil }
         return TextPosition(line: Int(line), character: Int(character))
     }
 }

@@ -8,9 +8,11 @@ extension LanguageServer {
     package static func serveStandardStreams(version: String) -> Int32 {
         // A client that goes away must end the server with an error from `write`, not a signal.
         signal(SIGPIPE, SIG_IGN)
-        var server = LanguageServer(version: version, read: reader(FileHandle.standardInput), write: { data in
-            try FileHandle.standardOutput.write(contentsOf: data)
-        })
+        var server = LanguageServer(
+            version: version, read: reader(FileHandle.standardInput),
+            write: { data in
+                try FileHandle.standardOutput.write(contentsOf: data)
+            })
         return server.run()
     }
 

@@ -99,12 +99,14 @@ package struct LanguageServer {
             reply(message, .null)
         case "textDocument/didOpen":
             guard let document = params?.member("textDocument"), let uri = document.member("uri")?.stringValue,
-                  let text = document.member("text")?.stringValue else { return }
+                let text = document.member("text")?.stringValue
+            else { return }
             workspace.open(uri: uri, text: text, version: document.member("version")?.integerValue)
             publish(after: uri)
         case "textDocument/didChange":
             guard let uri = params?.member("textDocument", "uri")?.stringValue, workspace.document(uri) != nil,
-                  let changes = params?.member("contentChanges")?.arrayValue else { return }
+                let changes = params?.member("contentChanges")?.arrayValue
+            else { return }
             let edits = changes.compactMap { change -> (range: (start: TextPosition, end: TextPosition)?, text: String)? in
                 guard let text = change.member("text")?.stringValue else { return nil }
                 guard let range = change.member("range") else { return (nil, text) }
@@ -124,7 +126,8 @@ package struct LanguageServer {
         case "textDocument/completion", "textDocument/hover", "textDocument/definition", "textDocument/references":
             guard message.isRequest else { return }
             guard let uri = params?.member("textDocument", "uri")?.stringValue,
-                  let position = params?.member("position")?.positionValue else {
+                let position = params?.member("position")?.positionValue
+            else {
                 return fail(message, .invalidParams, "expected `textDocument.uri` and `position`")
             }
             guard let snapshot = workspace.snapshot(of: uri, cursor: position) else {
@@ -157,18 +160,24 @@ package struct LanguageServer {
     /// `"` and `:`; hover, definition, references and code actions; positions in UTF-16.
     private var initializeResult: JSONOutput {
         .object([
-            ("capabilities", .object([
-                ("positionEncoding", .string("utf-16")),
-                ("textDocumentSync", .object([
-                    ("openClose", .bool(true)), ("change", .integer(1)),
-                    ("save", .object([("includeText", .bool(false))])),
-                ])),
-                ("completionProvider", .object([("triggerCharacters", .array([.string("\""), .string(":")]))])),
-                ("hoverProvider", .bool(true)),
-                ("definitionProvider", .bool(true)),
-                ("referencesProvider", .bool(true)),
-                ("codeActionProvider", .bool(true)),
-            ])),
+            (
+                "capabilities",
+                .object([
+                    ("positionEncoding", .string("utf-16")),
+                    (
+                        "textDocumentSync",
+                        .object([
+                            ("openClose", .bool(true)), ("change", .integer(1)),
+                            ("save", .object([("includeText", .bool(false))])),
+                        ])
+                    ),
+                    ("completionProvider", .object([("triggerCharacters", .array([.string("\""), .string(":")]))])),
+                    ("hoverProvider", .bool(true)),
+                    ("definitionProvider", .bool(true)),
+                    ("referencesProvider", .bool(true)),
+                    ("codeActionProvider", .bool(true)),
+                ])
+            ),
             ("serverInfo", .object([("name", .string("entitle")), ("version", .string(version))])),
         ])
     }
@@ -183,8 +192,9 @@ package struct LanguageServer {
 
     private mutating func reply(_ message: JSONRPC.Message, _ result: JSONOutput) {
         guard message.isRequest else { return }
-        send(message.id.map { JSONRPC.response(id: $0, result: result) }
-            ?? .object([("jsonrpc", .string("2.0")), ("id", .null), ("result", result)]))
+        send(
+            message.id.map { JSONRPC.response(id: $0, result: result) }
+                ?? .object([("jsonrpc", .string("2.0")), ("id", .null), ("result", result)]))
     }
 
     private mutating func fail(_ message: JSONRPC.Message, _ code: JSONRPC.ErrorCode, _ text: String) {

@@ -86,7 +86,11 @@ struct MessageFraming {
         }
     }
 
-    private enum Header { case contentLength(Int), other, invalid(String) }
+    private enum Header {
+        case contentLength(Int)
+        case other
+        case invalid(String)
+    }
 
     /// One header line. A `Content-Length:` anywhere in the line counts (case-insensitively), so
     /// that after a body whose length was wrong the next message's header is still found.

@@ -94,7 +94,8 @@ struct TextPositions {
     func position(of offset: Int) -> TextPosition {
         let offset = max(0, min(offset, bytes.count))
         let line = line(of: offset)
-        let character = count(before: offset, table: unitsBefore, weight: Self.unitWeight)
+        let character =
+            count(before: offset, table: unitsBefore, weight: Self.unitWeight)
             - count(before: lineStarts[line], table: unitsBefore, weight: Self.unitWeight)
         return TextPosition(line: line, character: character)
     }

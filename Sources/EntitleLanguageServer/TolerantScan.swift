@@ -133,7 +133,8 @@ struct TolerantScan {
                 break
             }
             if byte == UInt8(ascii: "/"), index + 1 < bytes.count,
-               bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*") {
+                bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")
+            {
                 index = skipComment(from: index)
                 continue
             }
@@ -142,7 +143,9 @@ struct TolerantScan {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["): skippedDepth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"): skippedDepth -= 1
-                case UInt8(ascii: "\""): index = stringEnd(from: index).end; continue
+                case UInt8(ascii: "\""):
+                    index = stringEnd(from: index).end
+                    continue
                 default: break
                 }
                 if skippedDepth == 0 { valueDone() }
@@ -156,8 +159,10 @@ struct TolerantScan {
                     skippedDepth = 1
                 } else {
                     let path = valuePath()
-                    frames.append(Frame(isObject: byte == UInt8(ascii: "{"), path: path, key: nil,
-                                        state: .expectKey, index: 0))
+                    frames.append(
+                        Frame(
+                            isObject: byte == UInt8(ascii: "{"), path: path, key: nil,
+                            state: .expectKey, index: 0))
                 }
                 index += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
@@ -275,7 +280,7 @@ struct TolerantScan {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"),
-                 UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "\""):
+                UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "\""):
                 break
             default:
                 index += 1
@@ -300,14 +305,18 @@ struct TolerantScan {
         if isKey, var top = frames.popLast() {
             top.key = text
             top.state = .expectColon
-            tokens.append(Token(role: .key, path: top.path + [.key(text)], start: start, end: end, text: text,
-                                isString: isString, isTerminated: terminated))
+            tokens.append(
+                Token(
+                    role: .key, path: top.path + [.key(text)], start: start, end: end, text: text,
+                    isString: isString, isTerminated: terminated))
             frames.append(top)
             return
         }
         if frames.isEmpty && rootDone { return }  // text after the root value
-        tokens.append(Token(role: .value, path: valuePath(), start: start, end: end, text: text,
-                            isString: isString, isTerminated: terminated))
+        tokens.append(
+            Token(
+                role: .value, path: valuePath(), start: start, end: end, text: text,
+                isString: isString, isTerminated: terminated))
         valueDone()
     }
 
@@ -315,8 +324,9 @@ struct TolerantScan {
     /// is whole, else as it stands.
     private func decode(start: Int, contentEnd: Int, end: Int, terminated: Bool, escapes: Bool) -> String {
         if escapes, terminated,
-           let document = try? JSONDocument.parse(Data(bytes[start..<end]), limits: JSONDocument.Limits(maxBytes: end - start, maxDepth: 1)),
-           case .string(let text) = document.root.value {
+            let document = try? JSONDocument.parse(Data(bytes[start..<end]), limits: JSONDocument.Limits(maxBytes: end - start, maxDepth: 1)),
+            case .string(let text) = document.root.value
+        {
             return text
         }
         return String(decoding: bytes[(start + 1)..<contentEnd], as: UTF8.self)

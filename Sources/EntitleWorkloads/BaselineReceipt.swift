@@ -61,8 +61,9 @@ public struct BaselineReceipt: Codable, Sendable {
                     ownership: $0.ownership == "family-shared" ? .familyShared : .purchased)
             },
             renewals: (renewals ?? []).map {
-                Entitle.Renewal(productId: $0.productId, originalTransactionId: $0.originalTransactionId, willRenew: $0.willRenew,
-                                isInBillingRetry: $0.isInBillingRetry, gracePeriodExpiresDate: $0.gracePeriodExpiresDate.map(Instant.init))
+                Entitle.Renewal(
+                    productId: $0.productId, originalTransactionId: $0.originalTransactionId, willRenew: $0.willRenew,
+                    isInBillingRetry: $0.isInBillingRetry, gracePeriodExpiresDate: $0.gracePeriodExpiresDate.map(Instant.init))
             },
             consumptions: (consumptions ?? []).map {
                 Entitle.Consumption(id: $0.id, currency: $0.currency, amount: $0.amount, date: Instant($0.date))

@@ -40,7 +40,7 @@ public enum HandWrittenDiagrams {
                 unique.append((transaction, cancellation))
             }
         }
-        var proForever = Int64.max      // first counted purchase of pro or its upgrade
+        var proForever = Int64.max  // first counted purchase of pro or its upgrade
         var trialStart = Int64.max
         var trialCounted = false
         var passes: [Int64] = []
@@ -108,8 +108,9 @@ public enum HandWrittenDiagrams {
         let pro = cover(&proSpans, now)
         let pdf = cover(&pdfSpans, now)
         let cloud = cover(&sync, now)
-        return Result(enabled: (pro != nil, pdf != nil, cloud != nil),
-                      until: (pro ?? .max, pdf ?? .max, cloud ?? .max), stencils: stencils)
+        return Result(
+            enabled: (pro != nil, pdf != nil, cloud != nil),
+            until: (pro ?? .max, pdf ?? .max, cloud ?? .max), stencils: stencils)
     }
 
     /// The end of the unbroken span containing `now`, or `nil`.
@@ -136,10 +137,13 @@ public enum HandWrittenDiagrams {
         let pro = entitlements.coverage(of: "pro")!
         let pdf = entitlements.coverage(of: "export.pdf")!
         let sync = entitlements.coverage(of: "cloud.sync")!
-        return Result(enabled: (pro.enabled, pdf.enabled, sync.enabled),
-                      until: (pro.until?.millisecondsSince1970 ?? .max, pdf.until?.millisecondsSince1970 ?? .max,
-                              sync.until?.millisecondsSince1970 ?? .max),
-                      stencils: entitlements.balance(of: "stencils") ?? 0)
+        return Result(
+            enabled: (pro.enabled, pdf.enabled, sync.enabled),
+            until: (
+                pro.until?.millisecondsSince1970 ?? .max, pdf.until?.millisecondsSince1970 ?? .max,
+                sync.until?.millisecondsSince1970 ?? .max
+            ),
+            stencils: entitlements.balance(of: "stencils") ?? 0)
     }
 }
 
@@ -150,8 +154,10 @@ extension GeneratedCatalog {
         products: [
             ProductShape(id: "com.example.diagrams.pro", kind: .nonConsumable, grants: ["pro", "export.pdf"]),
             ProductShape(id: "com.example.diagrams.trial", kind: .trial(days: 14, paid: "com.example.diagrams.pro"), grants: ["pro", "export.pdf"]),
-            ProductShape(id: "com.example.diagrams.pro.upgrade", kind: .upgrade(replaces: "com.example.diagrams.pro"), grants: ["pro", "export.pdf"]),
-            ProductShape(id: "com.example.diagrams.sync.monthly", kind: .autoRenewable(group: "sync", months: 1, intro: true), grants: ["cloud.sync"]),
+            ProductShape(
+                id: "com.example.diagrams.pro.upgrade", kind: .upgrade(replaces: "com.example.diagrams.pro"), grants: ["pro", "export.pdf"]),
+            ProductShape(
+                id: "com.example.diagrams.sync.monthly", kind: .autoRenewable(group: "sync", months: 1, intro: true), grants: ["cloud.sync"]),
             ProductShape(id: "com.example.diagrams.daypass", kind: .nonRenewing(days: 1), grants: ["pro"]),
             ProductShape(id: "com.example.diagrams.stencils.10", kind: .consumable(currency: "stencils", amount: 10), grants: []),
         ])

@@ -21,7 +21,8 @@ public struct WorkloadGenerator {
         for index in 0..<transactions {
             if index > 0 { text += "," }
             let end = start + 2_592_000_000
-            text += #"{"productId":"com.example.diagrams.sync.monthly","transactionId":"\#(100_000 + index)","originalTransactionId":"100000","purchaseDate":"\#(Instant(millisecondsSince1970: start).rfc3339)","expiresDate":"\#(Instant(millisecondsSince1970: end).rfc3339)"}"#
+            text +=
+                #"{"productId":"com.example.diagrams.sync.monthly","transactionId":"\#(100_000 + index)","originalTransactionId":"100000","purchaseDate":"\#(Instant(millisecondsSince1970: start).rfc3339)","expiresDate":"\#(Instant(millisecondsSince1970: end).rfc3339)"}"#
             start = end
         }
         text += #"],"renewals":["#
@@ -76,9 +77,10 @@ public struct WorkloadGenerator {
                 groupCount += 1
                 let levels = min(remaining, Int(random.next() % 3) + 1)
                 for level in 0..<levels {
-                    shape.append(ProductShape(
-                        id: "\(id).l\(level)", kind: .autoRenewable(group: group, months: level == 2 ? 12 : 1, intro: level == 0),
-                        grants: grants(Int(random.next() % 2) + 1), familyShareable: random.next() % 4 == 0))
+                    shape.append(
+                        ProductShape(
+                            id: "\(id).l\(level)", kind: .autoRenewable(group: group, months: level == 2 ? 12 : 1, intro: level == 0),
+                            grants: grants(Int(random.next() % 2) + 1), familyShareable: random.next() % 4 == 0))
                 }
             } else {
                 let currency = currencies[Int(random.next() % 3)]
@@ -146,39 +148,53 @@ public struct WorkloadGenerator {
                     periodStart = end
                 }
                 if random.next() % 4 == 0 {
-                    renewals.append("{ \"productId\": \"\(product.id)\", \"originalTransactionId\": \"\(chain)\", \"willRenew\": true, "
-                        + "\"isInBillingRetry\": true, \"gracePeriodExpiresDate\": \(instant(periodStart + 16 * day)) }")
+                    renewals.append(
+                        "{ \"productId\": \"\(product.id)\", \"originalTransactionId\": \"\(chain)\", \"willRenew\": true, "
+                            + "\"isInBillingRetry\": true, \"gracePeriodExpiresDate\": \(instant(periodStart + 16 * day)) }")
                 }
                 continue
             } else if roll < 55, let product = someProduct({ if case .consumable = $0.kind { true } else { false } }) {
                 guard case .consumable(let currency, let amount) = product.kind else { continue }
                 let quantity = Int(random.next() % 3) + 1
-                fields = ["\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(id())\"",
-                          "\"purchaseDate\": \(instant(purchase))", "\"quantity\": \(quantity)"]
+                fields = [
+                    "\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(id())\"",
+                    "\"purchaseDate\": \(instant(purchase))", "\"quantity\": \(quantity)",
+                ]
                 if refund { fields.append("\"cancellationDate\": \(instant(purchase + day))") }
-                consumptions.append("{ \"id\": \"use-\(nextId)\", \"currency\": \"\(currency)\", \"amount\": \(max(1, amount * quantity / 2)), "
-                    + "\"date\": \(instant(purchase + 2 * day)) }")
+                consumptions.append(
+                    "{ \"id\": \"use-\(nextId)\", \"currency\": \"\(currency)\", \"amount\": \(max(1, amount * quantity / 2)), "
+                        + "\"date\": \(instant(purchase + 2 * day)) }")
             } else if roll < 70, let product = someProduct({ if case .nonRenewing = $0.kind { true } else { false } }) {
                 fields = ["\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(id())\"", "\"purchaseDate\": \(instant(purchase))"]
                 if refund { fields.append("\"cancellationDate\": \(instant(purchase + day / 2))") }
             } else if roll < 80, let product = someProduct({ if case .trial = $0.kind { true } else { false } }) {
                 // A trial, sometimes restored later with its original purchase date.
                 let first = id()
-                fields = ["\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(first)\"",
-                          "\"originalTransactionId\": \"\(first)\"", "\"purchaseDate\": \(instant(purchase))"]
+                fields = [
+                    "\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(first)\"",
+                    "\"originalTransactionId\": \"\(first)\"", "\"purchaseDate\": \(instant(purchase))",
+                ]
                 if random.next() % 2 == 0, transactions.count + 1 < count {
-                    transactions.append("{ \"productId\": \"\(product.id)\", \"transactionId\": \"\(id())\", \"originalTransactionId\": \"\(first)\", "
-                        + "\"purchaseDate\": \(instant(purchase + 20 * day)), \"originalPurchaseDate\": \(instant(purchase)) }")
+                    transactions.append(
+                        "{ \"productId\": \"\(product.id)\", \"transactionId\": \"\(id())\", \"originalTransactionId\": \"\(first)\", "
+                            + "\"purchaseDate\": \(instant(purchase + 20 * day)), \"originalPurchaseDate\": \(instant(purchase)) }")
                 }
-            } else if roll < 97, let product = someProduct({
-                switch $0.kind { case .nonConsumable, .upgrade: true; default: false }
-            }) {
+            } else if roll < 97,
+                let product = someProduct({
+                    switch $0.kind {
+                    case .nonConsumable, .upgrade: true
+                    default: false
+                    }
+                })
+            {
                 fields = ["\"productId\": \"\(product.id)\"", "\"transactionId\": \"\(id())\"", "\"purchaseDate\": \(instant(purchase))"]
                 if refund { fields.append("\"cancellationDate\": \(instant(purchase + 10 * day))") }
                 if family { fields.append("\"ownership\": \"family-shared\"") }
             } else {
-                fields = ["\"productId\": \"\(catalog.app).retired.\(random.next() % 5)\"", "\"transactionId\": \"\(id())\"",
-                          "\"purchaseDate\": \(instant(purchase))"]
+                fields = [
+                    "\"productId\": \"\(catalog.app).retired.\(random.next() % 5)\"", "\"transactionId\": \"\(id())\"",
+                    "\"purchaseDate\": \(instant(purchase))",
+                ]
             }
             transactions.append("{ " + fields.joined(separator: ", ") + " }")
             // A duplicate copy of the same transaction, as receipts merged from two sources have.
@@ -231,43 +247,53 @@ public struct GeneratedCatalog: Sendable {
     public var currencies: [String]
     public var products: [ProductShape]
 
-    /// The catalog as JSON text.
+    /// The catalog as JSON text, its keys named by the catalog language's declarations.
     public var json: String {
+        func member(_ key: CatalogKey, _ value: String) -> String { "\"\(key.name)\": \(value)" }
+        func text(_ value: String) -> String { "\"\(value)\"" }
+        func type(_ type: ProductType) -> String { member(.type, text(type.rawValue)) }
         var lines: [String] = []
         for product in products {
-            var fields = ["\"id\": \"\(product.id)\""]
+            var fields = [member(.id, text(product.id))]
             switch product.kind {
             case .nonConsumable:
-                fields += ["\"type\": \"non-consumable\"", "\"name\": \"Product \(product.id)\""]
+                fields += [type(.nonConsumable), member(.name, text("Product \(product.id)"))]
             case .trial(let days, let paid):
-                fields += ["\"type\": \"non-consumable\"", "\"name\": \"\(days)-day Trial\"", "\"priceTier\": 0", "\"trialOf\": \"\(paid)\""]
+                fields += [type(.nonConsumable), member(.name, text("\(days)-day Trial")), member(.priceTier, "0"), member(.trialOf, text(paid))]
             case .upgrade(let replaces):
-                fields += ["\"type\": \"non-consumable\"", "\"name\": \"Upgrade \(product.id)\"",
-                           "\"upgrade\": { \"replaces\": \"\(replaces)\", \"requires\": { \"app\": \"com.example.legacy\", \"anyOf\": [\"com.example.legacy.pro\"] } }"]
+                let requires = "{ " + member(.app, text("com.example.legacy")) + ", " + member(.anyOf, "[\"com.example.legacy.pro\"]") + " }"
+                fields += [
+                    type(.nonConsumable), member(.name, text("Upgrade \(product.id)")),
+                    member(.upgrade, "{ " + member(.replaces, text(replaces)) + ", " + member(.requires, requires) + " }"),
+                ]
             case .nonRenewing(let days):
-                fields += ["\"type\": \"non-renewing-subscription\"", "\"name\": \"Pass \(product.id)\"", "\"duration\": \"P\(days)D\""]
+                fields += [type(.nonRenewingSubscription), member(.name, text("Pass \(product.id)")), member(.duration, text("P\(days)D"))]
             case .autoRenewable(let group, let months, let intro):
-                fields += ["\"type\": \"auto-renewable-subscription\"", "\"name\": \"Plan \(product.id)\"", "\"group\": \"\(group)\"",
-                           "\"duration\": \"P\(months)M\""]
-                if intro { fields.append("\"introOffer\": { \"mode\": \"free-trial\", \"duration\": \"P1W\" }") }
+                fields += [
+                    type(.autoRenewableSubscription), member(.name, text("Plan \(product.id)")), member(.group, text(group)),
+                    member(.duration, text("P\(months)M")),
+                ]
+                if intro {
+                    fields.append(member(.introOffer, "{ " + member(.mode, text("free-trial")) + ", " + member(.duration, text("P1W")) + " }"))
+                }
             case .consumable(let currency, let amount):
-                fields += ["\"type\": \"consumable\"", "\"name\": \"Pack \(product.id)\"", "\"credits\": { \"\(currency)\": \(amount) }"]
+                fields += [type(.consumable), member(.name, text("Pack \(product.id)")), member(.credits, "{ \(text(currency)): \(amount) }")]
             }
-            if product.familyShareable { fields.append("\"familyShareable\": true") }
-            if !product.grants.isEmpty { fields.append("\"grants\": [" + product.grants.map { "\"\($0)\"" }.joined(separator: ", ") + "]") }
+            if product.familyShareable { fields.append(member(.familyShareable, "true")) }
+            if !product.grants.isEmpty { fields.append(member(.grants, "[" + product.grants.map(text).joined(separator: ", ") + "]")) }
             lines.append("    { " + fields.joined(separator: ", ") + " }")
         }
-        return """
-            {
-              "app": "\(app)",
-              "features": { \(features.map { "\"\($0)\": \"Generated feature\"" }.joined(separator: ", ")) },
-              "currencies": { \(currencies.map { "\"\($0)\": \"Generated currency\"" }.joined(separator: ", ")) },
-              "legal": { "auto-renewable-subscription": "Renews until canceled.", "non-renewing-subscription": "Does not renew." },
-              "products": [
-            \(lines.joined(separator: ",\n"))
-              ]
-            }
-            """
+        let legal =
+            "{ " + text(ProductType.autoRenewableSubscription.rawValue) + ": \"Renews until canceled.\", "
+            + text(ProductType.nonRenewingSubscription.rawValue) + ": \"Does not renew.\" }"
+        return "{\n  "
+            + [
+                member(.app, text(app)),
+                member(.features, "{ " + features.map { text($0) + ": \"Generated feature\"" }.joined(separator: ", ") + " }"),
+                member(.currencies, "{ " + currencies.map { text($0) + ": \"Generated currency\"" }.joined(separator: ", ") + " }"),
+                member(.legal, legal),
+                member(.products, "[\n" + lines.joined(separator: ",\n") + "\n  ]"),
+            ].joined(separator: ",\n  ") + "\n}"
     }
 }
 

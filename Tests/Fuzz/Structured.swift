@@ -13,7 +13,8 @@ import Foundation
 
 /// The largest repeat: 16 for `structured` (fast inputs, for traps and wrong answers), 4000 for
 /// `stalls` (large inputs, for quadratic paths); `ENTITLE_FUZZ_MAX_REPEAT` sets it.
-let maxRepeat: Int = ProcessInfo.processInfo.environment["ENTITLE_FUZZ_MAX_REPEAT"].flatMap { Int($0) }.map { max(1, $0) }
+let maxRepeat: Int =
+    ProcessInfo.processInfo.environment["ENTITLE_FUZZ_MAX_REPEAT"].flatMap { Int($0) }.map { max(1, $0) }
     ?? (selectedTarget == .stalls ? 4000 : 16)
 
 /// The input bytes, read as choices.
@@ -134,12 +135,13 @@ enum Edges {
         "P", "PT", "P1H", "1D", "P-1D", "P1D1Y", "P1.5D",
     ]
     static let trialDays: [Int64] = [14, 1, 2, 3, 7, 30, 31, 365, 366, 9999, 36525, 37200, 37201, 99999]
-    static let badTrialDays: [Int64] = [0, -1, 100000, 1000000, 1_000_000_000, Int64.max, 99_999_999_999_999_999]
-    static let priceTiers: [Int64] = [0, 1, 2, 30, 87, 1000000, Int64.max]
+    static let badTrialDays: [Int64] = [0, -1, 100000, 1_000_000, 1_000_000_000, Int64.max, 99_999_999_999_999_999]
+    static let priceTiers: [Int64] = [0, 1, 2, 30, 87, 1_000_000, Int64.max]
     static let credits: [Int64] = [10, 1, 2, 1000, 1_000_000, 999_999_999, 1_000_000_000]
     static let badCredits: [Int64] = [
         0, -1, 1_000_000_001, 999_999_999_999, 1_000_000_000_000, 10_000_000_000_000, 9_223_372_036_854,
-        9_223_372_036_854_775 /* max / 1000 */, 4_611_686_018_427_387_904, 4_611_686_018_427_387_903, Int64.max, Int64.max - 1,
+        9_223_372_036_854_775,  // max / 1000
+        4_611_686_018_427_387_904, 4_611_686_018_427_387_903, Int64.max, Int64.max - 1,
     ]
     static let quantities: [Int64] = [1, 2, 3, 10, 999, 1000]
     static let badQuantities: [Int64] = [0, -1, 1001, 999_999, 1_000_000, 1_000_001, Int64.max]
@@ -415,7 +417,11 @@ struct ScenarioBuilder {
             let renumber = copies > 1 && choices.byte() & 1 == 1
             let saved = (choices.index, dates.count, uniqueCounter)
             for copy in 0..<copies {
-                if copy > 0 { choices.index = saved.0; dates.removeSubrange(saved.1...); uniqueCounter = saved.2 }
+                if copy > 0 {
+                    choices.index = saved.0
+                    dates.removeSubrange(saved.1...)
+                    uniqueCounter = saved.2
+                }
                 element(&self, &json, renumber ? copy : nil)
             }
             written += copies
@@ -444,15 +450,22 @@ struct ScenarioBuilder {
         if !appStore, choices.chance(10) { json.bool("isUpgraded", true) }
         if choices.chance(20) {
             let shared = choices.byte() & 1 == 0
-            json.string(appStore ? "inAppOwnershipType" : "ownership",
-                        appStore ? (shared ? "FAMILY_SHARED" : "PURCHASED") : (shared ? "family-shared" : "purchased"))
+            json.string(
+                appStore ? "inAppOwnershipType" : "ownership",
+                appStore ? (shared ? "FAMILY_SHARED" : "PURCHASED") : (shared ? "family-shared" : "purchased"))
         }
-        if appStore, choices.chance(10) { json.int("offerType", 1); json.string("offerDiscountType", "FREE_TRIAL") }
+        if appStore, choices.chance(10) {
+            json.int("offerType", 1)
+            json.string("offerDiscountType", "FREE_TRIAL")
+        }
         // As the App Store moves: snapshots, revocations in detail, accounts, offers, commitments.
         if choices.chance(40) { put("signedDate", date(appStore: appStore)) }
         if choices.chance(15) {
-            json.string("revocationType", appStore ? choices.pick(["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE", "REFUND_LATER"])
-                                                   : choices.pick(["refund-full", "refund-prorated", "family-revoke"]))
+            json.string(
+                "revocationType",
+                appStore
+                    ? choices.pick(["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE", "REFUND_LATER"])
+                    : choices.pick(["refund-full", "refund-prorated", "family-revoke"]))
             if appStore {
                 json.int("revocationPercentage", choices.edge(Edges.milliPercentages, invalid: Edges.badMilliPercentages))
             } else {
@@ -475,7 +488,8 @@ struct ScenarioBuilder {
             let ends = date(appStore: appStore)
             if appStore {
                 json.string("billingPlanType", "MONTHLY")
-                json.raw("commitmentInfo", "{\"billingPeriodNumber\":\(period),\"totalBillingPeriods\":12,\"commitmentExpiresDate\":\(ends.milliseconds)}")
+                json.raw(
+                    "commitmentInfo", "{\"billingPeriodNumber\":\(period),\"totalBillingPeriods\":12,\"commitmentExpiresDate\":\(ends.milliseconds)}")
             } else {
                 json.string("billingPlan", "monthly")
                 json.raw("commitment", "{\"period\":\(period),\"periods\":12,\"endsAt\":\(JSONText.quote(ends.text))}")
@@ -629,7 +643,9 @@ func fuzzStructured(_ bytes: UnsafeBufferPointer<UInt8>) {
                 consume(result.text)
                 checkJSON(json, what: "Entitlements.json at \(instant.millisecondsSince1970) ms")
             } else {
-                consume("\(result.features.count) \(result.products.count) \(result.offers.count) \(result.balances.count) \(result.reevaluateAt?.rfc3339 ?? "")")
+                consume(
+                    "\(result.features.count) \(result.products.count) \(result.offers.count) \(result.balances.count) \(result.reevaluateAt?.rfc3339 ?? "")"
+                )
             }
         } catch {
             fatalError("harness: the structured catalog has no catalog for its own app: \(error)")

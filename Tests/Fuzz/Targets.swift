@@ -35,7 +35,9 @@ let selectedTarget: FuzzTarget = {
 let printing: Bool = ProcessInfo.processInfo.environment["ENTITLE_FUZZ_PRINT"] == "1"
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>)
+    -> CInt
+{
     _ = selectedTarget
     if selectedTarget == .receipt || selectedTarget.importsAppleData {
         _ = products  // compile the example catalogs before the first input, not during it
@@ -153,7 +155,8 @@ func checkRoundTrip(_ receipt: Receipt, what: String) -> ParsedReceipt {
         fatalError("invariant: \(what) rendered as JSON does not decode: \(error)\n\(json.prefix(2000))")
     }
     guard again.receipt == receipt else {
-        fatalError("invariant: \(what) rendered as JSON decodes to a different receipt\n\(json.prefix(2000))\n---\n\(again.receipt.json.prefix(2000))")
+        fatalError(
+            "invariant: \(what) rendered as JSON decodes to a different receipt\n\(json.prefix(2000))\n---\n\(again.receipt.json.prefix(2000))")
     }
     return again
 }
@@ -171,15 +174,17 @@ let products: Products = {
     let path = ProcessInfo.processInfo.environment["ENTITLE_FUZZ_PRODUCTS"] ?? "products"
     let compilation = Portfolio.load(path: path)
     guard let portfolio = compilation.portfolio else {
-        fatalError("harness: the catalogs at `\(path)` do not compile (run from the repository root or set ENTITLE_FUZZ_PRODUCTS):\n"
-            + compilation.diagnostics.map(\.description).joined(separator: "\n"))
+        fatalError(
+            "harness: the catalogs at `\(path)` do not compile (run from the repository root or set ENTITLE_FUZZ_PRODUCTS):\n"
+                + compilation.diagnostics.map(\.description).joined(separator: "\n"))
     }
     var receipts: [ParsedReceipt] = []
     let directory = URL(fileURLWithPath: path).appendingPathComponent("receipts")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.sorted() ?? []
     for name in names where name.hasSuffix(".json") {
         if let data = try? Data(contentsOf: directory.appendingPathComponent(name)),
-           let receipt = try? ParsedReceipt(json: data, name: name) {
+            let receipt = try? ParsedReceipt(json: data, name: name)
+        {
             receipts.append(receipt)
         }
     }
@@ -260,18 +265,23 @@ func fixedReceipts(for catalog: CompiledCatalog) -> [Receipt] {
         let type = catalog.productType(id)
         let isAuto = type == .autoRenewableSubscription
         let expires = isAuto ? ms("2026-02-01T00:00:00Z") : nil
-        transactions.append(Transaction(
-            productId: id, transactionId: "t\(index)", originalTransactionId: "o\(index)", purchaseDate: start,
-            originalPurchaseDate: start, expiresDate: expires, quantity: 2, isIntroOfferPeriod: isAuto && index % 2 == 0))
-        transactions.append(Transaction(
-            productId: id, transactionId: "r\(index)", originalTransactionId: "o\(index)", purchaseDate: ms("2026-01-10T00:00:00Z"),
-            expiresDate: expires.map { _ in ms("2026-03-01T00:00:00Z") }, cancellationDate: ms("2026-01-20T00:00:00Z")))
-        transactions.append(Transaction(
-            productId: id, transactionId: "f\(index)", purchaseDate: ms("2026-01-05T00:00:00Z"),
-            expiresDate: expires, ownership: .familyShared))
+        transactions.append(
+            Transaction(
+                productId: id, transactionId: "t\(index)", originalTransactionId: "o\(index)", purchaseDate: start,
+                originalPurchaseDate: start, expiresDate: expires, quantity: 2, isIntroOfferPeriod: isAuto && index % 2 == 0))
+        transactions.append(
+            Transaction(
+                productId: id, transactionId: "r\(index)", originalTransactionId: "o\(index)", purchaseDate: ms("2026-01-10T00:00:00Z"),
+                expiresDate: expires.map { _ in ms("2026-03-01T00:00:00Z") }, cancellationDate: ms("2026-01-20T00:00:00Z")))
+        transactions.append(
+            Transaction(
+                productId: id, transactionId: "f\(index)", purchaseDate: ms("2026-01-05T00:00:00Z"),
+                expiresDate: expires, ownership: .familyShared))
         if isAuto {
-            renewals.append(Renewal(productId: id, originalTransactionId: "o\(index)", willRenew: true, isInBillingRetry: true,
-                                    gracePeriodExpiresDate: ms("2026-02-17T00:00:00Z")))
+            renewals.append(
+                Renewal(
+                    productId: id, originalTransactionId: "o\(index)", willRenew: true, isInBillingRetry: true,
+                    gracePeriodExpiresDate: ms("2026-02-17T00:00:00Z")))
         }
     }
     transactions.append(Transaction(productId: "com.example.unknown", transactionId: "u", purchaseDate: start))
@@ -279,9 +289,11 @@ func fixedReceipts(for catalog: CompiledCatalog) -> [Receipt] {
         Consumption(id: "c\(index)", currency: currency, amount: 1, date: ms("2026-01-02T00:00:00Z"))
     }
     let main = Receipt(app: catalog.app, transactions: transactions, renewals: renewals, consumptions: consumptions)
-    let other = Receipt(app: "com.example.diagrams6", transactions: [
-        Transaction(productId: "com.example.diagrams6.pro", transactionId: "d6", purchaseDate: ms("2020-01-01T00:00:00Z")),
-    ])
+    let other = Receipt(
+        app: "com.example.diagrams6",
+        transactions: [
+            Transaction(productId: "com.example.diagrams6.pro", transactionId: "d6", purchaseDate: ms("2020-01-01T00:00:00Z"))
+        ])
     return [main, other]
 }
 

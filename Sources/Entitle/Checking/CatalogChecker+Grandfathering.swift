@@ -16,8 +16,9 @@ extension CatalogChecker {
             rule.id = members[CatalogKey.id.name].flatMap { scalar($0, .id, in: .grandfatherRule, path: keyPath(.id))?.text }
             if let id = rule.id {
                 if let first = seen[id.value] {
-                    report(.duplicateProduct, "duplicate grandfather rule id `\(id.value)`", at: id.offset, path: id.path,
-                           help: "it is already defined at \(first.path) (line \(line(of: first.offset)))")
+                    report(
+                        .duplicateProduct, "duplicate grandfather rule id `\(id.value)`", at: id.offset, path: id.path,
+                        help: "it is already defined at \(first.path) (line \(line(of: first.offset)))")
                 } else {
                     seen[id.value] = id
                 }
@@ -32,33 +33,40 @@ extension CatalogChecker {
                         }
                     }
                     if values.isEmpty {
-                        warn(.grantsNothing, "grandfather rule grants nothing", at: grants.value.offset, path: keyPath(.grants),
-                             help: "list the features its customers keep")
+                        warn(
+                            .grantsNothing, "grandfather rule grants nothing", at: grants.value.offset, path: keyPath(.grants),
+                            help: "list the features its customers keep")
                     }
                 } else {
                     wrongType(grants.value, expected: "an array of feature ids", path: keyPath(.grants))
                     rule.grantsBroken = true
                 }
             }
-            let version = members[CatalogKey.originalApplicationVersionBefore.name], date = members[CatalogKey.originalPurchaseBefore.name]
+            let version = members[CatalogKey.originalApplicationVersionBefore.name]
+            let date = members[CatalogKey.originalPurchaseBefore.name]
             switch (version, date) {
             case (nil, nil):
-                report(.missingKey, "a grandfather rule needs one condition: `\(CatalogKey.originalApplicationVersionBefore)` or `\(CatalogKey.originalPurchaseBefore)`",
-                       at: element.offset, path: path,
-                       help: "e.g. `\"\(CatalogKey.originalApplicationVersionBefore)\": \"2.0\"` for customers who first installed a version before 2.0")
+                report(
+                    .missingKey,
+                    "a grandfather rule needs one condition: `\(CatalogKey.originalApplicationVersionBefore)` or `\(CatalogKey.originalPurchaseBefore)`",
+                    at: element.offset, path: path,
+                    help: "e.g. `\"\(CatalogKey.originalApplicationVersionBefore)\": \"2.0\"` for customers who first installed a version before 2.0")
             case (let version?, let date?):
                 let later = version.keyOffset > date.keyOffset ? version : date
-                report(.keyNotAllowed, "a grandfather rule has exactly one condition", at: later.keyOffset,
-                       path: Self.path(path, key: later.key), help: "split it into two rules, one per condition")
+                report(
+                    .keyNotAllowed, "a grandfather rule has exactly one condition", at: later.keyOffset,
+                    path: Self.path(path, key: later.key), help: "split it into two rules, one per condition")
             case (let version?, nil):
                 if let text = string(version.value, path: keyPath(.originalApplicationVersionBefore)) {
                     if let components = Self.versionComponents(text.value) {
                         rule.condition = .originalApplicationVersionBefore(components)
                     } else {
-                        let problem = Self.versionLimitProblem(text.value).map { "`\(text.value)` \($0)" }
+                        let problem =
+                            Self.versionLimitProblem(text.value).map { "`\(text.value)` \($0)" }
                             ?? "`\(text.value)` is not a version of dot-separated whole numbers"
-                        report(.badValue, problem, at: text.offset,
-                               path: text.path, help: "write it as the App Store shows it, e.g. `2.0` or `1.9.3`")
+                        report(
+                            .badValue, problem, at: text.offset,
+                            path: text.path, help: "write it as the App Store shows it, e.g. `2.0` or `1.9.3`")
                     }
                 }
             case (nil, let date?):

@@ -17,8 +17,9 @@ extension CatalogChecker {
             guard let id = product.id else { continue }
             context.productIds.append(id.value)
             if let first = context.productsById[id.value], let firstId = catalog.products[first].id {
-                report(.duplicateProduct, "duplicate product id `\(id.value)`", at: id.offset, path: id.path,
-                       help: "it is already defined at \(catalog.products[first].path) (line \(line(of: firstId.offset)))")
+                report(
+                    .duplicateProduct, "duplicate product id `\(id.value)`", at: id.offset, path: id.path,
+                    help: "it is already defined at \(catalog.products[first].path) (line \(line(of: firstId.offset)))")
             } else {
                 context.productsById[id.value] = index
             }
@@ -46,32 +47,39 @@ extension CatalogChecker {
                 guard !broken.features, !broken.featureIds.contains(grant.value) else { continue }
                 let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
                 if let suggestion { meant.insert(suggestion) }
-                report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                       help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
+                report(
+                    .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
+                    help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
             }
             for currency in product.creditedCurrencies {
                 credited.insert(currency.value)
                 guard !declaredCurrencies.contains(currency.value), !broken.currencies,
-                      !broken.currencyIds.contains(currency.value) else { continue }
+                    !broken.currencyIds.contains(currency.value)
+                else { continue }
                 let suggestion = Suggestion.closest(to: currency.value, in: currencyIds, budget: &suggestions)
                 if let suggestion { meantCurrencies.insert(suggestion) }
-                report(.undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
-                       path: currency.path,
-                       help: suggestion.map { "did you mean `\($0)`?" } ?? "declare it under `currencies`")
+                report(
+                    .undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
+                    path: currency.path,
+                    help: suggestion.map { "did you mean `\($0)`?" } ?? "declare it under `currencies`")
             }
             checkLegal(product, catalog: catalog)
             if let type = product.type, product.grants.isEmpty, product.credits.isEmpty, product.creditedCurrencies.isEmpty,
-               !product.grantsBroken, !product.creditsBroken {
-                warn(.grantsNothing, "product \(product.label) grants nothing", at: product.id?.offset ?? product.offset,
-                     path: product.path, help: type == .consumable ? "add `credits`" : "add `grants`")
+                !product.grantsBroken, !product.creditsBroken
+            {
+                warn(
+                    .grantsNothing, "product \(product.label) grants nothing", at: product.id?.offset ?? product.offset,
+                    path: product.path, help: type == .consumable ? "add `credits`" : "add `grants`")
             }
             if let trialOf = product.trialOf {
                 checkTrial(catalog.products[index], index: index, trialOf: trialOf, catalog: catalog, context: context)
             } else if product.type == .nonConsumable, product.priceTier?.value == 0, let name = product.name,
-                      Self.trialDays(in: name.value) != nil {
-                warn(.looksLikeTrial, "`\(name.value)` is named like a trial but has no `trialOf`, so it never expires",
-                     at: name.offset, path: name.path,
-                     help: "add `trialOf` naming the paid product it is a trial of")
+                Self.trialDays(in: name.value) != nil
+            {
+                warn(
+                    .looksLikeTrial, "`\(name.value)` is named like a trial but has no `trialOf`, so it never expires",
+                    at: name.offset, path: name.path,
+                    help: "add `trialOf` naming the paid product it is a trial of")
             }
             if let upgrade = product.upgrade {
                 checkUpgrade(product, upgrade: upgrade, app: catalog.app?.value, catalog: catalog, context: context)
@@ -86,18 +94,21 @@ extension CatalogChecker {
                 guard !context.declaredFeatures.contains(grant.value), !broken.features, !broken.featureIds.contains(grant.value) else { continue }
                 let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
                 if let suggestion { meant.insert(suggestion) }
-                report(.undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                       help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
+                report(
+                    .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
+                    help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
             }
         }
         for feature in catalog.features where !someGrantsBroken && !granted.contains(feature.value) && !meant.contains(feature.value) {
-            warn(.unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
-                 at: feature.offset, path: feature.path)
+            warn(
+                .unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
+                at: feature.offset, path: feature.path)
         }
         for currency in catalog.currencies
         where !someCreditsBroken && !credited.contains(currency.value) && !meantCurrencies.contains(currency.value) {
-            warn(.unusedCurrency, "currency `\(currency.value)` is declared but no product credits it",
-                 at: currency.offset, path: currency.path)
+            warn(
+                .unusedCurrency, "currency `\(currency.value)` is declared but no product credits it",
+                at: currency.offset, path: currency.path)
         }
     }
 
@@ -111,7 +122,8 @@ extension CatalogChecker {
         guard let type = product.type, type.isSubscription, product.legal == nil, catalog.legal[type] == nil else { return }
         // Text that is there but broken was reported where it is.
         guard !product.legalBroken, !broken.legal, !broken.legalTypes.contains(type) else { return }
-        report(.missingLegal, "\(type.phrase) needs legal text", at: product.id?.offset ?? product.offset, path: product.path,
-               help: "add `legal` to the product, or a default under the catalog's `legal.\(type.rawValue)`")
+        report(
+            .missingLegal, "\(type.phrase) needs legal text", at: product.id?.offset ?? product.offset, path: product.path,
+            help: "add `legal` to the product, or a default under the catalog's `legal.\(type.rawValue)`")
     }
 }

@@ -13,19 +13,22 @@ extension CatalogChecker {
         for group in order {
             let products = subscriptionGroups[group]!
             guard let leveled = products.first(where: { $0.level != nil }),
-                  let unleveled = products.first(where: { $0.level == nil }) else { continue }
+                let unleveled = products.first(where: { $0.level == nil })
+            else { continue }
             let at = unleveled.id ?? Located(value: "", offset: unleveled.offset, path: unleveled.path)
-            report(.groupRule,
-                   "in subscription group `\(group)`, \(leveled.label) has a `level` and \(unleveled.label) does not",
-                   at: at.offset, path: unleveled.path,
-                   help: "give every product of the group a level (1 is the highest service), or none")
+            report(
+                .groupRule,
+                "in subscription group `\(group)`, \(leveled.label) has a `level` and \(unleveled.label) does not",
+                at: at.offset, path: unleveled.path,
+                help: "give every product of the group a level (1 is the highest service), or none")
         }
         // Pass groups: a name of their own, not an auto-renewable group's.
         for product in catalog.products where product.type == .nonRenewingSubscription {
             guard let group = product.group, subscriptionGroups[group.value] != nil else { continue }
-            report(.groupRule, "pass group `\(group.value)` is also the name of an auto-renewable subscription group",
-                   at: group.offset, path: group.path,
-                   help: "passes that add up need a group name of their own, e.g. `\"\(group.value).passes\"`")
+            report(
+                .groupRule, "pass group `\(group.value)` is also the name of an auto-renewable subscription group",
+                at: group.offset, path: group.path,
+                help: "passes that add up need a group name of their own, e.g. `\"\(group.value).passes\"`")
         }
     }
 }

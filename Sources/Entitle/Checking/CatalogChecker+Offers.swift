@@ -10,8 +10,9 @@ extension CatalogChecker {
             return []
         }
         if elements.count > CatalogLimits.maxOffersPerProduct {
-            report(.limitExceeded, "\(elements.count) offers, more than the \(CatalogLimits.maxOffersPerProduct) a product may have",
-                   at: elements[CatalogLimits.maxOffersPerProduct].offset, path: "\(path)[\(CatalogLimits.maxOffersPerProduct)]")
+            report(
+                .limitExceeded, "\(elements.count) offers, more than the \(CatalogLimits.maxOffersPerProduct) a product may have",
+                at: elements[CatalogLimits.maxOffersPerProduct].offset, path: "\(path)[\(CatalogLimits.maxOffersPerProduct)]")
         }
         return elements.prefix(CatalogLimits.maxOffersPerProduct).enumerated().compactMap { (index, element) -> SubscriptionOfferDefinition? in
             subscriptionOffer(element, path: "\(path)[\(index)]")
@@ -46,26 +47,33 @@ extension CatalogChecker {
     private mutating func checkOffer(_ offer: SubscriptionOfferDefinition, members: [String: JSONMember]) {
         func keyPath(_ key: CatalogKey) -> String { Self.path(offer.path, key: key.name) }
         if let periods = offer.periods, let mode = offer.mode, mode != .payAsYouGo {
-            report(.offerRule, "`\(CatalogKey.periods)` is for `\(IntroOfferMode.payAsYouGo.rawValue)` offers, not `\(mode.rawValue)`",
-                   at: periods.offset, path: periods.path,
-                   help: "a `\(mode.rawValue)` offer lasts its `\(CatalogKey.duration)`; remove `\(CatalogKey.periods)`")
+            report(
+                .offerRule, "`\(CatalogKey.periods)` is for `\(IntroOfferMode.payAsYouGo.rawValue)` offers, not `\(mode.rawValue)`",
+                at: periods.offset, path: periods.path,
+                help: "a `\(mode.rawValue)` offer lasts its `\(CatalogKey.duration)`; remove `\(CatalogKey.periods)`")
         }
         if let from = offer.from, let until = offer.until, until.value <= from.value {
-            report(.offerRule, "the offer stops running (`\(CatalogKey.until)`) before it starts (`\(CatalogKey.from)`)",
-                   at: until.offset, path: until.path)
+            report(
+                .offerRule, "the offer stops running (`\(CatalogKey.until)`) before it starts (`\(CatalogKey.from)`)",
+                at: until.offset, path: until.path)
         }
         if let least = offer.lapsedAtLeast, let most = offer.lapsedAtMost,
-           most.value.nominalMilliseconds < least.value.nominalMilliseconds {
-            report(.offerRule, "`\(CatalogKey.lapsedAtMost)` \(most.value) is shorter than `\(CatalogKey.lapsedAtLeast)` \(least.value), so no customer qualifies",
-                   at: most.offset, path: most.path)
+            most.value.nominalMilliseconds < least.value.nominalMilliseconds
+        {
+            report(
+                .offerRule,
+                "`\(CatalogKey.lapsedAtMost)` \(most.value) is shorter than `\(CatalogKey.lapsedAtLeast)` \(least.value), so no customer qualifies",
+                at: most.offset, path: most.path)
         }
         if let subscribed = offer.subscribed, let at = offer.subscribedOffset {
             if offer.type == .winBack {
-                report(.offerRule, "a win-back offer is for customers who are not subscribed; `\(CatalogKey.subscribed)` is for promotional offers",
-                       at: at, path: keyPath(.subscribed), help: "remove `\(CatalogKey.subscribed)`")
+                report(
+                    .offerRule, "a win-back offer is for customers who are not subscribed; `\(CatalogKey.subscribed)` is for promotional offers",
+                    at: at, path: keyPath(.subscribed), help: "remove `\(CatalogKey.subscribed)`")
             } else if subscribed, let lapsed = offer.lapsedAtLeast ?? offer.lapsedAtMost {
-                report(.offerRule, "a customer subscribed now has not lapsed: `\(CatalogKey.subscribed)` true and a lapse condition never hold together",
-                       at: lapsed.offset, path: lapsed.path, help: "set `\(CatalogKey.subscribed)` to false, or remove the lapse condition")
+                report(
+                    .offerRule, "a customer subscribed now has not lapsed: `\(CatalogKey.subscribed)` true and a lapse condition never hold together",
+                    at: lapsed.offset, path: lapsed.path, help: "set `\(CatalogKey.subscribed)` to false, or remove the lapse condition")
             }
         }
     }
@@ -77,8 +85,9 @@ extension CatalogChecker {
             for offer in product.offers {
                 guard let id = offer.id else { continue }
                 if let first = seen[id.value] {
-                    report(.duplicateProduct, "duplicate offer id `\(id.value)`", at: id.offset, path: id.path,
-                           help: "it is already used at \(first.path) (line \(line(of: first.offset))); offer ids are unique in a catalog")
+                    report(
+                        .duplicateProduct, "duplicate offer id `\(id.value)`", at: id.offset, path: id.path,
+                        help: "it is already used at \(first.path) (line \(line(of: first.offset))); offer ids are unique in a catalog")
                 } else {
                     seen[id.value] = id
                 }

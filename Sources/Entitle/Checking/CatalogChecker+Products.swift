@@ -59,8 +59,9 @@ extension CatalogChecker {
             }
         }
         if type == .nonConsumable, members[CatalogKey.trialOf.name] == nil, let duration = product.duration {
-            report(.keyNotAllowed, "only a trial non-consumable may have a `\(CatalogKey.duration.name)`", at: duration.offset,
-                   path: duration.path, help: "add `\(CatalogKey.trialOf.name)` to make this a trial, or remove `\(CatalogKey.duration.name)`")
+            report(
+                .keyNotAllowed, "only a trial non-consumable may have a `\(CatalogKey.duration.name)`", at: duration.offset,
+                path: duration.path, help: "add `\(CatalogKey.trialOf.name)` to make this a trial, or remove `\(CatalogKey.duration.name)`")
         }
         return product
     }
@@ -79,8 +80,9 @@ extension CatalogChecker {
                 continue
             }
             if let first = seen[grant.value] {
-                report(.duplicateGrant, "feature `\(grant.value)` is granted twice", at: grant.offset, path: elementPath,
-                       help: "it is already listed at \(product.grants[first].path)")
+                report(
+                    .duplicateGrant, "feature `\(grant.value)` is granted twice", at: grant.offset, path: elementPath,
+                    help: "it is already listed at \(product.grants[first].path)")
                 continue
             }
             seen[grant.value] = product.grants.count
@@ -107,8 +109,9 @@ extension CatalogChecker {
                 continue
             }
             guard amount.value > 0, amount.value <= CatalogLimits.maxCredit else {
-                report(.badValue, "credit amount must be a positive integer up to \(CatalogLimits.maxCredit), found \(amount.value)",
-                       at: amount.offset, path: memberPath)
+                report(
+                    .badValue, "credit amount must be a positive integer up to \(CatalogLimits.maxCredit), found \(amount.value)",
+                    at: amount.offset, path: memberPath)
                 product.creditsBroken = true
                 continue
             }
@@ -151,9 +154,12 @@ extension CatalogChecker {
                             }
                         }
                         if elements.isEmpty {
-                            report(.badValue, "`\(CatalogKey.anyOf.name)` is empty, so no purchase could ever qualify", at: list.value.offset,
-                                   path: listPath,
-                                   help: "list the other app's qualifying products, or remove `\(CatalogKey.anyOf.name)` to accept any receipt of that app")
+                            report(
+                                .badValue, "`\(CatalogKey.anyOf.name)` is empty, so no purchase could ever qualify", at: list.value.offset,
+                                path: listPath,
+                                help:
+                                    "list the other app's qualifying products, or remove `\(CatalogKey.anyOf.name)` to accept any receipt of that app"
+                            )
                         }
                         upgrade.anyOf = ids
                     } else {

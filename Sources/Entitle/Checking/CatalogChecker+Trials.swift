@@ -5,80 +5,96 @@ extension CatalogChecker {
         _ trial: ProductDefinition, index: Int, trialOf: Located<String>, catalog: CatalogDefinition, context: RuleContext
     ) {
         if let type = trial.type, type != .nonConsumable {
-            report(.trialRule, "a trial must be a non-consumable, not \(type.phrase)", at: trialOf.offset,
-                   path: trialOf.path, help: "App Review allows free trials as price-tier-0 non-consumables named \"N-day Trial\"")
+            report(
+                .trialRule, "a trial must be a non-consumable, not \(type.phrase)", at: trialOf.offset,
+                path: trialOf.path, help: "App Review allows free trials as price-tier-0 non-consumables named \"N-day Trial\"")
         }
         if trial.upgrade != nil {
             report(.trialRule, "a product cannot be both a trial and an upgrade", at: trialOf.offset, path: trialOf.path)
         }
         if let tier = trial.priceTier {
             if tier.value != 0 {
-                report(.trialRule, "a trial must have `priceTier` 0, found \(tier.value)", at: tier.offset, path: tier.path,
-                       help: "a trial is free: set `\"priceTier\": 0`; if this product is sold, remove `trialOf`")
+                report(
+                    .trialRule, "a trial must have `priceTier` 0, found \(tier.value)", at: tier.offset, path: tier.path,
+                    help: "a trial is free: set `\"priceTier\": 0`; if this product is sold, remove `trialOf`")
             }
         } else if !trial.priceTierBroken {
-            report(.trialRule, "a trial must have `priceTier` 0", at: trial.id?.offset ?? trial.offset, path: trial.path,
-                   help: "add `\"priceTier\": 0`")
+            report(
+                .trialRule, "a trial must have `priceTier` 0", at: trial.id?.offset ?? trial.offset, path: trial.path,
+                help: "add `\"priceTier\": 0`")
         }
         let days = trial.name.flatMap { Self.trialDays(in: $0.value) }
         if let name = trial.name, days == nil {
             let lower = name.value.lowercased()
-            let caseHelp = Self.trialDays(in: lower.replacingOccurrences(of: "-day trial", with: "-day Trial")) != nil
+            let caseHelp =
+                Self.trialDays(in: lower.replacingOccurrences(of: "-day trial", with: "-day Trial")) != nil
                 ? "write it exactly as \"N-day Trial\", e.g. \"14-day Trial\""
                 : "App Review requires the form \"N-day Trial\", e.g. \"14-day Trial\""
-            report(.trialRule, "trial name `\(name.value)` is not of the form \"N-day Trial\"",
-                   at: name.offset, path: name.path, help: caseHelp)
+            report(
+                .trialRule, "trial name `\(name.value)` is not of the form \"N-day Trial\"",
+                at: name.offset, path: name.path, help: caseHelp)
         }
         if let name = trial.name, let days, days > CatalogLimits.maxDurationNominalDays {
-            report(.limitExceeded, "a trial of \(days) days is longer than `P100Y` (\(CatalogLimits.maxDurationNominalDays) days), the longest duration a catalog may use",
-                   at: name.offset, path: name.path)
+            report(
+                .limitExceeded,
+                "a trial of \(days) days is longer than `P100Y` (\(CatalogLimits.maxDurationNominalDays) days), the longest duration a catalog may use",
+                at: name.offset, path: name.path)
         }
         if let duration = trial.duration, let days, duration.value.wholeDays != days {
-            report(.trialRule, "`duration` \(duration.value) does not agree with the name's \(days) days",
-                   at: duration.offset, path: duration.path, help: "use `P\(days)D` or remove `duration`")
+            report(
+                .trialRule, "`duration` \(duration.value) does not agree with the name's \(days) days",
+                at: duration.offset, path: duration.path, help: "use `P\(days)D` or remove `duration`")
         }
         if trialOf.value == trial.id?.value {
             report(.trialRule, "a trial cannot be a trial of itself", at: trialOf.offset, path: trialOf.path)
             return
         }
         guard let paidIndex = context.productsById[trialOf.value] else {
-            report(.unknownProduct, "`trialOf` names `\(trialOf.value)`, which this catalog does not define",
-                   at: trialOf.offset, path: trialOf.path,
-                   help: Suggestion.help(for: trialOf.value, in: context.productIds, budget: &suggestions))
+            report(
+                .unknownProduct, "`trialOf` names `\(trialOf.value)`, which this catalog does not define",
+                at: trialOf.offset, path: trialOf.path,
+                help: Suggestion.help(for: trialOf.value, in: context.productIds, budget: &suggestions))
             return
         }
         let paid = catalog.products[paidIndex]
         // A paid product whose type is broken was reported there; what it should be is not known.
         guard let paidType = paid.type, let paidId = paid.id else { return }
         if paidType != .nonConsumable {
-            report(.trialRule, "`trialOf` must name a non-consumable, but `\(paidId.value)` is \(paidType.phrase)",
-                   at: trialOf.offset, path: trialOf.path)
+            report(
+                .trialRule, "`trialOf` must name a non-consumable, but `\(paidId.value)` is \(paidType.phrase)",
+                at: trialOf.offset, path: trialOf.path)
             return
         }
         if paid.trialOf != nil || paid.priceTier?.value == 0 {
-            report(.trialRule, "`trialOf` must name a paid product, but `\(paidId.value)` is free",
-                   at: trialOf.offset, path: trialOf.path, help: "name the full-price product the trial leads to")
+            report(
+                .trialRule, "`trialOf` must name a paid product, but `\(paidId.value)` is free",
+                at: trialOf.offset, path: trialOf.path, help: "name the full-price product the trial leads to")
             return
         }
         if let replaced = paid.upgrade?.replaces?.value {
             // The product the upgrade replaces, when it exists; when the upgrade's `replaces` is
             // misspelt (its own error), the product it most likely means: a suggestion names
             // only ids the catalog defines.
-            let meant = context.productsById[replaced] != nil ? replaced
-                : Suggestion.closest(to: replaced, in: context.productIds.lazy.filter { $0 != paidId.value && $0 != trial.id?.value },
-                                     budget: &suggestions)
-            report(.trialRule, "`trialOf` names the upgrade `\(paidId.value)`; a trial leads to the full-price product",
-                   at: trialOf.offset, path: trialOf.path,
-                   help: meant.map { "did you mean `\($0)`?" } ?? "name the full-price product the upgrade stands in for")
+            let meant =
+                context.productsById[replaced] != nil
+                ? replaced
+                : Suggestion.closest(
+                    to: replaced, in: context.productIds.lazy.filter { $0 != paidId.value && $0 != trial.id?.value },
+                    budget: &suggestions)
+            report(
+                .trialRule, "`trialOf` names the upgrade `\(paidId.value)`; a trial leads to the full-price product",
+                at: trialOf.offset, path: trialOf.path,
+                help: meant.map { "did you mean `\($0)`?" } ?? "name the full-price product the upgrade stands in for")
             return
         }
         // When the paid product's grants are broken or misspelt, the trial cannot be judged against them.
         guard !paid.grantsBroken, !context.undeclaredGrants.contains(paidIndex) else { return }
         let paidGrants = Set(paid.grants.map(\.value))
         for grant in trial.grants where !paidGrants.contains(grant.value) && context.declaredFeatures.contains(grant.value) {
-            report(.trialRule, "trial grants `\(grant.value)`, which its paid product `\(paidId.value)` does not",
-                   at: grant.offset, path: grant.path,
-                   help: "a trial may grant only what the paid product grants")
+            report(
+                .trialRule, "trial grants `\(grant.value)`, which its paid product `\(paidId.value)` does not",
+                at: grant.offset, path: grant.path,
+                help: "a trial may grant only what the paid product grants")
         }
     }
 
@@ -87,10 +103,13 @@ extension CatalogChecker {
         var firstTrial: [Int: Int] = [:]
         for (index, product) in catalog.products.enumerated() {
             guard let trialOf = product.trialOf, trialOf.value != product.id?.value,
-                  let paid = context.productsById[trialOf.value] else { continue }
+                let paid = context.productsById[trialOf.value]
+            else { continue }
             if let first = firstTrial[paid], let firstId = catalog.products[first].id {
-                warn(.trialRule, "`\(trialOf.value)` already has a trial, `\(firstId.value)` (line \(line(of: firstId.offset))); a customer can take each in turn",
-                     at: trialOf.offset, path: trialOf.path, help: "keep one trial per paid product")
+                warn(
+                    .trialRule,
+                    "`\(trialOf.value)` already has a trial, `\(firstId.value)` (line \(line(of: firstId.offset))); a customer can take each in turn",
+                    at: trialOf.offset, path: trialOf.path, help: "keep one trial per paid product")
             } else {
                 firstTrial[paid] = index
             }

@@ -28,8 +28,9 @@ extension CatalogChecker {
                 byName[member.key] = member
             } else if let type, let owners = Self.otherTypes(allowing: member.key, in: object) {
                 misspeltKeys.insert(member.key)
-                report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
-                       path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
+                report(
+                    .keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset,
+                    path: memberPath, help: "`\(member.key)` belongs on \(Self.list(owners.map(\.phrase), quote: false))")
             } else if isFull {
                 countUnshownError()
             } else {
@@ -39,12 +40,13 @@ extension CatalogChecker {
                 }
                 let meant = Suggestion.closest(to: member.key, in: unused!, budget: &suggestions)
                 if let meant { misspeltKeys.insert(meant) }
-                report(.unknownKey, "unknown key `\(Diagnostic.excerpt(member.key))` in \(what)", at: member.keyOffset, path: memberPath,
-                       help: meant.map { "did you mean `\($0)`?" }
-                           ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
-                           ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
-                               ? "JSON has no comments; write a `\"\(CatalogKey.comment.name)\": \"...\"` member instead"
-                               : "allowed keys are \(Self.list(allowed))"))
+                report(
+                    .unknownKey, "unknown key `\(Diagnostic.excerpt(member.key))` in \(what)", at: member.keyOffset, path: memberPath,
+                    help: meant.map { "did you mean `\($0)`?" }
+                        ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
+                        ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
+                            ? "JSON has no comments; write a `\"\(CatalogKey.comment.name)\": \"...\"` member instead"
+                            : "allowed keys are \(Self.list(allowed))"))
             }
         }
         // A required key that a misspelt key stands for is that key's error, reported once.
@@ -145,8 +147,9 @@ extension CatalogChecker {
     mutating func identifierString(_ node: JSONNode, path: String) -> Located<String>? {
         guard let value = nonEmptyString(node, path: path) else { return nil }
         guard value.value.utf8.count <= CatalogLimits.maxIdentifierBytes else {
-            report(.limitExceeded, "id of \(value.value.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
-                   at: node.offset, path: path)
+            report(
+                .limitExceeded, "id of \(value.value.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
+                at: node.offset, path: path)
             return nil
         }
         return value
@@ -155,8 +158,9 @@ extension CatalogChecker {
     mutating func productIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
         guard let value = identifierString(node, path: path) else { return nil }
         if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) }) {
-            report(.badValue, "product id `\(value.value)` may contain only letters, digits, `.`, `_` and `-`",
-                   at: node.offset, path: path)
+            report(
+                .badValue, "product id `\(value.value)` may contain only letters, digits, `.`, `_` and `-`",
+                at: node.offset, path: path)
             return nil
         }
         return value
@@ -165,8 +169,9 @@ extension CatalogChecker {
     mutating func bundleIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
         guard let value = identifierString(node, path: path) else { return nil }
         if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) || $0 == "_" }) {
-            report(.badValue, "bundle id `\(value.value)` may contain only letters, digits, `.` and `-`",
-                   at: node.offset, path: path, help: "a bundle id looks like `com.example.app`")
+            report(
+                .badValue, "bundle id `\(value.value)` may contain only letters, digits, `.` and `-`",
+                at: node.offset, path: path, help: "a bundle id looks like `com.example.app`")
             return nil
         }
         return value
@@ -195,8 +200,9 @@ extension CatalogChecker {
     mutating func duration(_ node: JSONNode, path: String) -> Located<ISODuration>? {
         guard let text = string(node, path: path) else { return nil }
         guard let duration = ISODuration(text.value) else {
-            report(.badDuration, "`\(text.value)` is not an ISO 8601 duration", at: node.offset, path: path,
-                   help: "write e.g. `P1M`, `P1Y`, `P2W`, `P14D`, `P1Y6M` or `PT12H` (whole numbers, parts in Y M W D T H M S order)")
+            report(
+                .badDuration, "`\(text.value)` is not an ISO 8601 duration", at: node.offset, path: path,
+                help: "write e.g. `P1M`, `P1Y`, `P2W`, `P14D`, `P1Y6M` or `PT12H` (whole numbers, parts in Y M W D T H M S order)")
             return nil
         }
         guard duration.isPositive else {
@@ -204,8 +210,9 @@ extension CatalogChecker {
             return nil
         }
         guard duration.isWithinLimit else {
-            report(.badDuration, "duration `\(text.value)` is longer than 100 years", at: node.offset, path: path,
-                   help: "durations may be at most `P100Y` (counting a month as 31 days: \(ISODuration.maximumNominalDays) days)")
+            report(
+                .badDuration, "duration `\(text.value)` is longer than 100 years", at: node.offset, path: path,
+                help: "durations may be at most `P100Y` (counting a month as 31 days: \(ISODuration.maximumNominalDays) days)")
             return nil
         }
         return Located(value: duration, offset: node.offset, path: path)
@@ -215,8 +222,9 @@ extension CatalogChecker {
     mutating func choice(_ node: JSONNode, path: String, _ values: [String], what: String) -> Located<String>? {
         guard let text = string(node, path: path) else { return nil }
         if values.contains(text.value) { return text }
-        report(.badEnumValue, "unknown \(what) `\(text.value)`", at: node.offset, path: path,
-               help: Suggestion.help(for: text.value, in: values, budget: &suggestions) ?? "expected one of \(Self.list(values))")
+        report(
+            .badEnumValue, "unknown \(what) `\(text.value)`", at: node.offset, path: path,
+            help: Suggestion.help(for: text.value, in: values, budget: &suggestions) ?? "expected one of \(Self.list(values))")
         return nil
     }
 }

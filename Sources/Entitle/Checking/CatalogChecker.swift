@@ -101,11 +101,14 @@ package struct CatalogChecker {
     /// catalog never compiles because its errors were not shown).
     private var unshownSummary: [Diagnostic] {
         guard unshown.errors + unshown.warnings > 0 else { return [] }
-        return [Diagnostic(
-            severity: unshown.errors > 0 ? .error : .warning, code: .limitExceeded,
-            message: "\(unshown.errors) more error\(unshown.errors == 1 ? "" : "s") and \(unshown.warnings) more warning\(unshown.warnings == 1 ? "" : "s") not shown",
-            location: SourceLocation(file: file, line: 1, column: 1), path: "",
-            help: "a file shows its first \(CatalogLimits.maxDiagnosticsPerFile) diagnostics; fix those and check again")]
+        return [
+            Diagnostic(
+                severity: unshown.errors > 0 ? .error : .warning, code: .limitExceeded,
+                message:
+                    "\(unshown.errors) more error\(unshown.errors == 1 ? "" : "s") and \(unshown.warnings) more warning\(unshown.warnings == 1 ? "" : "s") not shown",
+                location: SourceLocation(file: file, line: 1, column: 1), path: "",
+                help: "a file shows its first \(CatalogLimits.maxDiagnosticsPerFile) diagnostics; fix those and check again")
+        ]
     }
 
     // MARK: Top level
@@ -113,17 +116,22 @@ package struct CatalogChecker {
     private mutating func checkCatalog(_ root: JSONNode) -> CatalogDefinition? {
         // A receipt saved among the catalogs: say so, rather than list the keys it lacks.
         if case .object(let raw) = root.value,
-           !raw.contains(where: { $0.key == CatalogKey.products.name || $0.key == CatalogKey.features.name }),
-           let key = raw.first(where: { Self.receiptKeys.contains($0.key) }) {
-            report(.notACatalog, "this looks like a receipt (it has `\(key.key)`), not a catalog", at: root.offset, path: "",
-                   help: "check a receipt with `entitle check --receipt`; in a catalog directory every *.json directly inside is read as a catalog, so keep receipts in a subfolder such as receipts/")
+            !raw.contains(where: { $0.key == CatalogKey.products.name || $0.key == CatalogKey.features.name }),
+            let key = raw.first(where: { Self.receiptKeys.contains($0.key) })
+        {
+            report(
+                .notACatalog, "this looks like a receipt (it has `\(key.key)`), not a catalog", at: root.offset, path: "",
+                help:
+                    "check a receipt with `entitle check --receipt`; in a catalog directory every *.json directly inside is read as a catalog, so keep receipts in a subfolder such as receipts/"
+            )
             return nil
         }
         guard let members = object(root, .catalog, path: "") else { return nil }
 
         if let schema = members[CatalogKey.schema.name] { _ = scalar(schema, .schema, in: .catalog, path: CatalogKey.schema.name) }
         let app = members[CatalogKey.app.name].flatMap { scalar($0, .app, in: .catalog, path: CatalogKey.app.name)?.text }
-        var features: [Located<String>] = [], featureDescriptions: [String] = []
+        var features: [Located<String>] = []
+        var featureDescriptions: [String] = []
         if let member = members[CatalogKey.features.name] {
             if let declared = declarations(member.value, path: CatalogKey.features.name, what: "feature") {
                 (features, featureDescriptions) = declared
@@ -133,7 +141,8 @@ package struct CatalogChecker {
         } else {
             broken.features = true
         }
-        var currencies: [Located<String>] = [], currencyDescriptions: [String] = []
+        var currencies: [Located<String>] = []
+        var currencyDescriptions: [String] = []
         if let member = members[CatalogKey.currencies.name] {
             if let declared = declarations(member.value, path: CatalogKey.currencies.name, what: "currency") {
                 (currencies, currencyDescriptions) = declared
@@ -147,9 +156,10 @@ package struct CatalogChecker {
         if let productsNode = members[CatalogKey.products.name]?.value {
             if case .array(let elements) = productsNode.value {
                 if elements.count > CatalogLimits.maxProducts {
-                    report(.limitExceeded, "\(elements.count) products, more than the \(CatalogLimits.maxProducts) a catalog may hold",
-                           at: elements[CatalogLimits.maxProducts].offset, path: "\(CatalogKey.products.name)[\(CatalogLimits.maxProducts)]",
-                           help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
+                    report(
+                        .limitExceeded, "\(elements.count) products, more than the \(CatalogLimits.maxProducts) a catalog may hold",
+                        at: elements[CatalogLimits.maxProducts].offset, path: "\(CatalogKey.products.name)[\(CatalogLimits.maxProducts)]",
+                        help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
                 }
                 for (index, element) in elements.enumerated() {
                     if let product = checkProduct(element, path: "\(CatalogKey.products.name)[\(index)]") {
@@ -178,8 +188,10 @@ package struct CatalogChecker {
         var descriptions: [String] = []
         if members.count > CatalogLimits.maxDeclarations {
             let extra = members[CatalogLimits.maxDeclarations]
-            report(.limitExceeded, "\(members.count) \(what == "feature" ? "features" : "currencies"), more than the \(CatalogLimits.maxDeclarations) a catalog may declare",
-                   at: extra.keyOffset, path: Self.path(path, key: extra.key))
+            report(
+                .limitExceeded,
+                "\(members.count) \(what == "feature" ? "features" : "currencies"), more than the \(CatalogLimits.maxDeclarations) a catalog may declare",
+                at: extra.keyOffset, path: Self.path(path, key: extra.key))
         }
         for member in members {
             let memberPath = Self.path(path, key: member.key)
@@ -189,11 +201,13 @@ package struct CatalogChecker {
             }
             guard member.key.utf8.count <= CatalogLimits.maxIdentifierBytes, identifierIsValid(member.key) else {
                 if member.key.utf8.count > CatalogLimits.maxIdentifierBytes {
-                    report(.limitExceeded, "\(what) id of \(member.key.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
-                           at: member.keyOffset, path: memberPath)
+                    report(
+                        .limitExceeded, "\(what) id of \(member.key.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
+                        at: member.keyOffset, path: memberPath)
                 } else {
-                    report(.badValue, "\(what) id `\(member.key)` must be letters, digits, `.`, `_` or `-`, starting with a letter or digit",
-                           at: member.keyOffset, path: memberPath)
+                    report(
+                        .badValue, "\(what) id `\(member.key)` must be letters, digits, `.`, `_` or `-`, starting with a letter or digit",
+                        at: member.keyOffset, path: memberPath)
                 }
                 if what == "feature" { broken.featureIds.insert(member.key) } else { broken.currencyIds.insert(member.key) }
                 continue
@@ -223,9 +237,10 @@ package struct CatalogChecker {
                 continue
             }
             guard let type = ProductType(rawValue: member.key) else {
-                report(.unknownKey, "unknown product type `\(member.key)`", at: member.keyOffset, path: memberPath,
-                       help: Suggestion.help(for: member.key, in: ProductType.allCases.map(\.rawValue), budget: &suggestions)
-                           ?? "product types are \(Self.list(ProductType.allCases.map(\.rawValue)))")
+                report(
+                    .unknownKey, "unknown product type `\(member.key)`", at: member.keyOffset, path: memberPath,
+                    help: Suggestion.help(for: member.key, in: ProductType.allCases.map(\.rawValue), budget: &suggestions)
+                        ?? "product types are \(Self.list(ProductType.allCases.map(\.rawValue)))")
                 // The text was probably meant for one of the types: do not also say they lack one.
                 broken.legal = true
                 continue
@@ -262,9 +277,10 @@ package struct CatalogChecker {
             return
         }
         let (line, column) = lines.location(of: offset)
-        diagnostics.append(Diagnostic(
-            severity: severity, code: code, message: message,
-            location: SourceLocation(file: file, line: line, column: column), path: path, help: help))
+        diagnostics.append(
+            Diagnostic(
+                severity: severity, code: code, message: message,
+                location: SourceLocation(file: file, line: line, column: column), path: path, help: help))
     }
 
     /// The line of an offset, for messages that point at another place in the file.
@@ -280,7 +296,7 @@ package struct CatalogChecker {
         guard name.hasSuffix(suffix) else { return nil }
         let digits = name.dropLast(suffix.count)
         guard !digits.isEmpty, digits.count <= 9, digits.first != "0",
-              digits.allSatisfy({ $0.isASCII && $0.isNumber }), let days = Int(digits), days > 0
+            digits.allSatisfy({ $0.isASCII && $0.isNumber }), let days = Int(digits), days > 0
         else { return nil }
         return days
     }
@@ -300,9 +316,11 @@ package struct CatalogChecker {
     /// Appends a member name to a JSON path: `a.b`, or `a["b.c"]` when the name is not a plain word.
     package static func path(_ base: String, key: String) -> String {
         let key = Diagnostic.excerpt(key)
-        let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "$"
-        }
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "$"
+            }
         if plain { return base.isEmpty ? key : "\(base).\(key)" }
         let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "\(base)[\"\(escaped)\"]"

@@ -176,7 +176,8 @@ extension CatalogKey {
         place(.upgradeRequirement, .bundleId, "the other app whose receipt qualifies for the upgrade", .required))
     /// Declared features.
     package static let features = CatalogKey(
-        "features", place(.catalog, .declarations(what: "feature"), "feature id to description; products grant features, apps ask for them", .required))
+        "features",
+        place(.catalog, .declarations(what: "feature"), "feature id to description; products grant features, apps ask for them", .required))
     /// Declared currencies.
     package static let currencies = CatalogKey(
         "currencies", place(.catalog, .declarations(what: "currency"), "currency id to description; consumables credit currencies"))
@@ -199,14 +200,17 @@ extension CatalogKey {
     package static let id = CatalogKey(
         "id",
         place(.product, .productId, "the App Store product id, unique in the catalog", .required),
-        place(.grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`", .required),
+        place(
+            .grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`",
+            .required),
         place(.subscriptionOffer, .productId, "the offer's id in App Store Connect, unique among the catalog's offers", .required))
     /// A product's type.
     package static let type = CatalogKey(
         "type",
         place(.product, .productType, "one of the four App Store product types; it decides the other keys", .required),
-        place(.subscriptionOffer, .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type"),
-              "`win-back` for lapsed subscribers, or `promotional`, whose eligibility the developer decides", .required))
+        place(
+            .subscriptionOffer, .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type"),
+            "`win-back` for lapsed subscribers, or `promotional`, whose eligibility the developer decides", .required))
     /// A product's display name.
     package static let name = CatalogKey(
         "name", place(.product, .text, "the display name; a trial's is \"N-day Trial\"", .required))
@@ -222,48 +226,60 @@ extension CatalogKey {
     /// What a product or a grandfather rule turns on.
     package static let grants = CatalogKey(
         "grants",
-        place(.product, .features, "the declared features it turns on",
-              types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription]),
+        place(
+            .product, .features, "the declared features it turns on",
+            types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription]),
         place(.grandfatherRule, .features, "the declared features its customers keep", .required))
     /// A trial's paid product.
     package static let trialOf = CatalogKey(
-        "trialOf", place(.product, .productReference, "makes this free \"N-day Trial\" a trial of the named paid non-consumable",
-                         types: [.nonConsumable]))
+        "trialOf",
+        place(
+            .product, .productReference, "makes this free \"N-day Trial\" a trial of the named paid non-consumable",
+            types: [.nonConsumable]))
     /// Upgrade pricing.
     package static let upgrade = CatalogKey(
         "upgrade", place(.product, .object(.upgrade), "upgrade pricing for owners of another app", types: [.nonConsumable]))
     /// A subscription group or pass group.
     package static let group = CatalogKey(
         "group",
-        place(.product, .name,
-              "an auto-renewable's subscription group; for passes, a pass group whose purchases stack across products",
-              types: [.nonRenewingSubscription, .autoRenewableSubscription],
-              .requiredFor([.autoRenewableSubscription], help: "name its subscription group, e.g. `\"group\": \"pro\"`")))
+        place(
+            .product, .name,
+            "an auto-renewable's subscription group; for passes, a pass group whose purchases stack across products",
+            types: [.nonRenewingSubscription, .autoRenewableSubscription],
+            .requiredFor([.autoRenewableSubscription], help: "name its subscription group, e.g. `\"group\": \"pro\"`")))
     /// A subscription's level in its group.
     package static let level = CatalogKey(
         "level",
-        place(.product, .integer(1...Int64(CatalogLimits.maxProducts), rule: "a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts)"),
-              "the level in its group, 1 the highest service; every product of a group has one or none does",
-              types: [.autoRenewableSubscription]))
+        place(
+            .product,
+            .integer(1...Int64(CatalogLimits.maxProducts), rule: "a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts)"),
+            "the level in its group, 1 the highest service; every product of a group has one or none does",
+            types: [.autoRenewableSubscription]))
     /// How long a product or an introductory offer lasts.
     package static let duration = CatalogKey(
         "duration",
-        place(.product, .duration,
-              "ISO 8601: how long a pass lasts; an auto-renewable's period (informative); a trial's days (must agree with its name)",
-              types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription],
-              .requiredFor([.nonRenewingSubscription],
-                           help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")),
+        place(
+            .product, .duration,
+            "ISO 8601: how long a pass lasts; an auto-renewable's period (informative); a trial's days (must agree with its name)",
+            types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription],
+            .requiredFor(
+                [.nonRenewingSubscription],
+                help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")),
         place(.introductoryOffer, .duration, "how long the offer lasts, ISO 8601", .required),
         place(.subscriptionOffer, .duration, "how long the offer lasts, ISO 8601 (a period, with `periods`)", .required))
     /// An auto-renewable's introductory offer.
     package static let introOffer = CatalogKey(
-        "introOffer", place(.product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
-                            types: [.autoRenewableSubscription]))
+        "introOffer",
+        place(
+            .product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
+            types: [.autoRenewableSubscription]))
     /// An auto-renewable's win-back and promotional offers.
     package static let offers = CatalogKey(
-        "offers", place(.product, .objects(.subscriptionOffer, max: CatalogLimits.maxOffersPerProduct),
-                        "win-back and promotional offers, each with the conditions under which it may be offered",
-                        types: [.autoRenewableSubscription]))
+        "offers",
+        place(
+            .product, .objects(.subscriptionOffer, max: CatalogLimits.maxOffersPerProduct),
+            "win-back and promotional offers, each with the conditions under which it may be offered",
+            types: [.autoRenewableSubscription]))
     /// What a consumable credits.
     package static let credits = CatalogKey(
         "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
@@ -277,8 +293,10 @@ extension CatalogKey {
         place(.subscriptionOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required))
     /// How many periods a pay-as-you-go offer lasts.
     package static let periods = CatalogKey(
-        "periods", place(.subscriptionOffer, .integer(1...12, rule: "a whole number from 1 to 12"),
-                         "for `pay-as-you-go`: how many periods of `duration` the reduced price lasts"))
+        "periods",
+        place(
+            .subscriptionOffer, .integer(1...12, rule: "a whole number from 1 to 12"),
+            "for `pay-as-you-go`: how many periods of `duration` the reduced price lasts"))
     /// When an offer starts to run.
     package static let from = CatalogKey(
         "from", place(.subscriptionOffer, .instant, "when the offer starts to run (App Store Connect's start date)"))
@@ -287,12 +305,16 @@ extension CatalogKey {
         "until", place(.subscriptionOffer, .instant, "when the offer stops running, exclusive (App Store Connect's end date)"))
     /// Whether the customer must be subscribed.
     package static let subscribed = CatalogKey(
-        "subscribed", place(.subscriptionOffer, .flag(default: nil),
-                            "for a promotional offer: `true` for customers subscribed in the group now, `false` for those who are not"))
+        "subscribed",
+        place(
+            .subscriptionOffer, .flag(default: nil),
+            "for a promotional offer: `true` for customers subscribed in the group now, `false` for those who are not"))
     /// How long the customer must have paid.
     package static let paidAtLeast = CatalogKey(
-        "paidAtLeast", place(.subscriptionOffer, .duration,
-                             "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"))
+        "paidAtLeast",
+        place(
+            .subscriptionOffer, .duration,
+            "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"))
     /// How long ago the last coverage must have ended, at least.
     package static let lapsedAtLeast = CatalogKey(
         "lapsedAtLeast", place(.subscriptionOffer, .duration, "time since the group's last coverage ended (grace included), at least this"))
@@ -301,8 +323,10 @@ extension CatalogKey {
         "lapsedAtMost", place(.subscriptionOffer, .duration, "time since the group's last coverage ended (grace included), at most this"))
     /// How long between two redemptions.
     package static let waitBetween = CatalogKey(
-        "waitBetween", place(.subscriptionOffer, .duration,
-                             "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"))
+        "waitBetween",
+        place(
+            .subscriptionOffer, .duration,
+            "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"))
     /// The full-price product an upgrade stands in for.
     package static let replaces = CatalogKey(
         "replaces", place(.upgrade, .productReference, "the full-price non-consumable this stands in for", .required))
@@ -311,7 +335,8 @@ extension CatalogKey {
         "requires", place(.upgrade, .object(.upgradeRequirement), "the purchase in another app that qualifies", .required))
     /// The products of the required app that qualify.
     package static let anyOf = CatalogKey(
-        "anyOf", place(.upgradeRequirement, .products, "the required app's products, any one of which qualifies; left out, any receipt of the app does"))
+        "anyOf",
+        place(.upgradeRequirement, .products, "the required app's products, any one of which qualifies; left out, any receipt of the app does"))
     /// A grandfather rule's version condition.
     package static let originalApplicationVersionBefore = CatalogKey(
         "originalApplicationVersionBefore",

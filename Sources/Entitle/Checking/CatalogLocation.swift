@@ -37,8 +37,9 @@ package struct CatalogLocation: Sendable, Equatable {
         var position = 0
         while position < path.count {
             guard case .key(let name) = path[position],
-                  let key = location.object.keys().first(where: { $0.name == name }),
-                  let place = key.place(in: location.object) else { return nil }
+                let key = location.object.keys().first(where: { $0.name == name }),
+                let place = key.place(in: location.object)
+            else { return nil }
             position += 1
             location.key = key
             guard position < path.count else { return location }

@@ -62,7 +62,8 @@ extension CatalogValue {
         case .name: "non-empty name"
         case .productType: ProductType.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
         case .choice(let values, _): values.map { "`\($0)`" }.joined(separator: ", ")
-        case .integer(let range, _): range.upperBound == Int64.max ? "integer ≥ \(range.lowerBound)" : "integer \(range.lowerBound)–\(range.upperBound)"
+        case .integer(let range, _):
+            range.upperBound == Int64.max ? "integer ≥ \(range.lowerBound)" : "integer \(range.lowerBound)–\(range.upperBound)"
         case .flag(let value): value.map { "`true` or `false` (default `\($0)`)" } ?? "`true` or `false`"
         case .duration: "ISO 8601 duration (`P1M`, `P2W`, `PT12H`)"
         case .instant: "RFC 3339 instant, or a date alone (midnight UTC)"

@@ -17,32 +17,54 @@ package enum CatalogSchema {
             ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
             ("$id", .string("https://github.com/entitle/entitle/schemas/catalog.schema.json")),
             ("title", .string("entitle product catalog")),
-            ("description", .string(
-                "One app's in-app purchases: the features they grant, the currencies they credit, and their legal text. "
-                    + "Checked and compiled by `entitle validate` and `entitle check`. Generated from the catalog language "
-                    + "(Sources/Entitle/Checking/CatalogLanguage.swift); do not edit by hand.")),
+            (
+                "description",
+                .string(
+                    "One app's in-app purchases: the features they grant, the currencies they credit, and their legal text. "
+                        + "Checked and compiled by `entitle validate` and `entitle check`. Generated from the catalog language "
+                        + "(Sources/Entitle/Checking/CatalogLanguage.swift); do not edit by hand.")
+            ),
         ]
         root += object(.catalog)
         var definitions: [(String, JSONOutput)] = [
-            ("bundleId", .object([
-                ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9.-]+$")),
-                ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-            ])),
-            ("declaredId", .object([
-                ("type", .string("string")), ("pattern", .string("^[A-Za-z0-9][A-Za-z0-9._-]*$")),
-                ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-            ])),
-            ("productId", .object([
-                ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9._-]+$")),
-                ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-            ])),
-            ("duration", .object([
-                ("type", .string("string")),
-                ("pattern", .string("^P(?!$)([0-9]{1,7}Y)?([0-9]{1,7}M)?([0-9]{1,7}W)?([0-9]{1,7}D)?(T(?=[0-9])([0-9]{1,7}H)?([0-9]{1,7}M)?([0-9]{1,7}S)?)?$")),
-                ("description", .string(
-                    "ISO 8601 duration: PnYnMnWnD and PT..H..M..S, whole numbers, e.g. P1M, P1Y, P14D, PT12H; at most P100Y "
-                        + "(a month counting as 31 days), which `entitle validate` checks.")),
-            ])),
+            (
+                "bundleId",
+                .object([
+                    ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9.-]+$")),
+                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
+                ])
+            ),
+            (
+                "declaredId",
+                .object([
+                    ("type", .string("string")), ("pattern", .string("^[A-Za-z0-9][A-Za-z0-9._-]*$")),
+                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
+                ])
+            ),
+            (
+                "productId",
+                .object([
+                    ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9._-]+$")),
+                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
+                ])
+            ),
+            (
+                "duration",
+                .object([
+                    ("type", .string("string")),
+                    (
+                        "pattern",
+                        .string(
+                            "^P(?!$)([0-9]{1,7}Y)?([0-9]{1,7}M)?([0-9]{1,7}W)?([0-9]{1,7}D)?(T(?=[0-9])([0-9]{1,7}H)?([0-9]{1,7}M)?([0-9]{1,7}S)?)?$")
+                    ),
+                    (
+                        "description",
+                        .string(
+                            "ISO 8601 duration: PnYnMnWnD and PT..H..M..S, whole numbers, e.g. P1M, P1Y, P14D, PT12H; at most P100Y "
+                                + "(a month counting as 31 days), which `entitle validate` checks.")
+                    ),
+                ])
+            ),
         ]
         for inner in CatalogObject.allCases where inner != .catalog {
             definitions.append((inner.rawValue, .object(object(inner))))
@@ -67,20 +89,29 @@ package enum CatalogSchema {
                     return false
                 }
                 if !needed.isEmpty { then.append(("required", .array(needed.map { .string($0.name) }))) }
-                rules.append(.object([
-                    ("if", .object([
-                        ("properties", .object([(CatalogKey.type.name, .object([("const", .string(type.rawValue))]))])),
-                        ("required", .array([.string(CatalogKey.type.name)])),
-                    ])),
-                    ("then", .object(then)),
-                ]))
+                rules.append(
+                    .object([
+                        (
+                            "if",
+                            .object([
+                                ("properties", .object([(CatalogKey.type.name, .object([("const", .string(type.rawValue))]))])),
+                                ("required", .array([.string(CatalogKey.type.name)])),
+                            ])
+                        ),
+                        ("then", .object(then)),
+                    ]))
             }
             rules += productRules
         }
         if object == .grandfatherRule {
-            members.append(("oneOf", .array([CatalogKey.originalApplicationVersionBefore, .originalPurchaseBefore].map { key in
-                .object([("required", .array([.string(key.name)]))])
-            })))
+            members.append(
+                (
+                    "oneOf",
+                    .array(
+                        [CatalogKey.originalApplicationVersionBefore, .originalPurchaseBefore].map { key in
+                            .object([("required", .array([.string(key.name)]))])
+                        })
+                ))
         }
         if !rules.isEmpty { members.append(("allOf", .array(rules))) }
         return members
@@ -92,21 +123,30 @@ package enum CatalogSchema {
         [
             .object([
                 ("if", .object([("required", .array([.string(CatalogKey.trialOf.name)]))])),
-                ("then", .object([
-                    ("required", .array([.string(CatalogKey.priceTier.name)])),
-                    ("properties", .object([
-                        (CatalogKey.priceTier.name, .object([("const", .integer(0))])),
-                        (CatalogKey.name.name, .object([("pattern", .string("^[1-9][0-9]*-day Trial$"))])),
-                    ])),
-                    ("not", .object([("required", .array([.string(CatalogKey.upgrade.name)]))])),
-                ])),
+                (
+                    "then",
+                    .object([
+                        ("required", .array([.string(CatalogKey.priceTier.name)])),
+                        (
+                            "properties",
+                            .object([
+                                (CatalogKey.priceTier.name, .object([("const", .integer(0))])),
+                                (CatalogKey.name.name, .object([("pattern", .string("^[1-9][0-9]*-day Trial$"))])),
+                            ])
+                        ),
+                        ("not", .object([("required", .array([.string(CatalogKey.upgrade.name)]))])),
+                    ])
+                ),
             ]),
             .object([
-                ("if", .object([
-                    ("properties", .object([(CatalogKey.type.name, .object([("const", .string(ProductType.nonConsumable.rawValue))]))])),
-                    ("required", .array([.string(CatalogKey.type.name)])),
-                    ("not", .object([("required", .array([.string(CatalogKey.trialOf.name)]))])),
-                ])),
+                (
+                    "if",
+                    .object([
+                        ("properties", .object([(CatalogKey.type.name, .object([("const", .string(ProductType.nonConsumable.rawValue))]))])),
+                        ("required", .array([.string(CatalogKey.type.name)])),
+                        ("not", .object([("required", .array([.string(CatalogKey.trialOf.name)]))])),
+                    ])
+                ),
                 ("then", .object([("not", .object([("required", .array([.string(CatalogKey.duration.name)]))]))])),
             ]),
         ]
@@ -128,12 +168,15 @@ package enum CatalogSchema {
 
     /// A map's names: declared ids, or `$comment`.
     private static let idsOrComment: JSONOutput = .object([
-        ("anyOf", .array([.object(reference("declaredId")), .object([("const", .string(CatalogKey.comment.name))])])),
+        ("anyOf", .array([.object(reference("declaredId")), .object([("const", .string(CatalogKey.comment.name))])]))
     ])
 
-    private static let commentProperty: (String, JSONOutput) = (CatalogKey.comment.name, .object([
-        ("type", .string("string")), ("description", .string(CatalogKey.comment.places[0].help)),
-    ]))
+    private static let commentProperty: (String, JSONOutput) = (
+        CatalogKey.comment.name,
+        .object([
+            ("type", .string("string")), ("description", .string(CatalogKey.comment.places[0].help)),
+        ])
+    )
 
     private static func schema(of value: CatalogValue) -> [(String, JSONOutput)] {
         switch value {
@@ -166,8 +209,10 @@ package enum CatalogSchema {
         case .features:
             return [("type", .string("array")), ("uniqueItems", .bool(true)), ("items", .object(reference("declaredId")))]
         case .products:
-            return [("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),
-                    ("items", .object(reference("productId")))]
+            return [
+                ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),
+                ("items", .object(reference("productId"))),
+            ]
         case .declarations:
             return [
                 ("type", .string("object")), ("propertyNames", idsOrComment), ("additionalProperties", .object([("type", .string("string"))])),
@@ -181,9 +226,12 @@ package enum CatalogSchema {
         case .credits:
             return [
                 ("type", .string("object")), ("propertyNames", idsOrComment),
-                ("additionalProperties", .object([
-                    ("type", .string("integer")), ("minimum", .integer(1)), ("maximum", .integer(CatalogLimits.maxCredit)),
-                ])),
+                (
+                    "additionalProperties",
+                    .object([
+                        ("type", .string("integer")), ("minimum", .integer(1)), ("maximum", .integer(CatalogLimits.maxCredit)),
+                    ])
+                ),
                 ("properties", .object([commentProperty])),
             ]
         case .object(let inner):

@@ -177,7 +177,9 @@ extension DiagnosticCode {
     public static let groupRule = Self(
         "group-rule",
         summary: "a broken rule of subscription groups, levels or pass groups",
-        example: "catalog.json:6:13: error: products[1]: in subscription group `g`, `com.example.app.monthly` has a `level` and `com.example.app.yearly` does not")
+        example:
+            "catalog.json:6:13: error: products[1]: in subscription group `g`, `com.example.app.monthly` has a `level` and `com.example.app.yearly` does not"
+    )
     /// A broken rule of win-back and promotional offers.
     public static let offerRule = Self(
         "offer-rule",
@@ -306,8 +308,11 @@ extension DiagnosticCode {
     public static let verificationFailed = Self(
         "verification-failed",
         summary: "signed Apple data that does not verify",
-        note: "(`--verify`), the verification code first (`bad-signature`, `untrusted-chain`, `certificate-expired`, `not-apple`, `wrong-app`, `wrong-environment`, `unsupported-algorithm`, `malformed`, `unsigned`) (`entitle normalize --verify --root testCA.der transaction.jws`)",
-        example: "transaction.jws:1:1: error: untrusted-chain: the intermediate certificate (`x5c[1]`) does not lead to a trusted root: unable to get local issuer certificate")
+        note:
+            "(`--verify`), the verification code first (`bad-signature`, `untrusted-chain`, `certificate-expired`, `not-apple`, `wrong-app`, `wrong-environment`, `unsupported-algorithm`, `malformed`, `unsigned`) (`entitle normalize --verify --root testCA.der transaction.jws`)",
+        example:
+            "transaction.jws:1:1: error: untrusted-chain: the intermediate certificate (`x5c[1]`) does not lead to a trusted root: unable to get local issuer certificate"
+    )
     // Test files
     /// A catalog a test file (`entitle test`) names has errors, so its cases cannot run.
     public static let invalidCatalog = Self(
@@ -328,11 +333,17 @@ extension DiagnosticCode {
         "usage",
         summary: "a command line that cannot run",
         note: ", in the JSON `check` and `explain` print with `--format json` (the same text goes to standard error, exit code 2)",
-        example: "{\"errors\": [{\"severity\": \"error\", \"code\": \"usage\", \"message\": \"`--at 2026-02-30`: 2026-02-30 does not exist: February 2026 has 28 days\", ...}]}")
+        example:
+            "{\"errors\": [{\"severity\": \"error\", \"code\": \"usage\", \"message\": \"`--at 2026-02-30`: 2026-02-30 does not exist: February 2026 has 28 days\", ...}]}"
+    )
 
     /// Every code entitle emits, in the order the documentation lists them.
     package static let all: [DiagnosticCode] = [
-        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue, .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency, .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant, .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
+        .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue,
+        .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant,
+        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency,
+        .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
+        .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

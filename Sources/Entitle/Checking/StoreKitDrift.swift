@@ -31,10 +31,13 @@ public enum StoreKitDrift {
             if shared > (best?.shared ?? 0) { best = (source, shared) }
         }
         guard let best else {
-            return [Diagnostic(severity: severity, code: .storeDrift,
-                               message: "no catalog shares a product id with \(configuration.name)",
-                               location: SourceLocation(file: configuration.name, line: 1, column: 1),
-                               help: "`entitle import \(configuration.name)` shows its products as a catalog")]
+            return [
+                Diagnostic(
+                    severity: severity, code: .storeDrift,
+                    message: "no catalog shares a product id with \(configuration.name)",
+                    location: SourceLocation(file: configuration.name, line: 1, column: 1),
+                    help: "`entitle import \(configuration.name)` shows its products as a catalog")
+            ]
         }
         return diagnostics(best.source, configuration: configuration, severity: severity)
     }
@@ -45,16 +48,19 @@ public enum StoreKitDrift {
         _ source: CatalogSource, configuration: StoreKitConfiguration, severity: Diagnostic.Severity = .warning
     ) -> [Diagnostic] {
         guard let catalog = Portfolio.compile([source]).compiledCatalogs.first,
-              let document = try? JSONDocument.parse(source.data, limits: .catalog),
-              case .object(let root) = document.root.value else { return [] }
+            let document = try? JSONDocument.parse(source.data, limits: .catalog),
+            case .object(let root) = document.root.value
+        else { return [] }
         let lines = LineTable(source.data)
         let store = configuration.name.split(separator: "/").last.map(String.init) ?? configuration.name
         var diagnostics: [Diagnostic] = []
         func report(_ offset: Int, _ path: String, _ message: String, help: String? = nil) {
             let (line, column) = lines.location(of: offset)
-            diagnostics.append(Diagnostic(severity: severity, code: .storeDrift, message: message,
-                                          location: SourceLocation(file: source.name, line: line, column: column),
-                                          path: path, help: help))
+            diagnostics.append(
+                Diagnostic(
+                    severity: severity, code: .storeDrift, message: message,
+                    location: SourceLocation(file: source.name, line: line, column: column),
+                    path: path, help: help))
         }
         // Where each product and each of its members is, by product id.
         let productsMember = root.first { $0.key == CatalogKey.products.name }
@@ -62,12 +68,15 @@ public enum StoreKitDrift {
         if case .array(let elements)? = productsMember?.value.value {
             for (index, element) in elements.enumerated() {
                 guard case .object(let members) = element.value,
-                      let idNode = members.first(where: { $0.key == CatalogKey.id.name })?.value, case .string(let id) = idNode.value,
-                      located[id] == nil else { continue }
+                    let idNode = members.first(where: { $0.key == CatalogKey.id.name })?.value, case .string(let id) = idNode.value,
+                    located[id] == nil
+                else { continue }
                 var offers: [JSONNode] = []
                 if case .array(let list)? = members.first(where: { $0.key == CatalogKey.offers.name })?.value.value { offers = list }
-                located[id] = (index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }),
-                               offers)
+                located[id] = (
+                    index, idNode.offset, Dictionary(members.map { ($0.key, $0.value.offset) }, uniquingKeysWith: { a, _ in a }),
+                    offers
+                )
             }
         }
         let storeProducts = Dictionary(configuration.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -76,8 +85,9 @@ public enum StoreKitDrift {
             func at(_ key: CatalogKey) -> Int { place.members[key.name] ?? place.offset }
             let path = "\(CatalogKey.products.name)[\(place.index)]"
             guard let other = storeProducts[product.id] else {
-                report(place.offset, Self.memberPath(path, .id), "product `\(product.id)` is not in \(store)",
-                       help: "add it in App Store Connect and \(store), or remove it here")
+                report(
+                    place.offset, Self.memberPath(path, .id), "product `\(product.id)` is not in \(store)",
+                    help: "add it in App Store Connect and \(store), or remove it here")
                 continue
             }
             if other.type != product.type {
@@ -85,13 +95,15 @@ public enum StoreKitDrift {
                 continue
             }
             if other.familyShareable != product.familyShareable {
-                report(at(.familyShareable), Self.memberPath(path, .familyShareable),
-                       "familyShareable \(product.familyShareable) here, \(other.familyShareable) in \(store)")
+                report(
+                    at(.familyShareable), Self.memberPath(path, .familyShareable),
+                    "familyShareable \(product.familyShareable) here, \(other.familyShareable) in \(store)")
             }
             guard product.type == .autoRenewableSubscription else { continue }
             if let duration = other.duration, product.duration.map({ !same($0, duration) }) ?? true {
-                report(at(.duration), Self.memberPath(path, .duration),
-                       "duration \(product.duration?.description ?? "not given") here, \(duration) in \(store)")
+                report(
+                    at(.duration), Self.memberPath(path, .duration),
+                    "duration \(product.duration?.description ?? "not given") here, \(duration) in \(store)")
             }
             // A catalog may name the group by its name or by its id in the file.
             if let group = other.group, product.group != group, product.group != other.groupId {
@@ -103,33 +115,38 @@ public enum StoreKitDrift {
             switch (product.introOffer, other.introOffer) {
             case (nil, nil): break
             case (let offer?, nil):
-                report(at(.introOffer), Self.memberPath(path, .introOffer), "an intro offer (\(offer.mode.rawValue) \(offer.duration)) here, none in \(store)")
+                report(
+                    at(.introOffer), Self.memberPath(path, .introOffer),
+                    "an intro offer (\(offer.mode.rawValue) \(offer.duration)) here, none in \(store)")
             case (nil, let offer?):
                 report(place.offset, path, "no intro offer here, \(offer.mode.rawValue) \(offer.duration) in \(store)")
             case (let offer?, let storeOffer?):
                 if offer.mode != storeOffer.mode || !same(offer.duration, storeOffer.duration) {
-                    report(at(.introOffer), Self.memberPath(path, .introOffer),
-                           "intro offer \(offer.mode.rawValue) \(offer.duration) here, \(storeOffer.mode.rawValue) \(storeOffer.duration) in \(store)")
+                    report(
+                        at(.introOffer), Self.memberPath(path, .introOffer),
+                        "intro offer \(offer.mode.rawValue) \(offer.duration) here, \(storeOffer.mode.rawValue) \(storeOffer.duration) in \(store)")
                 }
             }
             compareOffers(product, other, offers: place.offers, at: at(.offers), path: path, store: store, report: report)
         }
         let defined = Set(catalog.products.map(\.id))
         for product in configuration.products where !defined.contains(product.id) {
-            report(productsMember?.keyOffset ?? 0, CatalogKey.products.name,
-                   "\(store) has product `\(Diagnostic.excerpt(product.id))` (\(product.type.rawValue), \"\(Diagnostic.excerpt(product.name))\"), which the catalog does not define",
-                   help: "`entitle import \(store)` shows it as a catalog product")
+            report(
+                productsMember?.keyOffset ?? 0, CatalogKey.products.name,
+                "\(store) has product `\(Diagnostic.excerpt(product.id))` (\(product.type.rawValue), \"\(Diagnostic.excerpt(product.name))\"), which the catalog does not define",
+                help: "`entitle import \(store)` shows it as a catalog product")
         }
         // A file shows its first diagnostics, as the checker does, and counts the rest.
         let limit = CatalogLimits.maxDiagnosticsPerFile
         if diagnostics.count > limit {
             let more = diagnostics.count - limit
             diagnostics.removeLast(more)
-            diagnostics.append(Diagnostic(
-                severity: severity, code: .limitExceeded,
-                message: "\(more) more difference\(more == 1 ? "" : "s") from \(store) not shown",
-                location: SourceLocation(file: source.name, line: 1, column: 1),
-                help: "a file shows its first \(limit) diagnostics; fix those and check again"))
+            diagnostics.append(
+                Diagnostic(
+                    severity: severity, code: .limitExceeded,
+                    message: "\(more) more difference\(more == 1 ? "" : "s") from \(store) not shown",
+                    location: SourceLocation(file: source.name, line: 1, column: 1),
+                    help: "a file shows its first \(limit) diagnostics; fix those and check again"))
         }
         return diagnostics
     }
@@ -180,10 +197,11 @@ public enum StoreKitDrift {
             }
         }
         for offer in other.offers where !defined.contains(offer.id) {
-            report(offersAt, memberPath(path, .offers),
-                   "\(store) has \(offer.type.rawValue) offer `\(Diagnostic.excerpt(offer.id))` (\(offer.mode.rawValue) \(offer.duration)"
-                       + (offer.periods.map { " x \($0)" } ?? "") + "), which the catalog does not define for `\(Diagnostic.excerpt(product.id))`",
-                   "`entitle import \(store)` shows it as a catalog offer")
+            report(
+                offersAt, memberPath(path, .offers),
+                "\(store) has \(offer.type.rawValue) offer `\(Diagnostic.excerpt(offer.id))` (\(offer.mode.rawValue) \(offer.duration)"
+                    + (offer.periods.map { " x \($0)" } ?? "") + "), which the catalog does not define for `\(Diagnostic.excerpt(product.id))`",
+                "`entitle import \(store)` shows it as a catalog offer")
         }
     }
 

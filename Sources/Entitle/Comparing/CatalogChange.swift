@@ -50,8 +50,10 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
     public var why: String?
 
     /// Creates a change.
-    public init(app: String, kind: Kind, id: String, field: String? = nil, from: String? = nil, to: String? = nil,
-                dangerous: Bool = false, why: String? = nil) {
+    public init(
+        app: String, kind: Kind, id: String, field: String? = nil, from: String? = nil, to: String? = nil,
+        dangerous: Bool = false, why: String? = nil
+    ) {
         self.app = app
         self.kind = kind
         self.id = id

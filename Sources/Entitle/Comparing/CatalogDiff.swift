@@ -21,8 +21,10 @@ public enum CatalogDiff {
             changes += self.changes(from: before, to: catalog)
         }
         for catalog in old.catalogs where new.catalog(for: catalog.app) == nil {
-            changes.append(CatalogChange(app: catalog.app, kind: .appRemoved, id: catalog.app, dangerous: true,
-                                         why: "the app's customers keep nothing its catalog granted"))
+            changes.append(
+                CatalogChange(
+                    app: catalog.app, kind: .appRemoved, id: catalog.app, dangerous: true,
+                    why: "the app's customers keep nothing its catalog granted"))
         }
         return changes
     }
@@ -49,9 +51,10 @@ public enum CatalogDiff {
             changes += fields(before, product, app: app)
         }
         for product in old.products where !newIds.contains(product.id) {
-            changes.append(CatalogChange(
-                app: app, kind: .productRemoved, id: product.id, from: product.type.rawValue, dangerous: true,
-                why: "its buyers' purchases will grant nothing (a renamed id is a new product to the App Store)"))
+            changes.append(
+                CatalogChange(
+                    app: app, kind: .productRemoved, id: product.id, from: product.type.rawValue, dangerous: true,
+                    why: "its buyers' purchases will grant nothing (a renamed id is a new product to the App Store)"))
         }
         changes += rules(old, new)
         return changes
@@ -63,15 +66,18 @@ public enum CatalogDiff {
         var changes: [CatalogChange] = []
         func note(_ field: String, _ from: String?, _ to: String?, dangerous: Bool = false, why: String? = nil) {
             guard from != to else { return }
-            changes.append(CatalogChange(app: app, kind: .productChanged, id: new.id, field: field, from: from, to: to,
-                                         dangerous: dangerous, why: dangerous ? why : nil))
+            changes.append(
+                CatalogChange(
+                    app: app, kind: .productChanged, id: new.id, field: field, from: from, to: to,
+                    dangerous: dangerous, why: dangerous ? why : nil))
         }
         for key in CatalogObject.product.keys() where key != .id && key != .comment {
             let (dangerous, why) = danger(of: key, old, new)
             note(key.name, old.text(of: key), new.text(of: key), dangerous: dangerous, why: why)
             if key == .duration {
-                note("trialDays", old.trialDays.map(String.init), new.trialDays.map(String.init), dangerous: true,
-                     why: "running trials are recomputed with the new length")
+                note(
+                    "trialDays", old.trialDays.map(String.init), new.trialDays.map(String.init), dangerous: true,
+                    why: "running trials are recomputed with the new length")
             }
         }
         return changes
@@ -93,7 +99,8 @@ public enum CatalogDiff {
             return (old.familyShareable, "family members who got it through Family Sharing lose it")
         case .credits:
             let oldCredits = Dictionary(old.credits.map { ($0.currency, $0.amount) }, uniquingKeysWith: { first, _ in first })
-            let lowered = new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
+            let lowered =
+                new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
                 || old.credits.contains { credit in !new.credits.contains { $0.currency == credit.currency } }
             return (lowered, "balances of customers who bought it drop")
         default:
@@ -112,22 +119,28 @@ public enum CatalogDiff {
                 continue
             }
             if before.condition != rule.condition {
-                changes.append(CatalogChange(app: app, kind: .ruleChanged, id: rule.id, field: "condition",
-                                             from: condition(before.condition), to: condition(rule.condition), dangerous: true,
-                                             why: "customers it matched may no longer match"))
+                changes.append(
+                    CatalogChange(
+                        app: app, kind: .ruleChanged, id: rule.id, field: "condition",
+                        from: condition(before.condition), to: condition(rule.condition), dangerous: true,
+                        why: "customers it matched may no longer match"))
             }
             let beforeGrants = before.grants.map { old.featureIds[$0] }
             if beforeGrants != grants {
                 let removed = added(grants, beforeGrants)
-                changes.append(CatalogChange(app: app, kind: .ruleChanged, id: rule.id, field: "grants", from: list(beforeGrants),
-                                             to: list(grants), dangerous: !removed.isEmpty,
-                                             why: removed.isEmpty ? nil : "grandfathered customers lose \(list(removed))"))
+                changes.append(
+                    CatalogChange(
+                        app: app, kind: .ruleChanged, id: rule.id, field: "grants", from: list(beforeGrants),
+                        to: list(grants), dangerous: !removed.isEmpty,
+                        why: removed.isEmpty ? nil : "grandfathered customers lose \(list(removed))"))
             }
         }
         let newRules = Set(new.grandfatherRules.map(\.id))
         for rule in old.grandfatherRules where !newRules.contains(rule.id) {
-            changes.append(CatalogChange(app: app, kind: .ruleRemoved, id: rule.id, from: condition(rule.condition), dangerous: true,
-                                         why: "grandfathered customers lose \(list(rule.grants.map { old.featureIds[$0] }))"))
+            changes.append(
+                CatalogChange(
+                    app: app, kind: .ruleRemoved, id: rule.id, from: condition(rule.condition), dangerous: true,
+                    why: "grandfathered customers lose \(list(rule.grants.map { old.featureIds[$0] }))"))
         }
         return changes
     }
@@ -142,7 +155,8 @@ public enum CatalogDiff {
 
     private static func condition(_ condition: GrandfatherCondition) -> String {
         switch condition {
-        case .originalApplicationVersionBefore(let version): return "originalApplicationVersion before \(version.map(String.init).joined(separator: "."))"
+        case .originalApplicationVersionBefore(let version):
+            return "originalApplicationVersion before \(version.map(String.init).joined(separator: "."))"
         case .originalPurchaseBefore(let instant): return "originalPurchaseDate before \(Instant(millisecondsSince1970: instant).rfc3339)"
         }
     }

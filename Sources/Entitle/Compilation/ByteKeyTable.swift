@@ -46,7 +46,8 @@ struct ByteKeyTable: @unchecked Sendable {
             // Sorted by key bytes, the first of equal keys first.
             let order = keys.withUnsafeBytes { raw in
                 strings.indices.sorted { a, b in
-                    let x = raw[Int(offsets[a])..<Int(offsets[a + 1])], y = raw[Int(offsets[b])..<Int(offsets[b + 1])]
+                    let x = raw[Int(offsets[a])..<Int(offsets[a + 1])]
+                    let y = raw[Int(offsets[b])..<Int(offsets[b + 1])]
                     return x.elementsEqual(y) ? a < b : x.lexicographicallyPrecedes(y)
                 }.map(Int32.init)
             }
@@ -67,7 +68,6 @@ struct ByteKeyTable: @unchecked Sendable {
         slots.deallocate()
     }
 
-
     /// The index of `key`, or -1.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer) -> Int32 {
@@ -79,7 +79,8 @@ struct ByteKeyTable: @unchecked Sendable {
             let start = Int(offsets[Int(index)])
             let end = Int(offsets[Int(index) + 1])
             if end - start == key.count,
-               key.count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, key.count) == 0 {
+                key.count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, key.count) == 0
+            {
                 return index
             }
             slot = (slot + 1) & mask
@@ -89,12 +90,14 @@ struct ByteKeyTable: @unchecked Sendable {
     /// ``find(_:)`` in the sorted keys of a table built from colliding ids.
     private func findSorted(_ key: UnsafeRawBufferPointer) -> Int32 {
         func compare(_ index: Int32) -> Int {
-            let start = Int(offsets[Int(index)]), count = Int(offsets[Int(index) + 1]) - start
+            let start = Int(offsets[Int(index)])
+            let count = Int(offsets[Int(index) + 1]) - start
             let common = min(count, key.count)
             let order = common == 0 ? 0 : Int(memcmp(keys.baseAddress! + start, key.baseAddress!, common))
             return order != 0 ? order : count - key.count
         }
-        var low = 0, high = slots.count
+        var low = 0
+        var high = slots.count
         while low < high {
             let middle = (low + high) / 2
             if compare(slots[middle]) < 0 { low = middle + 1 } else { high = middle }
@@ -128,7 +131,8 @@ struct ByteKeyTable: @unchecked Sendable {
             if count >= 8 {
                 word = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) >> UInt64((8 - rest) * 8)
             } else if rest >= 4 {
-                word = UInt64(bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                word =
+                    UInt64(bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
                     | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << 32
             } else {
                 word = UInt64(bytes[index]) | UInt64(bytes[index + rest / 2]) << 8 | UInt64(bytes[count - 1]) << 16
@@ -156,9 +160,9 @@ extension UnsafeBufferPointer {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -33,12 +33,16 @@ enum CatalogCompiler {
             let type = product.type!
             var role = CompiledProduct.Role.standard
             if let trialOf = product.trialOf?.value, let paid = productIndex[trialOf],
-               let days = CatalogChecker.trialDays(in: product.name!.value) {
+                let days = CatalogChecker.trialDays(in: product.name!.value)
+            {
                 role = .trial(days: days, paid: paid)
             } else if let upgrade = product.upgrade, let replaces = upgrade.replaces.flatMap({ productIndex[$0.value] }),
-                      let app = upgrade.requiredApp?.value {
-                role = .upgrade(replaces: replaces, requirement: UpgradeRequirement(
-                    app: app, anyOf: upgrade.anyOf.map { Set($0.map(\.value)) }))
+                let app = upgrade.requiredApp?.value
+            {
+                role = .upgrade(
+                    replaces: replaces,
+                    requirement: UpgradeRequirement(
+                        app: app, anyOf: upgrade.anyOf.map { Set($0.map(\.value)) }))
             }
             var group = -1
             var passGroup = -1
@@ -59,35 +63,37 @@ enum CatalogCompiler {
                     paidAtLeast: offer.paidAtLeast?.value, lapsedAtLeast: offer.lapsedAtLeast?.value,
                     lapsedAtMost: offer.lapsedAtMost?.value, waitBetween: offer.waitBetween?.value)
             }
-            compiled.append(CompiledProduct(
-                id: product.id!.value, name: product.name!.value, type: type, role: role,
-                available: product.available, familyShareable: product.familyShareable,
-                legal: product.legal ?? definition.legal[type],
-                grants: product.grants.compactMap { featureIndex[$0.value] },
-                durationMonths: duration?.totalMonths ?? 0,
-                durationDays: duration?.totalDays ?? 0,
-                durationMilliseconds: duration?.timeMilliseconds ?? 0,
-                group: group, introOffer: product.introOffer?.mode,
-                credits: product.credits.compactMap { credit in
-                    currencyIndex[credit.currency.value].map { ($0, credit.amount) }
-                },
-                upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
-                period: type == .autoRenewableSubscription ? product.duration?.value : nil))
+            compiled.append(
+                CompiledProduct(
+                    id: product.id!.value, name: product.name!.value, type: type, role: role,
+                    available: product.available, familyShareable: product.familyShareable,
+                    legal: product.legal ?? definition.legal[type],
+                    grants: product.grants.compactMap { featureIndex[$0.value] },
+                    durationMonths: duration?.totalMonths ?? 0,
+                    durationDays: duration?.totalDays ?? 0,
+                    durationMilliseconds: duration?.timeMilliseconds ?? 0,
+                    group: group, introOffer: product.introOffer?.mode,
+                    credits: product.credits.compactMap { credit in
+                        currencyIndex[credit.currency.value].map { ($0, credit.amount) }
+                    },
+                    upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
+                    period: type == .autoRenewableSubscription ? product.duration?.value : nil))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
                 upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
             }
             var trialDays: Int?
             if case .trial(let days, _) = role { trialDays = days }
-            details.append(CatalogProduct(
-                id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
-                priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
-                duration: product.duration?.value,
-                introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) }, offers: offers,
-                legal: product.legal ?? definition.legal[type], available: product.available,
-                familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
-                trialDays: trialDays, upgrade: upgrade,
-                credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) }))
+            details.append(
+                CatalogProduct(
+                    id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
+                    priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
+                    duration: product.duration?.value,
+                    introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) }, offers: offers,
+                    legal: product.legal ?? definition.legal[type], available: product.available,
+                    familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
+                    trialDays: trialDays, upgrade: upgrade,
+                    credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) }))
         }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,

@@ -5,8 +5,10 @@ import Foundation
 package enum CatalogFiles {
     package static func sources(at path: String) -> Result<[CatalogSource], Diagnostic> {
         func failure(_ message: String) -> Result<[CatalogSource], Diagnostic> {
-            .failure(Diagnostic(severity: .error, code: .unreadableFile, message: message,
-                                location: SourceLocation(file: path, line: 1, column: 1)))
+            .failure(
+                Diagnostic(
+                    severity: .error, code: .unreadableFile, message: message,
+                    location: SourceLocation(file: path, line: 1, column: 1)))
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -27,8 +29,10 @@ package enum CatalogFiles {
         for file in files {
             if let oversized = oversized(file) { return .failure(oversized) }
             guard let data = FileManager.default.contents(atPath: file) else {
-                return .failure(Diagnostic(severity: .error, code: .unreadableFile, message: "cannot read file",
-                                           location: SourceLocation(file: file, line: 1, column: 1)))
+                return .failure(
+                    Diagnostic(
+                        severity: .error, code: .unreadableFile, message: "cannot read file",
+                        location: SourceLocation(file: file, line: 1, column: 1)))
             }
             sources.append(CatalogSource(name: file, data: data))
         }
@@ -39,9 +43,11 @@ package enum CatalogFiles {
     /// is read into memory; `nil` when it is within the limit (or has no size to read).
     package static func oversized(_ path: String) -> Diagnostic? {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
-              size > CatalogLimits.maxBytes else { return nil }
-        return Diagnostic(severity: .error, code: .limitExceeded,
-                          message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
-                          location: SourceLocation(file: path, line: 1, column: 1))
+            size > CatalogLimits.maxBytes
+        else { return nil }
+        return Diagnostic(
+            severity: .error, code: .limitExceeded,
+            message: "file is \(size) bytes, over the limit of \(CatalogLimits.maxBytes) bytes",
+            location: SourceLocation(file: path, line: 1, column: 1))
     }
 }

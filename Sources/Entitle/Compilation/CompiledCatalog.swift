@@ -125,11 +125,12 @@ public final class CompiledCatalog: @unchecked Sendable {
             ruleCredits += product.credits.map { Credit(currency: Int32($0.currency), amount: $0.amount) }
             var trialDays: Int32 = 0
             if case .trial(let days, _) = product.role { trialDays = Int32(days) }
-            rules.append(ProductRule(
-                type: product.type, familyShareable: product.familyShareable, trialDays: trialDays,
-                group: Int32(product.group), passGroup: Int32(product.passGroup), durationMonths: Int32(product.durationMonths),
-                durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
-                grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
+            rules.append(
+                ProductRule(
+                    type: product.type, familyShareable: product.familyShareable, trialDays: trialDays,
+                    group: Int32(product.group), passGroup: Int32(product.passGroup), durationMonths: Int32(product.durationMonths),
+                    durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
+                    grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
         }
         self.rules = .allocatedCopy(of: rules)
         self.ruleGrants = .allocatedCopy(of: ruleGrants)
@@ -188,8 +189,9 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// catalog does not declare it.
     public func feature(_ id: String) -> CatalogFeature? {
         featureIndex[id].map { index in
-            CatalogFeature(id: featureIds[index], description: featureDescriptions[index],
-                           grantedBy: granters[index].map { compiledProducts[$0].id })
+            CatalogFeature(
+                id: featureIds[index], description: featureDescriptions[index],
+                grantedBy: granters[index].map { compiledProducts[$0].id })
         }
     }
 
@@ -197,8 +199,9 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// when the catalog does not declare it.
     public func currency(_ id: String) -> CatalogCurrency? {
         currencyIndex[id].map { index in
-            CatalogCurrency(id: currencyIds[index], description: currencyDescriptions[index],
-                            creditedBy: products.filter { $0.credits.contains { $0.currency == id } }.map(\.id))
+            CatalogCurrency(
+                id: currencyIds[index], description: currencyDescriptions[index],
+                creditedBy: products.filter { $0.credits.contains { $0.currency == id } }.map(\.id))
         }
     }
 

@@ -33,7 +33,11 @@ struct ContentHash {
     /// Adds a length-prefixed field, so that `("ab", "c")` and `("a", "bc")` hash apart.
     mutating func field<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         var count = UInt64(bytes.count)
-        update((0..<8).map { _ in defer { count >>= 8 }; return UInt8(truncatingIfNeeded: count) })
+        update(
+            (0..<8).map { _ in
+                defer { count >>= 8 }
+                return UInt8(truncatingIfNeeded: count)
+            })
         update(bytes)
     }
 
@@ -59,7 +63,8 @@ struct ContentHash {
     private mutating func compress() {
         var words = [UInt32](repeating: 0, count: 64)
         for index in 0..<16 {
-            words[index] = UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
+            words[index] =
+                UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
                 | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
         }
         func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }

@@ -82,11 +82,13 @@ public struct Portfolio: Sendable {
         // Each catalog without an error of its own compiles, whatever the others hold.
         let compiled = definitions.filter { !failedFiles.contains($0.file) && $0.app != nil }.map(CatalogCompiler.compile)
         let failedApps = Set(definitions.filter { failedFiles.contains($0.file) }.compactMap(\.app?.value))
-        let complete = failedFiles.isEmpty && !sources.isEmpty && compiled.count == definitions.count
+        let complete =
+            failedFiles.isEmpty && !sources.isEmpty && compiled.count == definitions.count
             && definitions.count == sources.count
         let hash = Self.contentHash(of: sources)
-        return Compilation(portfolio: complete ? Portfolio(catalogs: compiled, contentHash: hash) : nil, diagnostics: diagnostics,
-                           compiled: compiled, failedApps: failedApps, unidentifiedFailure: unidentified, contentHash: hash)
+        return Compilation(
+            portfolio: complete ? Portfolio(catalogs: compiled, contentHash: hash) : nil, diagnostics: diagnostics,
+            compiled: compiled, failedApps: failedApps, unidentifiedFailure: unidentified, contentHash: hash)
     }
 
     /// Checks and compiles the catalog at `path`, or every `*.json` file directly inside the

@@ -14,7 +14,10 @@ struct CoverageSpan: Hashable, Sendable {
     /// Spans that touch (`[a, b)` and `[b, c)`) are unbroken. Sorts `spans` in place.
     static func locate(_ spans: UnsafeMutableBufferPointer<CoverageSpan>, at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
         guard !spans.isEmpty else { return (nil, nil) }
-        if spans.count > 1 { var spans = spans; spans.sort { $0.start < $1.start } }
+        if spans.count > 1 {
+            var spans = spans
+            spans.sort { $0.start < $1.start }
+        }
         var index = 0
         while index < spans.count {
             let start = spans[index].start

@@ -68,9 +68,10 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
             } else if container.contains(.eligible) {
                 self = .offer(try OfferDecision(from: decoder))
             } else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: decoder.codingPath,
-                    debugDescription: "a change's value has one of `enabled`, `until`, `state`, `balance` or `eligible`"))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "a change's value has one of `enabled`, `until`, `state`, `balance` or `eligible`"))
             }
         }
 
@@ -107,8 +108,10 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         public var introOfferEligible: Bool?
 
         /// Creates a decision.
-        public init(eligible: Bool, reason: OfferReason? = nil, change: SubscriptionChange? = nil, effective: ChangeTiming? = nil,
-                    introOfferEligible: Bool? = nil) {
+        public init(
+            eligible: Bool, reason: OfferReason? = nil, change: SubscriptionChange? = nil, effective: ChangeTiming? = nil,
+            introOfferEligible: Bool? = nil
+        ) {
             self.eligible = eligible
             self.reason = reason
             self.change = change
@@ -118,8 +121,9 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
 
         /// The decision of an offer.
         public init(_ offer: Offer) {
-            self.init(eligible: offer.eligible, reason: offer.reason, change: offer.change, effective: offer.effective,
-                      introOfferEligible: offer.introOfferEligible)
+            self.init(
+                eligible: offer.eligible, reason: offer.reason, change: offer.change, effective: offer.effective,
+                introOfferEligible: offer.introOfferEligible)
         }
 
         /// `offer` or `do not offer (reason)`, then its change and intro offer after a comma.
@@ -135,11 +139,12 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         /// Reads a decision as ``encode(to:)`` writes it.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(eligible: try container.decode(Bool.self, forKey: .eligible),
-                      reason: try container.decodeIfPresent(OfferReason.self, forKey: .reason),
-                      change: try container.decodeIfPresent(SubscriptionChange.self, forKey: .change),
-                      effective: try container.decodeIfPresent(ChangeTiming.self, forKey: .effective),
-                      introOfferEligible: try container.decodeIfPresent(Bool.self, forKey: .introOfferEligible))
+            self.init(
+                eligible: try container.decode(Bool.self, forKey: .eligible),
+                reason: try container.decodeIfPresent(OfferReason.self, forKey: .reason),
+                change: try container.decodeIfPresent(SubscriptionChange.self, forKey: .change),
+                effective: try container.decodeIfPresent(ChangeTiming.self, forKey: .effective),
+                introOfferEligible: try container.decodeIfPresent(Bool.self, forKey: .introOfferEligible))
         }
 
         /// `{"eligible", "reason"?, "change"?, "effective"?, "introOfferEligible"?}`, as an offer
@@ -179,9 +184,10 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
     /// Reads a change as ``encode(to:)`` writes it (`loss` is derived, so it is not read).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(kind: try container.decode(Kind.self, forKey: .kind), id: try container.decode(String.self, forKey: .id),
-                  from: try container.decodeIfPresent(Value.self, forKey: .from),
-                  to: try container.decodeIfPresent(Value.self, forKey: .to))
+        self.init(
+            kind: try container.decode(Kind.self, forKey: .kind), id: try container.decode(String.self, forKey: .id),
+            from: try container.decodeIfPresent(Value.self, forKey: .from),
+            to: try container.decodeIfPresent(Value.self, forKey: .to))
     }
 
     /// `{"kind", "id", "from", "to", "loss"}`, as `entitle diff --format json` writes a customer's
@@ -240,8 +246,10 @@ extension Entitlements {
         for feature in newFeatures {
             let old = oldFeatures[feature.id]
             if (old?.enabled ?? false) != feature.enabled {
-                changes.append(EntitlementChange(kind: feature.enabled ? .featureOn : .featureOff, id: feature.id,
-                                                 from: old.map { .enabled($0.enabled) }, to: .enabled(feature.enabled)))
+                changes.append(
+                    EntitlementChange(
+                        kind: feature.enabled ? .featureOn : .featureOff, id: feature.id,
+                        from: old.map { .enabled($0.enabled) }, to: .enabled(feature.enabled)))
             } else if let old, old.enabled, feature.enabled, old.until != feature.until {
                 changes.append(EntitlementChange(kind: .featureUntil, id: feature.id, from: .until(old.until), to: .until(feature.until)))
             }
@@ -271,8 +279,10 @@ extension Entitlements {
         let newBalances = balances
         for balance in newBalances where oldBalances[balance.currency] != balance.balance {
             if oldBalances[balance.currency] == nil && balance.balance == 0 { continue }
-            changes.append(EntitlementChange(kind: .balance, id: balance.currency,
-                                             from: oldBalances[balance.currency].map { .balance($0) }, to: .balance(balance.balance)))
+            changes.append(
+                EntitlementChange(
+                    kind: .balance, id: balance.currency,
+                    from: oldBalances[balance.currency].map { .balance($0) }, to: .balance(balance.balance)))
         }
         let newCurrencies = Set(newBalances.map(\.currency))
         for balance in earlier.balances where !newCurrencies.contains(balance.currency) && balance.balance != 0 {
@@ -282,7 +292,8 @@ extension Entitlements {
         let oldOffers = Dictionary(earlier.offers.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })
         for offer in offers {
             guard let old = oldOffers[offer.productId] else { continue }  // a new product: a catalog change, not a customer's
-            let before = EntitlementChange.OfferDecision(old), after = EntitlementChange.OfferDecision(offer)
+            let before = EntitlementChange.OfferDecision(old)
+            let after = EntitlementChange.OfferDecision(offer)
             if before != after { changes.append(EntitlementChange(kind: .offer, id: offer.productId, from: .offer(before), to: .offer(after))) }
         }
         return changes

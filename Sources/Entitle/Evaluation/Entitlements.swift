@@ -162,8 +162,9 @@ public struct Entitlements: Sendable {
         for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
             sources.append(item.source)
         }
-        return FeatureStatus(id: compiled.featureIds[index], enabled: true, until: Self.instant(outcome.until),
-                             sources: Array(Set(sources)).sorted())
+        return FeatureStatus(
+            id: compiled.featureIds[index], enabled: true, until: Self.instant(outcome.until),
+            sources: Array(Set(sources)).sorted())
     }
 
     /// The features grandfather rules cover at `at`, for offers: found once per question, then
@@ -314,8 +315,9 @@ extension CompiledCatalog {
         receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil
     ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
-        return Evaluator.evaluate(self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
-                                  options: .init(environments: environments, account: account))
+        return Evaluator.evaluate(
+            self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
+            options: .init(environments: environments, account: account))
     }
 
     /// Explains what a customer has at an instant and why: every feature's sources, every
@@ -354,8 +356,9 @@ extension Portfolio {
         app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
     ) throws(PortfolioError) -> Entitlements {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return Evaluator.evaluate(catalog, receipts: receipts.parsed, at: at,
-                                  options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+        return Evaluator.evaluate(
+            catalog, receipts: receipts.parsed, at: at,
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account))
     }
 
     /// Explains what a customer has in one app of the portfolio at an instant, and why.
@@ -371,8 +374,9 @@ extension Portfolio {
         app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
     ) throws(PortfolioError) -> Explanation {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return Explainer.explain(catalog, receipts: receipts.parsed, at: at,
-                                 options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+        return Explainer.explain(
+            catalog, receipts: receipts.parsed, at: at,
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account))
     }
 }
 
@@ -403,5 +407,3 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
     /// The problem and its help on one line.
     public var description: String { help.map { "\(problem); \($0)" } ?? problem }
 }
-
-import Foundation

@@ -142,7 +142,8 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .otherAccount(let account):
             "transactions or renewal entries of account `\(account)` count for nothing: another account is evaluated"
         case .winBackCriteriaDisagree(let offer, let listed):
-            listed ? "Apple lists win-back offer `\(offer)` as eligible but the catalog's conditions do not hold; Apple's list decides"
+            listed
+                ? "Apple lists win-back offer `\(offer)` as eligible but the catalog's conditions do not hold; Apple's list decides"
                 : "the catalog's conditions hold for win-back offer `\(offer)` but Apple does not list it as eligible; Apple's list decides"
         case .conflictingConsumption(let id):
             "receipts disagree on consumption `\(id)`; the one whose normalized JSON sorts first is used"

@@ -80,8 +80,10 @@ extension Evaluator {
         for (index, rule) in catalog.grandfatherRules.enumerated() {
             guard let start = starts[index] else { continue }
             for feature in rule.grants {
-                access.append(AccessSpan(feature: Int32(feature), source: rule.source,
-                                         span: CoverageSpan(start: start, end: CoverageSpan.never), isGrandfathered: true))
+                access.append(
+                    AccessSpan(
+                        feature: Int32(feature), source: rule.source,
+                        span: CoverageSpan(start: start, end: CoverageSpan.never), isGrandfathered: true))
             }
         }
     }
@@ -89,7 +91,8 @@ extension Evaluator {
     /// Whether version `a` is lower than `b`, comparing numbers and reading missing ones as 0.
     static func version(_ a: [Int], isBefore b: [Int]) -> Bool {
         for index in 0..<max(a.count, b.count) {
-            let left = index < a.count ? a[index] : 0, right = index < b.count ? b[index] : 0
+            let left = index < a.count ? a[index] : 0
+            let right = index < b.count ? b[index] : 0
             if left != right { return left < right }
         }
         return false
@@ -138,8 +141,10 @@ extension Evaluator {
             features.sort()
             let name = "grant:" + receipt.text(grant.id)!
             for (position, feature) in features.enumerated() where position == 0 || features[position - 1] != feature {
-                access.append(AccessSpan(feature: feature, source: name, span: CoverageSpan(start: grant.start, end: grant.end),
-                                         isGrandfathered: false))
+                access.append(
+                    AccessSpan(
+                        feature: feature, source: name, span: CoverageSpan(start: grant.start, end: grant.end),
+                        isGrandfathered: false))
             }
         }
     }
@@ -161,15 +166,27 @@ extension Evaluator {
         let first = DuplicateFinder.firstOccurrences(
             count: items.count,
             hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
-            equal: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.bytesEqual(r, y, s) },
-            precedes: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.lexicographicallyPrecedes(r, y, s) })
+            equal: { a, b in
+                let (x, r) = key(a)
+                let (y, s) = key(b)
+                return x.bytesEqual(r, y, s)
+            },
+            precedes: { a, b in
+                let (x, r) = key(a)
+                let (y, s) = key(b)
+                return x.lexicographicallyPrecedes(r, y, s)
+            })
         var standing = [Bool](repeating: false, count: items.count)
         // The copies of each id that differ from its first; when any does, bytes decide.
         var differing: [Int32: [Int]] = [:]
         for item in items.indices {
             let leader = Int(first[item])
-            if leader == item { standing[item] = true; continue }
-            let a = receipts[Int(items[leader].receipt)], b = receipts[Int(items[item].receipt)]
+            if leader == item {
+                standing[item] = true
+                continue
+            }
+            let a = receipts[Int(items[leader].receipt)]
+            let b = receipts[Int(items[item].receipt)]
             if !same(a, Int(items[leader].index), b, Int(items[item].index)) { differing[first[item], default: []].append(item) }
         }
         for (leader, others) in differing {

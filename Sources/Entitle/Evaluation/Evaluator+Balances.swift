@@ -14,7 +14,8 @@ extension Evaluator {
             standing = standingCopies(
                 items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash },
                 same: { a, i, b, j in
-                    let x = a.consumptions[i], y = b.consumptions[j]
+                    let x = a.consumptions[i]
+                    let y = b.consumptions[j]
                     return a.bytesEqual(x.currency, b, y.currency) && x.amount == y.amount && x.date == y.date
                 },
                 canonical: { receipt, index in receipt.consumption(receipt.consumptions[index]).jsonOutput.compact() },
@@ -32,26 +33,31 @@ extension Evaluator {
                     guard consumption.date <= at else { continue }
                     // The decoder keeps amounts in range; a consumption built in code may not.
                     guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {
-                        warnings.append(EvaluationWarning(kind: .amountOutOfRange(
-                            consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
+                        warnings.append(
+                            EvaluationWarning(
+                                kind: .amountOutOfRange(
+                                    consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
                         continue
                     }
-                    let currency = catalog.currencyTable.find(UnsafeRawBufferPointer(
-                        rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
+                    let currency = catalog.currencyTable.find(
+                        UnsafeRawBufferPointer(
+                            rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
                     guard currency >= 0 else {
-                        warnings.append(EvaluationWarning(kind: .unknownCurrency(
-                            consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
+                        warnings.append(
+                            EvaluationWarning(
+                                kind: .unknownCurrency(
+                                    consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
                         continue
                     }
-                    Balance.add(-consumption.amount, to: &balances, Int(currency),
-                                overflowed: &overflowed)
+                    Balance.add(
+                        -consumption.amount, to: &balances, Int(currency),
+                        overflowed: &overflowed)
                     recorder.spent(receipt: receiptIndex, index: index, currency: Int(currency))
                 }
             }
         }
     }
 }
-
 
 /// Balance arithmetic that cannot overflow: a sum past `Int64`'s range stops at its end, and the
 /// currency is noted so evaluation warns about it.

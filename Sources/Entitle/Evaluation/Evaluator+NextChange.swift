@@ -30,13 +30,16 @@ extension Evaluator {
         var reference: Entitlements?
         var evaluations = 0
         let receipts = inputs.receipts
-        let budget = nextChangeBudget(items: inputs.deduplicated.entries.count + inputs.own.reduce(0) {
-            $0 + receipts[$1].renewals.count + receipts[$1].consumptions.count + receipts[$1].grants.count
-        })
+        let budget = nextChangeBudget(
+            items: inputs.deduplicated.entries.count
+                + inputs.own.reduce(0) {
+                    $0 + receipts[$1].renewals.count + receipts[$1].consumptions.count + receipts[$1].grants.count
+                })
         var index = 0
         // Offer conditions that turn with time alone, as the state at an instant found to give
         // the same answer says (paid time grows at another pace once a purchase counts).
-        var turning: [Int64] = [], turned = 0
+        var turning: [Int64] = []
+        var turned = 0
         while index < facts.count || turned < turning.count {
             let date = min(index < facts.count ? facts[index].date : .max, turned < turning.count ? turning[turned] : .max)
             // A change with what is known now comes first; at the same instant, the facts of that
@@ -46,7 +49,8 @@ extension Evaluator {
             // Sure changes of balances can cancel out at one instant (credits bought as much is
             // spent, a refund as another purchase): those are sure only alone.
             var sure = false
-            var balanceFacts = 0, sureBalance = false
+            var balanceFacts = 0
+            var sureBalance = false
             while index < facts.count, facts[index].date == date {
                 if facts[index].balance {
                     balanceFacts += 1
@@ -67,7 +71,9 @@ extension Evaluator {
             case .different: return date
             case .unsure:
                 // Only what the offers read differs: compare the offers (and everything else) in full.
-                if reference == nil { reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, next: .known(nil)) }
+                if reference == nil {
+                    reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, next: .known(nil))
+                }
                 let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, next: .known(nil))
                 if !answer.hasSameAnswer(as: reference!) { return date }
             }
@@ -86,7 +92,10 @@ extension Evaluator {
         _ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, core: Core
     ) -> [(date: Int64, sure: Bool, balance: Bool)] {
         var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
-        let receipts = inputs.receipts, own = inputs.own, others = inputs.others, chains = inputs.deduplicated.chains
+        let receipts = inputs.receipts
+        let own = inputs.own
+        let others = inputs.others
+        let chains = inputs.deduplicated.chains
         // Transactions as they stand at `at`; a later snapshot of one is a fact of its own.
         var entries = inputs.deduplicated.entries
         if !inputs.deduplicated.snapshots.isEmpty {
@@ -100,7 +109,8 @@ extension Evaluator {
             for date in promotionInstants(catalog, core: core, at: at) { facts.append((date, false, false)) }
         }
         func outcomeIndex(_ product: Int32) -> Int? {
-            var low = 0, high = core.outcomes.count
+            var low = 0
+            var high = core.outcomes.count
             while low < high {
                 let middle = (low + high) / 2
                 if core.outcomes[middle].product < product { low = middle + 1 } else { high = middle }
@@ -119,15 +129,17 @@ extension Evaluator {
         /// the coverage ends, expiring later: from its purchase on, the product's `until` is later.
         func extendsCoverage(_ entry: Entry, _ record: TransactionRecord) -> Bool {
             guard catalog.rules[Int(entry.product)].type == .autoRenewableSubscription, record.expires != TransactionRecord.absentDate,
-                  entry.cancellation > entry.purchase, record.expires > entry.purchase,
-                  let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never else { return false }
+                entry.cancellation > entry.purchase, record.expires > entry.purchase,
+                let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never
+            else { return false }
             return entry.purchase <= outcome.until && record.expires > outcome.until && entry.cancellation > outcome.until
         }
         /// A purchase of a product that no longer covers (expired, revoked, billing retry) that
         /// covers from its purchase on: the product is active again.
         func startsCoverage(_ entry: Entry, _ record: TransactionRecord) -> Bool {
             guard entry.cancellation > entry.purchase, let outcome = outcome(entry.product),
-                  outcome.state == .expired || outcome.state == .revoked || outcome.state == .billingRetry else { return false }
+                outcome.state == .expired || outcome.state == .revoked || outcome.state == .billingRetry
+            else { return false }
             let rule = catalog.rules[Int(entry.product)]
             switch rule.type {
             case .autoRenewableSubscription: return record.expires != TransactionRecord.absentDate && record.expires > entry.purchase
@@ -164,14 +176,15 @@ extension Evaluator {
         func stacksOn(_ entry: Entry) -> Bool {
             let rule = catalog.rules[Int(entry.product)]
             guard rule.type == .nonRenewingSubscription, rule.passGroup < 0, entry.cancellation > entry.purchase,
-                  let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never else { return false }
+                let outcome = outcome(entry.product), outcome.state == .active, outcome.until != CoverageSpan.never
+            else { return false }
             return entry.purchase <= outcome.until
         }
         /// A trial bought again (a restore) that starts no earlier than the trial already counted:
         /// the trial's window and state stay as they are.
         func restoresTrial(_ entry: Entry, _ record: TransactionRecord) -> Bool {
             guard catalog.rules[Int(entry.product)].trialDays > 0, entry.cancellation > entry.purchase,
-                  let place = outcomeIndex(entry.product), core.outcomes[place].state != .revoked, trialStart[place] != .max
+                let place = outcomeIndex(entry.product), core.outcomes[place].state != .revoked, trialStart[place] != .max
             else { return false }
             let start = trialStart[place]
             let original = record.originalPurchase == TransactionRecord.absentDate ? record.purchase : record.originalPurchase
@@ -220,7 +233,10 @@ extension Evaluator {
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
                     let excluded = catalog.rules[Int(entry.product)].ignores(record) || otherAccount
-                    let only = !excluded && entry.purchase <= at && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation } ?? false
+                    let only =
+                        !excluded && entry.purchase <= at
+                        && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation }
+                            ?? false
                     add((entry.cancellation, only, false))
                 }
             }
@@ -236,7 +252,8 @@ extension Evaluator {
             }
         }
         // Grants: the first copy of each id counts, with declared features (sources) or not (warnings).
-        let grantItems = own.contains(where: { receipts[$0].grants.contains { $0.start > at || ($0.revoked > at && $0.revoked != .max) } })
+        let grantItems =
+            own.contains(where: { receipts[$0].grants.contains { $0.start > at || ($0.revoked > at && $0.revoked != .max) } })
             ? items(own, receipts: receipts, count: { $0.grants.count }) : []
         let firstGrant = firstCopies(grantItems, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash })
         for (item, (receiptIndex, index)) in grantItems.enumerated() where Int(firstGrant[item]) == item {
@@ -249,7 +266,8 @@ extension Evaluator {
         for (number, range) in inputs.deduplicated.renewals.chains {
             let slice = inputs.deduplicated.renewals.entries[Int(range.lowerBound)..<Int(range.upperBound)]
             guard let last = slice.last, last.rank > at else { continue }
-            let resolved = number < chains.transactionCount
+            let resolved =
+                number < chains.transactionCount
                 ? resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: NoRecord.self) : nil
             for copy in slice where copy.rank > at {
                 if let resolved, repeats(copy, of: resolved, receipts: receipts, account: options.account) { continue }
@@ -292,16 +310,18 @@ extension Evaluator {
             range.isNone || (known.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, range) } ?? false)
         }
         guard sameText(record.productId, resolved.productId), sameText(record.renewsTo, resolved.renewsTo),
-              record.willRenew == 2 || record.willRenew == resolved.willRenew,
-              record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
-              record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
-              record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent else { return false }
+            record.willRenew == 2 || record.willRenew == resolved.willRenew,
+            record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
+            record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
+            record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent
+        else { return false }
         guard let range = record.winBackOffers else { return true }
         guard let known = resolved.winBackOffers else { return false }
         let other = receipts[Int(known.receipt)]
-        return known.range.count == range.count && zip(known.range, range).allSatisfy { a, b in
-            other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
-        }
+        return known.range.count == range.count
+            && zip(known.range, range).allSatisfy { a, b in
+                other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
+            }
     }
 
     enum Sameness { case same, different, unsure }
@@ -318,7 +338,8 @@ extension Evaluator {
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return .different }
         if a.warnings != b.warnings {
             guard a.warnings.count == b.warnings.count,
-                  a.warnings.map(\.description).sorted() == b.warnings.map(\.description).sorted() else { return .different }
+                a.warnings.map(\.description).sorted() == b.warnings.map(\.description).sorted()
+            else { return .different }
         }
         if !a.access.isEmpty || !b.access.isEmpty {
             func covering(_ access: [AccessSpan], _ instant: Int64) -> [String] {
@@ -327,7 +348,9 @@ extension Evaluator {
             if covering(a.access, atA) != covering(b.access, atB) { return .different }
         }
         if a.introUsed != b.introUsed {
-            let shown = { (groups: [Int32]) in groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] } }
+            let shown = { (groups: [Int32]) in
+                groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] }
+            }
             if shown(a.introUsed) != shown(b.introUsed) { return .different }
         }
         return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
@@ -363,7 +386,15 @@ extension Evaluator {
         return DuplicateFinder.firstOccurrences(
             count: items.count,
             hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
-            equal: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.bytesEqual(r, y, s) },
-            precedes: { a, b in let (x, r) = key(a), (y, s) = key(b); return x.lexicographicallyPrecedes(r, y, s) })
+            equal: { a, b in
+                let (x, r) = key(a)
+                let (y, s) = key(b)
+                return x.bytesEqual(r, y, s)
+            },
+            precedes: { a, b in
+                let (x, r) = key(a)
+                let (y, s) = key(b)
+                return x.lexicographicallyPrecedes(r, y, s)
+            })
     }
 }

@@ -42,7 +42,8 @@ extension Evaluator {
     /// The end of a pass of `quantity` units bought at `start`.
     @inline(__always)
     static func passEnd(_ rule: ProductRule, quantity: Int64, from start: Int64) -> Int64 {
-        ISODuration.add(months: Int(rule.durationMonths), days: Int64(rule.durationDays),
-                        milliseconds: rule.durationMilliseconds, times: quantity, to: start)
+        ISODuration.add(
+            months: Int(rule.durationMonths), days: Int64(rule.durationDays),
+            milliseconds: rule.durationMilliseconds, times: quantity, to: start)
     }
 }

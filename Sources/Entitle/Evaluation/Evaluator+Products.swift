@@ -68,7 +68,12 @@ extension Evaluator {
                     }
                     passCursor += 1
                 }
-                if R.records { while next < entries.endIndex { _ = excluded(entries[next]); next += 1 } }
+                if R.records {
+                    while next < entries.endIndex {
+                        _ = excluded(entries[next])
+                        next += 1
+                    }
+                }
             } else {
                 var end = Int64.min
                 for entry in entries where !excluded(entry) {
@@ -82,8 +87,10 @@ extension Evaluator {
             for entry in entries where !excluded(entry) {
                 if entry.expires == TransactionRecord.absentDate {
                     let receipt = receipts[Int(entry.receipt)]
-                    warnings.append(EvaluationWarning(kind: .missingExpiry(
-                        transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
+                    warnings.append(
+                        EvaluationWarning(
+                            kind: .missingExpiry(
+                                transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
                     if R.records { recorder.excluded(entry, because: .noExpiry) }
                 } else if entry.expires > entry.purchase {
                     spans.append(CoverageSpan(start: entry.purchase, end: entry.expires))
@@ -102,8 +109,9 @@ extension Evaluator {
             break
         }
         if R.records { for (entry, span) in covered { recorder.covers(entry, span: span) } }
-        var outcome = ProductOutcome(product: productIndex, state: .expired, until: CoverageSpan.never,
-                                     spans: Int32(first)..<Int32(spans.count))
+        var outcome = ProductOutcome(
+            product: productIndex, state: .expired, until: CoverageSpan.never,
+            spans: Int32(first)..<Int32(spans.count))
         if rule.group >= 0, !lapses.isEmpty {
             for span in spans[first...] where span.end > span.start {
                 if span.start <= at && at < span.end { lapses[Int(rule.group)].covered = true }
@@ -150,7 +158,8 @@ extension Evaluator {
         }
         // The commitment of the latest counted transaction (entries are in purchase order).
         if rule.type == .autoRenewableSubscription,
-           let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0 {
+            let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0
+        {
             outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
         }
         outcome.spans = Int32(first)..<Int32(compactRelevant(&spans, from: first, at: at))
@@ -171,13 +180,18 @@ extension Evaluator {
         }
         guard counted else { return }
         let (end, overflow) = start.addingReportingOverflow(days * CivilCalendar.millisecondsPerDay)
-        spans.append(CoverageSpan(start: start, end: overflow ? Instant.latest.millisecondsSince1970
-                                                      : min(end, Instant.latest.millisecondsSince1970)))
+        spans.append(
+            CoverageSpan(
+                start: start,
+                end: overflow
+                    ? Instant.latest.millisecondsSince1970
+                    : min(end, Instant.latest.millisecondsSince1970)))
     }
 
     /// What the product's chain's latest renewal entry says (`renewals.latest` is sorted by product).
     private static func chainStatus(of product: Int32, in renewals: RenewalFacts) -> ChainStatus? {
-        var low = 0, high = renewals.latest.count
+        var low = 0
+        var high = renewals.latest.count
         while low < high {
             let middle = (low + high) / 2
             if renewals.latest[middle].product < product { low = middle + 1 } else { high = middle }
@@ -192,7 +206,10 @@ extension Evaluator {
         func firstBoundary(paidOnly: Bool) -> Int64 {
             var index = spans.startIndex
             while index < spans.endIndex {
-                guard !paidOnly || !spans[index].isGrace else { index += 1; continue }
+                guard !paidOnly || !spans[index].isGrace else {
+                    index += 1
+                    continue
+                }
                 let start = spans[index].start
                 var end = spans[index].end
                 index += 1

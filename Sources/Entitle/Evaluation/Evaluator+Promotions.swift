@@ -23,7 +23,8 @@ extension Evaluator {
     ) -> [GroupFacts] {
         var facts = catalog.offerGroups.map { GroupFacts(group: $0) }
         func place(_ group: Int32) -> Int? {
-            var low = 0, high = facts.count
+            var low = 0
+            var high = facts.count
             while low < high {
                 let middle = (low + high) / 2
                 if facts[middle].group < group { low = middle + 1 } else { high = middle }
@@ -45,7 +46,9 @@ extension Evaluator {
                 facts[index].everPaid = true
                 if record.expires != TransactionRecord.absentDate, record.expires > record.purchase {
                     let (span, overflow) = min(record.expires, at).subtractingReportingOverflow(record.purchase)
-                    if !overflow, span > 0 { facts[index].paid = facts[index].paid.addingReportingOverflow(span).overflow ? .max : facts[index].paid + span }
+                    if !overflow, span > 0 {
+                        facts[index].paid = facts[index].paid.addingReportingOverflow(span).overflow ? .max : facts[index].paid + span
+                    }
                     facts[index].paying.append((record.purchase, record.expires))
                 }
             }
@@ -54,8 +57,9 @@ extension Evaluator {
             }
             if !record.offerId.isNone {
                 let offer = receipts[Int(entry.receipt)].arena.withUnsafeBytes { arena in
-                    catalog.offerTable.find(UnsafeRawBufferPointer(
-                        rebasing: arena[Int(record.offerId.start)..<Int(record.offerId.start + record.offerId.count)]))
+                    catalog.offerTable.find(
+                        UnsafeRawBufferPointer(
+                            rebasing: arena[Int(record.offerId.start)..<Int(record.offerId.start + record.offerId.count)]))
                 }
                 if offer >= 0 { facts[index].redeemed.append((offer, record.purchase)) }
             }
@@ -72,8 +76,10 @@ extension Evaluator {
         for item in renewals.winBack {
             guard let index = place(catalog.rules[Int(item.product)].group) else { continue }
             if let known = facts[index].appleWinBack {
-                guard item.rank > known.rank
-                    || (item.rank == known.rank && Array(item.chainId.utf8).lexicographicallyPrecedes(Array(known.chain.utf8))) else { continue }
+                guard
+                    item.rank > known.rank
+                        || (item.rank == known.rank && Array(item.chainId.utf8).lexicographicallyPrecedes(Array(known.chain.utf8)))
+                else { continue }
             }
             facts[index].appleWinBack = (item.rank, item.chainId, item.offers)
         }
@@ -135,7 +141,10 @@ extension Evaluator {
                 if let from = offer.from?.millisecondsSince1970, from > at { instants.append(from) }
                 if let until = offer.until?.millisecondsSince1970, until > at { instants.append(until) }
                 if let needed = offer.paidAtLeast?.nominalMilliseconds, facts.paid < needed,
-                   let reached = facts.paidReaches(needed, after: at) { instants.append(reached) }
+                    let reached = facts.paidReaches(needed, after: at)
+                {
+                    instants.append(reached)
+                }
                 if !facts.covered, facts.lastEnd != .min {
                     if let least = offer.lapsedAtLeast?.nominalMilliseconds {
                         let (instant, overflow) = facts.lastEnd.addingReportingOverflow(least)
@@ -203,7 +212,9 @@ struct GroupFacts: Sendable {
             events.append((span.expires, -1))
         }
         events.sort { $0.instant < $1.instant }
-        var total = paid, rate: Int64 = 0, time = at
+        var total = paid
+        var rate: Int64 = 0
+        var time = at
         for event in events {
             if rate > 0 {
                 let gained = (event.instant - time).multipliedReportingOverflow(by: rate)

@@ -63,8 +63,11 @@ extension Evaluator {
             var items: [(chain: Int, copy: Snapshot)] = []
             for receiptIndex in own {
                 for (index, renewal) in receipts[receiptIndex].renewals.enumerated() {
-                    items.append((chains.chain(ofRenewal: index, in: receiptIndex),
-                                  Snapshot(receipt: Int32(receiptIndex), index: Int32(index), rank: renewal.signed)))
+                    items.append(
+                        (
+                            chains.chain(ofRenewal: index, in: receiptIndex),
+                            Snapshot(receipt: Int32(receiptIndex), index: Int32(index), rank: renewal.signed)
+                        ))
                 }
             }
             items.sort { $0.chain != $1.chain ? $0.chain < $1.chain : $0.copy.rank < $1.copy.rank }
@@ -156,30 +159,42 @@ extension Evaluator {
                     set()
                     if R.records { decided.append(name) }
                 }
-                take(1, "productId", states: !record.productId.isNone, same: {
-                    resolved.productId.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.productId) } ?? false
-                }, set: { resolved.productId = (copy.receipt, record.productId) })
-                take(2, "willRenew", states: record.willRenew != 2, same: { resolved.willRenew == record.willRenew },
-                     set: { resolved.willRenew = record.willRenew })
-                take(4, "isInBillingRetry", states: record.isInBillingRetry != 2, same: { resolved.isInBillingRetry == record.isInBillingRetry },
-                     set: { resolved.isInBillingRetry = record.isInBillingRetry })
-                take(8, "gracePeriodExpiresDate", states: record.graceExpires != TransactionRecord.absentDate,
-                     same: { resolved.graceExpires == record.graceExpires }, set: { resolved.graceExpires = record.graceExpires })
-                take(16, "renewsTo", states: !record.renewsTo.isNone, same: {
-                    resolved.renewsTo.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.renewsTo) } ?? false
-                }, set: { resolved.renewsTo = (copy.receipt, record.renewsTo) })
-                take(32, "expirationIntent", states: record.expirationIntent != 0, same: { resolved.expirationIntent == record.expirationIntent },
-                     set: { resolved.expirationIntent = record.expirationIntent })
-                take(64, "winBackOffers", states: record.winBackOffers != nil, same: {
-                    guard let known = resolved.winBackOffers, let range = record.winBackOffers else { return false }
-                    let other = receipts[Int(known.receipt)]
-                    return known.range.count == range.count && zip(known.range, range).allSatisfy { a, b in
-                        other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
-                    }
-                }, set: {
-                    resolved.winBackOffers = (copy.receipt, record.winBackOffers!)
-                    resolved.winBackRank = copy.rank
-                })
+                take(
+                    1, "productId", states: !record.productId.isNone,
+                    same: {
+                        resolved.productId.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.productId) } ?? false
+                    }, set: { resolved.productId = (copy.receipt, record.productId) })
+                take(
+                    2, "willRenew", states: record.willRenew != 2, same: { resolved.willRenew == record.willRenew },
+                    set: { resolved.willRenew = record.willRenew })
+                take(
+                    4, "isInBillingRetry", states: record.isInBillingRetry != 2, same: { resolved.isInBillingRetry == record.isInBillingRetry },
+                    set: { resolved.isInBillingRetry = record.isInBillingRetry })
+                take(
+                    8, "gracePeriodExpiresDate", states: record.graceExpires != TransactionRecord.absentDate,
+                    same: { resolved.graceExpires == record.graceExpires }, set: { resolved.graceExpires = record.graceExpires })
+                take(
+                    16, "renewsTo", states: !record.renewsTo.isNone,
+                    same: {
+                        resolved.renewsTo.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.renewsTo) } ?? false
+                    }, set: { resolved.renewsTo = (copy.receipt, record.renewsTo) })
+                take(
+                    32, "expirationIntent", states: record.expirationIntent != 0, same: { resolved.expirationIntent == record.expirationIntent },
+                    set: { resolved.expirationIntent = record.expirationIntent })
+                take(
+                    64, "winBackOffers", states: record.winBackOffers != nil,
+                    same: {
+                        guard let known = resolved.winBackOffers, let range = record.winBackOffers else { return false }
+                        let other = receipts[Int(known.receipt)]
+                        return known.range.count == range.count
+                            && zip(known.range, range).allSatisfy { a, b in
+                                other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
+                            }
+                    },
+                    set: {
+                        resolved.winBackOffers = (copy.receipt, record.winBackOffers!)
+                        resolved.winBackRank = copy.rank
+                    })
                 if R.records, !decided.isEmpty { resolved.decided[Int32(position)] = decided }
             }
             stated |= rankStated
@@ -332,13 +347,17 @@ extension Evaluator {
                 }
                 var renewsTo = resolved.renewsTo.flatMap { receipts[Int($0.receipt)].text($0.range) }
                 if renewsTo == catalog.compiledProducts[Int(owner)].id { renewsTo = nil }
-                facts.latest.append(ChainStatus(
-                    product: owner, expires: chain[number].expires, signed: resolved.latestRank!, chainId: chainId,
-                    willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo))
+                facts.latest.append(
+                    ChainStatus(
+                        product: owner, expires: chain[number].expires, signed: resolved.latestRank!, chainId: chainId,
+                        willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo))
                 if let offers = resolved.winBackOffers {
                     let receipt = receipts[Int(offers.receipt)]
-                    facts.winBack.append((owner, resolved.winBackRank, chainId,
-                                          offers.range.map { receipt.text(receipt.offerIds[Int($0)])! }))
+                    facts.winBack.append(
+                        (
+                            owner, resolved.winBackRank, chainId,
+                            offers.range.map { receipt.text(receipt.offerIds[Int($0)])! }
+                        ))
                 }
             }
             if R.records {
@@ -356,9 +375,10 @@ extension Evaluator {
                     } else if !counted {
                         verdict = .chainNotCounted
                     } else {
-                        verdict = .counted(decides: resolved.decided[Int32(position)] ?? [],
-                                           grace: resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true ? grace : nil,
-                                           stale: stale && resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true)
+                        verdict = .counted(
+                            decides: resolved.decided[Int32(position)] ?? [],
+                            grace: resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true ? grace : nil,
+                            stale: stale && resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true)
                     }
                     let product = owner >= 0 ? owner : catalog.productTable.index(of: receipt, record.productId)
                     recorder.renewal(RenewalDecision(receipt: Int(copy.receipt), index: Int(copy.index), verdict: verdict, product: product))
@@ -389,8 +409,9 @@ extension ParsedReceipt {
     func sameRenewal(_ a: RenewalRecord, _ other: ParsedReceipt, _ b: RenewalRecord) -> Bool {
         func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
         guard a.willRenew == b.willRenew, a.isInBillingRetry == b.isInBillingRetry, a.graceExpires == b.graceExpires,
-              a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
-              same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken) else { return false }
+            a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
+            same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken)
+        else { return false }
         switch (a.winBackOffers, b.winBackOffers) {
         case (nil, nil): return true
         case (let x?, let y?):

@@ -18,8 +18,9 @@ extension Evaluator {
         var entries = deduplicated.entries
         for position in entries.indices where !entries[position].copies.isEmpty {
             let copies = entries[position].copies
-            entries[position] = resolve(catalog, copies: copies, snapshots: deduplicated.snapshots, receipts: receipts, at: at,
-                                        recorder: &recorder, warnings: &warnings)
+            entries[position] = resolve(
+                catalog, copies: copies, snapshots: deduplicated.snapshots, receipts: receipts, at: at,
+                recorder: &recorder, warnings: &warnings)
         }
         return entries
     }
@@ -44,7 +45,8 @@ extension Evaluator {
         let base = group[start]
         let baseReceipt = receipts[Int(base.receipt)]
         var record = baseReceipt.transactions[Int(base.index)]
-        var cancelledBy = start, expiresBy = start
+        var cancelledBy = start
+        var expiresBy = start
         var conflicting = false
         for position in (start + 1)..<end {
             let copy = group[position]
@@ -76,7 +78,8 @@ extension Evaluator {
             var others: [(receipt: Int32, index: Int32, role: SnapshotRole)] = []
             for position in group.indices where position != start {
                 let copy = group[position]
-                let role: SnapshotRole = position >= start && position < end
+                let role: SnapshotRole =
+                    position >= start && position < end
                     ? .merged(cancellation: position == cancelledBy, expiry: position == expiresBy)
                     : copy.rank > at ? .signedLater(copy.rank) : .superseded(by: base.rank)
                 others.append((copy.receipt, copy.index, role))
@@ -107,9 +110,10 @@ extension ParsedReceipt {
     func sameTransaction(_ a: TransactionRecord, _ other: ParsedReceipt, _ b: TransactionRecord) -> Bool {
         func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
         guard a.purchase == b.purchase, a.originalPurchase == b.originalPurchase, a.quantity == b.quantity, a.flags == b.flags,
-              a.offerType == b.offerType, a.billingPlan == b.billingPlan, a.signed == b.signed,
-              same(a.productId, b.productId), same(a.originalTransactionId, b.originalTransactionId), same(a.offerId, b.offerId),
-              same(a.accountToken, b.accountToken) else { return false }
+            a.offerType == b.offerType, a.billingPlan == b.billingPlan, a.signed == b.signed,
+            same(a.productId, b.productId), same(a.originalTransactionId, b.originalTransactionId), same(a.offerId, b.offerId),
+            same(a.accountToken, b.accountToken)
+        else { return false }
         let left = a.commitment < 0 ? nil : commitments[Int(a.commitment)]
         let right = b.commitment < 0 ? nil : other.commitments[Int(b.commitment)]
         return left == right

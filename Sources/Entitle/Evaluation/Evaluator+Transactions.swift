@@ -48,8 +48,9 @@ extension Evaluator {
         var snapshots: [Snapshot] = []
         if !extra.isEmpty { groupSnapshots(&entries, extra: extra, receipts: receipts, into: &snapshots) }
         let chains = chains(receipts, own: own)
-        return Deduplicated(entries: entries, snapshots: snapshots, warnings: warnings, chains: chains,
-                            renewals: RenewalLedger(receipts: receipts, own: own, chains: chains))
+        return Deduplicated(
+            entries: entries, snapshots: snapshots, warnings: warnings, chains: chains,
+            renewals: RenewalLedger(receipts: receipts, own: own, chains: chains))
     }
 
     /// The first copy of each transaction id, and the later copies as (entry position, receipt, index).
@@ -122,8 +123,16 @@ extension Evaluator {
         }
         let first = DuplicateFinder.sortedFirstOccurrences(
             count: items.count,
-            equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
-            precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+            equal: { a, b in
+                let (x, r) = id(a)
+                let (y, s) = id(b)
+                return x.bytesEqual(r, y, s)
+            },
+            precedes: { a, b in
+                let (x, r) = id(a)
+                let (y, s) = id(b)
+                return x.lexicographicallyPrecedes(r, y, s)
+            })
         var entries: [Entry] = []
         var extra: [(entry: Int32, receipt: Int32, index: Int32)] = []
         var position = [Int32](filling: -1, count: items.count)
@@ -163,8 +172,10 @@ extension Evaluator {
             group.removeAll(keepingCapacity: true)
             group.append(Snapshot(receipt: entries[position].receipt, index: entries[position].index, rank: rank(entries[position].record)))
             for copy in byEntry[start..<end] {
-                group.append(Snapshot(receipt: copy.receipt, index: copy.index,
-                                      rank: rank(receipts[Int(copy.receipt)].transactions[Int(copy.index)])))
+                group.append(
+                    Snapshot(
+                        receipt: copy.receipt, index: copy.index,
+                        rank: rank(receipts[Int(copy.receipt)].transactions[Int(copy.index)])))
             }
             sortSnapshots(&group, receipts: receipts)
             let first = Int32(snapshots.count)
@@ -217,8 +228,9 @@ extension Evaluator {
     static func entry(
         _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer
     ) -> Entry {
-        let product = catalog.productTable.find(UnsafeRawBufferPointer(
-            rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
+        let product = catalog.productTable.find(
+            UnsafeRawBufferPointer(
+                rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
         return Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
     }
 

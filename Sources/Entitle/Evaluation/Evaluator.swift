@@ -104,10 +104,7 @@ enum Evaluator {
         let at = instant.millisecondsSince1970
         var core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
         // `reevaluateAt` is searched for when first read, from what evaluation found.
-        let search = NextChangeSearch { [core] in
-            let next = nextChange(catalog, inputs, at: at, options: options, core: core)
-            return next == .max ? nil : Instant(millisecondsSince1970: next)
-        }
+        let search = NextChangeSearch(catalog, inputs, at: at, options: options, core: core)
         // Warnings in a fixed order, so the answer never depends on the order of the receipts.
         core.warnings = EvaluationWarning.sorted(inputs.warnings + core.warnings)
         return Entitlements(catalog: catalog, at: instant, core: core, next: .search(search))
@@ -140,8 +137,9 @@ enum Evaluator {
         }
         if !others.isEmpty { warnings += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
         let deduplicated = deduplicate(catalog, receipts: receipts, own: own)
-        return Inputs(receipts: receipts, own: own, others: others, deduplicated: deduplicated,
-                      warnings: warnings + deduplicated.warnings)
+        return Inputs(
+            receipts: receipts, own: own, others: others, deduplicated: deduplicated,
+            warnings: warnings + deduplicated.warnings)
     }
 
     /// The environments entitle knows, as ``environment(_:)`` names them.
@@ -154,8 +152,9 @@ enum Evaluator {
         guard accepted.contains(where: { !knownEnvironments.contains($0) }) else { return [] }
         let named = Set(receipts.map { environment($0.environment) })
         return accepted.filter { !knownEnvironments.contains($0) && !named.contains($0) }.sorted().map { name in
-            EvaluationWarning(kind: .unknownEnvironment(
-                name: name, suggestion: Suggestion.closest(to: name, in: knownEnvironments) ?? knownEnvironments.first { $0.hasPrefix(name) }))
+            EvaluationWarning(
+                kind: .unknownEnvironment(
+                    name: name, suggestion: Suggestion.closest(to: name, in: knownEnvironments) ?? knownEnvironments.first { $0.hasPrefix(name) }))
         }
     }
 
@@ -213,8 +212,10 @@ enum Evaluator {
             }
             let rule = rules[Int(entry.product)]
             if rule.ignores(record) {
-                core.warnings.append(EvaluationWarning(kind: .notFamilyShareable(
-                    transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(entry.product)].id)))
+                core.warnings.append(
+                    EvaluationWarning(
+                        kind: .notFamilyShareable(
+                            transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(entry.product)].id)))
                 if R.records { recorder.excluded(entry, because: .notFamilyShareable) }
                 continue
             }
@@ -226,9 +227,13 @@ enum Evaluator {
                 // its share of the units (all of them without a percentage).
                 let (units, refunded) = creditedUnits(record, at: at)
                 if R.records {
-                    if entry.isUpgraded { recorder.excluded(entry, because: .upgraded) }
-                    else if units == 0 { recorder.excluded(entry, because: .cancelled) }
-                    else { recorder.credited(entry, units: units, refunded: refunded) }
+                    if entry.isUpgraded {
+                        recorder.excluded(entry, because: .upgraded)
+                    } else if units == 0 {
+                        recorder.excluded(entry, because: .cancelled)
+                    } else {
+                        recorder.credited(entry, units: units, refunded: refunded)
+                    }
                 }
                 guard !entry.isUpgraded, units > 0 else { continue }
                 for index in rule.credits {
@@ -246,8 +251,9 @@ enum Evaluator {
         for account in otherAccounts { core.warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.
-        let renewals = renewalFacts(catalog, receipts: receipts, deduplicated: inputs.deduplicated, entries: entries, at: at,
-                                    options: options, recorder: &recorder, warnings: &core.warnings)
+        let renewals = renewalFacts(
+            catalog, receipts: receipts, deduplicated: inputs.deduplicated, entries: entries, at: at,
+            options: options, recorder: &recorder, warnings: &core.warnings)
 
         // 3. Passes of one group stack across their products.
         let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
@@ -261,43 +267,51 @@ enum Evaluator {
         }
         var spans: [CoverageSpan] = []
         spans.reserveCapacity(entries.count + renewals.grace.count)
-        var graceCursor = 0, passCursor = 0
+        var graceCursor = 0
+        var passCursor = 0
         var groupStart = 0
         core.outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
         var lapses = catalog.offerGroups.isEmpty ? [] : [GroupLapse](filling: GroupLapse(), count: catalog.groups.count)
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
-            core.outcomes.append(evaluateProduct(
-                catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
-                graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                spans: &spans, lapses: &lapses, boundary: &core.boundary, recorder: &recorder, warnings: &core.warnings))
+            core.outcomes.append(
+                evaluateProduct(
+                    catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
+                    graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
+                    spans: &spans, lapses: &lapses, boundary: &core.boundary, recorder: &recorder, warnings: &core.warnings))
             groupStart = groupEnd
         }
 
         // 5. Grandfather rules and grants.
-        core.access = accessSpans(catalog, receipts: receipts, own: inputs.own, at: at, boundary: &core.boundary,
-                                  recorder: &recorder, warnings: &core.warnings)
+        core.access = accessSpans(
+            catalog, receipts: receipts, own: inputs.own, at: at, boundary: &core.boundary,
+            recorder: &recorder, warnings: &core.warnings)
 
         // 6. Features: the union of their sources' spans.
-        core.features = evaluateFeatures(catalog, outcomes: core.outcomes, spans: spans, access: core.access, at: at,
-                                         boundary: &core.boundary)
+        core.features = evaluateFeatures(
+            catalog, outcomes: core.outcomes, spans: spans, access: core.access, at: at,
+            boundary: &core.boundary)
 
         // 7. Consumptions, deduplicated by id across the app's receipts.
-        spend(catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings,
-              recorder: &recorder)
+        spend(
+            catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings,
+            recorder: &recorder)
         for (index, balance) in balances.enumerated() where balance < 0 {
             core.warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
         if overflowed.count > 1 { overflowed = Array(Set(overflowed)).sorted() }
         for currency in overflowed {
-            core.warnings.append(EvaluationWarning(kind: .balanceOutOfRange(
-                currency: catalog.currencyIds[Int(currency)], balance: balances[Int(currency)])))
+            core.warnings.append(
+                EvaluationWarning(
+                    kind: .balanceOutOfRange(
+                        currency: catalog.currencyIds[Int(currency)], balance: balances[Int(currency)])))
         }
         core.balances = balances
         core.introUsed = introUsed.members
-        core.prerequisites = UpgradePrerequisites(catalog, receipts: inputs.others.map { receipts[$0] }, indices: inputs.others, at: at,
-                                                  catalogs: options.catalogs)
+        core.prerequisites = UpgradePrerequisites(
+            catalog, receipts: inputs.others.map { receipts[$0] }, indices: inputs.others, at: at,
+            catalogs: options.catalogs)
 
         // 8. What win-back and promotional offers read, for the groups that have them; where Apple's
         //    list of eligible win-back offers and the catalog's conditions disagree, a warning.
@@ -311,8 +325,10 @@ enum Evaluator {
                 for item in catalog.offers(inGroup: facts.group) where item.offer.type == .winBack {
                     let decision = promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at)
                     if decision.disagrees {
-                        core.warnings.append(EvaluationWarning(kind: .winBackCriteriaDisagree(
-                            offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
+                        core.warnings.append(
+                            EvaluationWarning(
+                                kind: .winBackCriteriaDisagree(
+                                    offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
                     }
                 }
             }
@@ -330,7 +346,8 @@ enum Evaluator {
         guard record.cancellation <= at else { return (quantity, 0) }
         guard record.revocationPercentage >= 0 else { return (0, quantity) }
         let percentage = Int64(min(record.revocationPercentage, TransactionRecord.wholePercentage))
-        let refunded = min(quantity, (quantity * percentage + Int64(TransactionRecord.wholePercentage) / 2) / Int64(TransactionRecord.wholePercentage))
+        let refunded = min(
+            quantity, (quantity * percentage + Int64(TransactionRecord.wholePercentage) / 2) / Int64(TransactionRecord.wholePercentage))
         return (quantity - refunded, refunded)
     }
 
@@ -366,7 +383,8 @@ extension ProductOutcome {
     /// Whether the two give the same product status (what a result shows of an outcome).
     func readsTheSame(as other: ProductOutcome) -> Bool {
         guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo,
-              commitment == other.commitment else { return false }
+            commitment == other.commitment
+        else { return false }
         if (state == .active || state == .gracePeriod) && until != other.until { return false }
         return state != .scheduled || startsAt == other.startsAt
     }
@@ -405,7 +423,8 @@ extension ParsedReceipt {
         let right = other.arena[Int(otherRange.start)..<Int(otherRange.start + otherRange.count)]
         func isDigits(_ bytes: ArraySlice<UInt8>) -> Bool { !bytes.isEmpty && bytes.allSatisfy { $0 &- UInt8(ascii: "0") < 10 } }
         if isDigits(left), isDigits(right) {
-            let a = left.drop { $0 == UInt8(ascii: "0") }, b = right.drop { $0 == UInt8(ascii: "0") }
+            let a = left.drop { $0 == UInt8(ascii: "0") }
+            let b = right.drop { $0 == UInt8(ascii: "0") }
             if a.count != b.count { return a.count < b.count }
             if !a.elementsEqual(b) { return a.lexicographicallyPrecedes(b) }
             // The same number written differently (`07`, `7`): the bytes decide.

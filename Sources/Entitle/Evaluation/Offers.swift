@@ -61,9 +61,10 @@ extension Entitlements {
     /// promotions' ids and types), `extends` aside.
     func offerAnswer(_ index: Int, context: OfferContext) -> OfferAnswer {
         let decision = offerDecision(index, context: context)
-        return OfferAnswer(reason: decision.reason, introOfferEligible: decision.introOfferEligible,
-                           change: decision.change?.0, effective: decision.change?.1,
-                           promotions: decision.promotions?.map(\.decision.reason), adds: decision.adds)
+        return OfferAnswer(
+            reason: decision.reason, introOfferEligible: decision.introOfferEligible,
+            change: decision.change?.0, effective: decision.change?.1,
+            promotions: decision.promotions?.map(\.decision.reason), adds: decision.adds)
     }
 
     /// The offer of product `index`, with the fact behind its reason; without `adds` and
@@ -81,8 +82,12 @@ extension Entitlements {
                 let subscribed = context.subscribedGroups.contains(group) || context.retryingGroups[group] != nil
                 let offers = compiled.offers(inGroup: group).filter { $0.product == index }
                 decision.promotions = offers.map { item in
-                    (item.offer, Evaluator.promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed,
-                                                     at: at.millisecondsSince1970))
+                    (
+                        item.offer,
+                        Evaluator.promotion(
+                            item.offer, index: item.index, facts: facts, subscribed: subscribed,
+                            at: at.millisecondsSince1970)
+                    )
                 }
             }
         }
@@ -168,7 +173,8 @@ extension Entitlements {
         for outcome in productOutcomes where outcome.state == .active || outcome.state == .gracePeriod {
             let other = compiled.compiledProducts[Int(outcome.product)]
             guard Int(outcome.product) != index, other.type == .autoRenewableSubscription, other.group == product.group,
-                  let otherLevel = other.level else { continue }
+                let otherLevel = other.level
+            else { continue }
             if let chosen = current, let chosenLevel = compiled.compiledProducts[chosen].level, chosenLevel <= otherLevel { continue }
             current = Int(outcome.product)
         }
@@ -188,7 +194,8 @@ extension Entitlements {
         let product = compiled.compiledProducts[index]
         guard !product.grants.isEmpty else { return ([], []) }
         let end = coverageIfBought(index)
-        var adds: [Int32] = [], extends: [Int32] = []
+        var adds: [Int32] = []
+        var extends: [Int32] = []
         for grant in product.grants.sorted() {
             guard let outcome = featureOutcome(grant) else {
                 adds.append(Int32(grant))
@@ -216,8 +223,9 @@ extension Entitlements {
             return Evaluator.passEnd(rule, quantity: 1, from: max(at, stackEnd(of: index)))
         case .autoRenewableSubscription:
             guard let period = compiled.compiledProducts[index].period else { return nil }
-            return ISODuration.add(months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds,
-                                   times: 1, to: at)
+            return ISODuration.add(
+                months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds,
+                times: 1, to: at)
         }
     }
 

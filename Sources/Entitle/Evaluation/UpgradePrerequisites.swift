@@ -69,16 +69,25 @@ struct UpgradePrerequisites: Sendable, Equatable {
             let first = DuplicateFinder.firstOccurrences(
                 count: items.count,
                 hash: { ofApp[Int(items[$0].receipt)].transactions[Int(items[$0].index)].transactionIdHash },
-                equal: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.bytesEqual(r, y, s) },
-                precedes: { a, b in let (x, r) = id(a), (y, s) = id(b); return x.lexicographicallyPrecedes(r, y, s) })
+                equal: { a, b in
+                    let (x, r) = id(a)
+                    let (y, s) = id(b)
+                    return x.bytesEqual(r, y, s)
+                },
+                precedes: { a, b in
+                    let (x, r) = id(a)
+                    let (y, s) = id(b)
+                    return x.lexicographicallyPrecedes(r, y, s)
+                })
             // Copies of one transaction are snapshots, as for the app's own: at `at`, the latest
             // signed by then (else the earliest) stands for it, copies of one rank merging.
             var copies: [Int32: [Evaluator.Snapshot]] = [:]
             for item in items.indices {
                 let receipt = ofApp[Int(items[item].receipt)]
-                copies[first[item], default: []].append(Evaluator.Snapshot(
-                    receipt: items[item].receipt, index: items[item].index,
-                    rank: receipt.transactions[Int(items[item].index)].signed))
+                copies[first[item], default: []].append(
+                    Evaluator.Snapshot(
+                        receipt: items[item].receipt, index: items[item].index,
+                        rank: receipt.transactions[Int(items[item].index)].signed))
             }
             var products: Set<String> = []
             for (_, var group) in copies {
@@ -100,11 +109,14 @@ struct UpgradePrerequisites: Sendable, Equatable {
                 let product = receipt.text(record.productId)!
                 if record.flags & TransactionRecord.familyShared != 0 {
                     guard let required = catalogs[app], let index = required.productIndex[product],
-                          required.compiledProducts[index].familyShareable else { continue }
+                        required.compiledProducts[index].familyShareable
+                    else { continue }
                 }
                 products.insert(product)
                 let transaction = receipt.text(record.transactionId)!
-                if let known = witnesses[app]?[product], !Array(transaction.utf8).lexicographicallyPrecedes(Array(known.transaction.utf8)) { continue }
+                if let known = witnesses[app]?[product], !Array(transaction.utf8).lexicographicallyPrecedes(Array(known.transaction.utf8)) {
+                    continue
+                }
                 witnesses[app, default: [:]][product] = Witness(transaction: transaction, receipt: indices[positions[Int(group[start].receipt)]])
             }
             purchased[app] = products

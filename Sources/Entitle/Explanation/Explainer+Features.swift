@@ -12,9 +12,10 @@ extension Explainer {
             guard let product = products[productId] else { continue }
             let covers = product.state == .active || product.state == .gracePeriod
             let ended = product.coverage.compactMap(\.end).filter { $0.millisecondsSince1970 <= context.at }.max()
-            sources.append(SourceExplanation(
-                kind: .product, id: productId, covers: covers, state: product.state.rawValue, until: covers ? product.until : nil,
-                ended: covers ? nil : ended, span: nil, reason: product.reason))
+            sources.append(
+                SourceExplanation(
+                    kind: .product, id: productId, covers: covers, state: product.state.rawValue, until: covers ? product.until : nil,
+                    ended: covers ? nil : ended, span: nil, reason: product.reason))
         }
         for (ruleIndex, rule) in catalog.grandfatherRules.enumerated() where rule.grants.contains(index) {
             sources.append(grandfathered(ruleIndex, rule, feature: index, context))
@@ -43,7 +44,9 @@ extension Explainer {
                 reasons.append("receipt \(position)'s originalApplicationVersion `\(receipt.originalApplicationVersion ?? "")` is not a version")
             case (.originalApplicationVersionBefore(let before), let decision):
                 let matched = if case .matched = decision { true } else { false }
-                reasons.append("originalApplicationVersion \(receipt.originalApplicationVersion ?? "") is \(matched ? "" : "not ")before \(before.map(String.init).joined(separator: "."))")
+                reasons.append(
+                    "originalApplicationVersion \(receipt.originalApplicationVersion ?? "") is \(matched ? "" : "not ")before \(before.map(String.init).joined(separator: "."))"
+                )
             case (.originalPurchaseBefore, .missing), (.originalPurchaseBefore, .unreadableVersion):
                 reasons.append("receipt \(position) has no originalPurchaseDate")
             case (.originalPurchaseBefore(let before), let decision):
@@ -61,10 +64,11 @@ extension Explainer {
         let covers = span.map { $0.start <= context.at && context.at < $0.end } ?? false
         var reason = reasons[0] + ": " + reasons.dropFirst().joined(separator: "; ")
         if let span { reason += span.start == Int64.min ? "; covers always" : "; covers from \(Self.text(span.start))" }
-        return SourceExplanation(kind: .grandfathered, id: name, covers: covers, state: span == nil ? "not-matched" : "matched",
-                                 until: nil, ended: nil,
-                                 span: span.map { ExplainedSpan(start: Instant(millisecondsSince1970: $0.start).clampedToRange, end: Self.instant($0.end), grace: false) },
-                                 reason: reason)
+        return SourceExplanation(
+            kind: .grandfathered, id: name, covers: covers, state: span == nil ? "not-matched" : "matched",
+            until: nil, ended: nil,
+            span: span.map { ExplainedSpan(start: Instant(millisecondsSince1970: $0.start).clampedToRange, end: Self.instant($0.end), grace: false) },
+            reason: reason)
     }
 
     /// The receipts' grants naming a feature, as the evaluation counted them.
@@ -77,18 +81,24 @@ extension Explainer {
             let id = receipt.text(grant.id) ?? ""
             let counted = item.decision == .counted
             let covers = counted && context.at < grant.end
-            let reason: String = switch item.decision {
-            case .copy: "a copy of a grant with the same id in another receipt, which stands for it: ignored"
-            case .later: "starts \(Self.text(grant.start)), after the instant"
-            case .revoked: "revoked \(Self.text(grant.revoked))"
-            case .counted: grant.end <= context.at ? "ended \(Self.text(grant.end))" : "covers " + Self.text(CoverageSpan(start: grant.start, end: grant.end))
-            }
-            sources.append(SourceExplanation(
-                kind: .grant, id: "grant:\(id)", covers: covers, state: counted ? "counted" : "not-counted",
-                until: covers ? Self.instant(grant.end) : nil, ended: counted && grant.end <= context.at ? Self.instant(grant.end) : nil,
-                // A counted grant covers its own [start, end), as the evaluation's access span is.
-                span: counted ? ExplainedSpan(start: Instant(millisecondsSince1970: grant.start).clampedToRange, end: Self.instant(grant.end), grace: false) : nil,
-                reason: reason))
+            let reason: String =
+                switch item.decision {
+                case .copy: "a copy of a grant with the same id in another receipt, which stands for it: ignored"
+                case .later: "starts \(Self.text(grant.start)), after the instant"
+                case .revoked: "revoked \(Self.text(grant.revoked))"
+                case .counted:
+                    grant.end <= context.at
+                        ? "ended \(Self.text(grant.end))" : "covers " + Self.text(CoverageSpan(start: grant.start, end: grant.end))
+                }
+            sources.append(
+                SourceExplanation(
+                    kind: .grant, id: "grant:\(id)", covers: covers, state: counted ? "counted" : "not-counted",
+                    until: covers ? Self.instant(grant.end) : nil, ended: counted && grant.end <= context.at ? Self.instant(grant.end) : nil,
+                    // A counted grant covers its own [start, end), as the evaluation's access span is.
+                    span: counted
+                        ? ExplainedSpan(start: Instant(millisecondsSince1970: grant.start).clampedToRange, end: Self.instant(grant.end), grace: false)
+                        : nil,
+                    reason: reason))
         }
         return sources
     }

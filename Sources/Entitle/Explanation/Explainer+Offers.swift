@@ -20,8 +20,9 @@ extension Explainer {
             because: because,
             promotions: decision.promotions.map { items in
                 items.map { item in
-                    PromotionExplanation(id: item.offer.id, type: item.offer.type, eligible: item.decision.eligible,
-                                         reason: item.decision.reason, because: promotion(item.offer, item.decision, group: product.group, context))
+                    PromotionExplanation(
+                        id: item.offer.id, type: item.offer.type, eligible: item.decision.eligible,
+                        reason: item.decision.reason, because: promotion(item.offer, item.decision, group: product.group, context))
                 }
             },
             adds: decision.adds.map { catalog.featureIds[Int($0)] }, extends: decision.extends.map { catalog.featureIds[Int($0)] })
@@ -52,10 +53,11 @@ extension Explainer {
         case .prerequisiteMissing(let requirement):
             return "needs " + describe(requirement) + "; " + prerequisiteFacts(requirement, context)
         case .upgradeAvailable(let upgrades):
-            return "offer the upgrade instead: " + upgrades.map { upgrade -> String in
-                guard case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role else { return "" }
-                return "\(catalog.compiledProducts[upgrade].id) (\(prerequisiteFacts(requirement, context)))"
-            }.joined(separator: ", ")
+            return "offer the upgrade instead: "
+                + upgrades.map { upgrade -> String in
+                    guard case .upgrade(_, let requirement) = catalog.compiledProducts[upgrade].role else { return "" }
+                    return "\(catalog.compiledProducts[upgrade].id) (\(prerequisiteFacts(requirement, context)))"
+                }.joined(separator: ", ")
         case .eligible:
             switch product.type {
             case .consumable:
@@ -106,9 +108,10 @@ extension Explainer {
         let found = prerequisites.qualifying(requirement).prefix(3)
         return found.isEmpty
             ? "the receipts of \(requirement.app) show no such purchase at the instant"
-            : "the receipts of \(requirement.app) show " + found.map {
-                "\($0.product) (transaction \($0.witness.transaction) in receipt \(context.positions[$0.witness.receipt]))"
-            }.joined(separator: ", ")
+            : "the receipts of \(requirement.app) show "
+                + found.map {
+                    "\($0.product) (transaction \($0.witness.transaction) in receipt \(context.positions[$0.witness.receipt]))"
+                }.joined(separator: ", ")
     }
 
     /// The transaction that first used a group's intro offer, in words: of the transactions the
@@ -138,12 +141,13 @@ extension Explainer {
             case .eligible:
                 var parts = ["every condition holds"]
                 if let needed = decision.needed { parts.append("paid \(days(decision.paid)) in \(name), needs \(days(needed))") }
-                if (offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil), let lapsed = decision.lapsed {
+                if offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil, let lapsed = decision.lapsed {
                     parts.append("lapsed \(days(lapsed)) ago")
                 }
                 return parts.joined(separator: ": ")
             case .notRunning:
-                return "runs " + [offer.from.map { "from \($0.rfc3339)" }, offer.until.map { "until \($0.rfc3339)" }].compactMap { $0 }
+                return "runs "
+                    + [offer.from.map { "from \($0.rfc3339)" }, offer.until.map { "until \($0.rfc3339)" }].compactMap { $0 }
                     .joined(separator: " ")
             case .subscribed: return "subscribed in \(name) now"
             case .notSubscribed: return "not subscribed in \(name) now"
@@ -162,7 +166,8 @@ extension Explainer {
         }
         var text = facts(decision.reason)
         if decision.disagrees {
-            text += "; the catalog's conditions say " + (decision.catalogReason == .eligible ? "eligible" : decision.catalogReason.rawValue)
+            text +=
+                "; the catalog's conditions say " + (decision.catalogReason == .eligible ? "eligible" : decision.catalogReason.rawValue)
                 + " (" + facts(decision.catalogReason) + ")"
         }
         return text

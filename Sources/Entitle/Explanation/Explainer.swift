@@ -44,15 +44,18 @@ struct Explainer: EvaluationRecorder {
         let positions: [Int]
     }
 
-    static func explain(_ catalog: CompiledCatalog, receipts given: [ParsedReceipt], at requested: Instant,
-                        options: Evaluator.Options) -> Explanation {
+    static func explain(
+        _ catalog: CompiledCatalog, receipts given: [ParsedReceipt], at requested: Instant,
+        options: Evaluator.Options
+    ) -> Explanation {
         var explainer = Explainer()
         let result = Evaluator.evaluate(catalog, receipts: given, at: requested, options: options, recorder: &explainer)
         // The receipts evaluation read are the ones it did not ignore, in the order given.
         let ignored = Set(explainer.ignoredReceipts.map(\.position))
         let positions = given.indices.filter { !ignored.contains($0) }
-        let context = Context(catalog: catalog, result: result, at: result.at.millisecondsSince1970,
-                              receipts: positions.map { given[$0] }, positions: positions)
+        let context = Context(
+            catalog: catalog, result: result, at: result.at.millisecondsSince1970,
+            receipts: positions.map { given[$0] }, positions: positions)
         let products = catalog.compiledProducts.indices.filter { catalog.compiledProducts[$0].type != .consumable }
             .map { explainer.product($0, context) }
         let byId = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -64,8 +67,9 @@ struct Explainer: EvaluationRecorder {
             offers: catalog.compiledProducts.indices.map { explainer.offer($0, context, offers: offerContext) },
             balances: catalog.currencyIds.indices.map { explainer.balance($0, context) },
             ignoredReceipts: explainer.ignoredReceipts.map { item in
-                IgnoredReceipt(receipt: item.position, app: given[item.position].app,
-                               reason: "its environment `\(item.environment)` is not among those accepted")
+                IgnoredReceipt(
+                    receipt: item.position, app: given[item.position].app,
+                    reason: "its environment `\(item.environment)` is not among those accepted")
             })
     }
 
@@ -94,7 +98,9 @@ struct Explainer: EvaluationRecorder {
         for item in credited where item.entry.product == product {
             var explanation = transaction(item.entry, context)
             explanation.counted = true
-            explanation.reason = item.refunded == 0 ? "counts: \(item.units) unit\(item.units == 1 ? "" : "s") credit"
+            explanation.reason =
+                item.refunded == 0
+                ? "counts: \(item.units) unit\(item.units == 1 ? "" : "s") credit"
                 : "\(Self.revocation(item.entry.record, units: (item.refunded, item.units + item.refunded))): "
                     + "\(item.units) unit\(item.units == 1 ? "" : "s") still credit"
             items.append((item.entry, explanation))
@@ -120,7 +126,8 @@ struct Explainer: EvaluationRecorder {
                 }
             case .upgraded:
                 explanation.exclusion = .upgraded
-                explanation.reason = rule.type == .autoRenewableSubscription
+                explanation.reason =
+                    rule.type == .autoRenewableSubscription
                     ? "isUpgraded: replaced by a purchase of a higher subscription"
                     : "isUpgraded: the App Store marks it as replaced by an upgrade, so it grants nothing"
             case .noExpiry:
@@ -141,7 +148,7 @@ struct Explainer: EvaluationRecorder {
         for item in items {
             result.append(item.explanation)
             guard !item.entry.copies.isEmpty,
-                  let decision = snapshotDecisions.first(where: { $0.standing == (item.entry.receipt, item.entry.index) })
+                let decision = snapshotDecisions.first(where: { $0.standing == (item.entry.receipt, item.entry.index) })
             else { continue }
             if decision.conflicting { result[result.count - 1].reason += "; its copies of the same rank disagree (conflicting-transaction)" }
             for copy in decision.others {
@@ -161,7 +168,8 @@ struct Explainer: EvaluationRecorder {
                     if expiry { explanation.reason += "; its expiry, the latest, holds" }
                 case .superseded(let by):
                     explanation.exclusion = .superseded
-                    explanation.reason = "an earlier snapshot: the one in receipt \(standing)"
+                    explanation.reason =
+                        "an earlier snapshot: the one in receipt \(standing)"
                         + (by == Int64.min ? "" : ", signed \(Self.text(by)),") + " stands for it"
                 case .signedLater(let signed):
                     explanation.exclusion = .signedLater
@@ -207,8 +215,9 @@ struct Explainer: EvaluationRecorder {
         let spent = spending.filter { $0.currency == index }.map { item in
             let receipt = context.receipts[item.receipt]
             let consumption = receipt.consumptions[item.index]
-            return BalanceExplanation.Spending(id: receipt.text(consumption.id) ?? "", receipt: context.positions[item.receipt],
-                                               date: Instant(millisecondsSince1970: consumption.date), amount: consumption.amount)
+            return BalanceExplanation.Spending(
+                id: receipt.text(consumption.id) ?? "", receipt: context.positions[item.receipt],
+                date: Instant(millisecondsSince1970: consumption.date), amount: consumption.amount)
         }
         return BalanceExplanation(currency: currency, balance: context.result.balance(of: currency) ?? 0, sources: sources, spent: spent)
     }
@@ -268,7 +277,8 @@ struct Explainer: EvaluationRecorder {
         case .scheduled(let start):
             text = "queued behind other passes of its group: starts \(Self.text(start))"
         case .revoked(let entry):
-            text = "its latest transaction \(context.receipts[Int(entry.receipt)].text(entry.record.transactionId) ?? "") was cancelled \(Self.text(entry.cancellation))"
+            text =
+                "its latest transaction \(context.receipts[Int(entry.receipt)].text(entry.record.transactionId) ?? "") was cancelled \(Self.text(entry.cancellation))"
             if entry.record.revocationType != 0 || entry.record.revocationPercentage >= 0 {
                 text += " (\(Self.revocation(entry.record, units: nil)))"
             }

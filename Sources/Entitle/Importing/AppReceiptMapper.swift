@@ -91,8 +91,11 @@ enum AppReceiptMapper {
                 var text = (try? BERReader.text(try single(value))) ?? ""
                 creationDate = text.withUTF8 { Instant.parseRFC3339(UnsafeRawBufferPointer($0), allowCompactOffset: true) }
                 if creationDate == nil {
-                    warnings.append(ImportWarning(path: "attribute 12", message: "the receipt creation date `\(Diagnostic.excerpt(text))` is not a date; "
-                                                  + "its transactions carry no signedDate"))
+                    warnings.append(
+                        ImportWarning(
+                            path: "attribute 12",
+                            message: "the receipt creation date `\(Diagnostic.excerpt(text))` is not a date; "
+                                + "its transactions carry no signedDate"))
                 }
             case 17:
                 let set = try single(value)
@@ -104,8 +107,11 @@ enum AppReceiptMapper {
         }
         if !dropped.isEmpty {
             let names = dropped.sorted().map { "attribute \($0)" }
-            warnings.append(ImportWarning(path: "", message: "not carried into the normalized receipt (entitle does not use them): "
-                                          + names.prefix(40).joined(separator: ", ") + (names.count > 40 ? " and \(names.count - 40) more" : "")))
+            warnings.append(
+                ImportWarning(
+                    path: "",
+                    message: "not carried into the normalized receipt (entitle does not use them): "
+                        + names.prefix(40).joined(separator: ", ") + (names.count > 40 ? " and \(names.count - 40) more" : "")))
         }
         guard sawBundle, !receipt.app.isEmpty else { throw BERReader.Failure(offset: 0, message: "the receipt has no bundle id (attribute 2)") }
         // Attributes come in any order: date the transactions once all are read.
@@ -172,7 +178,9 @@ enum AppReceiptMapper {
             case 1701:
                 let number = try BERReader.integer(try single(value))
                 guard number >= 1, number <= Int64(ReceiptLimits.maxQuantity) else {
-                    throw BERReader.Failure(offset: attribute.offset, message: "in-app purchase \(index): quantity \(number) is not from 1 to \(ReceiptLimits.maxQuantity)")
+                    throw BERReader.Failure(
+                        offset: attribute.offset,
+                        message: "in-app purchase \(index): quantity \(number) is not from 1 to \(ReceiptLimits.maxQuantity)")
                 }
                 quantity = Int(number)
             case 1702: productId = try BERReader.text(try single(value))

@@ -81,9 +81,11 @@ struct AppStoreMapper {
         case .string(let text): return CompactJWS.looksLike(text)
         case .array(let elements): return !elements.isEmpty && elements.allSatisfy(recognizes)
         case .object:
-            return ["transactionId", "originalTransactionId", "signedTransactions", "signedPayload", "signedTransactionInfo",
-                    "signedRenewalInfo", "appTransactionId", "autoRenewProductId", "notificationType", "bundleId", "signedDate"]
-                .contains { root[$0] != nil }
+            return [
+                "transactionId", "originalTransactionId", "signedTransactions", "signedPayload", "signedTransactionInfo",
+                "signedRenewalInfo", "appTransactionId", "autoRenewProductId", "notificationType", "bundleId", "signedDate",
+            ]
+            .contains { root[$0] != nil }
         default: return false
         }
     }
@@ -118,7 +120,8 @@ struct AppStoreMapper {
             return
         }
         if node["autoRenewStatus"] != nil || node["autoRenewProductId"] != nil
-            || (node["originalTransactionId"] != nil && node["signedTransactionInfo"] == nil && node["status"] == nil) {
+            || (node["originalTransactionId"] != nil && node["signedTransactionInfo"] == nil && node["status"] == nil)
+        {
             try verification?.requireSigned(trusted, offset: node.offset, path: path)
             try mapRenewal(node, path: path)
             return
@@ -129,8 +132,10 @@ struct AppStoreMapper {
             if let value = node["originalPurchaseDate"], !value.isNull {
                 // Xcode signs app transactions with `Date.distantPast` (0000-12-30) for "unknown".
                 if value.milliseconds == Self.distantPast {
-                    warnings.append(ImportWarning(path: join("originalPurchaseDate"),
-                                                  message: "Xcode's placeholder date (0000-12-30, `Date.distantPast`) read as absent"))
+                    warnings.append(
+                        ImportWarning(
+                            path: join("originalPurchaseDate"),
+                            message: "Xcode's placeholder date (0000-12-30, `Date.distantPast`) read as absent"))
                 } else {
                     originalPurchaseDate = try value.instant(key: "originalPurchaseDate", path: join("originalPurchaseDate"))
                 }
@@ -249,7 +254,8 @@ struct AppStoreMapper {
             cancellationDate: try instant("revocationDate"))
         if let quantity = node["quantity"] {
             guard let value = quantity.lenientInteger, value >= 1, value <= ReceiptLimits.maxQuantity else {
-                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: join("quantity"))
+                throw ImportFailure(
+                    offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: join("quantity"))
             }
             transaction.quantity = Int(value)
         }
@@ -289,8 +295,10 @@ struct AppStoreMapper {
             case "REFUND_PRORATED": transaction.revocationType = .refundProrated
             case "FAMILY_REVOKE": transaction.revocationType = .familyRevoke
             case let other:
-                warnings.append(ImportWarning(path: join("revocationType"),
-                                              message: "unknown revocation type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+                warnings.append(
+                    ImportWarning(
+                        path: join("revocationType"),
+                        message: "unknown revocation type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
             }
         }
         if let raw = node["revocationPercentage"], !raw.isNull {
@@ -307,8 +315,10 @@ struct AppStoreMapper {
             case "MONTHLY": transaction.billingPlan = .monthly
             case "BILLED_UPFRONT": transaction.billingPlan = .billedUpfront
             case let other:
-                warnings.append(ImportWarning(path: join("billingPlanType"),
-                                              message: "unknown billing plan type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+                warnings.append(
+                    ImportWarning(
+                        path: join("billingPlanType"),
+                        message: "unknown billing plan type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
             }
         }
         if let info = node["commitmentInfo"], !info.isNull {
@@ -325,8 +335,9 @@ struct AppStoreMapper {
         func count(_ key: String) throws(ImportFailure) -> Int? {
             guard let value = node[key], !value.isNull else { return nil }
             guard let number = value.lenientInteger, (1...Int64(ReceiptLimits.maxCommitmentPeriods)).contains(number) else {
-                throw ImportFailure(offset: value.offset, message: "`\(key)` is not a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods)",
-                                    path: "\(path).\(key)")
+                throw ImportFailure(
+                    offset: value.offset, message: "`\(key)` is not a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods)",
+                    path: "\(path).\(key)")
             }
             return Int(number)
         }
@@ -343,8 +354,9 @@ struct AppStoreMapper {
             return nil
         }
         guard period <= periods else {
-            throw ImportFailure(offset: node.offset, message: "billing period \(period) of a commitment of \(periods) periods", path: path,
-                                help: "`billingPeriodNumber` counts from 1 to `totalBillingPeriods`")
+            throw ImportFailure(
+                offset: node.offset, message: "billing period \(period) of a commitment of \(periods) periods", path: path,
+                help: "`billingPeriodNumber` counts from 1 to `totalBillingPeriods`")
         }
         return Transaction.Commitment(period: period, periods: periods, endsAt: ends)
     }
@@ -361,8 +373,9 @@ struct AppStoreMapper {
         }
         if text.isEmpty { return nil }
         guard let token = AccountToken.canonical(text) else {
-            throw ImportFailure(offset: node.offset, message: "`\(key)` `\(Diagnostic.excerpt(text))` is not a UUID", path: path,
-                                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+            throw ImportFailure(
+                offset: node.offset, message: "`\(key)` `\(Diagnostic.excerpt(text))` is not a UUID", path: path,
+                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
         return token
     }
@@ -384,24 +397,27 @@ struct AppStoreMapper {
         var winBackOffers: [String]?
         if let list = node["eligibleWinBackOfferIds"], !list.isNull {
             guard let elements = list.elements else {
-                throw ImportFailure(offset: list.offset, message: "`eligibleWinBackOfferIds` is not an array of offer ids",
-                                    path: join("eligibleWinBackOfferIds"))
+                throw ImportFailure(
+                    offset: list.offset, message: "`eligibleWinBackOfferIds` is not an array of offer ids",
+                    path: join("eligibleWinBackOfferIds"))
             }
             winBackOffers = []
             for (index, element) in elements.enumerated() {
                 guard case .string(let id) = element.value, !id.isEmpty else {
-                    throw ImportFailure(offset: element.offset, message: "a win-back offer id is not a non-empty string",
-                                        path: join("eligibleWinBackOfferIds[\(index)]"))
+                    throw ImportFailure(
+                        offset: element.offset, message: "a win-back offer id is not a non-empty string",
+                        path: join("eligibleWinBackOfferIds[\(index)]"))
                 }
                 winBackOffers?.append(id)
             }
         }
-        renewals.append(Renewal(
-            productId: product, originalTransactionId: original,
-            willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
-            gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
-            expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
-            winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))))
+        renewals.append(
+            Renewal(
+                productId: product, originalTransactionId: original,
+                willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
+                gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
+                expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
+                winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))))
     }
 
     /// Notes the fields of `node` that are not carried into the normalized receipt.

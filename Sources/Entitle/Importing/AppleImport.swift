@@ -55,7 +55,9 @@ public enum AppleImport {
     ///   - name: the file name errors are located in.
     ///   - app: the bundle id of data that names none (renewal info alone). Data that names
     ///     another app is an error.
-    public static func unverifiedReceipt(fromAppStore data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
+    public static func unverifiedReceipt(fromAppStore data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError)
+        -> ImportedReceipt
+    {
         try appStore(data, root: nil, name: name, app: AppOption(app: app, strict: true))
     }
 
@@ -78,25 +80,29 @@ public enum AppleImport {
         do throws(ImportFailure) {
             try mapper.map(root, path: "")
             if mapper.apps.count > 1 {
-                throw ImportFailure(offset: mapper.apps[1].offset,
-                                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app)))",
-                                    help: "normalize each app's data separately")
+                throw ImportFailure(
+                    offset: mapper.apps[1].offset,
+                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app)))",
+                    help: "normalize each app's data separately")
             }
             guard let resolved = try option.resolve(named: mapper.apps.first?.app, at: mapper.apps.first?.offset ?? 0, path: "bundleId") else {
-                throw ImportFailure(offset: 0, message: "the data names no app (no `bundleId`)",
-                                    help: "renewal info carries no bundle id: give the app (`--app`)")
+                throw ImportFailure(
+                    offset: 0, message: "the data names no app (no `bundleId`)",
+                    help: "renewal info carries no bundle id: give the app (`--app`)")
             }
             app = resolved
         } catch {
             throw locate(error, data: data, name: name)
         }
-        let receipt = Receipt(app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
-                              environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion,
-                              originalPurchaseDate: mapper.originalPurchaseDate)
+        let receipt = Receipt(
+            app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
+            environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion,
+            originalPurchaseDate: mapper.originalPurchaseDate)
         var warnings = mapper.warnings
         if let note = ImportWarning.dropped(mapper.dropped) { warnings.append(note) }
         if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.originalApplicationVersion == nil,
-           !warnings.contains(where: { $0.message.hasSuffix("carries no transaction") }) {
+            !warnings.contains(where: { $0.message.hasSuffix("carries no transaction") })
+        {
             warnings.append(ImportWarning(path: "", message: "the data carries no transaction or renewal info"))
         }
         return try checked(ImportedReceipt(receipt: receipt, format: .appStore, warnings: warnings), name: name)
@@ -108,15 +114,17 @@ public enum AppleImport {
     ///   - data: the receipt's bytes: DER, or base64 text of DER.
     ///   - name: the file name errors are located in.
     ///   - app: when given, the receipt must be this app's (its bundle id attribute).
-    public static func unverifiedReceipt(fromPKCS7 data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt {
+    public static func unverifiedReceipt(fromPKCS7 data: Data, name: String = "<receipt>", app: String? = nil) throws(ReceiptError) -> ImportedReceipt
+    {
         try pkcs7(data, name: name, app: AppOption(app: app, strict: true))
     }
 
     private static func pkcs7(_ data: Data, name: String, app option: AppOption) throws(ReceiptError) -> ImportedReceipt {
         let start = SourceLocation(file: name, line: 1, column: 1)
         guard data.count <= ReceiptDecoder.maxBytes else {
-            throw ReceiptError(code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(ReceiptDecoder.maxBytes) bytes",
-                               location: start)
+            throw ReceiptError(
+                code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(ReceiptDecoder.maxBytes) bytes",
+                location: start)
         }
         guard let der = AppReceiptMapper.der(data) else {
             throw ReceiptError(code: .malformedJSON, message: "not a PKCS#7 app receipt: neither DER nor base64 of DER", location: start)
@@ -152,7 +160,8 @@ public enum AppleImport {
     /// ``unverifiedReceipt(from:name:format:app:)`` with the app option's strictness chosen:
     /// `entitle check --app` only fills in data that names no app, since the other receipts a
     /// customer holds may be other apps' (for upgrade pricing).
-    package static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
+    package static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt
+    {
         var chosen = format
         var root: JSONNode?
         if chosen == nil {
@@ -170,9 +179,10 @@ public enum AppleImport {
     /// `check` reads.
     static func checked(_ imported: ImportedReceipt, name: String) throws(ReceiptError) -> ImportedReceipt {
         if let (path, message) = imported.receipt.limitViolation {
-            throw ReceiptError(code: .limitExceeded, message: "the normalized receipt would break a limit: \(message)",
-                               location: SourceLocation(file: name, line: 1, column: 1), path: path,
-                               help: "see ReceiptLimits (README: Limits)")
+            throw ReceiptError(
+                code: .limitExceeded, message: "the normalized receipt would break a limit: \(message)",
+                location: SourceLocation(file: name, line: 1, column: 1), path: path,
+                help: "see ReceiptLimits (README: Limits)")
         }
         return imported
     }
@@ -261,8 +271,9 @@ public enum AppleImport {
             return try JSONDocument.parse(data, limits: limits)
         } catch let error as JSONSyntaxError {
             let (line, column) = LineTable(data).location(of: error.offset)
-            throw ReceiptError(code: .malformedJSON, message: error.message,
-                               location: SourceLocation(file: name, line: line, column: column), help: error.help)
+            throw ReceiptError(
+                code: .malformedJSON, message: error.message,
+                location: SourceLocation(file: name, line: line, column: column), help: error.help)
         } catch {
             throw ReceiptError(code: .malformedJSON, message: "\(error)", location: SourceLocation(file: name, line: 1, column: 1))
         }
@@ -270,7 +281,8 @@ public enum AppleImport {
 
     private static func locate(_ failure: ImportFailure, data: Data, name: String) -> ReceiptError {
         let (line, column) = LineTable(data).location(of: failure.offset)
-        return ReceiptError(code: .badValue, message: failure.message,
-                            location: SourceLocation(file: name, line: line, column: column), path: failure.path, help: failure.help)
+        return ReceiptError(
+            code: .badValue, message: failure.message,
+            location: SourceLocation(file: name, line: line, column: column), path: failure.path, help: failure.help)
     }
 }

@@ -133,7 +133,8 @@ struct BERReader {
             }
             let start = position
             guard position + 1 < end else { throw Failure(offset: position, message: "unexpected end of ASN.1 data") }
-            let tag = bytes[position], first = bytes[position + 1]
+            let tag = bytes[position]
+            let first = bytes[position + 1]
             position += 2
             guard tag & 0x1F == 0x04 else { throw Failure(offset: start, message: "expected an OCTET STRING piece") }
             let constructed = tag & 0x20 != 0

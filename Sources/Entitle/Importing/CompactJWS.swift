@@ -52,8 +52,10 @@ struct CompactJWS {
     /// The three parts, when the bytes (less surrounding whitespace) are base64url characters
     /// and exactly two dots; `nil` otherwise.
     static func split(_ bytes: UnsafeRawBufferPointer)
-        -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
-        var start = 0, end = bytes.count
+        -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)?
+    {
+        var start = 0
+        var end = bytes.count
         while start < end, isWhitespace(bytes[start]) { start += 1 }
         while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
         var dots = (first: -1, second: -1)
@@ -68,9 +70,11 @@ struct CompactJWS {
             index += 1
         }
         guard dots.second >= 0 else { return nil }
-        return (UnsafeRawBufferPointer(rebasing: bytes[start..<dots.first]),
-                UnsafeRawBufferPointer(rebasing: bytes[(dots.first + 1)..<dots.second]),
-                UnsafeRawBufferPointer(rebasing: bytes[(dots.second + 1)..<end]))
+        return (
+            UnsafeRawBufferPointer(rebasing: bytes[start..<dots.first]),
+            UnsafeRawBufferPointer(rebasing: bytes[(dots.first + 1)..<dots.second]),
+            UnsafeRawBufferPointer(rebasing: bytes[(dots.second + 1)..<end])
+        )
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

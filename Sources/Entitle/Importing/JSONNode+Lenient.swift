@@ -64,7 +64,7 @@ extension JSONNode {
             let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
             let parts = digits.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
             guard (1...2).contains(parts.count),
-                  parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } })
+                parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } })
             else { return nil }
             if parts.count == 1 { return Int64(text) }
             guard let double = Double(text), double.isFinite, abs(double) < 1e17 else { return nil }
@@ -81,8 +81,9 @@ extension JSONNode {
             throw ImportFailure(offset: offset, message: "`\(key)` is not milliseconds", path: path)
         }
         guard let instant = Instant(checkedMilliseconds: ms) else {
-            throw ImportFailure(offset: offset, message: "`\(key)` \(ms) ms is outside years 0001-9999", path: path,
-                                help: "instants are read from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z")
+            throw ImportFailure(
+                offset: offset, message: "`\(key)` \(ms) ms is outside years 0001-9999", path: path,
+                help: "instants are read from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z")
         }
         return instant
     }

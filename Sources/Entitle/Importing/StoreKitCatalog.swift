@@ -32,7 +32,8 @@ public enum StoreKitCatalog {
         let paid = products.filter { $0.type == .nonConsumable && !$0.isFree && CatalogChecker.trialDays(in: $0.name) == nil }
         func trialOf(_ product: StoreKitConfiguration.Product) -> String? {
             guard product.type == .nonConsumable, product.isFree, CatalogChecker.trialDays(in: product.name) != nil,
-                  paid.count == 1 else { return nil }
+                paid.count == 1
+            else { return nil }
             return paid[0].id
         }
         var features: [(String, JSONOutput)] = []
@@ -41,7 +42,8 @@ public enum StoreKitCatalog {
         var nonRenewing: [String] = []
         for product in products {
             var members: [(String, JSONOutput)] = [
-                (CatalogKey.id.name, .string(product.id)), (CatalogKey.type.name, .string(product.type.rawValue)), (CatalogKey.name.name, .string(product.name)),
+                (CatalogKey.id.name, .string(product.id)), (CatalogKey.type.name, .string(product.type.rawValue)),
+                (CatalogKey.name.name, .string(product.name)),
             ]
             let trial = trialOf(product)
             if product.isFree { members.append((CatalogKey.priceTier.name, .integer(0))) }
@@ -57,8 +59,14 @@ public enum StoreKitCatalog {
                 if let level = product.level { members.append((CatalogKey.level.name, .integer(Int64(level)))) }
                 if let duration = product.duration { members.append((CatalogKey.duration.name, .string(duration.description))) }
                 if let offer = product.introOffer {
-                    members.append((CatalogKey.introOffer.name, .object([(CatalogKey.mode.name, .string(offer.mode.rawValue)),
-                                                           (CatalogKey.duration.name, .string(offer.duration.description))])))
+                    members.append(
+                        (
+                            CatalogKey.introOffer.name,
+                            .object([
+                                (CatalogKey.mode.name, .string(offer.mode.rawValue)),
+                                (CatalogKey.duration.name, .string(offer.duration.description)),
+                            ])
+                        ))
                 }
                 if !product.offers.isEmpty { members.append((CatalogKey.offers.name, .array(product.offers.map(json)))) }
             case .nonConsumable:
@@ -73,12 +81,15 @@ public enum StoreKitCatalog {
             entries.append(.object(members))
         }
         let file = configuration.name.split(separator: "/").last.map(String.init) ?? configuration.name
-        var notes = ["Imported from \(file) by entitle import.",
-                     "Placeholders to replace: each product grants a feature named after it (rename the features and grants)"]
+        var notes = [
+            "Imported from \(file) by entitle import.",
+            "Placeholders to replace: each product grants a feature named after it (rename the features and grants)",
+        ]
         if !currencies.isEmpty { notes.append("consumables credit one unit of a currency named after them (set currencies and credits)") }
         if !nonRenewing.isEmpty {
-            notes.append("non-renewing subscriptions last \(placeholderDuration), which a .storekit file does not say "
-                         + "(set the duration of \(nonRenewing.joined(separator: ", ")))")
+            notes.append(
+                "non-renewing subscriptions last \(placeholderDuration), which a .storekit file does not say "
+                    + "(set the duration of \(nonRenewing.joined(separator: ", ")))")
         }
         var legal: [(String, JSONOutput)] = []
         if products.contains(where: { $0.type == .autoRenewableSubscription }) {
@@ -112,7 +123,7 @@ public enum StoreKitCatalog {
             (.paidAtLeast, offer.paidAtLeast), (.lapsedAtLeast, offer.lapsedAtLeast), (.lapsedAtMost, offer.lapsedAtMost),
             (.waitBetween, offer.waitBetween),
         ]
-        for case let (key, value?) in conditions { members.append((key.name, .string(value.description))) }
+        for case (let key, let value?) in conditions { members.append((key.name, .string(value.description))) }
         return .object(members)
     }
 }

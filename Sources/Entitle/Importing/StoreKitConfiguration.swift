@@ -95,8 +95,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         let shapeKeys = ["products", "subscriptionGroups", "nonRenewingSubscriptions", "version", "settings"]
         guard root.contains(where: { shapeKeys.contains($0.key) }) else {
             let hint = root.contains { ["app", "transactions", "features"].contains($0.key) } ? " (it looks like a receipt or a catalog)" : ""
-            throw failure(document.root, "this is not an Xcode StoreKit configuration: it has none of `products`, `subscriptionGroups`, `version`\(hint)",
-                          code: .missingKey)
+            throw failure(
+                document.root, "this is not an Xcode StoreKit configuration: it has none of `products`, `subscriptionGroups`, `version`\(hint)",
+                code: .missingKey)
         }
         func members(_ node: JSONNode) -> [JSONMember] {
             if case .object(let members) = node.value { return members }
@@ -129,8 +130,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
             guard let type else { throw failure(node, "product `\(id)` has no type entitle knows", code: .badEnumValue) }
             var familyShareable = false
             if case .bool(let value)? = member(fields, "familyShareable")?.value { familyShareable = value }
-            return Product(id: id, name: string(fields, "referenceName") ?? id, type: type, familyShareable: familyShareable,
-                           price: string(fields, "displayPrice"))
+            return Product(
+                id: id, name: string(fields, "referenceName") ?? id, type: type, familyShareable: familyShareable,
+                price: string(fields, "displayPrice"))
         }
 
         var products: [Product] = []
@@ -153,7 +155,9 @@ public struct StoreKitConfiguration: Hashable, Sendable {
                 let period = string(fields, "recurringSubscriptionPeriod")
                 subscription.duration = period.flatMap(ISODuration.init)
                 if subscription.duration == nil {
-                    warnings.append("product `\(subscription.id)`: renewal period \(period.map { "`\($0)`" } ?? "missing") is not an ISO 8601 duration; the catalog has none")
+                    warnings.append(
+                        "product `\(subscription.id)`: renewal period \(period.map { "`\($0)`" } ?? "missing") is not an ISO 8601 duration; the catalog has none"
+                    )
                 }
                 if let offer = member(fields, "introductoryOffer"), case .object(let offerFields) = offer.value {
                     var problem: String?
@@ -243,7 +247,8 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         }
         let paymentMode = string(fields, "paymentMode")
         guard let mode = mode(paymentMode) else {
-            notes.append("of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)")
+            notes.append(
+                "of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)")
             return nil
         }
         let text = string(fields, "subscriptionPeriod")
@@ -274,7 +279,10 @@ public struct StoreKitConfiguration: Hashable, Sendable {
             }
             duration = total
         }
-        var paidAtLeast: ISODuration?, lapsedAtLeast: ISODuration?, lapsedAtMost: ISODuration?, waitBetween: ISODuration?
+        var paidAtLeast: ISODuration?
+        var lapsedAtLeast: ISODuration?
+        var lapsedAtMost: ISODuration?
+        var waitBetween: ISODuration?
         if type == .winBack {
             func months(_ node: JSONNode?, _ key: String) -> (ISODuration?, ok: Bool) {
                 guard let node, !node.isNull else { return (nil, true) }
@@ -286,7 +294,8 @@ public struct StoreKitConfiguration: Hashable, Sendable {
             }
             let paid = months(member(fields, WinBackEligibility.paid), WinBackEligibility.paid)
             let wait = months(member(fields, WinBackEligibility.wait), WinBackEligibility.wait)
-            var least: (ISODuration?, ok: Bool) = (nil, true), most: (ISODuration?, ok: Bool) = (nil, true)
+            var least: (ISODuration?, ok: Bool) = (nil, true)
+            var most: (ISODuration?, ok: Bool) = (nil, true)
             if let range = member(fields, WinBackEligibility.lapsed), !range.isNull {
                 if case .object(let bounds) = range.value {
                     least = months(member(bounds, "minimum"), WinBackEligibility.lapsed + ".minimum")
@@ -311,7 +320,8 @@ public struct StoreKitConfiguration: Hashable, Sendable {
     ) -> CatalogProduct.IntroOffer? {
         let paymentMode = string(fields, "paymentMode")
         guard let mode = mode(paymentMode) else {
-            problem = "of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)"
+            problem =
+                "of payment mode \(paymentMode.map { "`\($0)`" } ?? "missing") is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)"
             return nil
         }
         let text = string(fields, "subscriptionPeriod")

@@ -87,8 +87,9 @@ enum VerifyReceiptMapper {
         let lone = root.elements ?? (isLoneTransaction(root) || isLoneRenewal(root) ? [root] : nil)
         if let lone {
             guard let app else {
-                throw ImportFailure(offset: root.offset, message: "a transaction or renewal entry alone names no app",
-                                    help: "give the app (`--app`), or pass the whole verifyReceipt response")
+                throw ImportFailure(
+                    offset: root.offset, message: "a transaction or renewal entry alone names no app",
+                    help: "give the app (`--app`), or pass the whole verifyReceipt response")
             }
             var receipt = Receipt(app: app)
             for (index, entry) in lone.enumerated() {
@@ -113,21 +114,25 @@ enum VerifyReceiptMapper {
             }
             if code != 0 {
                 let meaning = statusMeanings[code] ?? (21100...21199 ~= code ? "internal data access error" : "not a status Apple documents")
-                throw ImportFailure(offset: status.offset, message: "verifyReceipt status \(code): \(meaning)",
-                                    path: prefix + "status", help: "only a response with status 0 carries a receipt to read")
+                throw ImportFailure(
+                    offset: status.offset, message: "verifyReceipt status \(code): \(meaning)",
+                    path: prefix + "status", help: "only a response with status 0 carries a receipt to read")
             }
         }
         let receiptNode = response["receipt"]
         let bundleNode = receiptNode?["bundle_id"] ?? root["bid"]
         let bundlePath = receiptNode?["bundle_id"] != nil ? "receipt.bundle_id" : "bid"
         guard let app = try option.resolve(named: bundleNode?.lenientString, at: bundleNode?.offset ?? root.offset, path: bundlePath),
-              !app.isEmpty else {
-            throw ImportFailure(offset: root.offset, message: "the response names no app (no `receipt.bundle_id`, no `bid`)",
-                                help: "give the app (`--app`)")
+            !app.isEmpty
+        else {
+            throw ImportFailure(
+                offset: root.offset, message: "the response names no app (no `receipt.bundle_id`, no `bid`)",
+                help: "give the app (`--app`)")
         }
         var receipt = Receipt(app: app)
         if let environment = (response["environment"] ?? root["environment"])?.lenientString
-            ?? receiptNode?["receipt_type"]?.lenientString {
+            ?? receiptNode?["receipt_type"]?.lenientString
+        {
             receipt.environment = AppleEnvironment.normalize(environment, path: prefix + "environment", warnings: &warnings)
         }
         receipt.originalApplicationVersion = receiptNode?["original_application_version"]?.lenientString
@@ -157,8 +162,10 @@ enum VerifyReceiptMapper {
                 throw ImportFailure(offset: pending.offset, message: "expected an array", path: prefix + "pending_renewal_info")
             }
             for (position, element) in elements.enumerated() {
-                receipt.renewals.append(try mapRenewal(element, path: "\(prefix)pending_renewal_info[\(position)]", warnings: &warnings,
-                                                       dropped: &dropped))
+                receipt.renewals.append(
+                    try mapRenewal(
+                        element, path: "\(prefix)pending_renewal_info[\(position)]", warnings: &warnings,
+                        dropped: &dropped))
             }
         }
         return receipt
@@ -235,7 +242,8 @@ enum VerifyReceiptMapper {
             expiresDate: try instant("expires_date"), cancellationDate: try instant("cancellation_date"))
         if let quantity = node["quantity"], !quantity.isNull {
             guard let value = quantity.lenientInteger, value >= 1, value <= ReceiptLimits.maxQuantity else {
-                throw ImportFailure(offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: path + ".quantity")
+                throw ImportFailure(
+                    offset: quantity.offset, message: "`quantity` is not an integer from 1 to \(ReceiptLimits.maxQuantity)", path: path + ".quantity")
             }
             transaction.quantity = Int(value)
         }

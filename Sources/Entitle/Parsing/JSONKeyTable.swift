@@ -34,11 +34,13 @@ struct JSONKeyTable: @unchecked Sendable {
         lengths = .allocate(capacity: names.count)
         for (index, name) in names.enumerated() {
             let bytes = Array(name.utf8) + [UInt8(ascii: "\"")]
-            precondition(bytes.count <= Self.maxNameBytes + 1 && name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C },
-                         "key table names are short plain ASCII")
+            precondition(
+                bytes.count <= Self.maxNameBytes + 1 && name.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C },
+                "key table names are short plain ASCII")
             lengths[index] = name.utf8.count
             for word in 0..<4 {
-                var value: UInt64 = 0, mask: UInt64 = 0
+                var value: UInt64 = 0
+                var mask: UInt64 = 0
                 for byte in 0..<8 where word * 8 + byte < bytes.count {
                     value |= UInt64(bytes[word * 8 + byte]) << (8 * UInt64(byte))
                     mask |= 0xFF << (8 * UInt64(byte))
@@ -72,8 +74,10 @@ struct JSONKeyTable: @unchecked Sendable {
     /// every name; `nil` when none matches there in place (an unknown or escaped name, or one too
     /// close to the end of the text), and the caller scans. Updates `prediction`.
     @inline(__always)
-    func match(at position: Int, in bytes: UnsafeRawBufferPointer, after previous: Int,
-               prediction: inout Prediction) -> Int? {
+    func match(
+        at position: Int, in bytes: UnsafeRawBufferPointer, after previous: Int,
+        prediction: inout Prediction
+    ) -> Int? {
         let slot = previous & 31
         let first = Int(prediction.recent[slot])
         if first < count, matches(first, at: position, in: bytes) { return first }

@@ -139,8 +139,9 @@ package struct JSONReader {
             let key: JSONString
             if let found = keys.match(at: quote + 1, in: bytes, after: previous, prediction: &prediction) {
                 let length = keys.length(found)
-                key = JSONString(raw: UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)]),
-                                 offset: quote, hasEscapes: false, isASCII: true)
+                key = JSONString(
+                    raw: UnsafeRawBufferPointer(rebasing: bytes[(quote + 1)..<(quote + 1 + length)]),
+                    offset: quote, hasEscapes: false, isASCII: true)
                 offset = quote + length + 2
                 index = found
             } else {
@@ -173,8 +174,9 @@ package struct JSONReader {
             offset += 1
             skipWhitespace()
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-                throw JSONSyntaxError(offset: comma, message: "trailing comma before `}`",
-                                      help: "JSON allows no comma after the last member: remove this one")
+                throw JSONSyntaxError(
+                    offset: comma, message: "trailing comma before `}`",
+                    help: "JSON allows no comma after the last member: remove this one")
             }
         }
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
@@ -215,8 +217,9 @@ package struct JSONReader {
                 offset += 1
                 skipWhitespace()
                 if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-                    throw JSONSyntaxError(offset: comma, message: "trailing comma before `]`",
-                                          help: "JSON allows no comma after the last element: remove this one")
+                    throw JSONSyntaxError(
+                        offset: comma, message: "trailing comma before `]`",
+                        help: "JSON allows no comma after the last element: remove this one")
                 }
             }
             try body(&self, index)
@@ -375,7 +378,7 @@ package struct JSONReader {
                 guard offset < count else { continue }
                 switch bytes[offset] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     offset += 1
                 case UInt8(ascii: "u"):
                     for step in 1...4 {
@@ -482,7 +485,9 @@ package struct JSONReader {
         } else if byte >= 0x80, let scalar = scalar(at: offset) {
             (thing, help) = Self.describe(scalar)
         }
-        let message = context.hasPrefix("expected") ? "\(context), found \(thing)"
+        let message =
+            context.hasPrefix("expected")
+            ? "\(context), found \(thing)"
             : thing.hasPrefix("a ") || thing.hasPrefix("an ") ? "found \(thing) \(context)" : "unexpected \(thing) \(context)"
         return JSONSyntaxError(offset: offset, message: message, help: help ?? curlyQuoteHint(before: offset))
     }
@@ -492,10 +497,13 @@ package struct JSONReader {
         let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
         switch scalar.value {
         case 0xA0, 0x2000...0x200B, 0x202F, 0x205F, 0x3000, 0xFEFF:
-            let name = [0xA0: "a no-break space", 0x200B: "a zero-width space", 0xFEFF: "a byte order mark"][Int(scalar.value)]
+            let name =
+                [0xA0: "a no-break space", 0x200B: "a zero-width space", 0xFEFF: "a byte order mark"][Int(scalar.value)]
                 ?? "a typographic space"
-            return ("\(name) (\(code))",
-                    "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document")
+            return (
+                "\(name) (\(code))",
+                "JSON allows only ordinary spaces, tabs and line breaks between values; this one was probably pasted from a document"
+            )
         case 0x2028, 0x2029:
             return ("a Unicode line separator (\(code))", "use an ordinary line break")
         case 0x2010...0x2015, 0x2212:
@@ -532,7 +540,8 @@ package struct JSONReader {
         }
         guard let found else { return nil }
         let quote = bytes[found + 2] == 0x9D ? "”" : "“"
-        return "the curly quote `\(quote)` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"
+        return
+            "the curly quote `\(quote)` earlier on this line does not end a string: JSON needs straight double quotes `\"` (curly quotes come from pasting out of a document)"
     }
 
     private func describeByte(at index: Int) -> String {

@@ -59,17 +59,18 @@ struct JSONString {
             }
             let escape = raw[index + 1]
             index += 2
-            let simple: UInt8? = switch escape {
-            case UInt8(ascii: "\""): 0x22
-            case UInt8(ascii: "\\"): 0x5C
-            case UInt8(ascii: "/"): 0x2F
-            case UInt8(ascii: "b"): 0x08
-            case UInt8(ascii: "f"): 0x0C
-            case UInt8(ascii: "n"): 0x0A
-            case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "t"): 0x09
-            default: nil
-            }
+            let simple: UInt8? =
+                switch escape {
+                case UInt8(ascii: "\""): 0x22
+                case UInt8(ascii: "\\"): 0x5C
+                case UInt8(ascii: "/"): 0x2F
+                case UInt8(ascii: "b"): 0x08
+                case UInt8(ascii: "f"): 0x0C
+                case UInt8(ascii: "n"): 0x0A
+                case UInt8(ascii: "r"): 0x0D
+                case UInt8(ascii: "t"): 0x09
+                default: nil
+                }
             if let simple {
                 bytes.append(simple)
                 continue

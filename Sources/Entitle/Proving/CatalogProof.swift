@@ -34,8 +34,9 @@ public enum CatalogProof {
             let catalogs = [old.catalog(for: app), new.catalog(for: app)]
             let required = ReceiptSpace.union(catalogs.compactMap { $0?.requiredApps })
             let unchangedApps = Set(required.filter { old.catalog(for: $0)?.products == new.catalog(for: $0)?.products })
-            let space = ReceiptSpace(app: app, catalogs: catalogs, includesGrants: true, environments: options.environments,
-                                     unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
+            let space = ReceiptSpace(
+                app: app, catalogs: catalogs, includesGrants: true, environments: options.environments,
+                unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
             let search = ProofSearch<ProofComparison>(
                 space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
                 threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
@@ -63,8 +64,9 @@ public enum CatalogProof {
         var statistics = ProofStatistics()
         var findings: [CatalogReview.Finding] = []
         for catalog in portfolio.catalogs {
-            let space = ReceiptSpace(app: catalog.app, catalogs: [catalog], includesGrants: false,
-                                     environments: options.environments, extendOffersWithGrants: true)
+            let space = ReceiptSpace(
+                app: catalog.app, catalogs: [catalog], includesGrants: false,
+                environments: options.environments, extendOffersWithGrants: true)
             let search = ProofSearch<ReviewObserver>(
                 space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options),
                 relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
@@ -72,8 +74,9 @@ public enum CatalogProof {
             statistics.add(searched)
             findings += observer.findings(catalog: catalog, space: space)
         }
-        return CatalogReview(depth: options.depth, statistics: statistics, findings: findings, sources: sources,
-                             files: Dictionary(portfolio.catalogs.map { ($0.app, $0.source) }, uniquingKeysWith: { first, _ in first }))
+        return CatalogReview(
+            depth: options.depth, statistics: statistics, findings: findings, sources: sources,
+            files: Dictionary(portfolio.catalogs.map { ($0.app, $0.source) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// How evaluation runs against a portfolio: its catalogs (for family-shared prerequisites),

@@ -50,20 +50,25 @@ public struct CatalogReview: Sendable {
         var located: [String: CatalogLocator] = [:]
         for source in sources where located[source.name] == nil { located[source.name] = CatalogLocator(source) }
         let searched = "searched every customer of up to \(depth) transaction\(depth == 1 ? "" : "s") at every boundary instant"
-        diagnostics = Self.sorted(findings.map { finding in
-            let file = files[finding.app]
-            let (location, path) = file.flatMap { located[$0] }?.locate(finding.subject) ?? (nil, "")
-            return Diagnostic(severity: .warning, code: finding.code, message: finding.message,
-                              location: location ?? file.map { SourceLocation(file: $0, line: 1, column: 1) }, path: path,
-                              help: (finding.help.map { $0 + "; " } ?? "") + searched)
-        })
+        diagnostics = Self.sorted(
+            findings.map { finding in
+                let file = files[finding.app]
+                let (location, path) = file.flatMap { located[$0] }?.locate(finding.subject) ?? (nil, "")
+                return Diagnostic(
+                    severity: .warning, code: finding.code, message: finding.message,
+                    location: location ?? file.map { SourceLocation(file: $0, line: 1, column: 1) }, path: path,
+                    help: (finding.help.map { $0 + "; " } ?? "") + searched)
+            })
     }
 
     /// Diagnostics in file order: by file, line and column (those without a location last).
     private static func sorted(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         diagnostics.enumerated().sorted { a, b in
-            let x = a.element.location, y = b.element.location
-            if let x, let y, (x.file, x.line, x.column) != (y.file, y.line, y.column) { return (x.file, x.line, x.column) < (y.file, y.line, y.column) }
+            let x = a.element.location
+            let y = b.element.location
+            if let x, let y, (x.file, x.line, x.column) != (y.file, y.line, y.column) {
+                return (x.file, x.line, x.column) < (y.file, y.line, y.column)
+            }
             if (x == nil) != (y == nil) { return x != nil }
             return a.offset < b.offset
         }.map(\.element)

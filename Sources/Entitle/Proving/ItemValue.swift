@@ -26,12 +26,14 @@ enum ItemValue: Hashable, Sendable {
             return .product(status)
         case .offer:
             return reader.decision(of: item.id).map {
-                .offer(eligible: $0.reason == nil, reason: $0.reason, intro: $0.introOfferEligible, change: $0.change?.0,
-                       effective: $0.change?.1)
+                .offer(
+                    eligible: $0.reason == nil, reason: $0.reason, intro: $0.introOfferEligible, change: $0.change?.0,
+                    effective: $0.change?.1)
             }
         case .promotion:
             guard let product = item.product,
-                  let promotion = reader.decision(of: product)?.promotions?.first(where: { $0.offer.id == item.id }) else { return nil }
+                let promotion = reader.decision(of: product)?.promotions?.first(where: { $0.offer.id == item.id })
+            else { return nil }
             return .promotion(eligible: promotion.decision.eligible, reason: promotion.decision.reason)
         }
     }
@@ -42,20 +44,24 @@ enum ItemValue: Hashable, Sendable {
         guard old != new else { return nil }
         switch kind {
         case .feature:
-            let before = old?.isOn ?? false, after = new?.isOn ?? false
+            let before = old?.isOn ?? false
+            let after = new?.isOn ?? false
             if before != after { return after ? .more : .less }
             return old == nil || new == nil ? nil : .changed
         case .balance:
-            let before = old?.amount ?? 0, after = new?.amount ?? 0
+            let before = old?.amount ?? 0
+            let after = new?.amount ?? 0
             return before == after ? nil : after > before ? .more : .less
         case .product:
-            let before = old?.covers ?? false, after = new?.covers ?? false
+            let before = old?.covers ?? false
+            let after = new?.covers ?? false
             if before != after { return after ? .more : .less }
             let neverBought = { (value: ItemValue?) in value == nil || value?.state == .notPurchased }
             return neverBought(old) && neverBought(new) ? nil : .changed
         case .offer, .promotion:
             guard let old, let new else { return nil }
-            let before = old.isEligible, after = new.isEligible
+            let before = old.isEligible
+            let after = new.isEligible
             if before != after { return after ? .more : .less }
             return .changed
         }
@@ -91,8 +97,11 @@ enum ItemValue: Hashable, Sendable {
             var text = status.state.rawValue
             if status.state == .active || status.state == .gracePeriod { text += " " + until(status.until?.millisecondsSince1970) }
             if let startsAt = status.startsAt { text += " from \(startsAt.rfc3339)" }
-            if let renewsTo = status.renewsTo { text += ", renews to \(renewsTo)" }
-            else if let willRenew = status.willRenew { text += willRenew ? ", renews" : ", does not renew" }
+            if let renewsTo = status.renewsTo {
+                text += ", renews to \(renewsTo)"
+            } else if let willRenew = status.willRenew {
+                text += willRenew ? ", renews" : ", does not renew"
+            }
             if let commitment = status.commitment { text += ", period \(commitment.period) of \(commitment.periods)" }
             return text
         case .offer(let eligible, let reason, let intro, let change, let effective):

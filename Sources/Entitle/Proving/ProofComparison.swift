@@ -8,16 +8,19 @@ struct ProofComparison: ProofObserver {
     mutating func observe(_ searched: SearchCase, in space: ReceiptSpace) {
         guard searched.points.count == 2 else { return }
         let items = searched.touched.map { space.items[$0].item }
-        let old = Self.values(searched.points[0], items), new = Self.values(searched.points[1], items)
+        let old = Self.values(searched.points[0], items)
+        let new = Self.values(searched.points[1], items)
         // Every instant at which either answer changes; each side's answer there is the one of its
         // latest evaluation at or before it.
         let instants = Array(Set(searched.points[0].map(\.at) + searched.points[1].map(\.at))).sorted()
-        var i = -1, j = -1
+        var i = -1
+        var j = -1
         for instant in instants {
             while i + 1 < searched.points[0].count, searched.points[0][i + 1].at <= instant { i += 1 }
             while j + 1 < searched.points[1].count, searched.points[1][j + 1].at <= instant { j += 1 }
             for (position, index) in searched.touched.enumerated() {
-                let before = i >= 0 ? old[i][position] : nil, after = j >= 0 ? new[j][position] : nil
+                let before = i >= 0 ? old[i][position] : nil
+                let after = j >= 0 ? new[j][position] : nil
                 guard let direction = ItemValue.direction(items[position].kind, old: before, new: after) else { continue }
                 if let known = found[index]?[direction], known.order <= searched.order { continue }
                 found[index, default: [:]][direction] = ProofWitness(
@@ -53,9 +56,19 @@ struct ProofComparison: ProofObserver {
         switch item.kind {
         case .feature:
             guard let status = result.feature(item.id) else { return nil }
-            return .object([("features", .object([(item.id, .object([
-                ("enabled", .bool(status.enabled)), ("until", status.until.map { .string($0.rfc3339) } ?? .null),
-            ]))]))])
+            return .object([
+                (
+                    "features",
+                    .object([
+                        (
+                            item.id,
+                            .object([
+                                ("enabled", .bool(status.enabled)), ("until", status.until.map { .string($0.rfc3339) } ?? .null),
+                            ])
+                        )
+                    ])
+                )
+            ])
         case .balance:
             guard let balance = result.balance(of: item.id) else { return nil }
             return .object([("balances", .object([(item.id, .integer(balance))]))])
@@ -66,17 +79,37 @@ struct ProofComparison: ProofObserver {
             return .object([("products", .object([(item.id, product.value)]))])
         case .offer:
             guard let offer = result.offer(for: item.id) else { return nil }
-            var members: [(String, JSONOutput)] = [("eligible", .bool(offer.eligible)), ("reason", offer.reason.map { .string($0.rawValue) } ?? .null)]
+            var members: [(String, JSONOutput)] = [
+                ("eligible", .bool(offer.eligible)), ("reason", offer.reason.map { .string($0.rawValue) } ?? .null),
+            ]
             if let intro = offer.introOfferEligible { members.append(("introOfferEligible", .bool(intro))) }
             members.append(("change", offer.change.map { .string($0.rawValue) } ?? .null))
             members.append(("effective", offer.effective.map { .string($0.rawValue) } ?? .null))
             return .object([("offers", .object([(item.id, .object(members))]))])
         case .promotion:
             guard let product = item.product, let offer = result.offer(for: product), let promotions = offer.promotions else { return nil }
-            return .object([("offers", .object([(product, .object([("promotions", .array(promotions.map { promotion in
-                .object([("id", .string(promotion.id)), ("type", .string(promotion.type.rawValue)),
-                         ("eligible", .bool(promotion.eligible)), ("reason", .string(promotion.reason.rawValue))])
-            }))]))]))])
+            return .object([
+                (
+                    "offers",
+                    .object([
+                        (
+                            product,
+                            .object([
+                                (
+                                    "promotions",
+                                    .array(
+                                        promotions.map { promotion in
+                                            .object([
+                                                ("id", .string(promotion.id)), ("type", .string(promotion.type.rawValue)),
+                                                ("eligible", .bool(promotion.eligible)), ("reason", .string(promotion.reason.rawValue)),
+                                            ])
+                                        })
+                                )
+                            ])
+                        )
+                    ])
+                )
+            ])
         }
     }
 
@@ -85,14 +118,21 @@ struct ProofComparison: ProofObserver {
         space.items.indices.map { index in
             let witnesses = found[index] ?? [:]
             let verdict: ProofVerdict
-            if witnesses[.more] != nil && witnesses[.less] != nil { verdict = .changed }
-            else if witnesses[.less] != nil { verdict = .less }
-            else if witnesses[.more] != nil { verdict = .more }
-            else if witnesses[.changed] != nil { verdict = .changed }
-            else { verdict = .same }
-            return ProofReport.Item(item: space.items[index].item, verdict: verdict,
-                                    witnesses: [ProofVerdict.less, .more, .changed].compactMap { witnesses[$0] },
-                                    unchanged: space.items[index].unchanged)
+            if witnesses[.more] != nil && witnesses[.less] != nil {
+                verdict = .changed
+            } else if witnesses[.less] != nil {
+                verdict = .less
+            } else if witnesses[.more] != nil {
+                verdict = .more
+            } else if witnesses[.changed] != nil {
+                verdict = .changed
+            } else {
+                verdict = .same
+            }
+            return ProofReport.Item(
+                item: space.items[index].item, verdict: verdict,
+                witnesses: [ProofVerdict.less, .more, .changed].compactMap { witnesses[$0] },
+                unchanged: space.items[index].unchanged)
         }
     }
 }

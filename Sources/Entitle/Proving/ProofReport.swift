@@ -42,7 +42,8 @@ public struct ProofReport: Sendable {
     /// What was searched, in one sentence: `searched every receipt of up to 2 transactions at
     /// every boundary instant: 18,240 receipts, 391,000 evaluations`.
     public var searched: String {
-        var text = "searched every receipt of up to \(depth) transaction\(depth == 1 ? "" : "s") at every boundary instant: "
+        var text =
+            "searched every receipt of up to \(depth) transaction\(depth == 1 ? "" : "s") at every boundary instant: "
             + "\(Self.count(statistics.customers)) receipts, \(Self.count(statistics.evaluations)) evaluations"
         let unchanged = items.filter(\.unchanged).count
         if unchanged > 0 { text += "; \(Self.count(unchanged)) of \(Self.count(items.count)) parts of the answer read nothing that changed" }

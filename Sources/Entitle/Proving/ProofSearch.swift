@@ -93,8 +93,9 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         let combined = parallel(units: work.count, makeObserver) { unit, worker in
             let (index, last, atom) = work[unit]
             var local = 0
-            searchCombination(combinations[index].elements, needs: combinations[index].needs, boundaries: boundaries,
-                              last: last, atom: atom, unit: 1 + atomCount + unit, local: &local, worker: &worker)
+            searchCombination(
+                combinations[index].elements, needs: combinations[index].needs, boundaries: boundaries,
+                last: last, atom: atom, unit: 1 + atomCount + unit, local: &local, worker: &worker)
             return []
         }
         var observer = singles.observer
@@ -173,7 +174,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             return placements.map { ReceiptSpace.Placed(atom: atom, offset: $0.offset, continues: previous) }
         }
         guard let receipts = space.receipts(of: prefix, base: ReceiptSpace.base),
-              let expiry = receipts[0].transactions.first(where: { $0.transactionId == String(previous + 1) })?.expiresDate
+            let expiry = receipts[0].transactions.first(where: { $0.transactionId == String(previous + 1) })?.expiresDate
         else { return [] }
         let offset = expiry.millisecondsSince1970 - ReceiptSpace.base
         return offset >= prefix.lastOffset ? [ReceiptSpace.Placed(atom: atom, offset: offset, continues: previous)] : []
@@ -247,9 +248,10 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             let parsed = receipts.map(ParsedReceipt.init)
             let points = options.indices.map { walk($0, parsed, base: base, worker: &worker) }
             worker.statistics.customers += 1
-            let searched = SearchCase(customer: customer, base: base, receipts: receipts, points: points,
-                                      touched: position == 0 ? touched : shiftedTouched,
-                                order: SearchOrder(unit: order.unit, local: order.local, base: position))
+            let searched = SearchCase(
+                customer: customer, base: base, receipts: receipts, points: points,
+                touched: position == 0 ? touched : shiftedTouched,
+                order: SearchOrder(unit: order.unit, local: order.local, base: position))
             worker.observer.observe(searched, in: space)
             guard position == 0 else { continue }
             var relative: [Int64] = [0]
@@ -314,7 +316,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             ReceiptSpace.Placed(atom: atom, offset: $0)
         }
         if let previous = prefix.placed.indices.max(by: { prefix.placed[$0].offset < prefix.placed[$1].offset }),
-           space.mayContinue(prefix.placed[previous].atom, with: atom) {
+            space.mayContinue(prefix.placed[previous].atom, with: atom)
+        {
             placements += continuations(of: prefix, previous: previous, atom: atom, placements: placements)
         }
         return placements

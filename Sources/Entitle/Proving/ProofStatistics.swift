@@ -24,7 +24,9 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
         guard !isComplete else { return nil }
         var parts: [String] = []
         if unsearchedCombinations > 0 {
-            parts.append("\(ProofReport.count(unsearchedCombinations)) combination\(unsearchedCombinations == 1 ? "" : "s") of elements past the search's limit \(unsearchedCombinations == 1 ? "was" : "were") not searched")
+            parts.append(
+                "\(ProofReport.count(unsearchedCombinations)) combination\(unsearchedCombinations == 1 ? "" : "s") of elements past the search's limit \(unsearchedCombinations == 1 ? "was" : "were") not searched"
+            )
         }
         if cutWalks > 0 {
             parts.append("\(ProofReport.count(cutWalks)) customer\(cutWalks == 1 ? "'s" : "s'") later instants were not followed")

@@ -34,7 +34,8 @@ extension ReceiptSpace {
     /// the receipt facts), then one receipt per other app's receipt; `nil` when an instant would
     /// fall outside years 0001-9999.
     func receipts(of customer: Customer, base: Int64) -> [Receipt]? {
-        let earliest = Instant.earliest.millisecondsSince1970, latest = Instant.latest.millisecondsSince1970
+        let earliest = Instant.earliest.millisecondsSince1970
+        let latest = Instant.latest.millisecondsSince1970
         var outOfRange = false
         func instant(_ milliseconds: Int64) -> Instant {
             if milliseconds < earliest || milliseconds > latest { outOfRange = true }
@@ -147,9 +148,11 @@ extension ReceiptSpace {
     /// group (a renewal, or a crossgrade), the first without a renewal entry of its own; or the
     /// same trial bought plainly twice (a restore).
     func mayContinue(_ previous: Int, with next: Int) -> Bool {
-        let first = atoms[previous], second = atoms[next]
+        let first = atoms[previous]
+        let second = atoms[next]
         guard case .product(let a) = elements[first.element], case .product(let b) = elements[second.element],
-              case .purchase(let p) = first.way, case .purchase(let q) = second.way else { return false }
+            case .purchase(let p) = first.way, case .purchase(let q) = second.way
+        else { return false }
         if p.expiry != nil, q.expiry != nil, p.renewal == nil {
             return present.contains { catalog in
                 guard let x = catalog.productIndex[a], let y = catalog.productIndex[b] else { return false }
@@ -202,7 +205,9 @@ extension ReceiptSpace {
                 guard let transaction = transactions.popFirst() else { continue }
                 var line = "\(product) at \(transaction.purchaseDate.rfc3339): \(atom.label) (transaction \(transaction.transactionId))"
                 if let continued = placed.continues {
-                    line += atom.way == .purchase(Purchase()) ? ", restoring transaction \(continued + 1)"
+                    line +=
+                        atom.way == .purchase(Purchase())
+                        ? ", restoring transaction \(continued + 1)"
                         : ", continuing the chain of transaction \(continued + 1)"
                 }
                 lines.append(line)

@@ -59,7 +59,8 @@ extension ReceiptSpace {
                 let product = side.product
                 for other in side.catalog.compiledProducts
                 where (product.group >= 0 && other.group == product.group)
-                    || (product.passGroup >= 0 && other.passGroup == product.passGroup) {
+                    || (product.passGroup >= 0 && other.passGroup == product.passGroup)
+                {
                     result.insert(element(.product(other.id)))
                 }
             }
@@ -147,12 +148,15 @@ extension ReceiptSpace {
             for side in sides {
                 for offer in side.product.offers {
                     if side.catalog === sides[0].catalog, !offerIds.contains(offer.id) { offerIds.append(offer.id) }
-                    for instant in [offer.from, offer.until].compactMap({ $0 }) { windows[offer.id, default: []].insert(instant.millisecondsSince1970) }
+                    for instant in [offer.from, offer.until].compactMap({ $0 }) {
+                        windows[offer.id, default: []].insert(instant.millisecondsSince1970)
+                    }
                 }
             }
             for offer in offerIds where sides.allSatisfy({ $0.product.offers.contains { $0.id == offer } }) {
-                append(ProofItem(app: app, kind: .promotion, id: offer, product: id), mates(id), facts: false,
-                       windows: (windows[offer] ?? []).sorted())
+                append(
+                    ProofItem(app: app, kind: .promotion, id: offer, product: id), mates(id), facts: false,
+                    windows: (windows[offer] ?? []).sorted())
             }
         }
         if catalogs.count == 2, skipsUnchanged { markUnchanged() }
@@ -199,7 +203,8 @@ extension ReceiptSpace {
             case .product, .offer: subject = old.product(item.item.id) != nil && old.product(item.item.id) == new.product(item.item.id)
             case .promotion: subject = item.item.product.map { old.product($0) != nil && old.product($0) == new.product($0) } ?? false
             }
-            items[index].unchanged = subject && item.elements.allSatisfy { sameElement[$0] } && (!item.readsFacts || sameRules)
+            items[index].unchanged =
+                subject && item.elements.allSatisfy { sameElement[$0] } && (!item.readsFacts || sameRules)
                 && order(old, item.elements) == order(new, item.elements)
         }
     }
@@ -239,7 +244,10 @@ extension ReceiptSpace {
             func extend(from start: Int) {
                 guard complete else { return }
                 if chosen.count >= 2 {
-                    if found.count >= Self.maxCombinations { complete = false; return }
+                    if found.count >= Self.maxCombinations {
+                        complete = false
+                        return
+                    }
                     var needs = Needs()
                     for element in chosen { needs.formUnion(self.needs(ofElement: element)) }
                     found[chosen] = needs
@@ -259,7 +267,10 @@ extension ReceiptSpace {
             func extend(from start: Int) {
                 guard complete else { return }
                 if chosen.count >= 2 {
-                    if found[chosen] == nil, found.count >= Self.maxCombinations { complete = false; return }
+                    if found[chosen] == nil, found.count >= Self.maxCombinations {
+                        complete = false
+                        return
+                    }
                     found[chosen, default: Needs()].formUnion(needs)
                 }
                 guard chosen.count < depth else { return }

@@ -108,7 +108,9 @@ extension ReceiptSpace {
         let winBack = offers.filter { $0.type == .winBack }.map(\.id)
         if !winBack.isEmpty, includesGrants {
             add(Purchase(expiry: period, renewal: .winBackList([])), "subscribed, Apple lists no win-back offer")
-            add(Purchase(expiry: period, renewal: .winBackList(winBack)), "subscribed, Apple lists win-back offers \(winBack.joined(separator: ", "))")
+            add(
+                Purchase(expiry: period, renewal: .winBackList(winBack)), "subscribed, Apple lists win-back offers \(winBack.joined(separator: ", "))"
+            )
         }
     }
 
@@ -130,7 +132,8 @@ extension ReceiptSpace {
         if anyReceipt { addAtom(element: element, way: .prerequisite(product: nil, Purchase()), label: "first bought") }
         for product in products {
             addAtom(element: element, way: .prerequisite(product: product, Purchase()), label: "\(product) bought")
-            addAtom(element: element, way: .prerequisite(product: product, Purchase(refund: .full)), label: "\(product) bought, refunded an hour later")
+            addAtom(
+                element: element, way: .prerequisite(product: product, Purchase(refund: .full)), label: "\(product) bought, refunded an hour later")
             addAtom(element: element, way: .prerequisite(product: product, Purchase(familyShared: true)), label: "\(product) family-shared")
         }
     }

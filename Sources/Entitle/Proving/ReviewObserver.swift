@@ -61,10 +61,13 @@ struct ReviewObserver: ProofObserver {
                     }
                 case .promotion:
                     guard !promotionEligible.contains(index), let product = item.product,
-                          let promotion = reader.decision(of: product, additions: true)?.promotions?.first(where: { $0.offer.id == item.id })
+                        let promotion = reader.decision(of: product, additions: true)?.promotions?.first(where: { $0.offer.id == item.id })
                     else { continue }
-                    if promotion.decision.eligible { promotionEligible.insert(index) }
-                    else { promotionReasons[index, default: []].insert(promotion.decision.reason.rawValue) }
+                    if promotion.decision.eligible {
+                        promotionEligible.insert(index)
+                    } else {
+                        promotionReasons[index, default: []].insert(promotion.decision.reason.rawValue)
+                    }
                 case .product:
                     guard let grants = trials[item.id], !trialsAdding.contains(item.id), result.product(item.id)?.state == .active
                     else { continue }
@@ -99,8 +102,11 @@ struct ReviewObserver: ProofObserver {
         for (index, reasons) in other.promotionReasons { promotionReasons[index, default: []].formUnion(reasons) }
         trialsAdding.formUnion(other.trialsAdding)
         for index in other.rulesMatched {
-            if rulesMatched.insert(index).inserted { companions[index] = other.companions[index] }
-            else { companions[index]?.formIntersection(other.companions[index] ?? []) }
+            if rulesMatched.insert(index).inserted {
+                companions[index] = other.companions[index]
+            } else {
+                companions[index]?.formIntersection(other.companions[index] ?? [])
+            }
         }
     }
 
@@ -117,46 +123,60 @@ struct ReviewObserver: ProofObserver {
                 // A feature nothing grants is `unused-feature` already.
                 guard !feature.grantedBy.isEmpty || !rules.isEmpty else { continue }
                 let granters = feature.grantedBy.map { "`\($0)`" } + rules.map { "grandfather rule `\($0)`" }
-                findings.append(.init(app: app, code: .neverOn, subject: .feature(item.id),
-                                      message: "no searched customer has feature `\(item.id)` on",
-                                      help: "it is granted by \(Self.list(granters))"))
+                findings.append(
+                    .init(
+                        app: app, code: .neverOn, subject: .feature(item.id),
+                        message: "no searched customer has feature `\(item.id)` on",
+                        help: "it is granted by \(Self.list(granters))"))
             case .offer:
                 guard let product = catalog.product(item.id), product.available else { continue }
                 if !offered.contains(index) {
                     let reasons = (offerReasons[index] ?? []).sorted()
-                    findings.append(.init(app: app, code: .neverOffered, subject: .product(item.id),
-                                          message: "product `\(item.id)` is offered to no searched customer",
-                                          help: reasons.isEmpty ? nil : "its offer always says \(Self.list(reasons.map { "`\($0)`" }))"))
+                    findings.append(
+                        .init(
+                            app: app, code: .neverOffered, subject: .product(item.id),
+                            message: "product `\(item.id)` is offered to no searched customer",
+                            help: reasons.isEmpty ? nil : "its offer always says \(Self.list(reasons.map { "`\($0)`" }))"))
                 } else if !product.grants.isEmpty, !offeredAdding.contains(index) {
-                    findings.append(.init(app: app, code: .grantsAlwaysOn, subject: .product(item.id),
-                                          message: "whenever product `\(item.id)` may be bought, everything it grants is on already",
-                                          help: "buying it adds none of \(Self.list(product.grants.map { "`\($0)`" }))"))
+                    findings.append(
+                        .init(
+                            app: app, code: .grantsAlwaysOn, subject: .product(item.id),
+                            message: "whenever product `\(item.id)` may be bought, everything it grants is on already",
+                            help: "buying it adds none of \(Self.list(product.grants.map { "`\($0)`" }))"))
                 }
             case .promotion:
                 guard !promotionEligible.contains(index), let product = item.product else { continue }
                 let reasons = (promotionReasons[index] ?? []).sorted()
-                findings.append(.init(app: app, code: .offerNeverEligible, subject: .offer(product: product, id: item.id),
-                                      message: "the conditions of offer `\(item.id)` never all hold for a searched customer",
-                                      help: reasons.isEmpty ? nil : "it was never eligible: \(Self.list(reasons.map { "`\($0)`" }))"))
+                findings.append(
+                    .init(
+                        app: app, code: .offerNeverEligible, subject: .offer(product: product, id: item.id),
+                        message: "the conditions of offer `\(item.id)` never all hold for a searched customer",
+                        help: reasons.isEmpty ? nil : "it was never eligible: \(Self.list(reasons.map { "`\($0)`" }))"))
             case .product:
                 guard let grants = trials[item.id], !grants.isEmpty, !trialsAdding.contains(item.id) else { continue }
-                findings.append(.init(app: app, code: .trialAddsNothing, subject: .product(item.id),
-                                      message: "trial `\(item.id)` never turns on a feature that nothing else covers",
-                                      help: "whenever it is active, every feature it grants has another source"))
+                findings.append(
+                    .init(
+                        app: app, code: .trialAddsNothing, subject: .product(item.id),
+                        message: "trial `\(item.id)` never turns on a feature that nothing else covers",
+                        help: "whenever it is active, every feature it grants has another source"))
             case .balance:
                 continue
             }
         }
         for (index, rule) in rules.enumerated() where !rule.grants.isEmpty {
             if !rulesMatched.contains(index) {
-                findings.append(.init(app: app, code: .ruleNeverMatches, subject: .rule(rule.id),
-                                      message: "grandfather rule `\(rule.id)` matches no searched receipt",
-                                      help: "no receipt of the app, with any original application version or purchase date, gets its features from it"))
+                findings.append(
+                    .init(
+                        app: app, code: .ruleNeverMatches, subject: .rule(rule.id),
+                        message: "grandfather rule `\(rule.id)` matches no searched receipt",
+                        help: "no receipt of the app, with any original application version or purchase date, gets its features from it"))
             } else if let other = (companions[index] ?? []).sorted().first(where: { $0 < index || companions[$0]?.contains(index) != true }) {
                 // Of two rules that always match together, covering the same, the later is the one to remove.
-                findings.append(.init(app: app, code: .ruleRedundant, subject: .rule(rule.id),
-                                      message: "grandfather rule `\(rule.id)` matches only where rule `\(rules[other].id)` matches too, covering as much",
-                                      help: "remove it, or change its condition"))
+                findings.append(
+                    .init(
+                        app: app, code: .ruleRedundant, subject: .rule(rule.id),
+                        message: "grandfather rule `\(rule.id)` matches only where rule `\(rules[other].id)` matches too, covering as much",
+                        help: "remove it, or change its condition"))
             }
         }
         return findings

@@ -28,8 +28,9 @@ package struct CustomerLine: Sendable {
     package init(_ bytes: Data, name: String, line: Int) throws(ReceiptError) {
         func failure(_ message: String, at offset: Int, help: String? = nil) -> ReceiptError {
             let column = String(decoding: bytes.prefix(offset), as: UTF8.self).count + 1
-            return ReceiptError(code: .malformedJSON, message: message,
-                                location: SourceLocation(file: name, line: line, column: column), help: help)
+            return ReceiptError(
+                code: .malformedJSON, message: message,
+                location: SourceLocation(file: name, line: line, column: column), help: help)
         }
         var customer: String?
         var customerIsInteger = false
@@ -61,8 +62,9 @@ package struct CustomerLine: Sendable {
                             ranges.append(start..<reader.offset)
                         }
                     default:
-                        throw JSONSyntaxError(offset: reader.offset, message: "unknown key `\(Diagnostic.excerpt(key.string))` in a customer line",
-                                              help: "a line is {\"customer\": ID, \"receipts\": [...]}")
+                        throw JSONSyntaxError(
+                            offset: reader.offset, message: "unknown key `\(Diagnostic.excerpt(key.string))` in a customer line",
+                            help: "a line is {\"customer\": ID, \"receipts\": [...]}")
                     }
                 }
                 try reader.finish()
@@ -80,6 +82,6 @@ package struct CustomerLine: Sendable {
         self.customerIsInteger = customerIsInteger
         self.line = bytes
         self.offsets = ranges.map(\.lowerBound)
-        self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound ..< bytes.startIndex + $0.upperBound] }.map { Data($0) }
+        self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound..<bytes.startIndex + $0.upperBound] }.map { Data($0) }
     }
 }

@@ -16,16 +16,18 @@ extension ParsedReceipt {
             let id = store(grant.id)
             let first = Int32(grantFeatures.count)
             for feature in grant.features { grantFeatures.append(store(feature)) }
-            grants.append(GrantRecord(
-                id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
-                start: grant.start.clampedToRange.millisecondsSince1970, end: grant.end?.clampedToRange.millisecondsSince1970 ?? .max,
-                revoked: grant.revokedAt?.clampedToRange.millisecondsSince1970 ?? .max))
+            grants.append(
+                GrantRecord(
+                    id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
+                    start: grant.start.clampedToRange.millisecondsSince1970, end: grant.end?.clampedToRange.millisecondsSince1970 ?? .max,
+                    revoked: grant.revokedAt?.clampedToRange.millisecondsSince1970 ?? .max))
         }
         for consumption in receipt.consumptions {
             let id = store(consumption.id)
-            consumptions.append(ConsumptionRecord(
-                id: id, idHash: hash(id), currency: store(consumption.currency),
-                amount: consumption.amount, date: consumption.date.clampedToRange.millisecondsSince1970))
+            consumptions.append(
+                ConsumptionRecord(
+                    id: id, idHash: hash(id), currency: store(consumption.currency),
+                    amount: consumption.amount, date: consumption.date.clampedToRange.millisecondsSince1970))
         }
     }
 
@@ -54,9 +56,10 @@ extension ParsedReceipt {
         record.accountToken = transaction.appAccountToken.map { store($0.lowercased()) } ?? .none
         if let commitment = transaction.commitment {
             record.commitment = Int32(commitments.count)
-            commitments.append(CommitmentRecord(
-                period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
-                ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
+            commitments.append(
+                CommitmentRecord(
+                    period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
+                    ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
         }
         transactions.append(record)
     }
@@ -107,11 +110,14 @@ extension ParsedReceipt {
             revocationType: Self.value(record.revocationType),
             revocationPercentage: record.revocationPercentage < 0 ? nil : Double(record.revocationPercentage) / 1_000,
             appAccountToken: text(record.accountToken), billingPlan: Self.value(record.billingPlan),
-            commitment: record.commitment < 0 ? nil : {
-                let commitment = commitments[Int(record.commitment)]
-                return Transaction.Commitment(period: Int(commitment.period), periods: Int(commitment.periods),
-                                              endsAt: Instant(millisecondsSince1970: commitment.ends))
-            }())
+            commitment: record.commitment < 0
+                ? nil
+                : {
+                    let commitment = commitments[Int(record.commitment)]
+                    return Transaction.Commitment(
+                        period: Int(commitment.period), periods: Int(commitment.periods),
+                        endsAt: Instant(millisecondsSince1970: commitment.ends))
+                }())
     }
 
     /// One renewal record as a value.
@@ -129,15 +135,17 @@ extension ParsedReceipt {
 
     /// One consumption record as a value.
     func consumption(_ record: ConsumptionRecord) -> Consumption {
-        Consumption(id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
-                    date: Instant(millisecondsSince1970: record.date))
+        Consumption(
+            id: text(record.id)!, currency: text(record.currency)!, amount: record.amount,
+            date: Instant(millisecondsSince1970: record.date))
     }
 
     /// One grant record as a value.
     func grant(_ record: GrantRecord) -> Grant {
-        Grant(id: text(record.id)!, features: grantFeatures[Int(record.features.lowerBound)..<Int(record.features.upperBound)].map { text($0)! },
-              start: Instant(millisecondsSince1970: record.start), end: Self.instant(record.end, absent: .max),
-              revokedAt: Self.instant(record.revoked, absent: .max))
+        Grant(
+            id: text(record.id)!, features: grantFeatures[Int(record.features.lowerBound)..<Int(record.features.upperBound)].map { text($0)! },
+            start: Instant(millisecondsSince1970: record.start), end: Self.instant(record.end, absent: .max),
+            revokedAt: Self.instant(record.revoked, absent: .max))
     }
 
     private static func instant(_ value: Int64, absent: Int64) -> Instant? {

@@ -75,7 +75,8 @@ public struct ParsedReceipt: Sendable {
     /// Whether two grants (of this receipt and `other`) have the same content.
     func sameGrant(_ grant: GrantRecord, _ other: ParsedReceipt, _ otherGrant: GrantRecord) -> Bool {
         guard grant.start == otherGrant.start, grant.end == otherGrant.end, grant.revoked == otherGrant.revoked,
-              grant.features.count == otherGrant.features.count else { return false }
+            grant.features.count == otherGrant.features.count
+        else { return false }
         return zip(grant.features, otherGrant.features).allSatisfy { a, b in
             bytesEqual(grantFeatures[Int(a)], other, other.grantFeatures[Int(b)])
         }

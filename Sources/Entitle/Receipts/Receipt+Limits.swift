@@ -22,7 +22,8 @@ extension Receipt {
             ?? count(renewals.count, ReceiptLimits.maxRenewals, "renewals")
             ?? count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions")
             ?? count(grants.count, ReceiptLimits.maxGrants, "grants")
-            ?? instant(originalPurchaseDate, "originalPurchaseDate") {
+            ?? instant(originalPurchaseDate, "originalPurchaseDate")
+        {
             return problem
         }
         for (index, transaction) in transactions.enumerated() {
@@ -35,7 +36,8 @@ extension Receipt {
                 ?? instant(transaction.expiresDate, path + ".expiresDate")
                 ?? instant(transaction.cancellationDate, path + ".cancellationDate")
                 ?? instant(transaction.signedDate, path + ".signedDate")
-                ?? instant(transaction.commitment?.endsAt, path + ".commitment.endsAt") {
+                ?? instant(transaction.commitment?.endsAt, path + ".commitment.endsAt")
+            {
                 return problem
             }
             if let token = transaction.appAccountToken, AccountToken.canonical(token) == nil {
@@ -45,8 +47,11 @@ extension Receipt {
                 return (path + ".revocationPercentage", "a percentage must be from 0 to 100, found \(percentage)")
             }
             if let commitment = transaction.commitment,
-               !(1...ReceiptLimits.maxCommitmentPeriods).contains(commitment.periods) || !(1...commitment.periods).contains(commitment.period) {
-                return (path + ".commitment", "period \(commitment.period) of \(commitment.periods) is outside 1 to \(ReceiptLimits.maxCommitmentPeriods)")
+                !(1...ReceiptLimits.maxCommitmentPeriods).contains(commitment.periods) || !(1...commitment.periods).contains(commitment.period)
+            {
+                return (
+                    path + ".commitment", "period \(commitment.period) of \(commitment.periods) is outside 1 to \(ReceiptLimits.maxCommitmentPeriods)"
+                )
             }
             if transaction.quantity < 1 || transaction.quantity > ReceiptLimits.maxQuantity {
                 return (path + ".quantity", "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(transaction.quantity)")
@@ -58,7 +63,8 @@ extension Receipt {
                 ?? text(renewal.originalTransactionId, path + ".originalTransactionId")
                 ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate")
                 ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo")
-                ?? count(renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, path + ".winBackOffers") {
+                ?? count(renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, path + ".winBackOffers")
+            {
                 return problem
             }
             for (position, offer) in (renewal.winBackOffers ?? []).enumerated() {
@@ -71,7 +77,8 @@ extension Receipt {
         for (index, consumption) in consumptions.enumerated() {
             let path = "consumptions[\(index)]"
             if let problem = text(consumption.id, path + ".id") ?? text(consumption.currency, path + ".currency")
-                ?? instant(consumption.date, path + ".date") {
+                ?? instant(consumption.date, path + ".date")
+            {
                 return problem
             }
             if consumption.amount < 1 || consumption.amount > ReceiptLimits.maxConsumptionAmount {
@@ -82,7 +89,8 @@ extension Receipt {
             let path = "grants[\(index)]"
             if let problem = text(grant.id, path + ".id") ?? instant(grant.start, path + ".start") ?? instant(grant.end, path + ".end")
                 ?? instant(grant.revokedAt, path + ".revokedAt")
-                ?? count(grant.features.count, ReceiptLimits.maxGrantFeatures, path + ".features") {
+                ?? count(grant.features.count, ReceiptLimits.maxGrantFeatures, path + ".features")
+            {
                 return problem
             }
             for (position, feature) in grant.features.enumerated() {

@@ -58,8 +58,9 @@ public enum ReceiptDecoder {
     /// Decodes one normalized receipt into its parsed form.
     static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
         guard data.count <= maxBytes else {
-            throw ReceiptError(code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
-                               location: SourceLocation(file: name, line: 1, column: 1))
+            throw ReceiptError(
+                code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
+                location: SourceLocation(file: name, line: 1, column: 1))
         }
         let result: Result<ParsedReceipt, Failure> = data.withUnsafeBytes { raw in
             do {
@@ -79,12 +80,14 @@ public enum ReceiptDecoder {
             let (line, column) = LineTable(data).location(of: failure.offset)
             // Apple's data handed to the normalized decoder: say what it is and what reads it.
             if case .apple(let format)? = AppleImport.detect(data) {
-                failure.help = "this is Apple's \(format.phrase), not a normalized receipt: read it with "
+                failure.help =
+                    "this is Apple's \(format.phrase), not a normalized receipt: read it with "
                     + "`AppleImport.unverifiedReceipt(from:app:)` (as `entitle check` does), after verifying its signature"
             }
-            throw ReceiptError(code: failure.code, message: failure.message,
-                               location: SourceLocation(file: name, line: line, column: column),
-                               path: failure.path, help: failure.help)
+            throw ReceiptError(
+                code: failure.code, message: failure.message,
+                location: SourceLocation(file: name, line: line, column: column),
+                path: failure.path, help: failure.help)
         }
     }
 
@@ -219,9 +222,10 @@ public enum ReceiptDecoder {
     /// Rejects an array element past a count limit, located at the element.
     private static func checkCount(_ index: Int, _ limit: Int, _ what: String, _ reader: inout JSONReader) throws {
         guard index < limit else {
-            throw Failure(offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one receipt",
-                          code: .limitExceeded, path: "\(what)[\(index)]",
-                          help: "a receipt holds at most \(limit) \(what); split the data into several receipts")
+            throw Failure(
+                offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one receipt",
+                code: .limitExceeded, path: "\(what)[\(index)]",
+                help: "a receipt holds at most \(limit) \(what); split the data into several receipts")
         }
     }
 
@@ -260,8 +264,9 @@ public enum ReceiptDecoder {
                 if try !readNull(&reader) {
                     let value = try integer(&reader, path: path(".quantity"))
                     guard value >= 1, value <= ReceiptLimits.maxQuantity else {
-                        throw Failure(offset: offset, message: "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(value)",
-                                      code: .badValue, path: path(".quantity"))
+                        throw Failure(
+                            offset: offset, message: "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(value)",
+                            code: .badValue, path: path(".quantity"))
                     }
                     record.quantity = Int32(value)
                 }
@@ -278,9 +283,10 @@ public enum ReceiptDecoder {
                 } else if !(token == "purchased") {
                     let text = token.string
                     let names = Transaction.Ownership.allCases.map(\.rawValue)
-                    throw Failure(offset: token.offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
-                                  path: path(".ownership"),
-                                  help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
+                    throw Failure(
+                        offset: token.offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
+                        path: path(".ownership"),
+                        help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
                 }
             case 12:
                 record.offerType = try optionalEnum(&reader, Transaction.OfferType.self, what: "offer type", path: path(".offerType"))
@@ -323,8 +329,9 @@ public enum ReceiptDecoder {
         func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
-        var record = RenewalRecord(productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
-                                   graceExpires: TransactionRecord.absentDate)
+        var record = RenewalRecord(
+            productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
+            graceExpires: TransactionRecord.absentDate)
         try reader.readObject(keys: renewalTable, prediction: &predictions.renewal) { reader, index, key in
             if let index { try seen.insert(index, key) }
             switch index {
@@ -382,8 +389,9 @@ public enum ReceiptDecoder {
                 let offset = try reader.peekOffset()
                 let value = try integer(&reader, path: path() + field)
                 guard value >= 1, value <= Int64(ReceiptLimits.maxCommitmentPeriods) else {
-                    throw Failure(offset: offset, message: "must be a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods), found \(value)",
-                                  code: .badValue, path: path() + field)
+                    throw Failure(
+                        offset: offset, message: "must be a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods), found \(value)",
+                        code: .badValue, path: path() + field)
                 }
                 if index == 0 { record.period = Int32(value) } else { record.periods = Int32(value) }
             case 2:
@@ -392,13 +400,16 @@ public enum ReceiptDecoder {
                 throw unknownKey(key, in: commitmentKeys, what: "commitment", path: path())
             }
         }
-        for (field, missing) in [("period", record.period == 0), ("periods", record.periods == 0), ("endsAt", record.ends == TransactionRecord.absentDate)]
+        for (field, missing) in [
+            ("period", record.period == 0), ("periods", record.periods == 0), ("endsAt", record.ends == TransactionRecord.absentDate),
+        ]
         where missing {
             throw Self.missing(field, in: "commitment", at: start, path: path())
         }
         guard record.period <= record.periods else {
-            throw Failure(offset: start, message: "period \(record.period) of a commitment of \(record.periods) periods",
-                          code: .badValue, path: path(), help: "`period` counts from 1 to `periods`")
+            throw Failure(
+                offset: start, message: "period \(record.period) of a commitment of \(record.periods) periods",
+                code: .badValue, path: path(), help: "`period` counts from 1 to `periods`")
         }
         return record
     }
@@ -411,9 +422,10 @@ public enum ReceiptDecoder {
         let offset = reader.valueOffset
         let number = try reader.readNumber()
         guard let thousandths = thousandths(number.text) else {
-            throw Failure(offset: offset, message: "`\(number.text)` is not a percentage from 0 to 100 with at most three decimals",
-                          code: .badValue, path: path(),
-                          help: "Apple's `revocationPercentage` is in thousandths: divide it by 1,000 (`33333` is `33.333`)")
+            throw Failure(
+                offset: offset, message: "`\(number.text)` is not a percentage from 0 to 100 with at most three decimals",
+                code: .badValue, path: path(),
+                help: "Apple's `revocationPercentage` is in thousandths: divide it by 1,000 (`33333` is `33.333`)")
         }
         return thousandths
     }
@@ -422,12 +434,14 @@ public enum ReceiptDecoder {
     static func thousandths(_ text: String) -> Int32? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 3,
-              whole.allSatisfy({ $0.isASCII && $0.isNumber }), let wholeValue = Int32(whole) else { return nil }
+            whole.allSatisfy({ $0.isASCII && $0.isNumber }), let wholeValue = Int32(whole)
+        else { return nil }
         var fraction: Int32 = 0
         if parts.count == 2 {
             let digits = parts[1]
             guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int32(digits + String(repeating: "0", count: 3 - digits.count)) else { return nil }
+                let value = Int32(digits + String(repeating: "0", count: 3 - digits.count))
+            else { return nil }
             fraction = value
         }
         let value = wholeValue * 1_000 + fraction
@@ -435,13 +449,16 @@ public enum ReceiptDecoder {
     }
 
     /// An `appAccountToken`: a UUID (`8-4-4-4-12` hexadecimal digits), kept lowercase.
-    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+        -> TextRange
+    {
         if try readNull(&reader) { return .none }
         let token = try stringToken(&reader, path: path())
         let text = token.string
         guard let uuid = AccountToken.canonical(text) else {
-            throw Failure(offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not a UUID", code: .badValue, path: path(),
-                          help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+            throw Failure(
+                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not a UUID", code: .badValue, path: path(),
+                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
         return receipt.store(uuid)
     }
@@ -504,8 +521,9 @@ public enum ReceiptDecoder {
                 let offset = try reader.peekOffset()
                 let value = try integer(&reader, path: path(".amount"))
                 guard value > 0, value <= ReceiptLimits.maxConsumptionAmount else {
-                    throw Failure(offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
-                                  code: .badValue, path: path(".amount"))
+                    throw Failure(
+                        offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
+                        code: .badValue, path: path(".amount"))
                 }
                 record.amount = value
             case 3:
@@ -562,7 +580,9 @@ public enum ReceiptDecoder {
     }
 
     /// Reads a non-empty string into the receipt's arena.
-    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+        -> TextRange
+    {
         let token = try stringToken(&reader, path: path())
         guard token.raw.count > 0 else {
             throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path())
@@ -570,7 +590,9 @@ public enum ReceiptDecoder {
         return try store(token, into: &receipt, path: path())
     }
 
-    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+        -> TextRange
+    {
         if try readNull(&reader) { return .none }
         return try store(try stringToken(&reader, path: path()), into: &receipt, path: path())
     }
@@ -586,9 +608,10 @@ public enum ReceiptDecoder {
     }
 
     private static func tooLong(_ text: String, at offset: Int, path: String) -> Failure {
-        Failure(offset: offset, message: "text of \(text.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes",
-                code: .limitExceeded, path: path,
-                help: "ids and other text in a receipt are at most \(ReceiptLimits.maxTextBytes) bytes of UTF-8")
+        Failure(
+            offset: offset, message: "text of \(text.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes",
+            code: .limitExceeded, path: path,
+            help: "ids and other text in a receipt are at most \(ReceiptLimits.maxTextBytes) bytes of UTF-8")
     }
 
     private static func string(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String {
@@ -612,8 +635,9 @@ public enum ReceiptDecoder {
         let names = E.allCases.map(\.rawValue)
         let text = token.string
         guard let index = names.firstIndex(of: text) else {
-            throw Failure(offset: token.offset, message: "unknown \(what) `\(text)`", code: .badEnumValue, path: path(),
-                          help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
+            throw Failure(
+                offset: token.offset, message: "unknown \(what) `\(text)`", code: .badEnumValue, path: path(),
+                help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
         }
         return UInt8(index + 1)
     }
@@ -649,20 +673,23 @@ public enum ReceiptDecoder {
         let quote = reader.valueOffset
         let bytes = reader.bytes
         if quote + 26 <= bytes.count, bytes[quote + 25] == UInt8(ascii: "\""),
-           let milliseconds = Instant.parseMillisecondUTC(bytes, at: quote + 1) {
+            let milliseconds = Instant.parseMillisecondUTC(bytes, at: quote + 1)
+        {
             reader.skip(26)
             return milliseconds
         }
         let token = try reader.readStringAtQuote()
-        let parsed: Instant? = token.hasEscapes
+        let parsed: Instant? =
+            token.hasEscapes
             ? Instant(rfc3339: token.string)
             : Instant.parseRFC3339(token.raw)
         guard let parsed else {
             // Say why when it is more than the shape: a day that does not exist, a year out of range.
             let problem = Instant.rfc3339Problem(token.string).flatMap { $0.hasPrefix("it must look like") ? nil : $0 }
-            throw Failure(offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
-                          code: .badInstant, path: path(),
-                          help: problem ?? "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
+            throw Failure(
+                offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
+                code: .badInstant, path: path(),
+                help: problem ?? "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
         }
         return parsed.millisecondsSince1970
     }

@@ -7,8 +7,10 @@ extension CatalogGraph {
     /// characters written as visible escapes, so no catalog text can end a string or add a
     /// Graphviz escape (`\l`, `\N`).
     public var dot: String {
-        var lines = ["digraph catalogs {", "  rankdir=LR;", "  graph [fontname=\"Helvetica\", fontsize=11];",
-                     "  node [fontname=\"Helvetica\", fontsize=10, style=filled];", "  edge [fontname=\"Helvetica\", fontsize=9];"]
+        var lines = [
+            "digraph catalogs {", "  rankdir=LR;", "  graph [fontname=\"Helvetica\", fontsize=11];",
+            "  node [fontname=\"Helvetica\", fontsize=10, style=filled];", "  edge [fontname=\"Helvetica\", fontsize=9];",
+        ]
         func write(_ cluster: Cluster, indent: String) {
             lines.append(indent + "subgraph cluster_\(cluster.id) {")
             lines.append(indent + "  label=\(Self.dotString(cluster.title)); style=rounded; color=\"#8c959f\";")

@@ -15,26 +15,28 @@ extension CatalogGraph {
             for inner in cluster.clusters { write(inner, indent: indent + "  ") }
             for node in cluster.nodes {
                 let label = "\"" + node.lines.map(Self.mermaidText).joined(separator: "<br/>") + "\""
-                let shaped: String = switch node.kind {
-                case .product, .retired: "[\(label)]"
-                case .feature: "([\(label)])"
-                case .currency: "{{\(label)}}"
-                case .rule: "[/\(label)/]"
-                case .offer: ">\(label)]"
-                case .external: "[[\(label)]]"
-                }
+                let shaped: String =
+                    switch node.kind {
+                    case .product, .retired: "[\(label)]"
+                    case .feature: "([\(label)])"
+                    case .currency: "{{\(label)}}"
+                    case .rule: "[/\(label)/]"
+                    case .offer: ">\(label)]"
+                    case .external: "[[\(label)]]"
+                    }
                 lines.append(indent + "  " + node.id + shaped + ":::" + node.kind.rawValue)
             }
             lines.append(indent + "end")
         }
         for cluster in clusters { write(cluster, indent: "  ") }
         for edge in edges {
-            let arrow: String = switch edge.relation {
-            case .grants, .credits: "-->"
-            case .trialOf, .requires: "-.->"
-            case .replaces: "==>"
-            case .offers: "-.-"
-            }
+            let arrow: String =
+                switch edge.relation {
+                case .grants, .credits: "-->"
+                case .trialOf, .requires: "-.->"
+                case .replaces: "==>"
+                case .offers: "-.-"
+                }
             let label = Self.label(edge.relation).map { "|\"" + Self.mermaidText($0) + "\"|" } ?? ""
             lines.append("  \(edge.from) \(arrow)\(label) \(edge.to)")
         }

@@ -100,10 +100,14 @@ public struct CatalogGraph: Sendable {
                     app.nodes.append(node)
                 }
                 for feature in product.grants {
-                    if let position = catalog.featureIndex[feature] { edges.append(Edge(from: node.id, to: featureNodes[position], relation: .grants)) }
+                    if let position = catalog.featureIndex[feature] {
+                        edges.append(Edge(from: node.id, to: featureNodes[position], relation: .grants))
+                    }
                 }
                 for credit in product.credits {
-                    if let currency = currencyNodes[credit.currency] { edges.append(Edge(from: node.id, to: currency, relation: .credits(credit.amount))) }
+                    if let currency = currencyNodes[credit.currency] {
+                        edges.append(Edge(from: node.id, to: currency, relation: .credits(credit.amount)))
+                    }
                 }
                 if let paid = product.trialOf, let target = products[paid] {
                     edges.append(Edge(from: node.id, to: target, relation: .trialOf(days: product.trialDays)))
@@ -137,8 +141,9 @@ public struct CatalogGraph: Sendable {
                 }
             }
             // A group's subscriptions by level, the highest service (level 1) first.
-            let levels = Dictionary(catalog.products.enumerated().map { (ids[$0.offset], $0.element.level ?? Int.max) },
-                                    uniquingKeysWith: { first, _ in first })
+            let levels = Dictionary(
+                catalog.products.enumerated().map { (ids[$0.offset], $0.element.level ?? Int.max) },
+                uniquingKeysWith: { first, _ in first })
             for index in app.clusters.indices {
                 let nodes = app.clusters[index].nodes
                 app.clusters[index].nodes = nodes.enumerated().sorted {
@@ -151,8 +156,10 @@ public struct CatalogGraph: Sendable {
             }
             for (index, currency) in catalog.currencyIds.enumerated() where currencyNodes[currency] != nil {
                 let description = catalog.currencyDescriptions[index]
-                app.nodes.append(Node(id: currencyNodes[currency]!, kind: .currency,
-                                      lines: description.isEmpty ? [currency] : [currency, description]))
+                app.nodes.append(
+                    Node(
+                        id: currencyNodes[currency]!, kind: .currency,
+                        lines: description.isEmpty ? [currency] : [currency, description]))
                 currencyNodes[currency] = nil
             }
             for rule in catalog.grandfatherRules {

@@ -26,18 +26,21 @@ extension Diagnostic: Codable {
         let container = try decoder.container(keyedBy: Keys.self)
         var location: SourceLocation?
         if let file = try container.decodeIfPresent(String.self, forKey: .file) {
-            location = SourceLocation(file: file, line: try container.decode(Int.self, forKey: .line),
-                                      column: try container.decode(Int.self, forKey: .column))
+            location = SourceLocation(
+                file: file, line: try container.decode(Int.self, forKey: .line),
+                column: try container.decode(Int.self, forKey: .column))
         }
         let severityText = try container.decode(String.self, forKey: .severity)
         guard let severity = Severity(rawValue: severityText) else {
-            throw DecodingError.dataCorruptedError(forKey: .severity, in: container,
-                                                   debugDescription: "severity must be `error`, `warning` or `note`")
+            throw DecodingError.dataCorruptedError(
+                forKey: .severity, in: container,
+                debugDescription: "severity must be `error`, `warning` or `note`")
         }
-        self.init(severity: severity, code: DiagnosticCode(rawValue: try container.decode(String.self, forKey: .code)),
-                  message: try container.decode(String.self, forKey: .message), location: location,
-                  path: try container.decodeIfPresent(String.self, forKey: .path) ?? "",
-                  help: try container.decodeIfPresent(String.self, forKey: .help))
+        self.init(
+            severity: severity, code: DiagnosticCode(rawValue: try container.decode(String.self, forKey: .code)),
+            message: try container.decode(String.self, forKey: .message), location: location,
+            path: try container.decodeIfPresent(String.self, forKey: .path) ?? "",
+            help: try container.decodeIfPresent(String.self, forKey: .help))
     }
 
     /// Encodes the object `entitle validate --format json` prints for the diagnostic:
@@ -50,8 +53,9 @@ extension ReceiptError: Codable {
     /// Reads a receipt error written by ``encode(to:)``.
     public init(from decoder: any Decoder) throws {
         let diagnostic = try Diagnostic(from: decoder)
-        self.init(code: diagnostic.code, message: diagnostic.message, location: diagnostic.location,
-                  path: diagnostic.path, help: diagnostic.help)
+        self.init(
+            code: diagnostic.code, message: diagnostic.message, location: diagnostic.location,
+            path: diagnostic.path, help: diagnostic.help)
     }
 
     /// The object of ``Diagnostic/encode(to:)``.

@@ -110,9 +110,10 @@ extension Entitlements: Codable {
         for key in offers.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
             views.offers.append(try Offer(productId: key.stringValue, from: offers.superDecoder(forKey: key)))
         }
-        self.init(decoded: views, app: try container.decode(String.self, forKey: .app), at: try container.decode(Instant.self, forKey: .at),
-                  reevaluateAt: try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt),
-                  warnings: try container.decode([EvaluationWarning].self, forKey: .warnings))
+        self.init(
+            decoded: views, app: try container.decode(String.self, forKey: .app), at: try container.decode(Instant.self, forKey: .at),
+            reevaluateAt: try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt),
+            warnings: try container.decode([EvaluationWarning].self, forKey: .warnings))
     }
 }
 
@@ -146,8 +147,9 @@ extension FeatureStatus {
 
     init(id: String, from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Keys.self)
-        self.init(id: id, enabled: try object.decode(Bool.self, forKey: .enabled), until: try object.decodeIfPresent(Instant.self, forKey: .until),
-                  sources: try object.decode([String].self, forKey: .sources))
+        self.init(
+            id: id, enabled: try object.decode(Bool.self, forKey: .enabled), until: try object.decodeIfPresent(Instant.self, forKey: .until),
+            sources: try object.decode([String].self, forKey: .sources))
     }
 }
 
@@ -300,8 +302,10 @@ extension EvaluationWarning: Codable {
     /// Decodes `{"code", "message"}` as a ``Kind/reported(code:message:)`` warning.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        self.init(kind: .reported(code: try container.decode(String.self, forKey: .code),
-                                  message: try container.decode(String.self, forKey: .message)))
+        self.init(
+            kind: .reported(
+                code: try container.decode(String.self, forKey: .code),
+                message: try container.decode(String.self, forKey: .message)))
     }
 }
 

@@ -54,8 +54,9 @@ extension Entitlements {
                 if !offer.extends.isEmpty { line += "; extends " + offer.extends.joined(separator: ", ") }
                 lines.append(line)
                 for promotion in offer.promotions ?? [] {
-                    lines.append("  " + pad("", width) + "    \(promotion.type.rawValue) \(promotion.id): "
-                                 + (promotion.eligible ? "offer" : "do not offer") + " (\(promotion.reason.rawValue))")
+                    lines.append(
+                        "  " + pad("", width) + "    \(promotion.type.rawValue) \(promotion.id): "
+                            + (promotion.eligible ? "offer" : "do not offer") + " (\(promotion.reason.rawValue))")
                 }
             }
         }

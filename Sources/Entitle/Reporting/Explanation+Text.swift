@@ -22,11 +22,16 @@ extension Explanation {
             let balanceWidth = balances.map { String($0.balance).count }.max() ?? 0
             for balance in balances {
                 let counted = balance.sources.reduce(0) { $0 + $1.transactions.filter(\.counted).count }
-                let source = balance.sources.isEmpty ? "nothing in the catalog credits it"
-                    : counted == 0 ? "no purchase counts" : "\(counted) purchase\(counted == 1 ? "" : "s") of "
-                        + balance.sources.filter { $0.transactions.contains(where: \.counted) }.map(\.productId).joined(separator: ", ")
-                lines.append("  " + Self.pad(balance.currency, currencyWidth) + "  "
-                             + String(repeating: " ", count: balanceWidth - String(balance.balance).count) + "\(balance.balance)  " + source)
+                let source =
+                    balance.sources.isEmpty
+                    ? "nothing in the catalog credits it"
+                    : counted == 0
+                        ? "no purchase counts"
+                        : "\(counted) purchase\(counted == 1 ? "" : "s") of "
+                            + balance.sources.filter { $0.transactions.contains(where: \.counted) }.map(\.productId).joined(separator: ", ")
+                lines.append(
+                    "  " + Self.pad(balance.currency, currencyWidth) + "  "
+                        + String(repeating: " ", count: balanceWidth - String(balance.balance).count) + "\(balance.balance)  " + source)
             }
         }
         lines += ignoredLines
@@ -44,8 +49,9 @@ extension Explanation {
             if source.transactions.isEmpty { lines.append("      no transaction of this product") }
             let width = source.transactions.map(\.transactionId.count).max() ?? 0
             for transaction in source.transactions {
-                lines.append("      " + Self.pad(transaction.transactionId, width)
-                             + "  receipt \(transaction.receipt)  bought \(transaction.purchaseDate.rfc3339)  " + transaction.reason)
+                lines.append(
+                    "      " + Self.pad(transaction.transactionId, width)
+                        + "  receipt \(transaction.receipt)  bought \(transaction.purchaseDate.rfc3339)  " + transaction.reason)
             }
         }
         if !balance.spent.isEmpty {
@@ -115,8 +121,9 @@ extension Explanation {
         if !offer.adds.isEmpty { lines.append("  buying it adds " + offer.adds.joined(separator: ", ")) }
         if !offer.extends.isEmpty { lines.append("  buying it extends " + offer.extends.joined(separator: ", ")) }
         for promotion in offer.promotions ?? [] {
-            lines.append("  \(promotion.type.rawValue) \(promotion.id): " + (promotion.eligible ? "offer" : "do not offer")
-                         + " (\(promotion.reason.rawValue)): \(promotion.because)")
+            lines.append(
+                "  \(promotion.type.rawValue) \(promotion.id): " + (promotion.eligible ? "offer" : "do not offer")
+                    + " (\(promotion.reason.rawValue)): \(promotion.because)")
         }
         lines += ignoredLines
         return lines.textOutput
@@ -145,15 +152,17 @@ extension Explanation {
             lines.append(indent + "transactions")
             let width = product.transactions.map(\.transactionId.count).max() ?? 0
             for transaction in product.transactions {
-                lines.append(indent + "  " + pad(transaction.transactionId, width)
-                             + "  receipt \(transaction.receipt)  bought \(transaction.purchaseDate.rfc3339)  " + transaction.reason)
+                lines.append(
+                    indent + "  " + pad(transaction.transactionId, width)
+                        + "  receipt \(transaction.receipt)  bought \(transaction.purchaseDate.rfc3339)  " + transaction.reason)
             }
         }
         if !product.renewals.isEmpty {
             lines.append(indent + "renewal entries")
             for renewal in product.renewals {
-                lines.append(indent + "  chain \(renewal.originalTransactionId)  receipt \(renewal.receipt)"
-                             + (renewal.signedDate.map { "  signed \($0.rfc3339)" } ?? "") + "  " + renewal.reason)
+                lines.append(
+                    indent + "  chain \(renewal.originalTransactionId)  receipt \(renewal.receipt)"
+                        + (renewal.signedDate.map { "  signed \($0.rfc3339)" } ?? "") + "  " + renewal.reason)
             }
         }
         return lines
@@ -198,9 +207,18 @@ extension Explanation {
             selected.feature = feature
             selected.products = feature.sources.filter { $0.kind == .product }.compactMap { product($0.id) }
         }
-        if let productId { guard let product = product(productId) else { return nil }; selected.product = product }
-        if let offerId { guard let offer = offer(offerId) else { return nil }; selected.offer = offer }
-        if let currency { guard let balance = balance(currency) else { return nil }; selected.balance = balance }
+        if let productId {
+            guard let product = product(productId) else { return nil }
+            selected.product = product
+        }
+        if let offerId {
+            guard let offer = offer(offerId) else { return nil }
+            selected.offer = offer
+        }
+        if let currency {
+            guard let balance = balance(currency) else { return nil }
+            selected.balance = balance
+        }
         return Self.encode(selected)
     }
 }

@@ -79,7 +79,10 @@ package enum JSONOutput: Equatable, Sendable {
     private func render(into bytes: inout [UInt8], indent: Int) {
         switch self {
         case .object(let members):
-            guard !members.isEmpty else { bytes += Array("{}".utf8); return }
+            guard !members.isEmpty else {
+                bytes += Array("{}".utf8)
+                return
+            }
             bytes += Array("{\n".utf8)
             for (index, (key, value)) in members.enumerated() {
                 JSONOutput.indentation(indent + 2, into: &bytes)
@@ -92,7 +95,10 @@ package enum JSONOutput: Equatable, Sendable {
             JSONOutput.indentation(indent, into: &bytes)
             bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
-            guard !elements.isEmpty else { bytes += Array("[]".utf8); return }
+            guard !elements.isEmpty else {
+                bytes += Array("[]".utf8)
+                return
+            }
             if elements.allSatisfy(\.isScalar) {
                 bytes.append(UInt8(ascii: "["))
                 for (index, element) in elements.enumerated() {

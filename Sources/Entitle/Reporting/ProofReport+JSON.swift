@@ -20,25 +20,34 @@ extension ProofReport {
             ("unsearchedCombinations", .integer(Int64(statistics.unsearchedCombinations))),
             ("complete", .bool(statistics.isComplete)),
             ("loss", .bool(showsLoss)),
-            ("items", .array(items.map { item in
-                var members: [(String, JSONOutput)] = [
-                    ("app", .string(item.item.app)), ("kind", .string(item.item.kind.rawValue)), ("id", .string(item.item.id)),
-                ]
-                if let product = item.item.product { members.append(("product", .string(product))) }
-                members.append(("verdict", .string(item.verdict.rawValue)))
-                members.append(("unchanged", .bool(item.unchanged)))
-                members.append(("witnesses", .array(item.witnesses.map { witness in
-                    .object([
-                        ("direction", .string(witness.direction.rawValue)), ("at", .string(witness.at.rfc3339)),
-                        ("old", .string(witness.old)), ("new", .string(witness.new)),
-                        ("loss", .bool(ItemValue.isLoss(item.item.kind, witness.direction))),
-                        ("transactions", .integer(Int64(witness.transactions))),
-                        ("customer", .array(witness.customer.map(JSONOutput.string))),
-                        ("receipts", .array(witness.receipts.map(\.jsonOutput))),
-                    ])
-                })))
-                return .object(members)
-            })),
+            (
+                "items",
+                .array(
+                    items.map { item in
+                        var members: [(String, JSONOutput)] = [
+                            ("app", .string(item.item.app)), ("kind", .string(item.item.kind.rawValue)), ("id", .string(item.item.id)),
+                        ]
+                        if let product = item.item.product { members.append(("product", .string(product))) }
+                        members.append(("verdict", .string(item.verdict.rawValue)))
+                        members.append(("unchanged", .bool(item.unchanged)))
+                        members.append(
+                            (
+                                "witnesses",
+                                .array(
+                                    item.witnesses.map { witness in
+                                        .object([
+                                            ("direction", .string(witness.direction.rawValue)), ("at", .string(witness.at.rfc3339)),
+                                            ("old", .string(witness.old)), ("new", .string(witness.new)),
+                                            ("loss", .bool(ItemValue.isLoss(item.item.kind, witness.direction))),
+                                            ("transactions", .integer(Int64(witness.transactions))),
+                                            ("customer", .array(witness.customer.map(JSONOutput.string))),
+                                            ("receipts", .array(witness.receipts.map(\.jsonOutput))),
+                                        ])
+                                    })
+                            ))
+                        return .object(members)
+                    })
+            ),
         ])
     }
 }

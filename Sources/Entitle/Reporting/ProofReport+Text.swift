@@ -19,8 +19,9 @@ extension ProofReport {
             for item in ofApp where item.verdict != .same {
                 lines.append("    \(item.item): \(item.verdict.rawValue)")
                 for witness in item.witnesses {
-                    lines.append("      \(witness.direction.rawValue) at \(witness.at.rfc3339): \(witness.old) -> \(witness.new)"
-                                 + (ItemValue.isLoss(item.item.kind, witness.direction) ? "  LOSS" : ""))
+                    lines.append(
+                        "      \(witness.direction.rawValue) at \(witness.at.rfc3339): \(witness.old) -> \(witness.new)"
+                            + (ItemValue.isLoss(item.item.kind, witness.direction) ? "  LOSS" : ""))
                     lines += witness.customer.map { "        " + $0 }
                 }
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Receipt {
     /// The receipt as normalized receipt JSON (schemas/receipt.schema.json), the form
     /// `entitle normalize` prints; absent optional fields are left out.
@@ -46,17 +48,22 @@ extension Transaction {
         if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
         if let billingPlan { fields.append(("billingPlan", .string(billingPlan.rawValue))) }
         if let commitment {
-            fields.append(("commitment", .object([
-                ("period", .integer(Int64(commitment.period))), ("periods", .integer(Int64(commitment.periods))),
-                ("endsAt", instant(commitment.endsAt)),
-            ])))
+            fields.append(
+                (
+                    "commitment",
+                    .object([
+                        ("period", .integer(Int64(commitment.period))), ("periods", .integer(Int64(commitment.periods))),
+                        ("endsAt", instant(commitment.endsAt)),
+                    ])
+                ))
         }
         return .object(fields)
     }
 
     /// Thousandths of a percent as the shortest decimal: `33333` is `33.333`, `50000` is `50`.
     package static func percentageText(_ thousandths: Int32) -> String {
-        let whole = thousandths / 1_000, fraction = thousandths % 1_000
+        let whole = thousandths / 1_000
+        let fraction = thousandths % 1_000
         guard fraction != 0 else { return String(whole) }
         var digits = String(fraction)
         digits = String(repeating: "0", count: 3 - digits.count) + digits
@@ -113,13 +120,12 @@ extension Receipt: Codable {
         do {
             self = try ReceiptDecoder.decode(Data(value.compact().utf8), name: "<decoded>")
         } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
         }
     }
 
     /// Writes the object ``json`` holds.
     public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
 }
-
-import Foundation

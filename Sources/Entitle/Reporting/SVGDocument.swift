@@ -36,14 +36,18 @@ struct SVGDocument {
 
     /// Writes `<name attributes>text</name>` (or `<name attributes/>` without text or tooltip),
     /// with a `<title>` tooltip when one is given.
-    mutating func element(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>, text: String? = nil,
-                          tooltip: String? = nil) {
+    mutating func element(
+        _ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>, text: String? = nil,
+        tooltip: String? = nil
+    ) {
         Self.write(name, attributes, text: text, tooltip: tooltip, into: &body)
     }
 
     /// Writes an element into `<defs>`, with children written by `content` (a pattern's shapes).
-    mutating func definition(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>,
-                             content: (inout SVGDocument) -> Void) {
+    mutating func definition(
+        _ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>,
+        content: (inout SVGDocument) -> Void
+    ) {
         var inner = SVGDocument(width: width, height: height)
         content(&inner)
         definitions += "<\(name)" + Self.attributes(attributes) + ">" + inner.body + "</\(name)>\n"
@@ -64,10 +68,15 @@ struct SVGDocument {
             + body + "</svg>\n"
     }
 
-    private static func write(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>, text: String?, tooltip: String?,
-                              into body: inout String) {
+    private static func write(
+        _ name: StaticString, _ attributes: KeyValuePairs<StaticString, Value>, text: String?, tooltip: String?,
+        into body: inout String
+    ) {
         body += "<\(name)" + Self.attributes(attributes)
-        guard text != nil || tooltip != nil else { body += "/>\n"; return }
+        guard text != nil || tooltip != nil else {
+            body += "/>\n"
+            return
+        }
         body += ">"
         if let tooltip { body += "<title>" + escaped(tooltip) + "</title>" }
         if let text { body += escaped(text) }

@@ -17,14 +17,24 @@ struct TimeScale {
 
     /// An axis showing everything `rows` draws, and `at`.
     init(rows: [TimelineSVG.Row], at: Int64, left: Double, right: Double) {
-        var low = at, high = at
+        var low = at
+        var high = at
         for row in rows {
             for lane in row.lanes {
                 for bar in lane.bars {
-                    if let start = bar.start { low = min(low, start); high = max(high, start) }
-                    if let end = bar.end { low = min(low, end); high = max(high, end) }
+                    if let start = bar.start {
+                        low = min(low, start)
+                        high = max(high, start)
+                    }
+                    if let end = bar.end {
+                        low = min(low, end)
+                        high = max(high, end)
+                    }
                 }
-                for mark in lane.marks { low = min(low, mark.at); high = max(high, mark.at) }
+                for mark in lane.marks {
+                    low = min(low, mark.at)
+                    high = max(high, mark.at)
+                }
             }
         }
         self.init(from: low, to: high, left: left, right: right)
@@ -34,7 +44,8 @@ struct TimeScale {
     /// long, within years 0001-9999.
     init(from low: Int64, to high: Int64, left: Double, right: Double) {
         let day = Double(CivilCalendar.millisecondsPerDay)
-        var start = Double(low), end = Double(high)
+        var start = Double(low)
+        var end = Double(high)
         if end - start < day {
             let middle = (start + end) / 2
             start = middle - day / 2
@@ -66,9 +77,12 @@ struct TimeScale {
         }
 
         static let all: [Step] = {
-            let hour: Int64 = 3_600_000, day = CivilCalendar.millisecondsPerDay
-            return [.milliseconds(hour), .milliseconds(3 * hour), .milliseconds(6 * hour), .milliseconds(12 * hour),
-                    .milliseconds(day), .milliseconds(2 * day), .milliseconds(7 * day), .milliseconds(14 * day)]
+            let hour: Int64 = 3_600_000
+            let day = CivilCalendar.millisecondsPerDay
+            return [
+                .milliseconds(hour), .milliseconds(3 * hour), .milliseconds(6 * hour), .milliseconds(12 * hour),
+                .milliseconds(day), .milliseconds(2 * day), .milliseconds(7 * day), .milliseconds(14 * day),
+            ]
                 + [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1200, 2400, 6000, 12000, 24000].map { .months($0) }
         }()
     }
@@ -78,7 +92,8 @@ struct TimeScale {
     func ticks() -> [Tick] {
         let step = Step.all.first { (end - start) / $0.approximateLength <= 8 } ?? .months(24000)
         var instants: [Int64] = []
-        let low = Int64(start.rounded(.up)), high = Int64(end.rounded(.down))
+        let low = Int64(start.rounded(.up))
+        let high = Int64(end.rounded(.down))
         switch step {
         case .milliseconds(let length):
             // Weeks begin on Monday (1970-01-05 was one), other steps at multiples of themselves.

@@ -111,7 +111,8 @@ struct TimelineSVG {
         }
         var notes: [String] = []
         if features.count > rows.count {
-            notes.append("\(features.count - rows.count) more feature\(features.count - rows.count == 1 ? "" : "s") not drawn: draw one with --feature ID")
+            notes.append(
+                "\(features.count - rows.count) more feature\(features.count - rows.count == 1 ? "" : "s") not drawn: draw one with --feature ID")
         }
         if stopped { notes.append("drawing stopped after \(Self.maxShapes) bars and marks: draw less with --feature ID or --product ID") }
         for ignored in explanation.ignoredReceipts.prefix(5) {
@@ -131,11 +132,16 @@ struct TimelineSVG {
 
     /// A source's lane, or `nil` when it has nothing to show (a product never bought, a rule
     /// that matched no receipt).
-    private func lane(_ source: SourceExplanation, products: [String: ProductExplanation], budget: inout Int,
-                      stopped: inout Bool) -> Lane? {
+    private func lane(
+        _ source: SourceExplanation, products: [String: ProductExplanation], budget: inout Int,
+        stopped: inout Bool
+    ) -> Lane? {
         var lane = Lane(label: source.id, color: 0)
         func spend() -> Bool {
-            guard budget > 0 else { stopped = true; return false }
+            guard budget > 0 else {
+                stopped = true
+                return false
+            }
             budget -= 1
             return true
         }
@@ -144,47 +150,61 @@ struct TimelineSVG {
             guard let product = products[source.id] else { return nil }
             for span in product.coverage {
                 guard spend() else { break }
-                lane.bars.append(Bar(kind: span.grace ? .grace : .covered, start: span.start.millisecondsSince1970,
-                                     end: span.end?.millisecondsSince1970,
-                                     tooltip: "\(source.id): \(span.grace ? "grace period " : "covered ")\(Self.text(span))"))
+                lane.bars.append(
+                    Bar(
+                        kind: span.grace ? .grace : .covered, start: span.start.millisecondsSince1970,
+                        end: span.end?.millisecondsSince1970,
+                        tooltip: "\(source.id): \(span.grace ? "grace period " : "covered ")\(Self.text(span))"))
             }
             if let since = product.billingRetrySince, since <= explanation.at, spend() {
-                lane.bars.append(Bar(kind: .billingRetry, start: since.millisecondsSince1970, end: explanation.at.millisecondsSince1970,
-                                     tooltip: "\(source.id): billing retry since \(since.rfc3339), no access: \(product.reason)"))
+                lane.bars.append(
+                    Bar(
+                        kind: .billingRetry, start: since.millisecondsSince1970, end: explanation.at.millisecondsSince1970,
+                        tooltip: "\(source.id): billing retry since \(since.rfc3339), no access: \(product.reason)"))
             }
             for transaction in product.transactions {
                 let facts = "transaction \(transaction.transactionId) in receipt \(transaction.receipt): \(transaction.reason)"
                 let copy = transaction.exclusion == .duplicate || transaction.exclusion == .superseded || transaction.exclusion == .signedLater
                 if !copy {
                     guard spend() else { break }
-                    lane.marks.append(Mark(kind: transaction.counted ? .purchase : .notCounted,
-                                           at: transaction.purchaseDate.millisecondsSince1970,
-                                           tooltip: "bought \(transaction.purchaseDate.rfc3339): \(facts)"))
+                    lane.marks.append(
+                        Mark(
+                            kind: transaction.counted ? .purchase : .notCounted,
+                            at: transaction.purchaseDate.millisecondsSince1970,
+                            tooltip: "bought \(transaction.purchaseDate.rfc3339): \(facts)"))
                 }
                 if let cancelled = transaction.cancellationDate, !copy {
                     guard spend() else { break }
-                    lane.marks.append(Mark(kind: .refund, at: cancelled.millisecondsSince1970,
-                                           tooltip: "cancelled \(cancelled.rfc3339): \(facts)"))
+                    lane.marks.append(
+                        Mark(
+                            kind: .refund, at: cancelled.millisecondsSince1970,
+                            tooltip: "cancelled \(cancelled.rfc3339): \(facts)"))
                 }
                 // A snapshot signed after the purchase: the App Store's later word on the transaction.
                 if let signed = transaction.signedDate, signed > transaction.purchaseDate {
                     guard spend() else { break }
-                    lane.marks.append(Mark(kind: .snapshot, at: signed.millisecondsSince1970,
-                                           tooltip: "snapshot signed \(signed.rfc3339): \(facts)"))
+                    lane.marks.append(
+                        Mark(
+                            kind: .snapshot, at: signed.millisecondsSince1970,
+                            tooltip: "snapshot signed \(signed.rfc3339): \(facts)"))
                 }
             }
             for renewal in product.renewals {
                 guard let signed = renewal.signedDate else { continue }
                 guard spend() else { break }
-                lane.marks.append(Mark(kind: .renewal, at: signed.millisecondsSince1970,
-                                       tooltip: "renewal entry of chain \(renewal.originalTransactionId) in receipt \(renewal.receipt), "
-                                           + "signed \(signed.rfc3339): \(renewal.reason)"))
+                lane.marks.append(
+                    Mark(
+                        kind: .renewal, at: signed.millisecondsSince1970,
+                        tooltip: "renewal entry of chain \(renewal.originalTransactionId) in receipt \(renewal.receipt), "
+                            + "signed \(signed.rfc3339): \(renewal.reason)"))
             }
         case .grandfathered, .grant:
             if let span = source.span, spend() {
-                lane.bars.append(Bar(kind: .covered,
-                                     start: span.start <= Instant.earliest ? nil : span.start.millisecondsSince1970,
-                                     end: span.end?.millisecondsSince1970, tooltip: "\(source.id): \(source.reason)"))
+                lane.bars.append(
+                    Bar(
+                        kind: .covered,
+                        start: span.start <= Instant.earliest ? nil : span.start.millisecondsSince1970,
+                        end: span.end?.millisecondsSince1970, tooltip: "\(source.id): \(source.reason)"))
             }
         }
         return lane.bars.isEmpty && lane.marks.isEmpty ? nil : lane
@@ -202,34 +222,45 @@ struct TimelineSVG {
         let scale = TimeScale(rows: rows, at: explanation.at.millisecondsSince1970, left: Self.plotLeft, right: Self.plotRight)
         var svg = SVGDocument(width: Self.width, height: 0)
         svg.element("rect", ["width": "100%", "height": "100%", "fill": "#ffffff"])
-        svg.element("text", ["x": .number(Self.labelX), "y": 22, "font-size": 14, "font-weight": "bold", "fill": .text(Self.ink)],
-                    text: SVGDocument.shortened(explanation.app, to: 80) + " at " + explanation.at.rfc3339)
-        svg.element("text", ["x": .number(Self.labelX), "y": 40, "fill": .text(Self.muted)],
-                    text: "one row per feature; a lane per source: bars where it covers, marks where something happened")
+        svg.element(
+            "text", ["x": .number(Self.labelX), "y": 22, "font-size": 14, "font-weight": "bold", "fill": .text(Self.ink)],
+            text: SVGDocument.shortened(explanation.app, to: 80) + " at " + explanation.at.rfc3339)
+        svg.element(
+            "text", ["x": .number(Self.labelX), "y": 40, "fill": .text(Self.muted)],
+            text: "one row per feature; a lane per source: bars where it covers, marks where something happened")
         var y = 84.0
         let plotTop = y - 6
         // The rows first (backgrounds, labels, bars, marks), then the grid and the line at the
         // instant over them, once the height is known.
         var body = SVGDocument(width: Self.width, height: 0)
-        var usedGrace: Set<Int> = [], usedRetry: Set<Int> = []
+        var usedGrace: Set<Int> = []
+        var usedRetry: Set<Int> = []
         for (index, row) in rows.enumerated() {
             let height = Self.headerHeight + Self.laneHeight * Double(max(row.lanes.count, 1)) + (row.moreLanes > 0 ? Self.laneHeight : 0)
             if index % 2 == 0 {
-                body.element("rect", ["x": 4, "y": .number(y), "width": .number(Double(Self.width) - 8), "height": .number(height),
-                                      "fill": "#f6f8fa"])
+                body.element(
+                    "rect",
+                    [
+                        "x": 4, "y": .number(y), "width": .number(Double(Self.width) - 8), "height": .number(height),
+                        "fill": "#f6f8fa",
+                    ])
             }
-            body.element("text", ["x": .number(Self.labelX), "y": .number(y + 15), "font-weight": "bold", "fill": .text(Self.ink)],
-                         text: SVGDocument.shortened(row.feature.id, to: Int((Self.plotLeft - Self.labelX - 8) / Self.characterWidth)))
-            body.element("text", ["x": .number(Self.plotLeft), "y": .number(y + 15), "fill": .text(row.feature.enabled ? Self.ink : Self.muted)],
-                         text: Self.state(row.feature))
+            body.element(
+                "text", ["x": .number(Self.labelX), "y": .number(y + 15), "font-weight": "bold", "fill": .text(Self.ink)],
+                text: SVGDocument.shortened(row.feature.id, to: Int((Self.plotLeft - Self.labelX - 8) / Self.characterWidth)))
+            body.element(
+                "text", ["x": .number(Self.plotLeft), "y": .number(y + 15), "fill": .text(row.feature.enabled ? Self.ink : Self.muted)],
+                text: Self.state(row.feature))
             var laneTop = y + Self.headerHeight
             if row.lanes.isEmpty {
-                body.element("text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
-                             text: row.feature.sources.isEmpty ? "nothing can grant it" : "no source ever covered it")
+                body.element(
+                    "text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
+                    text: row.feature.sources.isEmpty ? "nothing can grant it" : "no source ever covered it")
             }
             for lane in row.lanes {
-                body.element("text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
-                             text: SVGDocument.shortened(lane.label, to: Int((Self.plotLeft - Self.labelX - 20) / Self.characterWidth)))
+                body.element(
+                    "text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
+                    text: SVGDocument.shortened(lane.label, to: Int((Self.plotLeft - Self.labelX - 20) / Self.characterWidth)))
                 for bar in lane.bars {
                     let pattern = Self.draw(bar, color: lane.color % Self.palette.count, top: laneTop, scale: scale, into: &body)
                     if bar.kind == .grace { usedGrace.insert(pattern) }
@@ -242,8 +273,9 @@ struct TimelineSVG {
                 laneTop += Self.laneHeight
             }
             if row.moreLanes > 0 {
-                body.element("text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
-                             text: "\(row.moreLanes) more source\(row.moreLanes == 1 ? "" : "s") not drawn")
+                body.element(
+                    "text", ["x": .number(Self.labelX + 12), "y": .number(laneTop + 13), "fill": .text(Self.muted)],
+                    text: "\(row.moreLanes) more source\(row.moreLanes == 1 ? "" : "s") not drawn")
             }
             y += height
         }
@@ -257,47 +289,71 @@ struct TimelineSVG {
 
         // The axis: a line per tick with its date, behind the rows' marks.
         for tick in scale.ticks() {
-            svg.element("line", ["x1": .number(tick.x), "y1": .number(plotTop), "x2": .number(tick.x), "y2": .number(plotBottom),
-                                 "stroke": "#d0d7de", "stroke-width": 1])
-            svg.element("text", ["x": .number(tick.x), "y": .number(plotTop - 4), "text-anchor": "middle", "fill": .text(Self.muted),
-                                 "font-size": 10], text: tick.label)
+            svg.element(
+                "line",
+                [
+                    "x1": .number(tick.x), "y1": .number(plotTop), "x2": .number(tick.x), "y2": .number(plotBottom),
+                    "stroke": "#d0d7de", "stroke-width": 1,
+                ])
+            svg.element(
+                "text",
+                [
+                    "x": .number(tick.x), "y": .number(plotTop - 4), "text-anchor": "middle", "fill": .text(Self.muted),
+                    "font-size": 10,
+                ], text: tick.label)
         }
         svg.append(body)
         // The instant explained, over everything.
         let atX = scale.x(explanation.at.millisecondsSince1970)
-        svg.element("line", ["x1": .number(atX), "y1": .number(plotTop - 19), "x2": .number(atX), "y2": .number(plotBottom),
-                             "stroke": .text(Self.atColor), "stroke-width": 1.5, "stroke-dasharray": "4 3"],
-                    tooltip: "at \(explanation.at.rfc3339)")
+        svg.element(
+            "line",
+            [
+                "x1": .number(atX), "y1": .number(plotTop - 19), "x2": .number(atX), "y2": .number(plotBottom),
+                "stroke": .text(Self.atColor), "stroke-width": 1.5, "stroke-dasharray": "4 3",
+            ],
+            tooltip: "at \(explanation.at.rfc3339)")
         let anchor = atX > Self.plotRight - 120 ? "end" : atX < Self.plotLeft + 120 ? "start" : "middle"
-        svg.element("text", ["x": .number(atX), "y": .number(plotTop - 22), "text-anchor": .text(anchor), "fill": .text(Self.atColor),
-                             "font-size": 10, "font-weight": "bold"], text: "at " + explanation.at.rfc3339)
+        svg.element(
+            "text",
+            [
+                "x": .number(atX), "y": .number(plotTop - 22), "text-anchor": .text(anchor), "fill": .text(Self.atColor),
+                "font-size": 10, "font-weight": "bold",
+            ], text: "at " + explanation.at.rfc3339)
 
         y = Self.legend(&svg, top: plotBottom + 14, colors: colors)
         for note in notes {
             y += 16
-            svg.element("text", ["x": .number(Self.labelX), "y": .number(y), "fill": .text(Self.muted)],
-                        text: SVGDocument.truncated(note, to: 140))
+            svg.element(
+                "text", ["x": .number(Self.labelX), "y": .number(y), "fill": .text(Self.muted)],
+                text: SVGDocument.truncated(note, to: 140))
         }
         svg.height = Int((y + 14).rounded(.up))
-        return svg.rendered(title: "entitle: \(SVGDocument.shortened(explanation.app, to: 200)) at \(explanation.at.rfc3339)",
-                            fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace", fontSize: 11)
+        return svg.rendered(
+            title: "entitle: \(SVGDocument.shortened(explanation.app, to: 200)) at \(explanation.at.rfc3339)",
+            fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace", fontSize: 11)
     }
 
     /// Draws a bar in the lane whose top is `top`, in the palette's color `color` (striped with
     /// that color's pattern for grace and billing retry), with an arrow past the plot's edge for
     /// an open end; returns the color, whose pattern the document must define.
     private static func draw(_ bar: Bar, color: Int, top laneTop: Double, scale: TimeScale, into svg: inout SVGDocument) -> Int {
-        let x0 = bar.start.map(scale.x) ?? plotLeft, x1 = bar.end.map(scale.x) ?? plotRight
+        let x0 = bar.start.map(scale.x) ?? plotLeft
+        let x1 = bar.end.map(scale.x) ?? plotRight
         let top = laneTop + (laneHeight - barHeight) / 2
-        let fill = switch bar.kind {
-        case .covered: palette[color]
-        case .grace: "url(#grace-\(color))"
-        case .billingRetry: "url(#retry-\(color))"
-        }
-        svg.element("rect", ["x": .number(x0), "y": .number(top), "width": .number(max(x1 - x0, 1.5)), "height": .number(barHeight),
-                             "rx": 2, "fill": .text(fill), "stroke": .text(bar.kind == .covered ? "none" : palette[color]),
-                             "stroke-dasharray": .text(bar.kind == .billingRetry ? "3 2" : "none")],
-                    tooltip: SVGDocument.truncated(bar.tooltip, to: 300))
+        let fill =
+            switch bar.kind {
+            case .covered: palette[color]
+            case .grace: "url(#grace-\(color))"
+            case .billingRetry: "url(#retry-\(color))"
+            }
+        svg.element(
+            "rect",
+            [
+                "x": .number(x0), "y": .number(top), "width": .number(max(x1 - x0, 1.5)), "height": .number(barHeight),
+                "rx": 2, "fill": .text(fill), "stroke": .text(bar.kind == .covered ? "none" : palette[color]),
+                "stroke-dasharray": .text(bar.kind == .billingRetry ? "3 2" : "none"),
+            ],
+            tooltip: SVGDocument.truncated(bar.tooltip, to: 300))
         // Open ends (covers always, never ends): a triangle pointing out of the plot.
         let (half, height) = (SVGDocument.format(barHeight / 2 + 2), SVGDocument.format(top - 2))
         if bar.end == nil {
@@ -318,8 +374,13 @@ struct TimelineSVG {
 
     /// Diagonal stripes of `color` on white, for a bar whose access is not plain coverage.
     private static func stripes(_ svg: inout SVGDocument, id: String, color: String, angle: Int, width: Double) {
-        svg.definition("pattern", ["id": .text(id), "width": 6, "height": 6, "patternUnits": "userSpaceOnUse",
-                                   "patternTransform": .text("rotate(\(angle))")]) { pattern in
+        svg.definition(
+            "pattern",
+            [
+                "id": .text(id), "width": 6, "height": 6, "patternUnits": "userSpaceOnUse",
+                "patternTransform": .text("rotate(\(angle))"),
+            ]
+        ) { pattern in
             pattern.element("rect", ["width": 6, "height": 6, "fill": "#ffffff"])
             pattern.element("rect", ["width": .number(width), "height": 6, "fill": .text(color)])
         }
@@ -329,14 +390,20 @@ struct TimelineSVG {
         let tooltip = SVGDocument.truncated(mark.tooltip, to: 300)
         switch mark.kind {
         case .purchase:
-            svg.element("circle", ["cx": .number(x), "cy": .number(y), "r": 4, "fill": .text(ink), "stroke": "#ffffff", "stroke-width": 1],
-                        tooltip: tooltip)
+            svg.element(
+                "circle", ["cx": .number(x), "cy": .number(y), "r": 4, "fill": .text(ink), "stroke": "#ffffff", "stroke-width": 1],
+                tooltip: tooltip)
         case .notCounted:
-            svg.element("circle", ["cx": .number(x), "cy": .number(y), "r": 3.5, "fill": "#ffffff", "stroke": .text(ink), "stroke-width": 1.5],
-                        tooltip: tooltip)
+            svg.element(
+                "circle", ["cx": .number(x), "cy": .number(y), "r": 3.5, "fill": "#ffffff", "stroke": .text(ink), "stroke-width": 1.5],
+                tooltip: tooltip)
         case .refund:
-            svg.element("path", ["d": .text("M\(SVGDocument.format(x - 4)) \(SVGDocument.format(y - 4))l8 8m0 -8l-8 8"),
-                                 "stroke": .text(atColor), "stroke-width": 2.5], tooltip: tooltip)
+            svg.element(
+                "path",
+                [
+                    "d": .text("M\(SVGDocument.format(x - 4)) \(SVGDocument.format(y - 4))l8 8m0 -8l-8 8"),
+                    "stroke": .text(atColor), "stroke-width": 2.5,
+                ], tooltip: tooltip)
         case .snapshot:
             svg.element("path", ["d": .text(diamond(x: x, y: y)), "fill": "#6639ba", "stroke": "#ffffff", "stroke-width": 1], tooltip: tooltip)
         case .renewal:
@@ -351,17 +418,25 @@ struct TimelineSVG {
     /// The legend: each source's color, the striped bars, the marks and the line; returns the
     /// baseline of its last line.
     private static func legend(_ svg: inout SVGDocument, top: Double, colors: [String]) -> Double {
-        var x = labelX, y = top + 10
+        var x = labelX
+        var y = top + 10
         func place(_ label: String) -> Double {
             let width = 22 + Double(label.unicodeScalars.count) * characterWidth + 16
-            if x + width > Double(Self.width) - 12, x > labelX + 60 { x = labelX + 60; y += 18 }
+            if x + width > Double(Self.width) - 12, x > labelX + 60 {
+                x = labelX + 60
+                y += 18
+            }
             defer { x += width }
             return x
         }
         func swatch(_ fill: String, stroke: String = "none", dashed: Bool = false, _ label: String) {
             let at = place(label)
-            svg.element("rect", ["x": .number(at), "y": .number(y - 9), "width": 16, "height": 10, "rx": 2, "fill": .text(fill),
-                                 "stroke": .text(stroke), "stroke-dasharray": .text(dashed ? "3 2" : "none")])
+            svg.element(
+                "rect",
+                [
+                    "x": .number(at), "y": .number(y - 9), "width": 16, "height": 10, "rx": 2, "fill": .text(fill),
+                    "stroke": .text(stroke), "stroke-dasharray": .text(dashed ? "3 2" : "none"),
+                ])
             svg.element("text", ["x": .number(at + 22), "y": .number(y), "fill": .text(ink)], text: label)
         }
         svg.element("text", ["x": .number(labelX), "y": .number(y), "font-weight": "bold", "fill": .text(ink)], text: "legend")
@@ -379,9 +454,11 @@ struct TimelineSVG {
         swatch("url(#retry-legend)", stroke: muted, dashed: true, "billing retry (no access)")
         x = labelX + 60
         y += 20
-        let marks: [(Mark.Kind, String)] = [(.purchase, "purchase that counts"), (.notCounted, "purchase that does not count"),
-                                            (.refund, "refund or revocation"), (.snapshot, "later-signed snapshot of a transaction"),
-                                            (.renewal, "renewal entry signed")]
+        let marks: [(Mark.Kind, String)] = [
+            (.purchase, "purchase that counts"), (.notCounted, "purchase that does not count"),
+            (.refund, "refund or revocation"), (.snapshot, "later-signed snapshot of a transaction"),
+            (.renewal, "renewal entry signed"),
+        ]
         for (kind, label) in marks {
             let at = place(label)
             draw(Mark(kind: kind, at: 0, tooltip: label), x: at + 8, y: y - 4, into: &svg)
@@ -389,8 +466,12 @@ struct TimelineSVG {
         }
         let label = "the instant explained"
         let at = place(label)
-        svg.element("line", ["x1": .number(at + 8), "y1": .number(y - 11), "x2": .number(at + 8), "y2": .number(y + 2),
-                             "stroke": .text(atColor), "stroke-width": 1.5, "stroke-dasharray": "4 3"])
+        svg.element(
+            "line",
+            [
+                "x1": .number(at + 8), "y1": .number(y - 11), "x2": .number(at + 8), "y2": .number(y + 2),
+                "stroke": .text(atColor), "stroke-width": 1.5, "stroke-dasharray": "4 3",
+            ])
         svg.element("text", ["x": .number(at + 22), "y": .number(y), "fill": .text(ink)], text: label)
         return y
     }

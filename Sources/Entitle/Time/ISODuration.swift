@@ -57,13 +57,27 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
             scalars = scalars.dropFirst()
             let position: Int
             switch (inTime, designator) {
-            case (false, UInt8(ascii: "Y")): position = 1; years = value
-            case (false, UInt8(ascii: "M")): position = 2; months = value
-            case (false, UInt8(ascii: "W")): position = 3; weeks = value
-            case (false, UInt8(ascii: "D")): position = 4; days = value
-            case (true, UInt8(ascii: "H")): position = 5; hours = value
-            case (true, UInt8(ascii: "M")): position = 6; minutes = value
-            case (true, UInt8(ascii: "S")): position = 7; seconds = value
+            case (false, UInt8(ascii: "Y")):
+                position = 1
+                years = value
+            case (false, UInt8(ascii: "M")):
+                position = 2
+                months = value
+            case (false, UInt8(ascii: "W")):
+                position = 3
+                weeks = value
+            case (false, UInt8(ascii: "D")):
+                position = 4
+                days = value
+            case (true, UInt8(ascii: "H")):
+                position = 5
+                hours = value
+            case (true, UInt8(ascii: "M")):
+                position = 6
+                minutes = value
+            case (true, UInt8(ascii: "S")):
+                position = 7
+                seconds = value
             default: return nil
             }
             guard position > order else { return nil }
@@ -118,9 +132,10 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
 
     /// The instant this duration after `start`; past ``Instant/latest`` it is ``Instant/latest``.
     public func added(to start: Instant) -> Instant {
-        Instant(millisecondsSince1970: ISODuration.add(
-            months: totalMonths, days: totalDays, milliseconds: timeMilliseconds,
-            to: start.millisecondsSince1970))
+        Instant(
+            millisecondsSince1970: ISODuration.add(
+                months: totalMonths, days: totalDays, milliseconds: timeMilliseconds,
+                to: start.millisecondsSince1970))
     }
 
     /// Adds calendar months (clamping the day), then days, then milliseconds, `times` times over as
@@ -130,14 +145,18 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     /// at ``Instant/earliest`` and ``Instant/latest``, so no value of a receipt or a catalog can
     /// make it overflow, and its cost does not depend on `times`.
     static func add(months: Int, days: Int64, milliseconds: Int64, times: Int64 = 1, to start: Int64) -> Int64 {
-        let earliest = Instant.earliest.millisecondsSince1970, latest = Instant.latest.millisecondsSince1970
+        let earliest = Instant.earliest.millisecondsSince1970
+        let latest = Instant.latest.millisecondsSince1970
         let (totalMonths, o1) = Int64(months).multipliedReportingOverflow(by: times)
         let (totalDays, o2) = days.multipliedReportingOverflow(by: times)
         let (totalMilliseconds, o3) = milliseconds.multipliedReportingOverflow(by: times)
         // Beyond these, the result is past the range whatever the start (10,000 years each).
-        let monthLimit: Int64 = 120_000, dayLimit: Int64 = 3_660_000, millisecondLimit = dayLimit * CivilCalendar.millisecondsPerDay
+        let monthLimit: Int64 = 120_000
+        let dayLimit: Int64 = 3_660_000
+        let millisecondLimit = dayLimit * CivilCalendar.millisecondsPerDay
         if o1 || o2 || o3 || abs(totalMonths) > monthLimit || abs(totalDays) > dayLimit || abs(totalMilliseconds) > millisecondLimit {
-            let forward = (o1 ? (months > 0) == (times > 0) : totalMonths > 0)
+            let forward =
+                (o1 ? (months > 0) == (times > 0) : totalMonths > 0)
                 || (o2 ? (days > 0) == (times > 0) : totalDays > 0)
                 || (o3 ? (milliseconds > 0) == (times > 0) : totalMilliseconds > 0)
             return forward ? latest : earliest

@@ -17,12 +17,15 @@ extension Instant {
         }
         let shape = "it must look like `2026-01-15T09:00:00Z` (RFC 3339: a date, `T`, a time, and `Z` or an offset such as `+01:00`)"
         guard let year = digits(0..<4), bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), let month = digits(5..<7),
-              bytes[7] == UInt8(ascii: "-"), let day = digits(8..<10) else {
+            bytes[7] == UInt8(ascii: "-"), let day = digits(8..<10)
+        else {
             return shape
         }
         if year == 0 { return "year 0000 is outside years 0001-9999" }
-        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                      "November", "December"]
+        let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
         guard (1...12).contains(month) else { return "month \(bytes.count >= 7 ? String(decoding: bytes[5..<7], as: UTF8.self) : "") does not exist" }
         let length = CivilCalendar.daysInMonth(year: year, month: month)
         guard (1...length).contains(day) else {
@@ -50,10 +53,12 @@ extension Instant {
     public static func parse(_ text: String) throws(InstantError) -> Instant {
         if let instant = Instant(rfc3339: text) { return instant }
         if text.utf8.count == 10, let instant = Instant(rfc3339: text + "T00:00:00Z") { return instant }
-        var problem = rfc3339Problem(text.utf8.count == 10 ? text + "T00:00:00Z" : text)
+        var problem =
+            rfc3339Problem(text.utf8.count == 10 ? text + "T00:00:00Z" : text)
             ?? "it must look like `2026-01-15T09:00:00Z` or `2026-01-15`"
         if problem.hasPrefix("it must look like `2026-01-15T09:00:00Z` (") {
-            problem = "it must look like `2026-01-15T09:00:00Z` (RFC 3339, `Z` or an offset such as `+01:00`) or a date alone, `2026-01-15` (midnight UTC)"
+            problem =
+                "it must look like `2026-01-15T09:00:00Z` (RFC 3339, `Z` or an offset such as `+01:00`) or a date alone, `2026-01-15` (midnight UTC)"
         }
         throw InstantError(text: text, problem: problem)
     }

@@ -10,17 +10,31 @@ extension Instant {
         // more, and one from ":" upwards makes d + 6 at least 16, so either sets a high bit.
         @inline(__always) func digit(_ index: Int) -> UInt8 { bytes[index] &- UInt8(ascii: "0") }
         @inline(__always) func flags(_ d: UInt8) -> UInt8 { d | (d &+ 6) }
-        let y0 = digit(0), y1 = digit(1), y2 = digit(2), y3 = digit(3)
-        let mo0 = digit(5), mo1 = digit(6), d0 = digit(8), d1 = digit(9)
-        let h0 = digit(11), h1 = digit(12), mi0 = digit(14), mi1 = digit(15), s0 = digit(17), s1 = digit(18)
+        let y0 = digit(0)
+        let y1 = digit(1)
+        let y2 = digit(2)
+        let y3 = digit(3)
+        let mo0 = digit(5)
+        let mo1 = digit(6)
+        let d0 = digit(8)
+        let d1 = digit(9)
+        let h0 = digit(11)
+        let h1 = digit(12)
+        let mi0 = digit(14)
+        let mi1 = digit(15)
+        let s0 = digit(17)
+        let s1 = digit(18)
         var check = flags(y0) | flags(y1) | flags(y2) | flags(y3) | flags(mo0) | flags(mo1) | flags(d0) | flags(d1)
         check |= flags(h0) | flags(h1) | flags(mi0) | flags(mi1) | flags(s0) | flags(s1)
         guard check & 0xF0 == 0, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+            bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
         else { return nil }
         let year = Int(y0) * 1000 + Int(y1) * 100 + Int(y2) * 10 + Int(y3)
-        let month = Int(mo0) * 10 + Int(mo1), day = Int(d0) * 10 + Int(d1)
-        let hour = Int(h0) * 10 + Int(h1), minute = Int(mi0) * 10 + Int(mi1), second = Int(s0) * 10 + Int(s1)
+        let month = Int(mo0) * 10 + Int(mo1)
+        let day = Int(d0) * 10 + Int(d1)
+        let hour = Int(h0) * 10 + Int(h1)
+        let minute = Int(mi0) * 10 + Int(mi1)
+        let second = Int(s0) * 10 + Int(s1)
         @inline(__always) func number(_ index: Int, _ length: Int) -> Int? {
             var value = 0
             for position in index..<(index + length) {
@@ -31,7 +45,7 @@ extension Instant {
             return value
         }
         guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
         var index = 19
         var millisecond = 0
@@ -54,12 +68,14 @@ extension Instant {
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             if index + 6 == count, bytes[index + 3] == UInt8(ascii: ":"),
-               let h = number(index + 1, 2), let m = number(index + 4, 2) {
+                let h = number(index + 1, 2), let m = number(index + 4, 2)
+            {
                 guard h < 24, m < 60 else { return nil }
                 offsetMinutes = sign * (h * 60 + m)
                 index += 6
             } else if allowCompactOffset, index + 5 == count,
-                      let h = number(index + 1, 2), let m = number(index + 3, 2) {
+                let h = number(index + 1, 2), let m = number(index + 3, 2)
+            {
                 guard h < 24, m < 60 else { return nil }
                 offsetMinutes = sign * (h * 60 + m)
                 index += 5
@@ -71,7 +87,8 @@ extension Instant {
         }
         guard index == count else { return nil }
         let days = CivilCalendar.dayNumber(year: year, month: month, day: day)
-        let milliseconds = days * CivilCalendar.millisecondsPerDay
+        let milliseconds =
+            days * CivilCalendar.millisecondsPerDay
             + Int64(hour * 3_600_000 + minute * 60_000 + second * 1000 + millisecond)
             - Int64(offsetMinutes) * 60_000
         // An offset can carry 0001-01-01 or 9999-12-31 past the range.
@@ -92,16 +109,19 @@ extension Instant {
         // XOR with the layout turns each digit into 0...9 and each right separator into 0.
         // Byte i of a word is bits 8i...8i+7. Digit bytes (`0`) may keep only their low nibble, and
         // adding 6 to it must not reach 16; separator bytes must be 0 outright.
-        let layout0: UInt64 = 0x2D30_302D_3030_3030   // "0000-00-"
-        let layout1: UInt64 = 0x3030_3A30_3054_3030   // "00T00:00"
-        let layout2: UInt64 = 0x5A30_3030_2E30_303A   // ":00.000Z"
+        let layout0: UInt64 = 0x2D30_302D_3030_3030  // "0000-00-"
+        let layout1: UInt64 = 0x3030_3A30_3054_3030  // "00T00:00"
+        let layout2: UInt64 = 0x5A30_3030_2E30_303A  // ":00.000Z"
         let digits0: UInt64 = 0x000F_0F00_0F0F_0F0F
         let digits1: UInt64 = 0x0F0F_000F_0F00_0F0F
         let digits2: UInt64 = 0x000F_0F0F_000F_0F00
-        let d0 = load(0) ^ layout0, d1 = load(8) ^ layout1, d2 = load(16) ^ layout2
+        let d0 = load(0) ^ layout0
+        let d1 = load(8) ^ layout1
+        let d2 = load(16) ^ layout2
         let outside = (d0 & ~digits0) | (d1 & ~digits1) | (d2 & ~digits2)
         let sixes: UInt64 = 0x0606_0606_0606_0606
-        let overNine = ((d0 &+ (sixes & digits0)) & ~digits0) | ((d1 &+ (sixes & digits1)) & ~digits1)
+        let overNine =
+            ((d0 &+ (sixes & digits0)) & ~digits0) | ((d1 &+ (sixes & digits1)) & ~digits1)
             | ((d2 &+ (sixes & digits2)) & ~digits2)
         guard outside | overNine == 0 else { return nil }
         @inline(__always) func digit(_ word: UInt64, _ byte: UInt64) -> Int { Int((word >> (8 * byte)) & 0xF) }
@@ -113,7 +133,7 @@ extension Instant {
         let second = digit(d2, 1) * 10 + digit(d2, 2)
         let millisecond = digit(d2, 4) * 100 + digit(d2, 5) * 10 + digit(d2, 6)
         guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
         // Years 0001-9999 in UTC always lie within ``Instant/earliest``...``Instant/latest``.
         return CivilCalendar.dayNumber(year: year, month: month, day: day) * CivilCalendar.millisecondsPerDay
@@ -134,13 +154,19 @@ extension Instant {
         }
         if year < 0 { text += "-" }
         pad(abs(year), 4)
-        text += "-"; pad(month, 2)
-        text += "-"; pad(day, 2)
-        text += "T"; pad(ms / 3_600_000, 2)
-        text += ":"; pad(ms / 60_000 % 60, 2)
-        text += ":"; pad(ms / 1000 % 60, 2)
+        text += "-"
+        pad(month, 2)
+        text += "-"
+        pad(day, 2)
+        text += "T"
+        pad(ms / 3_600_000, 2)
+        text += ":"
+        pad(ms / 60_000 % 60, 2)
+        text += ":"
+        pad(ms / 1000 % 60, 2)
         if ms % 1000 != 0 {
-            text += "."; pad(ms % 1000, 3)
+            text += "."
+            pad(ms % 1000, 3)
         }
         text += "Z"
         return text

@@ -25,8 +25,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         if milliseconds.isNaN {
             millisecondsSince1970 = 0
         } else {
-            millisecondsSince1970 = Int64(min(max(milliseconds, Double(Instant.earliest.millisecondsSince1970)),
-                                              Double(Instant.latest.millisecondsSince1970)))
+            millisecondsSince1970 = Int64(
+                min(
+                    max(milliseconds, Double(Instant.earliest.millisecondsSince1970)),
+                    Double(Instant.latest.millisecondsSince1970)))
         }
     }
 
@@ -48,8 +50,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The instant, or the nearer of ``earliest`` and ``latest`` when it lies outside them.
     public var clampedToRange: Instant {
-        Instant(millisecondsSince1970: min(max(millisecondsSince1970, Instant.earliest.millisecondsSince1970),
-                                           Instant.latest.millisecondsSince1970))
+        Instant(
+            millisecondsSince1970: min(
+                max(millisecondsSince1970, Instant.earliest.millisecondsSince1970),
+                Instant.latest.millisecondsSince1970))
     }
 
     /// `Instant(millisecondsSince1970:)` when the value is within years 0001-9999, else `nil`.

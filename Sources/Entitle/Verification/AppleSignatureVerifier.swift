@@ -111,14 +111,17 @@ public struct AppleSignatureVerifier: Sendable {
     ///   - format: the format, when it should not be recognized from the content.
     /// - Returns: the receipt, with what could not be mapped.
     /// - Throws: ``VerificationError``.
-    public func verifiedReceipt(from data: Data, name: String = "<receipt>", format: AppleFormat? = nil) throws(VerificationError) -> ImportedReceipt {
+    public func verifiedReceipt(from data: Data, name: String = "<receipt>", format: AppleFormat? = nil) throws(VerificationError) -> ImportedReceipt
+    {
         try verifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: true))
     }
 
     /// ``verifiedReceipt(from:name:format:)`` with the app option's strictness chosen: `entitle
     /// check --verify` accepts the app the signed data names (a customer's receipts may be several
     /// apps'), and uses the option only for data that names none.
-    package func verifiedReceipt(from data: Data, name: String, format: AppleFormat?, app option: AppOption) throws(VerificationError) -> ImportedReceipt {
+    package func verifiedReceipt(from data: Data, name: String, format: AppleFormat?, app option: AppOption) throws(VerificationError)
+        -> ImportedReceipt
+    {
         let start = SourceLocation(file: name, line: 1, column: 1)
         func located(_ error: VerificationError) -> VerificationError {
             var error = error
@@ -132,11 +135,14 @@ public struct AppleSignatureVerifier: Sendable {
             switch AppleImport.detect(data, root: &root) {
             case .apple(let detected)?: chosen = detected
             case .normalized?:
-                throw located(VerificationError(code: .unsigned, message: "a normalized receipt carries no signature to verify",
-                                                help: "give Apple's signed data: a JWS, App Store Server API data or a PKCS#7 app receipt"))
+                throw located(
+                    VerificationError(
+                        code: .unsigned, message: "a normalized receipt carries no signature to verify",
+                        help: "give Apple's signed data: a JWS, App Store Server API data or a PKCS#7 app receipt"))
             case nil:
-                throw VerificationError(code: .malformed, message: "unrecognized receipt format", location: start,
-                                        underlying: AppleImport.unrecognized(name))
+                throw VerificationError(
+                    code: .malformed, message: "unrecognized receipt format", location: start,
+                    underlying: AppleImport.unrecognized(name))
             }
         }
         let roots = trustedRoots.map { [UInt8]($0) }
@@ -145,20 +151,24 @@ public struct AppleSignatureVerifier: Sendable {
         do throws(VerificationError) {
             switch chosen! {
             case .verifyReceipt:
-                throw VerificationError(code: .unsigned, message: "a verifyReceipt response carries no signature to verify",
-                                        help: "verify the app receipt (PKCS#7) instead: Apple's server answered this one over TLS")
+                throw VerificationError(
+                    code: .unsigned, message: "a verifyReceipt response carries no signature to verify",
+                    help: "verify the app receipt (PKCS#7) instead: Apple's server answered this one over TLS")
             case .appStore:
-                let verification = JWSVerification(checker: try SignatureChecker(trustedRoots: roots), app: expected,
-                                                   environments: accepted, at: instant)
+                let verification = JWSVerification(
+                    checker: try SignatureChecker(trustedRoots: roots), app: expected,
+                    environments: accepted, at: instant)
                 do {
                     return try AppleImport.appStore(data, root: root, name: name, app: option, verification: verification)
                 } catch {
                     guard let failure = verification.failure else {
-                        throw VerificationError(code: .malformed, message: error.message, location: error.location, path: error.path,
-                                                help: error.help, underlying: error)
+                        throw VerificationError(
+                            code: .malformed, message: error.message, location: error.location, path: error.path,
+                            help: error.help, underlying: error)
                     }
-                    throw VerificationError(code: failure.code, message: failure.message, location: error.location, path: error.path,
-                                            help: failure.help)
+                    throw VerificationError(
+                        code: failure.code, message: failure.message, location: error.location, path: error.path,
+                        help: failure.help)
                 }
             case .pkcs7:
                 return try verifiedPKCS7(data, name: name, roots: roots, expected: expected, environments: accepted)
@@ -175,12 +185,15 @@ public struct AppleSignatureVerifier: Sendable {
     ) throws(VerificationError) -> ImportedReceipt {
         let start = SourceLocation(file: name, line: 1, column: 1)
         func unreadable(_ error: ReceiptError) -> VerificationError {
-            VerificationError(code: .malformed, message: error.message, location: error.location, path: error.path, help: error.help,
-                              underlying: error)
+            VerificationError(
+                code: .malformed, message: error.message, location: error.location, path: error.path, help: error.help,
+                underlying: error)
         }
         guard data.count <= ReceiptDecoder.maxBytes else {
-            throw unreadable(ReceiptError(code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(ReceiptDecoder.maxBytes) bytes",
-                                          location: start))
+            throw unreadable(
+                ReceiptError(
+                    code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(ReceiptDecoder.maxBytes) bytes",
+                    location: start))
         }
         guard let der = AppReceiptMapper.der(data) else {
             throw unreadable(ReceiptError(code: .malformedJSON, message: "not a PKCS#7 app receipt: neither DER nor base64 of DER", location: start))
@@ -191,25 +204,29 @@ public struct AppleSignatureVerifier: Sendable {
         do {
             receipt = try AppReceiptMapper.map(der, warnings: &warnings, creationDate: &creationDate)
         } catch {
-            throw unreadable(ReceiptError(code: .malformedJSON, message: "\(error.message) (at byte \(error.offset) of the DER data)", location: start))
+            throw unreadable(
+                ReceiptError(code: .malformedJSON, message: "\(error.message) (at byte \(error.offset) of the DER data)", location: start))
         }
         guard let at = instant ?? creationDate else {
-            throw VerificationError(code: .malformed, message: "the app receipt has no creation date (attribute 12) to verify the certificates at",
-                                    help: "give the verification instant (`at:`)")
+            throw VerificationError(
+                code: .malformed, message: "the app receipt has no creation date (attribute 12) to verify the certificates at",
+                help: "give the verification instant (`at:`)")
         }
         let checker = try SignatureChecker(trustedRoots: roots)
         let signedByAnchor = try checker.verifyPKCS7(der, at: at)
         let environment = receipt.environment ?? "production"
         if signedByAnchor, environment != "xcode" {
-            throw VerificationError(code: .notApple,
-                                    message: "the receipt is signed by a trusted root itself, as Xcode signs, but its type is `\(environment)`")
+            throw VerificationError(
+                code: .notApple,
+                message: "the receipt is signed by a trusted root itself, as Xcode signs, but its type is `\(environment)`")
         }
         if let expected, receipt.app != expected {
             throw VerificationError(code: .wrongApp, message: "the receipt is for app `\(Diagnostic.excerpt(receipt.app))`, not `\(expected)`")
         }
         if let environments, !environments.contains(environment) {
-            throw VerificationError(code: .wrongEnvironment,
-                                    message: "the receipt is of environment `\(Diagnostic.excerpt(environment))`, not \(CatalogChecker.list(environments.sorted()))")
+            throw VerificationError(
+                code: .wrongEnvironment,
+                message: "the receipt is of environment `\(Diagnostic.excerpt(environment))`, not \(CatalogChecker.list(environments.sorted()))")
         }
         do {
             return try AppleImport.checked(ImportedReceipt(receipt: receipt, format: .pkcs7, warnings: warnings), name: name)

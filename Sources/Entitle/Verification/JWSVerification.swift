@@ -56,9 +56,11 @@ final class JWSVerification {
     /// Refuses a purchase read from outside any JWS, which nothing signed.
     func requireSigned(_ signed: Bool, offset: Int, path: String) throws(ImportFailure) {
         guard !signed else { return }
-        throw fail(VerificationError(code: .unsigned, message: "a decoded payload outside any JWS carries no signature to verify",
-                                     help: "give the signed data as Apple sends it: the compact JWS, or the response that holds it"),
-                   offset: offset, path: path)
+        throw fail(
+            VerificationError(
+                code: .unsigned, message: "a decoded payload outside any JWS carries no signature to verify",
+                help: "give the signed data as Apple sends it: the compact JWS, or the response that holds it"),
+            offset: offset, path: path)
     }
 
     private func fail(_ error: VerificationError, offset: Int, path: String) -> ImportFailure {
@@ -72,8 +74,9 @@ final class JWSVerification {
     private func verify(_ text: String, payload: Data) throws(VerificationError) {
         let jws = try SignedJWS(text)
         guard jws.certificates.count == 3 || jws.certificates.count == 1 else {
-            throw VerificationError(code: .malformed,
-                                    message: "`x5c` holds \(jws.certificates.count) certificates; Apple's chain has 3 (leaf, intermediate, root), Xcode's 1")
+            throw VerificationError(
+                code: .malformed,
+                message: "`x5c` holds \(jws.certificates.count) certificates; Apple's chain has 3 (leaf, intermediate, root), Xcode's 1")
         }
         try checker.verifyES256(leaf: jws.certificates[0], signingInput: jws.signingInput, signature: jws.signature)
         guard let root = try? JSONDocument.parse(payload, limits: .init(maxBytes: 1 << 20, maxDepth: 32)).root else {
@@ -81,8 +84,9 @@ final class JWSVerification {
         }
         let claims = try SignedClaims(root)
         guard let at = instant ?? claims.signedDate else {
-            throw VerificationError(code: .malformed, message: "the payload has no `signedDate` to verify the certificates at",
-                                    help: "give the verification instant (`at:`)")
+            throw VerificationError(
+                code: .malformed, message: "the payload has no `signedDate` to verify the certificates at",
+                help: "give the verification instant (`at:`)")
         }
         let environment = claims.environment.map(AppleEnvironment.normalized) ?? "production"
         let chain: [[UInt8]]
@@ -93,8 +97,11 @@ final class JWSVerification {
             markers = .required
         } else {
             guard environment == "xcode" else {
-                throw VerificationError(code: .notApple,
-                                        message: "`x5c` holds one certificate, as Xcode signs, but the payload's environment is `\(Diagnostic.excerpt(claims.environment ?? "Production"))`")
+                throw VerificationError(
+                    code: .notApple,
+                    message:
+                        "`x5c` holds one certificate, as Xcode signs, but the payload's environment is `\(Diagnostic.excerpt(claims.environment ?? "Production"))`"
+                )
             }
             chain = jws.certificates
             markers = .none
@@ -155,15 +162,17 @@ struct SignedJWS {
             throw VerificationError(code: .malformed, message: "the JWS header is over \(SignedJWS.maxHeaderBytes) bytes")
         }
         guard let headerBytes = bytes[parts.header].withUnsafeBytes({ Base64.decode($0) }),
-              let header = try? JSONDocument.parse(Data(headerBytes), limits: .init(maxBytes: SignedJWS.maxHeaderBytes, maxDepth: 16)).root else {
+            let header = try? JSONDocument.parse(Data(headerBytes), limits: .init(maxBytes: SignedJWS.maxHeaderBytes, maxDepth: 16)).root
+        else {
             throw VerificationError(code: .malformed, message: "the JWS header is not base64url of a JSON object")
         }
         guard case .string(let algorithm)? = header["alg"]?.value else {
             throw VerificationError(code: .unsupportedAlgorithm, message: "the JWS header names no `alg`; Apple signs with `ES256`")
         }
         guard algorithm == "ES256" else {
-            throw VerificationError(code: .unsupportedAlgorithm,
-                                    message: "the JWS header's `alg` is `\(Diagnostic.excerpt(algorithm))`; Apple signs with `ES256`")
+            throw VerificationError(
+                code: .unsupportedAlgorithm,
+                message: "the JWS header's `alg` is `\(Diagnostic.excerpt(algorithm))`; Apple signs with `ES256`")
         }
         guard let chain = header["x5c"] else {
             throw VerificationError(code: .malformed, message: "the JWS header has no `x5c` certificate chain to verify")
@@ -172,8 +181,9 @@ struct SignedJWS {
             throw VerificationError(code: .malformed, message: "the JWS header's `x5c` is not a list of certificates")
         }
         guard elements.count <= JWSVerification.maxChainLength else {
-            throw VerificationError(code: .malformed,
-                                    message: "`x5c` holds \(elements.count) certificates; Apple's chain has 3 (leaf, intermediate, root), Xcode's 1")
+            throw VerificationError(
+                code: .malformed,
+                message: "`x5c` holds \(elements.count) certificates; Apple's chain has 3 (leaf, intermediate, root), Xcode's 1")
         }
         var certificates: [[UInt8]] = []
         var encoded: [String] = []

@@ -6,22 +6,22 @@
 /// without it every verification fails with ``VerificationError/Code/unavailable``.
 enum SystemCrypto {
     #if SystemCrypto && canImport(CSystemCrypto)
-    static let isAvailable = true
-    static let name = "OpenSSL (libcrypto)"
+        static let isAvailable = true
+        static let name = "OpenSSL (libcrypto)"
     #elseif SystemCrypto && canImport(Security)
-    static let isAvailable = true
-    static let name = "Security.framework"
+        static let isAvailable = true
+        static let name = "Security.framework"
     #else
-    static let isAvailable = false
-    static let name = "none"
+        static let isAvailable = false
+        static let name = "none"
     #endif
 
     /// Why this build cannot verify, in the project's error style.
     static var unavailableReason: String {
         #if SystemCrypto
-        "this platform has no system cryptography entitle verifies with (OpenSSL's libcrypto or Security.framework)"
+            "this platform has no system cryptography entitle verifies with (OpenSSL's libcrypto or Security.framework)"
         #else
-        "verifying signatures needs entitle built with the `SystemCrypto` trait"
+            "verifying signatures needs entitle built with the `SystemCrypto` trait"
         #endif
     }
 
@@ -65,25 +65,25 @@ struct CertificateNames {
 }
 
 #if !(SystemCrypto && (canImport(CSystemCrypto) || canImport(Security)))
-/// This build's stand-in for the platform's checker: creating one fails, so nothing is ever
-/// taken as verified.
-final class SignatureChecker {
-    init(trustedRoots: [[UInt8]]) throws(VerificationError) {
-        throw VerificationError.unavailableError
-    }
+    /// This build's stand-in for the platform's checker: creating one fails, so nothing is ever
+    /// taken as verified.
+    final class SignatureChecker {
+        init(trustedRoots: [[UInt8]]) throws(VerificationError) {
+            throw VerificationError.unavailableError
+        }
 
-    func verifyChain(_ chain: [[UInt8]], at instant: Instant, names: CertificateNames, markers: MarkerPolicy) throws(VerificationError) -> Bool {
-        throw VerificationError.unavailableError
-    }
+        func verifyChain(_ chain: [[UInt8]], at instant: Instant, names: CertificateNames, markers: MarkerPolicy) throws(VerificationError) -> Bool {
+            throw VerificationError.unavailableError
+        }
 
-    func verifyES256(leaf: [UInt8], signingInput: ArraySlice<UInt8>, signature: [UInt8]) throws(VerificationError) {
-        throw VerificationError.unavailableError
-    }
+        func verifyES256(leaf: [UInt8], signingInput: ArraySlice<UInt8>, signature: [UInt8]) throws(VerificationError) {
+            throw VerificationError.unavailableError
+        }
 
-    func verifyPKCS7(_ der: [UInt8], at instant: Instant) throws(VerificationError) -> Bool {
-        throw VerificationError.unavailableError
+        func verifyPKCS7(_ der: [UInt8], at instant: Instant) throws(VerificationError) -> Bool {
+            throw VerificationError.unavailableError
+        }
     }
-}
 #endif
 
 extension Instant {

@@ -61,8 +61,10 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
     public var underlying: ReceiptError?
 
     /// Creates a verification error.
-    public init(code: Code, message: String, location: SourceLocation? = nil, path: String = "", help: String? = nil,
-                underlying: ReceiptError? = nil) {
+    public init(
+        code: Code, message: String, location: SourceLocation? = nil, path: String = "", help: String? = nil,
+        underlying: ReceiptError? = nil
+    ) {
         self.code = code
         self.message = Diagnostic.bounded(message)
         self.location = location

@@ -4,7 +4,8 @@ import Foundation
 /// `entitle check`: evaluates receipts against catalogs at an instant and prints the entitlements.
 enum CheckCommand {
     /// `--customers PATH ...`: a customer corpus evaluated instead of `--receipt`.
-    static let customers = SharedOptions.customers.help("""
+    static let customers = SharedOptions.customers.help(
+        """
         evaluate a customer corpus instead (a directory with one receipt file or one subdirectory of receipts per
         customer, or a JSON Lines file of {"customer": ID, "receipts": [...]}) and print one JSON object per line:
         {"customer": ID, ...the check JSON...}, or {"customer": ID, "errors": [...]} for a customer whose receipts
@@ -25,12 +26,16 @@ enum CheckCommand {
     static let command = Subcommand(
         name: "check", summary: "evaluate receipts against catalogs and print entitlements",
         synopses: [
-            [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format)]
+            [
+                .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format),
+            ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
-            [.required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(fields), .optional(compact),
-             .optional(SharedOptions.jobs), VerifyOption.synopsis],
+            [
+                .required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(fields), .optional(compact),
+                .optional(SharedOptions.jobs), VerifyOption.synopsis,
+            ],
         ],
         discussion: """
             Catalog errors are printed as they are; the app is still evaluated when its catalog, and the catalogs it refers
@@ -54,8 +59,10 @@ enum CheckCommand {
             }
         } else {
             guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
-            let batchOnly = [(fields.quoted, arguments.contains(fields)), (compact.quoted, arguments.contains(compact)),
-                             (SharedOptions.jobs.quoted, arguments.contains(SharedOptions.jobs))]
+            let batchOnly = [
+                (fields.quoted, arguments.contains(fields)), (compact.quoted, arguments.contains(compact)),
+                (SharedOptions.jobs.quoted, arguments.contains(SharedOptions.jobs)),
+            ]
             if let (name, _) = batchOnly.first(where: \.1) { throw UsageError(message: "\(name) is for \(customers.quoted)") }
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
@@ -79,20 +86,25 @@ enum CheckCommand {
         }
 
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
+        switch EvaluationInputs.load(
+            arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment)
+        {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }
         let result: Entitlements
         do {
-            result = try inputs.portfolio.evaluate(app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
-                                                   account: account)
+            result = try inputs.portfolio.evaluate(
+                app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
+                account: account)
         } catch {
-            return inputs.failure([error.diagnostic], "nothing to evaluate",
-                                  exitCode: CommandOutput.misuse)
+            return inputs.failure(
+                [error.diagnostic], "nothing to evaluate",
+                exitCode: CommandOutput.misuse)
         }
         inputs.noteOtherCatalogErrors()
-        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text,
-                             standardError: inputs.errorText)
+        return CommandOutput(
+            exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text,
+            standardError: inputs.errorText)
     }
 }

@@ -21,7 +21,9 @@ extension DiffCommand {
     /// Checks that `--depth` and `--witnesses` come with `--prove`.
     static func checkProofOptions(_ arguments: ParsedArguments) throws(UsageError) {
         guard !arguments.contains(ProveOptions.prove) else { return }
-        let given = arguments.contains(ProveOptions.depth) ? ProveOptions.depth.name
+        let given =
+            arguments.contains(ProveOptions.depth)
+            ? ProveOptions.depth.name
             : arguments.contains(ProveOptions.witnesses) ? ProveOptions.witnesses.name : nil
         if let given { throw UsageError(message: "`\(given)` is for `\(ProveOptions.prove.name)`") }
     }
@@ -37,12 +39,14 @@ extension DiffCommand {
         var messages = ""
         if let directory { messages += WitnessFiles.write(report, into: directory, catalog: newPath) }
         let differing = report.differences.count
-        messages += "entitle: proof: \(differing) part\(differing == 1 ? "" : "s") of the answer differ\(differing == 1 ? "s" : "")"
+        messages +=
+            "entitle: proof: \(differing) part\(differing == 1 ? "" : "s") of the answer differ\(differing == 1 ? "s" : "")"
             + (report.showsLoss ? ", some customer loses a feature or balance" : "") + "\n"
         if !report.statistics.isComplete, arguments.contains(failOnLoss) {
             messages += "entitle: \(failOnLoss.name): the search is not complete, so the change is not shown to be safe\n"
         }
-        return Proof(text: report.text, json: report.jsonOutput, loss: report.showsLoss, complete: report.statistics.isComplete,
-                     messages: messages)
+        return Proof(
+            text: report.text, json: report.jsonOutput, loss: report.showsLoss, complete: report.statistics.isComplete,
+            messages: messages)
     }
 }

@@ -4,10 +4,11 @@ import Foundation
 /// `entitle diff OLD NEW`: what a catalog change is, and what it does to existing customers.
 enum DiffCommand {
     /// `--customers PATH ...`: the customers whose answers are compared.
-    static let customers = SharedOptions.customers.help(SharedOptions.customers.spec.help + """
-        . Every customer is evaluated under both catalogs, and what changes is grouped: "pro: on -> off for 3 of 1,200
-        customers: c-17, ..."
-        """)
+    static let customers = SharedOptions.customers.help(
+        SharedOptions.customers.spec.help + """
+            . Every customer is evaluated under both catalogs, and what changes is grouped: "pro: on -> off for 3 of 1,200
+            customers: c-17, ..."
+            """)
     /// `--at INSTANT ...`: each instant the customers are compared at.
     static let at = SharedOptions.at.repeatable(help: "when to evaluate (repeat for several instants); default: now")
     /// `--fail-on-loss`.
@@ -18,13 +19,17 @@ enum DiffCommand {
     static let command = Subcommand(
         name: "diff", summary: "compare two catalog versions and what the change does to customers",
         synopses: [
-            [.argument("OLD NEW", label: "OLD, NEW", help: """
-                catalog paths (a file, or a directory whose *.json files are catalogs), e.g. main's products/ and the pull
-                request's
-                """),
-             .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs)]
+            [
+                .argument(
+                    "OLD NEW", label: "OLD, NEW",
+                    help: """
+                        catalog paths (a file, or a directory whose *.json files are catalogs), e.g. main's products/ and the pull
+                        request's
+                        """),
+                .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs),
+            ]
                 + [.optional(ProveOptions.prove), .optional(ProveOptions.depth), .optional(ProveOptions.witnesses)]
-                + DiagnosticsOption.synopsis,
+                + DiagnosticsOption.synopsis
         ],
         discussion: """
             Catalog changes are listed per app; those that take something from existing customers (a product removed or
@@ -41,8 +46,10 @@ enum DiffCommand {
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
         guard arguments.positional.count == 2 else {
-            throw UsageError(message: arguments.positional.count < 2 ? "give the OLD and the NEW catalogs"
-                             : "unexpected argument `\(arguments.positional[2])`")
+            throw UsageError(
+                message: arguments.positional.count < 2
+                    ? "give the OLD and the NEW catalogs"
+                    : "unexpected argument `\(arguments.positional[2])`")
         }
         let json = try arguments.value(SharedOptions.format) == .json
         let diagnosticsOption = try DiagnosticsOption(arguments)
@@ -67,8 +74,9 @@ enum DiffCommand {
         }
         errorText += diagnosticsOption.emit(allDiagnostics)
         guard portfolios.count == 2 else {
-            return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: json ? EntitleCommand.jsonErrors(catalogErrors) : "",
-                                 standardError: errorText + "entitle: the catalogs have errors: nothing to compare\n")
+            return CommandOutput(
+                exitCode: CommandOutput.invalidInput, standardOutput: json ? EntitleCommand.jsonErrors(catalogErrors) : "",
+                standardError: errorText + "entitle: the catalogs have errors: nothing to compare\n")
         }
         let (old, new) = (portfolios[0], portfolios[1])
         let catalogChanges = CatalogDiff.changes(from: old, to: new)
@@ -77,9 +85,10 @@ enum DiffCommand {
         let corpusPaths = arguments.texts(customers)
         var impact = BatchImpact(reports: instants.map(ImpactReport.init))
         if !corpusPaths.isEmpty {
-            impact = BatchImpact.run(corpus: corpusPaths, old: old, new: new, at: instants,
-                                     jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount,
-                                     environment: environment)
+            impact = BatchImpact.run(
+                corpus: corpusPaths, old: old, new: new, at: instants,
+                jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount,
+                environment: environment)
             errorText += EntitleCommand.render(impact.problems)
         }
         let (reports, corpusProblems) = (impact.reports, impact.problems)
@@ -98,22 +107,29 @@ enum DiffCommand {
         let unchecked = !corpusProblems.isEmpty || reports.contains { $0.unreadable > 0 || $0.customers == 0 }
         let failOnLoss = arguments.contains(Self.failOnLoss)
         if failOnLoss, !corpusPaths.isEmpty, unchecked {
-            errorText += "entitle: \(Self.failOnLoss.name): not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
+            errorText +=
+                "entitle: \(Self.failOnLoss.name): not every customer of the corpus could be evaluated, so the change is not shown to be safe\n"
         }
-        let failed = (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked) || proof?.loss == true || proof?.complete == false)) || !corpusProblems.isEmpty
-        let output = json
-            ? JSONOutput.object([
-                ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
-                ("impact", .array(corpusPaths.isEmpty ? [] : reports.map(\.jsonOutput))),
-                ("losing", .integer(Int64(losing))),
-                ("losingCustomers", .array(impact.losingCustomers.map(JSONOutput.string))),
-                ("errors", .array(corpusProblems.map(\.jsonOutput))),
-            ] + (proof.map { [("proof", $0.json)] } ?? [])).rendered() + "\n"
+        let failed =
+            (failOnLoss && (losing > 0 || (!corpusPaths.isEmpty && unchecked) || proof?.loss == true || proof?.complete == false))
+            || !corpusProblems.isEmpty
+        let output =
+            json
+            ? JSONOutput.object(
+                [
+                    ("catalogChanges", .array(catalogChanges.map(Self.jsonOutput))),
+                    ("impact", .array(corpusPaths.isEmpty ? [] : reports.map(\.jsonOutput))),
+                    ("losing", .integer(Int64(losing))),
+                    ("losingCustomers", .array(impact.losingCustomers.map(JSONOutput.string))),
+                    ("errors", .array(corpusProblems.map(\.jsonOutput))),
+                ] + (proof.map { [("proof", $0.json)] } ?? [])
+            ).rendered() + "\n"
             : text(catalogChanges) + (corpusPaths.isEmpty ? "" : "\n" + reports.map(\.text).joined(separator: "\n"))
                 + (corpusPaths.isEmpty || reports.count < 2 ? "" : "\n" + impact.text)
                 + (proof.map { "\n" + $0.text } ?? "")
-        return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
-                             standardOutput: output, standardError: errorText)
+        return CommandOutput(
+            exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
+            standardOutput: output, standardError: errorText)
     }
 
     private static func text(_ changes: [CatalogChange]) -> String {

@@ -53,8 +53,9 @@ public enum EntitleCommand {
         case "help":
             guard let name = rest.first, name != "help" else { return CommandOutput(standardOutput: usage) }
             guard rest.count == 1 else {
-                return CommandOutput(exitCode: CommandOutput.misuse,
-                                     standardError: "entitle help: give one command, e.g. `entitle help \(name)`\nrun 'entitle --help' for the commands\n")
+                return CommandOutput(
+                    exitCode: CommandOutput.misuse,
+                    standardError: "entitle help: give one command, e.g. `entitle help \(name)`\nrun 'entitle --help' for the commands\n")
             }
             guard let subcommand = subcommands.first(where: { $0.name == name }) else { return unknown(name) }
             return CommandOutput(standardOutput: subcommand.help)
@@ -74,13 +75,16 @@ public enum EntitleCommand {
             if parsed.contains(SharedOptions.help) { return CommandOutput(standardOutput: subcommand.help) }
             return try subcommand.run(parsed, environment)
         } catch {
-            return subcommand.misuseAsJSON ? misuse(error, command: subcommand.name, arguments: arguments)
+            return subcommand.misuseAsJSON
+                ? misuse(error, command: subcommand.name, arguments: arguments)
                 : misuse(error, command: subcommand.name)
         }
     }
 
     private static func unknown(_ command: String) -> CommandOutput {
-        var message = command.hasPrefix("-") ? "entitle: unknown option `\(command)`; a command comes first"
+        var message =
+            command.hasPrefix("-")
+            ? "entitle: unknown option `\(command)`; a command comes first"
             : "entitle: unknown command `\(command)`"
         if let suggestion = Suggestion.closest(to: command, in: subcommands.map(\.name)) {
             message += "; did you mean `\(suggestion)`?"
@@ -96,7 +100,8 @@ public enum EntitleCommand {
     /// ``misuse(_:command:)`` with the suggestion, if any, after the message.
     static func misuse(_ error: UsageError, command: String) -> CommandOutput {
         let line = error.help.map { "\(error.message); \($0)" } ?? error.message
-        return CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(line)\nrun 'entitle \(command) --help' for usage\n")
+        return CommandOutput(
+            exitCode: CommandOutput.misuse, standardError: "entitle \(command): \(line)\nrun 'entitle \(command) --help' for usage\n")
     }
 
     /// ``misuse(_:command:)`` for a command whose `--format json` promises JSON on standard output
@@ -106,7 +111,8 @@ public enum EntitleCommand {
         var output = misuse(error, command: command)
         // Read from the words themselves: the command line may be one that cannot be scanned.
         let (format, json) = (SharedOptions.format.name, OutputFormat.json.rawValue)
-        let asksForJSON = arguments.contains("\(format)=\(json)")
+        let asksForJSON =
+            arguments.contains("\(format)=\(json)")
             || zip(arguments, arguments.dropFirst()).contains { $0 == format && $1 == json }
         if asksForJSON {
             output.standardOutput = jsonErrors([Diagnostic(severity: .error, code: .usage, message: error.message, help: error.help)])

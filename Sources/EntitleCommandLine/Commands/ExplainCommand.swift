@@ -33,22 +33,29 @@ enum ExplainCommand {
     /// `--format text|json|svg`: its own option, not ``SharedOptions/format``, for the picture.
     static let format: Option<Format> = .choice(
         SharedOptions.format.name,
-        [(.text, help: "for people (default)"), (.json, help: "the library's `Explanation` values (see the README for the shape)"),
-         (.svg, help: """
-            the customer's timeline as an SVG picture: a row per feature, a bar per source's coverage (a color per product; grace and
-            billing retry striped), marks for purchases, refunds and later-signed snapshots, a line at the instant; with --feature one
-            row, with --product its lanes only
-            """)],
+        [
+            (.text, help: "for people (default)"), (.json, help: "the library's `Explanation` values (see the README for the shape)"),
+            (
+                .svg,
+                help: """
+                the customer's timeline as an SVG picture: a row per feature, a bar per source's coverage (a color per product; grace and
+                billing retry striped), marks for purchases, refunds and later-signed snapshots, a line at the instant; with --feature one
+                row, with --product its lanes only
+                """
+            ),
+        ],
         help: "how the explanation prints:")
 
     /// The command, declared.
     static let command = Subcommand(
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
-            [.required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-             .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
-             .optional(format)]
-                + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
+            [
+                .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
+                .optional(format),
+            ]
+                + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
         ],
         discussion: """
             Without --feature, --product, --offer or --balance: every feature, one line each, with the source that decides it,
@@ -80,41 +87,67 @@ enum ExplainCommand {
         }
         let selector = selectors.first
         if chosen == .svg, selector?.option.name == offer.name || selector?.option.name == balance.name {
-            throw UsageError(message: "`\(format.name) \(Format.svg.rawValue)` draws features and products, not an offer or a balance: give \(feature.quoted) or \(product.quoted), or neither")
+            throw UsageError(
+                message:
+                    "`\(format.name) \(Format.svg.rawValue)` draws features and products, not an offer or a balance: give \(feature.quoted) or \(product.quoted), or neither"
+            )
         }
 
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment) {
+        switch EvaluationInputs.load(
+            arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment)
+        {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }
         let explanation: Explanation
         do {
-            explanation = try inputs.portfolio.explain(app: inputs.app, receipts: inputs.receipts, at: at,
-                                                       environments: inputs.environments, account: account)
+            explanation = try inputs.portfolio.explain(
+                app: inputs.app, receipts: inputs.receipts, at: at,
+                environments: inputs.environments, account: account)
         } catch {
-            return inputs.failure([error.diagnostic], "nothing to explain",
-                                  exitCode: CommandOutput.misuse)
+            return inputs.failure(
+                [error.diagnostic], "nothing to explain",
+                exitCode: CommandOutput.misuse)
         }
         inputs.noteOtherCatalogErrors()
         let output: String?
         switch selector?.option.name {
         case feature.name?:
             let id = selector!.id
-            output = switch chosen { case .json: explanation.json(feature: id); case .svg: explanation.svg(feature: id); case .text: explanation.text(feature: id) }
+            output =
+                switch chosen {
+                case .json: explanation.json(feature: id)
+                case .svg: explanation.svg(feature: id)
+                case .text: explanation.text(feature: id)
+                }
         case product.name?:
             let id = selector!.id
-            output = switch chosen { case .json: explanation.json(product: id); case .svg: explanation.svg(product: id); case .text: explanation.text(product: id) }
+            output =
+                switch chosen {
+                case .json: explanation.json(product: id)
+                case .svg: explanation.svg(product: id)
+                case .text: explanation.text(product: id)
+                }
         case offer.name?: output = json ? explanation.json(offer: selector!.id) : explanation.text(offer: selector!.id)
         case balance.name?: output = json ? explanation.json(balance: selector!.id) : explanation.text(balance: selector!.id)
-        default: output = switch chosen { case .json: explanation.json; case .svg: explanation.svg; case .text: explanation.text }
+        default:
+            output =
+                switch chosen {
+                case .json: explanation.json
+                case .svg: explanation.svg
+                case .text: explanation.text
+                }
         }
         guard let output else {
             let (option, id) = (selector!.option.name, selector!.id)
             let kind = option == feature.name ? "feature" : option == balance.name ? "currency" : "product"
-            let known = option == feature.name ? explanation.features.map(\.id)
-                : option == product.name ? explanation.products.map(\.id)
-                : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
+            let known =
+                option == feature.name
+                ? explanation.features.map(\.id)
+                : option == product.name
+                    ? explanation.products.map(\.id)
+                    : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
             var message = "`\(inputs.app)` has no \(kind) `\(id)`"
             var help = Suggestion.help(for: id, in: known)
             if option == product.name, explanation.offer(id) != nil {
@@ -122,8 +155,9 @@ enum ExplainCommand {
                 help = "its transactions are explained with its currency (\(balance.quoted))"
             }
             let code: DiagnosticCode = option == feature.name ? .undeclaredFeature : option == balance.name ? .undeclaredCurrency : .unknownProduct
-            return inputs.failure([Diagnostic(severity: .error, code: code, message: message, help: help)], "nothing to explain",
-                                  exitCode: CommandOutput.misuse)
+            return inputs.failure(
+                [Diagnostic(severity: .error, code: code, message: message, help: help)], "nothing to explain",
+                exitCode: CommandOutput.misuse)
         }
         return CommandOutput(exitCode: CommandOutput.success, standardOutput: output, standardError: inputs.errorText)
     }

@@ -15,8 +15,10 @@ enum GraphCommand {
     /// `--format mermaid|dot`.
     static let format: Option<Format> = .choice(
         SharedOptions.format.name,
-        [(.mermaid, help: "a Mermaid flowchart (default), which GitHub shows in a ```mermaid block of Markdown and pull requests"),
-         (.dot, help: "Graphviz DOT, for `dot -Tsvg`")],
+        [
+            (.mermaid, help: "a Mermaid flowchart (default), which GitHub shows in a ```mermaid block of Markdown and pull requests"),
+            (.dot, help: "Graphviz DOT, for `dot -Tsvg`"),
+        ],
         help: "how the graph prints:")
 
     /// Mermaid's default limit on the text of a diagram (`maxTextSize`), which GitHub keeps:
@@ -27,10 +29,15 @@ enum GraphCommand {
     static let command = Subcommand(
         name: "graph", summary: "draw catalogs: products, features, trials, upgrades, groups and offers",
         synopses: [
-            [.optional(format), .argument("PATH...", label: "PATH", help: """
-                a catalog file, or a directory whose *.json files are catalogs; all paths are drawn as one graph, an upgrade
-                pointing into the app it requires when that app's catalog is among them
-                """)],
+            [
+                .optional(format),
+                .argument(
+                    "PATH...", label: "PATH",
+                    help: """
+                        a catalog file, or a directory whose *.json files are catalogs; all paths are drawn as one graph, an upgrade
+                        pointing into the app it requires when that app's catalog is among them
+                        """),
+            ]
         ],
         discussion: """
             Products point to the features they grant and consumables to the currencies they credit; a trial points to its
@@ -49,9 +56,10 @@ enum GraphCommand {
         let diagnostics = given.diagnostics
         // A graph of a catalog with errors would show what the catalog does not say.
         guard let portfolio = given.compilation.portfolio else {
-            return CommandOutput(exitCode: CommandOutput.invalidInput,
-                                 standardError: EntitleCommand.render(diagnostics)
-                                     + "entitle: nothing drawn: \(EntitleCommand.summary(diagnostics))\n")
+            return CommandOutput(
+                exitCode: CommandOutput.invalidInput,
+                standardError: EntitleCommand.render(diagnostics)
+                    + "entitle: nothing drawn: \(EntitleCommand.summary(diagnostics))\n")
         }
         let graph = CatalogGraph(portfolio.catalogs)
         var errorText = EntitleCommand.render(diagnostics)
@@ -60,7 +68,8 @@ enum GraphCommand {
         case .mermaid:
             output = graph.mermaid
             if output.utf8.count > mermaidLimit {
-                errorText += "entitle: the graph is \(output.utf8.count) bytes; Mermaid (GitHub too) draws at most \(mermaidLimit) "
+                errorText +=
+                    "entitle: the graph is \(output.utf8.count) bytes; Mermaid (GitHub too) draws at most \(mermaidLimit) "
                     + "by default: draw fewer catalogs, or use `\(Self.format.name) \(Format.dot.rawValue)`\n"
             }
         case .dot:

@@ -7,8 +7,10 @@ enum ImportCommand {
     static let command = Subcommand(
         name: "import", summary: "make a catalog from an Xcode StoreKit configuration file",
         synopses: [
-            [.argument("FILE.storekit", help: "an Xcode StoreKit configuration file (format versions 2 to 5)"),
-             .optional(SharedOptions.app.help("the app's bundle id (a .storekit file has none)"))],
+            [
+                .argument("FILE.storekit", help: "an Xcode StoreKit configuration file (format versions 2 to 5)"),
+                .optional(SharedOptions.app.help("the app's bundle id (a .storekit file has none)")),
+            ]
         ],
         discussion: """
             Prints a catalog with the file's products: ids, types, names, subscription groups, levels, durations, family
@@ -40,15 +42,17 @@ enum ImportCommand {
             let errors = Portfolio.compile([CatalogSource(name: output, data: Data(catalog.utf8))]).diagnostics.filter(\.isError)
             let count = Set(configuration.products.map(\.id)).count
             if !errors.isEmpty {
-                return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: catalog,
-                                     standardError: errorText + EntitleCommand.render(errors)
-                                         + "entitle: the imported catalog does not validate (\(EntitleCommand.summary(errors))); "
-                                         + "fix these in the printed catalog or in the StoreKit file\n")
+                return CommandOutput(
+                    exitCode: CommandOutput.invalidInput, standardOutput: catalog,
+                    standardError: errorText + EntitleCommand.render(errors)
+                        + "entitle: the imported catalog does not validate (\(EntitleCommand.summary(errors))); "
+                        + "fix these in the printed catalog or in the StoreKit file\n")
             }
-            return CommandOutput(standardOutput: catalog,
-                                 standardError: errorText
-                                     + "entitle: \(count) product\(count == 1 ? "" : "s") imported; "
-                                     + "replace the placeholders the catalog's $comment names\n")
+            return CommandOutput(
+                standardOutput: catalog,
+                standardError: errorText
+                    + "entitle: \(count) product\(count == 1 ? "" : "s") imported; "
+                    + "replace the placeholders the catalog's $comment names\n")
         } catch {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: error.diagnostic.description + "\n")
         }

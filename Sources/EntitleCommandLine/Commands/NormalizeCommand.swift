@@ -14,10 +14,15 @@ enum NormalizeCommand {
     static let command = Subcommand(
         name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
         synopses: [
-            [.optional(from), .optional(app), VerifyOption.synopsis, .argument("FILE", help: """
-                Apple data: a verifyReceipt response or v1 notification, App Store Server API / StoreKit 2 data (JSON or a
-                compact JWS), or a PKCS#7 app receipt (DER or base64); `-` reads standard input
-                """)],
+            [
+                .optional(from), .optional(app), VerifyOption.synopsis,
+                .argument(
+                    "FILE",
+                    help: """
+                        Apple data: a verifyReceipt response or v1 notification, App Store Server API / StoreKit 2 data (JSON or a
+                        compact JWS), or a PKCS#7 app receipt (DER or base64); `-` reads standard input
+                        """),
+            ]
         ],
         discussion: """
             Prints the normalized receipt (schemas/receipt.schema.json) on standard output and what could not be mapped on
@@ -34,9 +39,10 @@ enum NormalizeCommand {
         let name = path == "-" ? "<stdin>" : path
         do {
             let data = try ReceiptFiles.read(path, standardInput: environment.readStandardInput)
-            let imported = try verify.map { verify throws(ReceiptError) in
-                try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: true))
-            } ?? AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app)
+            let imported =
+                try verify.map { verify throws(ReceiptError) in
+                    try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: true))
+                } ?? AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app)
             var errorText = verify == nil ? AppleImport.notice + "\n" : ""
             for warning in imported.warnings { errorText += "\(name): warning: \(warning)\n" }
             return CommandOutput(standardOutput: imported.receipt.json, standardError: errorText)

@@ -16,11 +16,15 @@ enum TestCommand {
     static let command = Subcommand(
         name: "test", summary: "run the cases of *.test.json files against catalogs and receipts",
         synopses: [
-            [.argument("[PATH...]", label: "PATH", help: """
-                a test file, or a directory searched (recursively, hidden folders skipped) for *.test.json files; default: the
-                current directory
-                """),
-             .optional(SharedOptions.format), .optional(coverage)] + DiagnosticsOption.synopsis,
+            [
+                .argument(
+                    "[PATH...]", label: "PATH",
+                    help: """
+                        a test file, or a directory searched (recursively, hidden folders skipped) for *.test.json files; default: the
+                        current directory
+                        """),
+                .optional(SharedOptions.format), .optional(coverage),
+            ] + DiagnosticsOption.synopsis
         ],
         discussion: """
             A test file names catalogs and receipts and holds cases, each an instant and a part of what `entitle check
@@ -42,7 +46,9 @@ enum TestCommand {
         var runner = TestRunner()
         for file in files { runner.run(file) }
         let errors = missing + runner.errors
-        let exitCode = errors.contains(where: \.isError) ? CommandOutput.misuse
+        let exitCode =
+            errors.contains(where: \.isError)
+            ? CommandOutput.misuse
             : runner.failed > 0 ? CommandOutput.invalidInput : CommandOutput.success
         let closing = "\(runner.passed) passed, \(runner.failed) failed"
 
@@ -56,8 +62,9 @@ enum TestCommand {
                 ("errors", .array(errors.map(\.jsonOutput))),
             ]
             if coverage { members.append(("coverage", .object(runner.coverage.map { ($0.app, $0.json) }))) }
-            return CommandOutput(exitCode: exitCode, standardOutput: JSONOutput.object(members).rendered() + "\n",
-                                 standardError: errorText)
+            return CommandOutput(
+                exitCode: exitCode, standardOutput: JSONOutput.object(members).rendered() + "\n",
+                standardError: errorText)
         }
         var text = runner.failures.map { $0.text + "\n" }.joined()
         if coverage { text += runner.coverage.map(\.text).joined() }

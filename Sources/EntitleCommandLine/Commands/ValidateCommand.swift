@@ -9,10 +9,12 @@ enum ValidateCommand {
     /// it chooses among the diagnostic formats, not a result's.
     static let format: Option<DiagnosticFormat> = .choice(
         SharedOptions.format.name,
-        [(.text, help: "diagnostics on standard error, for people (default)"),
-         (.json, help: #"a JSON array of {"file", "line", "column", "severity", "code", "path", "message", "help"} on standard output"#),
-         (.github, help: "GitHub Actions annotations (::error file=...) on standard output"),
-         (.sarif, help: "a SARIF 2.1.0 log on standard output")],
+        [
+            (.text, help: "diagnostics on standard error, for people (default)"),
+            (.json, help: #"a JSON array of {"file", "line", "column", "severity", "code", "path", "message", "help"} on standard output"#),
+            (.github, help: "GitHub Actions annotations (::error file=...) on standard output"),
+            (.sarif, help: "a SARIF 2.1.0 log on standard output"),
+        ],
         help: "where the diagnostics go:")
     /// `--storekit FILE ...`.
     static let storekit: Option<String> = .path(
@@ -29,11 +31,15 @@ enum ValidateCommand {
     static let command = Subcommand(
         name: "validate", summary: "check catalogs and print their diagnostics",
         synopses: [
-            [.optional(format), .optional(storekit), .optional(strict), .optional(ProveOptions.deep), .optional(ProveOptions.depth),
-             .argument("PATH...", label: "PATH", help: """
-                a catalog file, or a directory whose *.json files are catalogs (`*.test.json` files are tests, not catalogs);
-                all paths together are checked as one portfolio (a file named twice is one catalog)
-                """)],
+            [
+                .optional(format), .optional(storekit), .optional(strict), .optional(ProveOptions.deep), .optional(ProveOptions.depth),
+                .argument(
+                    "PATH...", label: "PATH",
+                    help: """
+                        a catalog file, or a directory whose *.json files are catalogs (`*.test.json` files are tests, not catalogs);
+                        all paths together are checked as one portfolio (a file named twice is one catalog)
+                        """),
+            ]
         ],
         discussion: """
             With --deep, the review's findings are warnings like the others (codes `never-on`, `never-offered`,
@@ -56,9 +62,11 @@ enum ValidateCommand {
                 let data = try ReceiptFiles.read(path, what: "StoreKit configuration file", standardInput: { [] })
                 let configuration = try StoreKitConfiguration(data: data, name: path)
                 if !configuration.isKnownVersion, let version = configuration.formatVersion {
-                    diagnostics.append(Diagnostic(severity: .warning, code: .storeDrift,
-                                                  message: "StoreKit configuration format version \(version); entitle reads versions 2 to 5",
-                                                  location: SourceLocation(file: path, line: 1, column: 1)))
+                    diagnostics.append(
+                        Diagnostic(
+                            severity: .warning, code: .storeDrift,
+                            message: "StoreKit configuration format version \(version); entitle reads versions 2 to 5",
+                            location: SourceLocation(file: path, line: 1, column: 1)))
                 }
                 diagnostics += StoreKitDrift.diagnostics(sources, configuration: configuration, severity: severity)
             } catch {
@@ -74,10 +82,12 @@ enum ValidateCommand {
         let catalogs = sources.count - notCatalogs
         var counted = "\(catalogs) catalog\(catalogs == 1 ? "" : "s")"
         if notCatalogs > 0 { counted += " (and \(notCatalogs) file\(notCatalogs == 1 ? "" : "s") that \(notCatalogs == 1 ? "is" : "are") not one)" }
-        errorText += failed
+        errorText +=
+            failed
             ? "entitle: \(counted) checked: \(EntitleCommand.summary(diagnostics))\n"
             : "entitle: \(counted) valid: \(EntitleCommand.summary(diagnostics))\n"
-        return CommandOutput(exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
-                             standardOutput: format.standardOutput(diagnostics), standardError: errorText)
+        return CommandOutput(
+            exitCode: failed ? CommandOutput.invalidInput : CommandOutput.success,
+            standardOutput: format.standardOutput(diagnostics), standardError: errorText)
     }
 }

@@ -52,8 +52,9 @@ enum BatchCheck {
         let diagnostics = catalogs.diagnostics
         var errorText = option.emit(diagnostics)
         guard let portfolio = catalogs.compilation.portfolio, catalogs.unreadable.isEmpty else {
-            return CommandOutput(exitCode: CommandOutput.invalidInput, standardOutput: EntitleCommand.jsonErrors(diagnostics.filter(\.isError)),
-                                 standardError: errorText + "entitle: the catalogs have errors: \(EntitleCommand.summary(diagnostics))\n")
+            return CommandOutput(
+                exitCode: CommandOutput.invalidInput, standardOutput: EntitleCommand.jsonErrors(diagnostics.filter(\.isError)),
+                standardError: errorText + "entitle: the catalogs have errors: \(EntitleCommand.summary(diagnostics))\n")
         }
         if let app = request.app, portfolio.catalog(for: app) == nil {
             return EntitleCommand.misuse("\(PortfolioError(missingApp: app, known: portfolio.apps))", command: "check")
@@ -63,7 +64,9 @@ enum BatchCheck {
         errorText += EntitleCommand.render(corpus.problems)
 
         var output = ""
-        var evaluated = 0, failed = 0, repeated = 0
+        var evaluated = 0
+        var failed = 0
+        var repeated = 0
         var ids = CustomerIdSet()
         var progress = BatchProgress(command: "entitle check", environment: environment)
         let readProblems = ProblemBox()
@@ -101,13 +104,15 @@ enum BatchCheck {
         progress.finish()
         errorText += EntitleCommand.render(readProblems.problems)
         let customers = evaluated + failed
-        errorText += "entitle: \(ImpactReport.count(customers)) customer\(customers == 1 ? "" : "s"): \(ImpactReport.count(evaluated)) evaluated, "
+        errorText +=
+            "entitle: \(ImpactReport.count(customers)) customer\(customers == 1 ? "" : "s"): \(ImpactReport.count(evaluated)) evaluated, "
             + "\(ImpactReport.count(failed)) could not be"
             + (repeated == 0 ? "" : "; \(ImpactReport.count(repeated)) repeated id\(repeated == 1 ? "" : "s"): only the first entry counts")
             + "\n"
         let problem = failed > 0 || repeated > 0 || !corpus.problems.isEmpty || !readProblems.problems.isEmpty
-        return CommandOutput(exitCode: problem ? CommandOutput.invalidInput : CommandOutput.success,
-                             standardOutput: output, standardError: errorText)
+        return CommandOutput(
+            exitCode: problem ? CommandOutput.invalidInput : CommandOutput.success,
+            standardOutput: output, standardError: errorText)
     }
 
     /// Reads, evaluates and writes the lines of one chunk (on a worker thread).
@@ -126,8 +131,9 @@ enum BatchCheck {
             case .success(let receipts):
                 let evaluated = request.app ?? receipts.first?.app ?? ""
                 do throws(PortfolioError) {
-                    let result = try portfolio.evaluate(app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
-                                                        account: request.account)
+                    let result = try portfolio.evaluate(
+                        app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
+                        account: request.account)
                     // Written straight into the chunk's bytes: `customer`, then the result's members.
                     writer.beginObject()
                     writer.key("customer")
@@ -140,8 +146,10 @@ enum BatchCheck {
                 }
             }
             writer.newline()
-            lines.append(Line(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
-                              location: customer.location, failed: failed, end: writer.bytes.count))
+            lines.append(
+                Line(
+                    id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
+                    location: customer.location, failed: failed, end: writer.bytes.count))
         }
         return Written(text: String(decoding: writer.bytes, as: UTF8.self), lines: lines, progress: chunk.progress)
     }

@@ -48,12 +48,14 @@ struct BatchImpact {
         BatchPipeline<CustomerCorpus.Chunk, Chunk>(jobs: jobs).run(
             readChunks: { emit in readProblems.problems = corpus.read(emit) },
             transform: { chunk in
-                Chunk(customers: chunk.items.map { item in
-                    let customer = corpus.load(item)
-                    return Assessed(id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
-                                    location: customer.location,
-                                    changes: customer.receipts.map { BatchImpact.impact(of: $0, old: old, new: new, apps: apps, at: instants) })
-                }, progress: chunk.progress)
+                Chunk(
+                    customers: chunk.items.map { item in
+                        let customer = corpus.load(item)
+                        return Assessed(
+                            id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
+                            location: customer.location,
+                            changes: customer.receipts.map { BatchImpact.impact(of: $0, old: old, new: new, apps: apps, at: instants) })
+                    }, progress: chunk.progress)
             },
             consume: { chunk in
                 for customer in chunk.customers { impact.add(customer, ids: &ids) }
@@ -99,8 +101,10 @@ struct BatchImpact {
             var changes: [(app: String, change: EntitlementChange)] = []
             for app in customerApps {
                 guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
-                      let after = new.catalog(for: app) == nil ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
-                          : try? new.evaluate(app: app, receipts: receipts, at: at) else { continue }
+                    let after = new.catalog(for: app) == nil
+                        ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
+                        : try? new.evaluate(app: app, receipts: receipts, at: at)
+                else { continue }
                 changes += after.changes(since: before).map { (app, $0) }
             }
             return changes

@@ -94,8 +94,9 @@ struct CustomerCorpus: Sendable {
     /// The error of a customer id seen before in the corpus, located at the repeat: `check` and
     /// `diff` report it alike.
     static func repeated(id: String, location: SourceLocation?) -> ReceiptError {
-        ReceiptError(code: .badValue, message: "customer `\(Diagnostic.excerpt(id))` appears more than once in the corpus; only its first entry counts",
-                     location: location)
+        ReceiptError(
+            code: .badValue, message: "customer `\(Diagnostic.excerpt(id))` appears more than once in the corpus; only its first entry counts",
+            location: location)
     }
 
     /// A corpus path that cannot be read, located at its start.
@@ -128,7 +129,9 @@ struct CustomerCorpus: Sendable {
     /// Reads a directory's entries: their names kept compactly, end to end, sorted by their bytes,
     /// then handed out in chunks.
     private func readDirectory(_ path: String, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
-        guard let directory = opendir(path) else { return Self.problem(path, "cannot read the directory: \(String(cString: strerror(errno)).lowercased())") }
+        guard let directory = opendir(path) else {
+            return Self.problem(path, "cannot read the directory: \(String(cString: strerror(errno)).lowercased())")
+        }
         var names: [UInt8] = []
         var starts: [Int] = []
         while let entry = readdir(directory) {
@@ -284,22 +287,30 @@ struct CustomerCorpus: Sendable {
             return files(id: (name as NSString).deletingPathExtension, paths: [entry], verify: verify)
         case .tooLong(let file, let number):
             let location = SourceLocation(file: file, line: number, column: 1)
-            return Customer(id: "\(file):\(number)", identified: false, receipts: .failure(ReceiptError(
-                code: .limitExceeded, message: "the customer line is longer than \(maxLineBytes) bytes, the limit of a receipt file",
-                location: location)), location: location)
+            return Customer(
+                id: "\(file):\(number)", identified: false,
+                receipts: .failure(
+                    ReceiptError(
+                        code: .limitExceeded, message: "the customer line is longer than \(maxLineBytes) bytes, the limit of a receipt file",
+                        location: location)), location: location)
         case .line(let file, let number, let bytes):
             let line: CustomerLine
             do throws(ReceiptError) {
                 line = try CustomerLine(bytes, name: file, line: number)
             } catch {
-                return Customer(id: "\(file):\(number)", identified: false, receipts: .failure(error),
-                                location: SourceLocation(file: file, line: number, column: 1))
+                return Customer(
+                    id: "\(file):\(number)", identified: false, receipts: .failure(error),
+                    location: SourceLocation(file: file, line: number, column: 1))
             }
             let location = SourceLocation(file: file, line: number, column: 1)
             guard !line.receipts.isEmpty else {
-                return Customer(id: line.customer, idIsInteger: line.customerIsInteger, receipts: .failure(ReceiptError(
-                    code: .badValue, message: "customer `\(Diagnostic.excerpt(line.customer))` has an empty `receipts` list: nothing to evaluate",
-                    location: location, path: "receipts")), location: location)
+                return Customer(
+                    id: line.customer, idIsInteger: line.customerIsInteger,
+                    receipts: .failure(
+                        ReceiptError(
+                            code: .badValue,
+                            message: "customer `\(Diagnostic.excerpt(line.customer))` has an empty `receipts` list: nothing to evaluate",
+                            location: location, path: "receipts")), location: location)
             }
             var receipts: [ParsedReceipt] = []
             receipts.reserveCapacity(line.receipts.count)
@@ -346,8 +357,10 @@ struct CustomerCorpus: Sendable {
         // A receipt written as a JSON string on a corpus line (a compact JWS, a base64 app
         // receipt) is read as the file holding that text would be.
         if data.first == UInt8(ascii: "\""),
-           case .string(let text)? = (try? JSONDocument.parse(data, limits: JSONDocument.Limits(maxBytes: ReceiptLimits.maxBytes, maxDepth: 1)))?.root.value,
-           !text.hasPrefix("\"") {
+            case .string(let text)? = (try? JSONDocument.parse(data, limits: JSONDocument.Limits(maxBytes: ReceiptLimits.maxBytes, maxDepth: 1)))?
+                .root.value,
+            !text.hasPrefix("\"")
+        {
             return try parse(Data(text.utf8), name: name, verify: verify)
         }
         // Most corpora hold normalized receipts: read as one first, which needs no other look at

@@ -41,7 +41,8 @@ enum CatalogArguments {
         let (sources, unreadable) = self.sources(paths)
         let compilation = Portfolio.compile(sources)
         let nothingRead = sources.isEmpty && !unreadable.isEmpty
-        return Compiled(sources: sources, unreadable: unreadable, compilation: compilation,
-                        diagnostics: unreadable + (nothingRead ? [] : compilation.diagnostics))
+        return Compiled(
+            sources: sources, unreadable: unreadable, compilation: compilation,
+            diagnostics: unreadable + (nothingRead ? [] : compilation.diagnostics))
     }
 }

@@ -53,8 +53,11 @@ struct EvaluationInputs {
         if readApple { errorText = AppleImport.notice + "\n" + errorText }
         let app = appOption ?? receipts.first?.app ?? ""
         func failed(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> Result<Self, Failed> {
-            .failure(Failed(output: failure(diagnostics, line, exitCode: exitCode, errorText: errorText,
-                                            catalogDiagnostics: catalogDiagnostics, json: json)))
+            .failure(
+                Failed(
+                    output: failure(
+                        diagnostics, line, exitCode: exitCode, errorText: errorText,
+                        catalogDiagnostics: catalogDiagnostics, json: json)))
         }
         guard receiptErrors.isEmpty else {
             return failed(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
@@ -68,16 +71,21 @@ struct EvaluationInputs {
             if !errors.isEmpty {
                 return failed(errors, "the catalogs of `\(app)` have errors: \(EntitleCommand.summary(catalogDiagnostics))")
             }
-            return failed([missingCatalog(app: app, given: appOption != nil, receipts: receipts,
-                                          paths: arguments.texts(SharedOptions.receipt), catalogs: compilation.compiledCatalogs.map(\.app))],
-                          "nothing to evaluate", exitCode: CommandOutput.misuse)
+            return failed(
+                [
+                    missingCatalog(
+                        app: app, given: appOption != nil, receipts: receipts,
+                        paths: arguments.texts(SharedOptions.receipt), catalogs: compilation.compiledCatalogs.map(\.app))
+                ],
+                "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
         // An unknown environment that no receipt names is warned about in the result itself
         // (`unknown-environment`), as the library does for services.
         let environments = arguments.texts(SharedOptions.environment)
-        return .success(EvaluationInputs(
-            portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
-            catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))
+        return .success(
+            EvaluationInputs(
+                portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
+                catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))
     }
 
     /// The error for an app without a catalog. Without `--app` the app is the first receipt's:
@@ -89,10 +97,12 @@ struct EvaluationInputs {
         let known = Set(catalogs)
         guard let meant = receipts.first(where: { known.contains($0.app) })?.app else { return error.diagnostic }
         let first = paths.first.map { $0 == "-" ? "<stdin>" : $0 } ?? "the first receipt"
-        let help = "without `\(SharedOptions.app.name)`, the app evaluated is the first receipt's; to evaluate `\(Diagnostic.excerpt(meant))`, "
+        let help =
+            "without `\(SharedOptions.app.name)`, the app evaluated is the first receipt's; to evaluate `\(Diagnostic.excerpt(meant))`, "
             + "whose catalog is given, add `\(SharedOptions.app.name) \(Diagnostic.excerpt(meant))`"
-        return Diagnostic(severity: .error, code: .unknownApp,
-                          message: "no catalog for app `\(Diagnostic.excerpt(app))`, the app of the first receipt (`\(first)`)", help: help)
+        return Diagnostic(
+            severity: .error, code: .unknownApp,
+            message: "no catalog for app `\(Diagnostic.excerpt(app))`, the app of the first receipt (`\(first)`)", help: help)
     }
 
     /// The output of a failure: the diagnostics on standard error (and as JSON on standard output
@@ -104,9 +114,10 @@ struct EvaluationInputs {
     private static func failure(
         _ diagnostics: [Diagnostic], _ line: String, exitCode: Int32, errorText: String, catalogDiagnostics: [Diagnostic], json: Bool
     ) -> CommandOutput {
-        CommandOutput(exitCode: exitCode, standardOutput: json ? EntitleCommand.jsonErrors(diagnostics) : "",
-                      standardError: errorText + EntitleCommand.render(diagnostics.filter { !catalogDiagnostics.contains($0) })
-                          + "entitle: \(line)\n")
+        CommandOutput(
+            exitCode: exitCode, standardOutput: json ? EntitleCommand.jsonErrors(diagnostics) : "",
+            standardError: errorText + EntitleCommand.render(diagnostics.filter { !catalogDiagnostics.contains($0) })
+                + "entitle: \(line)\n")
     }
 
     /// Notes that other catalogs of the portfolio have errors that do not affect the app.

@@ -18,9 +18,10 @@ enum ReceiptFiles {
         if path == "-" {
             let bytes = standardInput()
             guard bytes.count <= CommandEnvironment.maxStandardInputBytes else {
-                throw ReceiptError(code: .limitExceeded,
-                                   message: "standard input holds more than \(CommandEnvironment.maxStandardInputBytes) bytes, the limit of a \(what)",
-                                   location: SourceLocation(file: "<stdin>", line: 1, column: 1))
+                throw ReceiptError(
+                    code: .limitExceeded,
+                    message: "standard input holds more than \(CommandEnvironment.maxStandardInputBytes) bytes, the limit of a \(what)",
+                    location: SourceLocation(file: "<stdin>", line: 1, column: 1))
             }
             return Data(bytes)
         }
@@ -40,13 +41,15 @@ enum ReceiptFiles {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         // A pipe or a device (`/dev/zero`) is not a file to read whole; `-` reads standard input.
         if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
-            let kind = type == .typeCharacterSpecial || type == .typeBlockSpecial ? "a device" : type == .typeSocket ? "a socket" : "a pipe or special file"
+            let kind =
+                type == .typeCharacterSpecial || type == .typeBlockSpecial ? "a device" : type == .typeSocket ? "a socket" : "a pipe or special file"
             throw failure("is \(kind), not a \(what)", help: "to read a stream, give `-` and pipe it to standard input")
         }
         // A file past the limit is refused before it is read into memory.
         if let size = attributes?[.size] as? Int, size > ReceiptLimits.maxBytes {
-            throw ReceiptError(code: .limitExceeded, message: "the \(what) is \(size) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes",
-                               location: SourceLocation(file: path, line: 1, column: 1))
+            throw ReceiptError(
+                code: .limitExceeded, message: "the \(what) is \(size) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes",
+                location: SourceLocation(file: path, line: 1, column: 1))
         }
         let contents: Data
         do {
@@ -73,8 +76,10 @@ enum ReceiptFiles {
     ///
     /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
     ///   app's receipt (a customer's receipts may be several apps').
-    static func load(_ path: String, format: AppleFormat? = nil, app: String? = nil, verify: VerifyOption? = nil,
-                     standardInput: () -> [UInt8]) throws(ReceiptError) -> Loaded {
+    static func load(
+        _ path: String, format: AppleFormat? = nil, app: String? = nil, verify: VerifyOption? = nil,
+        standardInput: () -> [UInt8]
+    ) throws(ReceiptError) -> Loaded {
         let name = path == "-" ? "<stdin>" : path
         return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app, verify: verify)
     }
@@ -82,8 +87,10 @@ enum ReceiptFiles {
     /// Decodes receipt bytes: a normalized receipt, or Apple data recognized from its content.
     /// With `verify`, only signed Apple data that verifies is read (`fromApple` is then `false`:
     /// nothing unverified was read).
-    static func decode(_ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil,
-                       verify: VerifyOption? = nil) throws(ReceiptError) -> Loaded {
+    static func decode(
+        _ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil,
+        verify: VerifyOption? = nil
+    ) throws(ReceiptError) -> Loaded {
         if let verify {
             let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
             return Loaded(receipt: ParsedReceipt(imported.receipt), fromApple: false, warnings: imported.warnings)

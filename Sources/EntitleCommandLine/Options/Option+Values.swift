@@ -85,7 +85,9 @@ extension Option where Value == [String] {
         Option<[String]>(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
             let given = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             for word in given where !names.contains(word) {
-                var message = word.isEmpty ? "`\(name) \(text)`: an empty name; give some of \(CatalogChecker.list(names)), separated by commas"
+                var message =
+                    word.isEmpty
+                    ? "`\(name) \(text)`: an empty name; give some of \(CatalogChecker.list(names)), separated by commas"
                     : "`\(name)`: `\(word)` is not one of \(CatalogChecker.list(names))"
                 if !word.isEmpty, let suggestion = Suggestion.closest(to: word, in: names) { message += "; did you mean `\(suggestion)`?" }
                 throw UsageError(message: message)
@@ -102,12 +104,14 @@ extension Option where Value: RawRepresentable & Sendable, Value.RawValue == Str
         _ name: String, valueName: String = "FORMAT", _ choices: [(Value, help: String?)], help: String
     ) -> Option<Value> {
         let names = choices.map(\.0.rawValue)
-        let spec = OptionSpec(name: name, valueName: valueName, kind: .single,
-                              choices: choices.map { OptionSpec.Choice(value: $0.0.rawValue, help: $0.help) }, help: help)
+        let spec = OptionSpec(
+            name: name, valueName: valueName, kind: .single,
+            choices: choices.map { OptionSpec.Choice(value: $0.0.rawValue, help: $0.help) }, help: help)
         return Option(spec) { text throws(UsageError) in
             if names.contains(text), let value = Value(rawValue: text) { return value }
-            throw UsageError(message: "`\(name)` must be \(CatalogChecker.list(names)), not `\(text)`",
-                             help: Suggestion.help(for: text, in: names))
+            throw UsageError(
+                message: "`\(name)` must be \(CatalogChecker.list(names)), not `\(text)`",
+                help: Suggestion.help(for: text, in: names))
         }
     }
 }

@@ -46,8 +46,9 @@ struct ParsedArguments {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let option = bySpelling[spelling] else {
-                throw UsageError(message: "unknown option `\(spelling)`",
-                                 help: Suggestion.help(for: spelling, in: options.flatMap(\.spellings)))
+                throw UsageError(
+                    message: "unknown option `\(spelling)`",
+                    help: Suggestion.help(for: spelling, in: options.flatMap(\.spellings)))
             }
             switch option.kind {
             case .flag:

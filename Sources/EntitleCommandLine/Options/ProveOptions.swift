@@ -15,7 +15,9 @@ enum ProveOptions {
     /// `--depth N` (diff --prove, validate --deep).
     static let depth: Option<Int> = .integer(
         "--depth", in: ProofOptions.depths,
-        help: "the most transactions a searched customer has, \(ProofOptions.depths.lowerBound) to \(ProofOptions.depths.upperBound) (default 2); each more multiplies the time")
+        help:
+            "the most transactions a searched customer has, \(ProofOptions.depths.lowerBound) to \(ProofOptions.depths.upperBound) (default 2); each more multiplies the time"
+    )
     /// `--witnesses DIR` (diff --prove).
     static let witnesses: Option<String> = .path(
         "--witnesses", valueName: "DIR",

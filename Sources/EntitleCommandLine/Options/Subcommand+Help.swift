@@ -12,8 +12,9 @@ extension Subcommand {
         var lines: [String] = []
         for (index, synopsis) in synopses.enumerated() {
             let lead = (index == 0 ? "usage: " : "       ") + "entitle \(name) "
-            lines += HelpText.flow(synopsis.map(\.synopsis), width: Self.helpWidth, first: lead,
-                                   rest: String(repeating: " ", count: lead.count))
+            lines += HelpText.flow(
+                synopsis.map(\.synopsis), width: Self.helpWidth, first: lead,
+                rest: String(repeating: " ", count: lead.count))
         }
         lines.append("")
         for argument in arguments {
@@ -24,8 +25,9 @@ extension Subcommand {
             for choice in option.choices {
                 guard let help = choice.help else { continue }
                 let indent = String(repeating: " ", count: Self.helpColumn + 2)
-                lines += HelpText.flow(HelpText.words("`\(choice.value)`: " + help), width: Self.helpWidth,
-                                       first: indent, rest: indent + "  ")
+                lines += HelpText.flow(
+                    HelpText.words("`\(choice.value)`: " + help), width: Self.helpWidth,
+                    first: indent, rest: indent + "  ")
             }
         }
         for paragraph in discussion.components(separatedBy: "\n\n") where !paragraph.isEmpty {
@@ -96,7 +98,8 @@ enum HelpText {
         if head.count + 2 > column {
             return [head] + flow(words(help), width: Subcommand.helpWidth, first: indent, rest: indent)
         }
-        return flow(words(help), width: Subcommand.helpWidth,
-                    first: head + String(repeating: " ", count: column - head.count), rest: indent)
+        return flow(
+            words(help), width: Subcommand.helpWidth,
+            first: head + String(repeating: " ", count: column - head.count), rest: indent)
     }
 }

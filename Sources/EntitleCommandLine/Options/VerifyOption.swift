@@ -44,8 +44,9 @@ struct VerifyOption: Sendable {
             return nil
         }
         guard AppleSignatureVerifier.isAvailable else {
-            throw UsageError(message: "\(verify.quoted) needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "
-                                 + "(libcrypto of OpenSSL 3 on Linux: `apt-get install libssl-dev`)")
+            throw UsageError(
+                message: "\(verify.quoted) needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "
+                    + "(libcrypto of OpenSSL 3 on Linux: `apt-get install libssl-dev`)")
         }
         guard !roots.isEmpty else {
             throw UsageError(message: "\(verify.quoted) needs at least one `\(root.name) FILE`, a trusted root certificate (DER)")

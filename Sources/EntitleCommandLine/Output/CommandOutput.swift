@@ -40,8 +40,10 @@ public struct CommandEnvironment: Sendable {
 
     /// Creates an environment from a reader of standard input, a clock and, for long runs, a
     /// progress display and a writer of standard output.
-    public init(readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant,
-                progress: (@Sendable (String) -> Void)? = nil, writeStandardOutput: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        readStandardInput: @escaping @Sendable () -> [UInt8], now: @escaping @Sendable () -> Instant,
+        progress: (@Sendable (String) -> Void)? = nil, writeStandardOutput: (@Sendable (String) -> Void)? = nil
+    ) {
         self.readStandardInput = readStandardInput
         self.now = now
         self.progress = progress

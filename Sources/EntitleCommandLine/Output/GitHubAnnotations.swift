@@ -14,11 +14,12 @@ enum GitHubAnnotations {
     }
 
     static func command(for diagnostic: Diagnostic) -> String {
-        let name = switch diagnostic.severity {
-        case .error: "error"
-        case .warning: "warning"
-        case .note: "notice"
-        }
+        let name =
+            switch diagnostic.severity {
+            case .error: "error"
+            case .warning: "warning"
+            case .note: "notice"
+            }
         var properties: [String] = []
         if let location = diagnostic.location {
             properties.append("file=" + escapeProperty(location.file))

@@ -98,12 +98,15 @@ struct ImpactReport {
         return groups.sorted { a, b in
             if a.app != b.app { return a.app < b.app }
             if a.loss != b.loss { return a.loss }
-            let ka = kinds.firstIndex(of: a.change.kind)!, kb = kinds.firstIndex(of: b.change.kind)!
+            let ka = kinds.firstIndex(of: a.change.kind)!
+            let kb = kinds.firstIndex(of: b.change.kind)!
             if ka != kb { return ka < kb }
             if a.change.id != b.change.id { return a.change.id < b.change.id }
             if a.direction != b.direction { return (a.direction ?? "") < (b.direction ?? "") }
             if a.count != b.count { return a.count > b.count }
-            return (a.change.from?.description ?? "", a.change.to?.description ?? "") < (b.change.from?.description ?? "", b.change.to?.description ?? "")
+            return (a.change.from?.description ?? "", a.change.to?.description ?? "") < (
+                b.change.from?.description ?? "", b.change.to?.description ?? ""
+            )
         }
     }
 
@@ -117,10 +120,12 @@ struct ImpactReport {
                 app = group.app
             }
             let shown = group.customers.prefix(5).joined(separator: ", ") + (group.count > 5 ? ", ..." : "")
-            let what = group.direction.map { group.change.description.replacingOccurrences(of: "(none) -> (none)", with: $0) }
+            let what =
+                group.direction.map { group.change.description.replacingOccurrences(of: "(none) -> (none)", with: $0) }
                 ?? group.change.description
-            lines.append("    \(what) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
-                         + (group.loss ? "  LOSS" : ""))
+            lines.append(
+                "    \(what) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
+                    + (group.loss ? "  LOSS" : ""))
         }
         if groups.isEmpty { lines.append("  no customer's answer changes") }
         if unreadable > 0 {
@@ -146,14 +151,18 @@ struct ImpactReport {
             ("unreadable", .integer(Int64(unreadable))),
             ("losing", .integer(Int64(losing))),
             ("losingCustomers", .array(losingCustomers.map(JSONOutput.string))),
-            ("changes", .array(sortedGroups.map { group in
-                .object([
-                    ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
-                    ("from", optional(group.change.from)), ("to", optional(group.change.to)), ("direction", optional(group.direction)),
-                    ("loss", .bool(group.loss)), ("count", .integer(Int64(group.count))),
-                    ("customers", .array(group.customers.map(JSONOutput.string))),
-                ])
-            })),
+            (
+                "changes",
+                .array(
+                    sortedGroups.map { group in
+                        .object([
+                            ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
+                            ("from", optional(group.change.from)), ("to", optional(group.change.to)), ("direction", optional(group.direction)),
+                            ("loss", .bool(group.loss)), ("count", .integer(Int64(group.count))),
+                            ("customers", .array(group.customers.map(JSONOutput.string))),
+                        ])
+                    })
+            ),
             ("errors", .array(errors.map(\.diagnostic.jsonOutput))),
         ])
     }

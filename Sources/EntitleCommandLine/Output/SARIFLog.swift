@@ -31,15 +31,27 @@ enum SARIFLog {
                 ("message", .object([("text", .string(text))])),
             ]
             if let location = diagnostic.location {
-                members.append(("locations", .array([.object([
-                    ("physicalLocation", .object([
-                        ("artifactLocation", .object([("uri", .string(uri(location.file)))])),
-                        ("region", .object([
-                            ("startLine", .integer(Int64(location.line))),
-                            ("startColumn", .integer(Int64(location.column))),
-                        ])),
-                    ])),
-                ])])))
+                members.append(
+                    (
+                        "locations",
+                        .array([
+                            .object([
+                                (
+                                    "physicalLocation",
+                                    .object([
+                                        ("artifactLocation", .object([("uri", .string(uri(location.file)))])),
+                                        (
+                                            "region",
+                                            .object([
+                                                ("startLine", .integer(Int64(location.line))),
+                                                ("startColumn", .integer(Int64(location.column))),
+                                            ])
+                                        ),
+                                    ])
+                                )
+                            ])
+                        ])
+                    ))
             }
             return JSONOutput.object(members)
         }
@@ -49,11 +61,16 @@ enum SARIFLog {
         let log = JSONOutput.object([
             ("$schema", .string(schema)),
             ("version", .string("2.1.0")),
-            ("runs", .array([.object([
-                ("tool", .object([("driver", .object(driver))])),
-                ("columnKind", .string("unicodeCodePoints")),
-                ("results", .array(results)),
-            ])])),
+            (
+                "runs",
+                .array([
+                    .object([
+                        ("tool", .object([("driver", .object(driver))])),
+                        ("columnKind", .string("unicodeCodePoints")),
+                        ("results", .array(results)),
+                    ])
+                ])
+            ),
         ])
         return log.rendered() + "\n"
     }
@@ -75,7 +92,7 @@ enum SARIFLog {
         for byte in path.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 bytes.append(byte)
             default:
                 bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]

@@ -51,16 +51,25 @@ enum WitnessFiles {
         guard let expectation = witness.expectation else { return nil }
         let what = "\(item.item): \(witness.direction.rawValue), \(witness.old) -> \(witness.new)"
         let file = JSONOutput.object([
-            ("$comment", .string("Found by `entitle diff --prove`: the smallest customer for whom \(item.item) moves "
-                                 + "(\(witness.old) under the old catalog, \(witness.new) under the new); the case expects the new answer.")),
+            (
+                "$comment",
+                .string(
+                    "Found by `entitle diff --prove`: the smallest customer for whom \(item.item) moves "
+                        + "(\(witness.old) under the old catalog, \(witness.new) under the new); the case expects the new answer.")
+            ),
             ("catalog", .string(catalog)),
             ("app", .string(item.item.app)),
-            ("cases", .array([.object([
-                ("name", .string(what)),
-                ("at", .string(witness.at.rfc3339)),
-                ("receipts", .array(witness.receipts.map(\.jsonOutput))),
-                ("expect", expectation),
-            ])])),
+            (
+                "cases",
+                .array([
+                    .object([
+                        ("name", .string(what)),
+                        ("at", .string(witness.at.rfc3339)),
+                        ("receipts", .array(witness.receipts.map(\.jsonOutput))),
+                        ("expect", expectation),
+                    ])
+                ])
+            ),
         ])
         return file.rendered() + "\n"
     }
@@ -70,12 +79,13 @@ enum WitnessFiles {
     static func fileName(_ item: ProofItem, _ direction: ProofVerdict) -> String {
         let parts = [item.app, item.kind.rawValue] + (item.product.map { [$0] } ?? []) + [item.id, direction.rawValue]
         let name = parts.joined(separator: ".")
-        let safe = String(name.unicodeScalars.map { scalar -> Character in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", ".", "-", "_": Character(scalar)
-            default: "_"
-            }
-        })
+        let safe = String(
+            name.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", ".", "-", "_": Character(scalar)
+                default: "_"
+                }
+            })
         return String(safe.prefix(200)) + ".test.json"
     }
 
@@ -84,7 +94,8 @@ enum WitnessFiles {
         func components(_ path: String) -> [String] {
             URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().pathComponents.filter { $0 != "/" }
         }
-        let from = components(directory), to = components(path)
+        let from = components(directory)
+        let to = components(path)
         var common = 0
         while common < from.count, common < to.count, from[common] == to[common] { common += 1 }
         let steps = Array(repeating: "..", count: from.count - common) + to[common...]

@@ -48,46 +48,62 @@ struct ExpectationMatcher {
 
     init(catalog: CompiledCatalog) {
         self.catalog = catalog
-        let feature = Shape.record([
-            ("enabled", .bool(nullable: false)), ("until", .instant(nullable: true)), ("sources", .strings),
-        ], what: "feature")
-        let product = Shape.record([
-            ("type", .choice(ProductType.allCases.map(\.rawValue), what: "product type", nullable: false)),
-            ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
-            ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
-            ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
-            ("commitment", .record([("period", .integer), ("periods", .integer), ("endsAt", .instant(nullable: false))],
-                                   what: "commitment")),
-        ], what: "product")
-        let offer = Shape.record([
-            ("eligible", .bool(nullable: false)),
-            ("reason", .choice(OfferReason.allCases.map(\.rawValue), what: "offer reason", nullable: true)),
-            ("introOfferEligible", .bool(nullable: true)),
-            ("change", .choice(SubscriptionChange.allCases.map(\.rawValue), what: "subscription change", nullable: true)),
-            ("effective", .choice(ChangeTiming.allCases.map(\.rawValue), what: "timing", nullable: true)),
-            ("legal", .string(nullable: true)),
-            ("promotions", .records([
-                ("id", .string(nullable: false)),
-                ("type", .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type", nullable: false)),
+        let feature = Shape.record(
+            [
+                ("enabled", .bool(nullable: false)), ("until", .instant(nullable: true)), ("sources", .strings),
+            ], what: "feature")
+        let product = Shape.record(
+            [
+                ("type", .choice(ProductType.allCases.map(\.rawValue), what: "product type", nullable: false)),
+                ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
+                ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
+                ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
+                (
+                    "commitment",
+                    .record(
+                        [("period", .integer), ("periods", .integer), ("endsAt", .instant(nullable: false))],
+                        what: "commitment")
+                ),
+            ], what: "product")
+        let offer = Shape.record(
+            [
                 ("eligible", .bool(nullable: false)),
-                ("reason", .choice(PromotionReason.allCases.map(\.rawValue), what: "promotion reason", nullable: false)),
-            ], what: "promotion")),
-            ("adds", .strings), ("extends", .strings),
-        ], what: "offer")
+                ("reason", .choice(OfferReason.allCases.map(\.rawValue), what: "offer reason", nullable: true)),
+                ("introOfferEligible", .bool(nullable: true)),
+                ("change", .choice(SubscriptionChange.allCases.map(\.rawValue), what: "subscription change", nullable: true)),
+                ("effective", .choice(ChangeTiming.allCases.map(\.rawValue), what: "timing", nullable: true)),
+                ("legal", .string(nullable: true)),
+                (
+                    "promotions",
+                    .records(
+                        [
+                            ("id", .string(nullable: false)),
+                            ("type", .choice(SubscriptionOfferType.allCases.map(\.rawValue), what: "offer type", nullable: false)),
+                            ("eligible", .bool(nullable: false)),
+                            ("reason", .choice(PromotionReason.allCases.map(\.rawValue), what: "promotion reason", nullable: false)),
+                        ], what: "promotion")
+                ),
+                ("adds", .strings), ("extends", .strings),
+            ], what: "offer")
         let consumables = catalog.products.filter { $0.type == .consumable }.map(\.id)
         var refused: [String: String] = [:]
         for id in consumables {
             refused[id] = "`\(id)` is a consumable: consumables have no state; expect its credits in `balances`"
         }
-        shape = .record([
-            ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
-            ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
-            ("products", Self.map(catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
-                                  value: product, refused: refused)),
-            ("offers", Self.map(catalog.products.map(\.id), what: "product", value: offer)),
-            ("reevaluateAt", .instant(nullable: true)),
-            ("warnings", .warnings),
-        ], what: "expect")
+        shape = .record(
+            [
+                ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
+                ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
+                (
+                    "products",
+                    Self.map(
+                        catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
+                        value: product, refused: refused)
+                ),
+                ("offers", Self.map(catalog.products.map(\.id), what: "product", value: offer)),
+                ("reevaluateAt", .instant(nullable: true)),
+                ("warnings", .warnings),
+            ], what: "expect")
     }
 
     private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
@@ -136,8 +152,11 @@ struct ExpectationMatcher {
             guard let elements = reader.array(node, path: path, expected: "an array of warnings") else { return }
             for (index, element) in elements.enumerated() {
                 let elementPath = "\(path)[\(index)]"
-                guard let fields = reader.object(element, path: elementPath, allowed: ["code", "message"],
-                                                 required: ["code", "message"], what: "warning") else { continue }
+                guard
+                    let fields = reader.object(
+                        element, path: elementPath, allowed: ["code", "message"],
+                        required: ["code", "message"], what: "warning")
+                else { continue }
                 for (key, member) in fields { _ = reader.string(member.value, path: CatalogChecker.path(elementPath, key: key)) }
             }
         case .records(let fields, let what):
@@ -162,10 +181,11 @@ struct ExpectationMatcher {
                 } else if let reason = refused[member.key] {
                     reader.report(.keyNotAllowed, reason, at: member.keyOffset, path: memberPath)
                 } else {
-                    reader.report(.unknownKey, "`\(member.key)` is not a \(what) of `\(catalog.app)`", at: member.keyOffset,
-                                  path: memberPath,
-                                  help: Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
-                                      ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
+                    reader.report(
+                        .unknownKey, "`\(member.key)` is not a \(what) of `\(catalog.app)`", at: member.keyOffset,
+                        path: memberPath,
+                        help: Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
+                            ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
                 }
             }
         }
@@ -187,8 +207,9 @@ struct ExpectationMatcher {
             guard case .object(let members) = expected.value else { return }
             for member in members where member.key != "$comment" {
                 guard let field = fields.first(where: { $0.key == member.key }) else { continue }
-                compare(member.value, Self.member(member.key, of: actual), shape: field.shape,
-                        path: CatalogChecker.path(path, key: member.key), into: &found)
+                compare(
+                    member.value, Self.member(member.key, of: actual), shape: field.shape,
+                    path: CatalogChecker.path(path, key: member.key), into: &found)
             }
         case .map(_, _, _, let value, _):
             guard case .object(let members) = expected.value else { return }
@@ -198,8 +219,9 @@ struct ExpectationMatcher {
                 byKey = Dictionary(present.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
             }
             for member in members where member.key != "$comment" {
-                compare(member.value, byKey[member.key], shape: value,
-                        path: CatalogChecker.path(path, key: member.key), into: &found)
+                compare(
+                    member.value, byKey[member.key], shape: value,
+                    path: CatalogChecker.path(path, key: member.key), into: &found)
             }
         case .instant:
             if !Self.sameInstant(expected, actual) { found.append(mismatch(path, expected, actual)) }

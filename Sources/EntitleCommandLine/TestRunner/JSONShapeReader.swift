@@ -26,8 +26,10 @@ struct JSONShapeReader {
     }
 
     mutating func report(_ code: DiagnosticCode, _ message: String, at offset: Int, path: String, help: String? = nil) {
-        diagnostics.append(Diagnostic(severity: .error, code: code, message: message, location: location(of: offset),
-                                      path: path, help: help))
+        diagnostics.append(
+            Diagnostic(
+                severity: .error, code: code, message: message, location: location(of: offset),
+                path: path, help: help))
     }
 
     /// Adds diagnostics found by another reader (a receipt decoder, a catalog compiler).
@@ -41,13 +43,15 @@ struct JSONShapeReader {
 
     /// An unknown key, with the closest allowed one (unused ones first) as "did you mean".
     mutating func unknownKey(_ member: JSONMember, in what: String, path: String, allowed: [String], unused: [String]) {
-        let help = Suggestion.help(for: member.key, in: unused, budget: &suggestions)
+        let help =
+            Suggestion.help(for: member.key, in: unused, budget: &suggestions)
             ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
             ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
                 ? "JSON has no comments; write a `\"$comment\": \"...\"` member instead"
                 : "allowed keys are \(CatalogChecker.list(allowed.filter { $0 != "$comment" }))")
-        report(.unknownKey, "unknown key `\(member.key)` in \(what)", at: member.keyOffset,
-               path: CatalogChecker.path(path, key: member.key), help: help)
+        report(
+            .unknownKey, "unknown key `\(member.key)` in \(what)", at: member.keyOffset,
+            path: CatalogChecker.path(path, key: member.key), help: help)
     }
 
     /// Checks an object's keys and returns its members by name; `$comment` is allowed (a string)
@@ -135,7 +139,8 @@ struct JSONShapeReader {
         if let instant = Instant(rfc3339: text) { return instant }
         let isDate = dateAlone && text.utf8.count == 10
         if isDate, let instant = Instant(rfc3339: text + "T00:00:00Z") { return instant }
-        let problem = Instant.rfc3339Problem(isDate ? text + "T00:00:00Z" : text)
+        let problem =
+            Instant.rfc3339Problem(isDate ? text + "T00:00:00Z" : text)
             ?? "it must look like `2026-01-15T09:00:00Z`\(dateAlone ? " or `2026-01-15`" : "")"
         report(.badInstant, "`\(text)` is not an instant: \(problem)", at: node.offset, path: path)
         return nil
@@ -145,8 +150,9 @@ struct JSONShapeReader {
     mutating func enumValue(_ node: JSONNode, path: String, names: [String], what: String) -> String? {
         guard let text = string(node, path: path) else { return nil }
         if names.contains(text) { return text }
-        report(.badEnumValue, "unknown \(what) `\(text)`", at: node.offset, path: path,
-               help: Suggestion.help(for: text, in: names, budget: &suggestions) ?? "expected one of \(CatalogChecker.list(names))")
+        report(
+            .badEnumValue, "unknown \(what) `\(text)`", at: node.offset, path: path,
+            help: Suggestion.help(for: text, in: names, budget: &suggestions) ?? "expected one of \(CatalogChecker.list(names))")
         return nil
     }
 }

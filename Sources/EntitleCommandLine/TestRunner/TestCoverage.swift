@@ -64,8 +64,10 @@ struct TestCoverage {
     ///       features never off: cloud.sync
     var text: String {
         var text = "coverage of \(app) (\(cases) case\(cases == 1 ? "" : "s"))\n"
-        let lists = [("products never purchased", productsNeverPurchased), ("features never on", featuresNeverOn),
-                     ("features never off", featuresNeverOff), ("offer reasons never seen", reasonsNeverSeen)]
+        let lists = [
+            ("products never purchased", productsNeverPurchased), ("features never on", featuresNeverOn),
+            ("features never off", featuresNeverOff), ("offer reasons never seen", reasonsNeverSeen),
+        ]
         for (title, items) in lists where !items.isEmpty {
             text += "  \(title): \(items.joined(separator: ", "))\n"
         }

@@ -58,8 +58,14 @@ struct TestFile {
     ///   its catalogs), and every diagnostic; the file may run only when none is an error.
     static func read(_ path: String) -> (file: TestFile?, diagnostics: [Diagnostic]) {
         func unreadable(_ message: String) -> (TestFile?, [Diagnostic]) {
-            (nil, [Diagnostic(severity: .error, code: .unreadableFile, message: message,
-                              location: SourceLocation(file: path, line: 1, column: 1))])
+            (
+                nil,
+                [
+                    Diagnostic(
+                        severity: .error, code: .unreadableFile, message: message,
+                        location: SourceLocation(file: path, line: 1, column: 1))
+                ]
+            )
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return unreadable("no such test file") }
@@ -85,8 +91,9 @@ struct TestFile {
         }
         for duplicate in document.duplicateKeys {
             let first = reader.lines.location(of: duplicate.firstOffset)
-            reader.report(.duplicateKey, "duplicate key `\(duplicate.key)`", at: duplicate.offset, path: "",
-                          help: "the first `\(duplicate.key)` is at line \(first.line), column \(first.column); keep one")
+            reader.report(
+                .duplicateKey, "duplicate key `\(duplicate.key)`", at: duplicate.offset, path: "",
+                help: "the first `\(duplicate.key)` is at line \(first.line), column \(first.column); keep one")
         }
         guard let members = reader.object(document.root, path: "", allowed: keys, required: ["catalog", "cases"], what: "test file")
         else { return (nil, reader.diagnostics) }
@@ -124,14 +131,18 @@ struct TestFile {
             var names: [String: Int] = [:]
             for (index, element) in elements.enumerated() {
                 let casePath = "cases[\(index)]"
-                guard let fields = reader.object(element, path: casePath, allowed: caseKeys,
-                                                 required: ["name", "at", "expect"], what: "case") else { continue }
+                guard
+                    let fields = reader.object(
+                        element, path: casePath, allowed: caseKeys,
+                        required: ["name", "at", "expect"], what: "case")
+                else { continue }
                 let name = fields["name"].flatMap { reader.nonEmptyString($0.value, path: casePath + ".name") }
                 if let name, let node = fields["name"]?.value {
                     if let first = names[name] {
                         let (line, column) = reader.lines.location(of: first)
-                        reader.report(.badValue, "a case named `\(name)` is already at line \(line), column \(column)", at: node.offset,
-                                      path: casePath + ".name", help: "failures are reported by case name: give each case its own")
+                        reader.report(
+                            .badValue, "a case named `\(name)` is already at line \(line), column \(column)", at: node.offset,
+                            path: casePath + ".name", help: "failures are reported by case name: give each case its own")
                     } else {
                         names[name] = node.offset
                     }
@@ -142,17 +153,24 @@ struct TestFile {
                 }
                 var expect: JSONNode?
                 if let node = fields["expect"]?.value {
-                    if case .object = node.value { expect = node } else {
+                    if case .object = node.value {
+                        expect = node
+                    } else {
                         reader.wrongType(node, expected: "an object (a part of what `check --format json` prints)", path: casePath + ".expect")
                     }
                 }
-                cases.append(Case(name: name, path: casePath, offset: element.offset, at: at, receipts: caseReceipts,
-                                  hasOwnReceipts: fields["receipts"] != nil, expect: expect))
+                cases.append(
+                    Case(
+                        name: name, path: casePath, offset: element.offset, at: at, receipts: caseReceipts,
+                        hasOwnReceipts: fields["receipts"] != nil, expect: expect))
             }
         }
         guard let catalogs else { return (nil, reader.diagnostics) }
-        return (TestFile(path: path, data: data, catalogs: catalogs, app: app, environments: environments,
-                         receipts: receipts ?? [], cases: cases), reader.diagnostics)
+        return (
+            TestFile(
+                path: path, data: data, catalogs: catalogs, app: app, environments: environments,
+                receipts: receipts ?? [], cases: cases), reader.diagnostics
+        )
     }
 
     /// A `receipts` array: inline receipt objects and receipt paths.
@@ -169,8 +187,10 @@ struct TestFile {
                 sources.append(Located(value: .inline(start: element.offset, end: end), offset: element.offset, path: elementPath))
             case .string:
                 guard let written = reader.nonEmptyString(element, path: elementPath) else { continue }
-                sources.append(Located(value: .file(written: written, resolved: TestFiles.resolve(written, relativeTo: file)),
-                                       offset: element.offset, path: elementPath))
+                sources.append(
+                    Located(
+                        value: .file(written: written, resolved: TestFiles.resolve(written, relativeTo: file)),
+                        offset: element.offset, path: elementPath))
             default:
                 reader.wrongType(element, expected: "a receipt object or the path of a receipt file", path: elementPath)
             }

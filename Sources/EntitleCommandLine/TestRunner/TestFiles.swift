@@ -41,7 +41,8 @@ enum TestFiles {
     private static func search(_ directory: String, prefix: String, visited: inout Set<String>) -> [String] {
         let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
         guard visited.insert(real).inserted,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+        else { return [] }
         var found: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = (directory as NSString).appendingPathComponent(name)

@@ -60,8 +60,9 @@ struct TestRunner {
             guard let name = testCase.name, let at = testCase.at, let expect = testCase.expect else { continue }
             let result: Entitlements
             do {
-                result = try setup.portfolio.evaluate(app: setup.app, receipts: setup.receipts, at: at,
-                                                      environments: file.environments)
+                result = try setup.portfolio.evaluate(
+                    app: setup.app, receipts: setup.receipts, at: at,
+                    environments: file.environments)
             } catch {
                 // Checked when preparing: the portfolio has the app.
                 failed += 1
@@ -84,8 +85,10 @@ struct TestRunner {
             if lines == nil { lines = LineTable(file.data) }
             for mismatch in mismatches {
                 let (line, column) = lines?.location(of: mismatch.offset) ?? (1, 1)
-                failures.append(Failure(location: SourceLocation(file: path, line: line, column: column), caseName: name,
-                                        path: mismatch.path, expected: mismatch.expected, actual: mismatch.actual))
+                failures.append(
+                    Failure(
+                        location: SourceLocation(file: path, line: line, column: column), caseName: name,
+                        path: mismatch.path, expected: mismatch.expected, actual: mismatch.actual))
             }
         }
     }
@@ -115,17 +118,19 @@ struct TestRunner {
             let loaded = testCase.hasOwnReceipts ? testCase.receipts.flatMap { receipts($0, of: file, reader: &reader) } : shared
             guard let app = file.app?.value ?? loaded?.first?.app else {
                 if loaded != nil {
-                    reader.report(.missingKey, "no app to evaluate: the test file has no `app` and the case no receipt",
-                                  at: testCase.offset, path: testCase.path, help: "add `\"app\": \"com.example.app\"` to the test file")
+                    reader.report(
+                        .missingKey, "no app to evaluate: the test file has no `app` and the case no receipt",
+                        at: testCase.offset, path: testCase.path, help: "add `\"app\": \"com.example.app\"` to the test file")
                 }
                 continue
             }
             guard let catalog = portfolio.catalog(for: app) else {
                 if missingApps.insert(app).inserted {
-                    reader.report(.unknownApp, "no catalog for app `\(app)` in \(CatalogChecker.list(file.catalogs.value))",
-                                  at: file.app?.offset ?? testCase.offset, path: file.app?.path ?? testCase.path,
-                                  help: Suggestion.help(for: app, in: portfolio.apps)
-                                      ?? "the catalogs are for \(CatalogChecker.list(portfolio.apps))")
+                    reader.report(
+                        .unknownApp, "no catalog for app `\(app)` in \(CatalogChecker.list(file.catalogs.value))",
+                        at: file.app?.offset ?? testCase.offset, path: file.app?.path ?? testCase.path,
+                        help: Suggestion.help(for: app, in: portfolio.apps)
+                            ?? "the catalogs are for \(CatalogChecker.list(portfolio.apps))")
                 }
                 continue
             }
@@ -147,9 +152,10 @@ struct TestRunner {
         } else {
             let (sources, unreadable) = CatalogArguments.sources(file.catalogs.value)
             for problem in unreadable {
-                reader.report(.unreadableFile, "catalog `\(problem.location?.file ?? "")`: \(problem.message)",
-                              at: file.catalogs.offset, path: file.catalogs.path,
-                              help: "catalog paths are relative to the test file's folder")
+                reader.report(
+                    .unreadableFile, "catalog `\(problem.location?.file ?? "")`: \(problem.message)",
+                    at: file.catalogs.offset, path: file.catalogs.path,
+                    help: "catalog paths are relative to the test file's folder")
             }
             guard unreadable.isEmpty else { return nil }
             compilation = Portfolio.compile(sources)
@@ -158,17 +164,21 @@ struct TestRunner {
             reader.append(compilation.errors)
         }
         guard let portfolio = compilation.portfolio else {
-            reader.report(.invalidCatalog, "the catalogs have errors (\(EntitleCommand.summary(compilation.diagnostics))), "
-                          + "so no case of this file can run", at: file.catalogs.offset, path: file.catalogs.path,
-                          help: "`entitle validate \(file.catalogs.value.joined(separator: " "))` lists them")
+            reader.report(
+                .invalidCatalog,
+                "the catalogs have errors (\(EntitleCommand.summary(compilation.diagnostics))), "
+                    + "so no case of this file can run", at: file.catalogs.offset, path: file.catalogs.path,
+                help: "`entitle validate \(file.catalogs.value.joined(separator: " "))` lists them")
             return nil
         }
         return portfolio
     }
 
     /// The receipts of a `receipts` array; `nil` when one cannot be read (reported).
-    private mutating func receipts(_ sources: [TestFile.Located<TestFile.ReceiptSource>], of file: TestFile,
-                                   reader: inout JSONShapeReader) -> [ParsedReceipt]? {
+    private mutating func receipts(
+        _ sources: [TestFile.Located<TestFile.ReceiptSource>], of file: TestFile,
+        reader: inout JSONShapeReader
+    ) -> [ParsedReceipt]? {
         var receipts: [ParsedReceipt] = []
         var failed = false
         var lines: LineTable?
@@ -176,8 +186,10 @@ struct TestRunner {
             switch source.value {
             case .inline(let start, let end):
                 do {
-                    receipts.append(try ParsedReceipt(json: Data(file.data[file.data.startIndex + start ..< file.data.startIndex + end]),
-                                                      name: file.path))
+                    receipts.append(
+                        try ParsedReceipt(
+                            json: Data(file.data[file.data.startIndex + start..<file.data.startIndex + end]),
+                            name: file.path))
                 } catch {
                     var diagnostic = error.diagnostic
                     // Located in the receipt's own bytes: move it to where the receipt is in the file.
@@ -203,8 +215,9 @@ struct TestRunner {
                     if error.code == .unreadableFile {
                         // Not found where the test file says: point at the test file.
                         let shown = written == resolved ? "" : " (`\(resolved)`)"
-                        reader.report(.unreadableFile, "receipt `\(written)`\(shown): \(error.message)", at: source.offset,
-                                      path: source.path, help: "receipt paths are relative to the test file's folder")
+                        reader.report(
+                            .unreadableFile, "receipt `\(written)`\(shown): \(error.message)", at: source.offset,
+                            path: source.path, help: "receipt paths are relative to the test file's folder")
                     } else {
                         reader.append([error.diagnostic])
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Entitle
 
 /// The catalog language is declared once (`CatalogKey`); what is generated from it stays current.

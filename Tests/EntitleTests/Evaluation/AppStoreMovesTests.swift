@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Entitle
 
 private typealias T = Fixtures
@@ -59,8 +60,9 @@ private func evaluate(
         receipt.consumptions.reverse()
         return receipt
     }
-    #expect(catalog.evaluate(reversed, at: at, account: account).json == result.json, "at \(text): order changes the answer",
-            sourceLocation: sourceLocation)
+    #expect(
+        catalog.evaluate(reversed, at: at, account: account).json == result.json, "at \(text): order changes the answer",
+        sourceLocation: sourceLocation)
     return result
 }
 
@@ -150,8 +152,9 @@ struct RevocationTests {
         return [bought, refund]
     }
 
-    @Test("a consumable refunded in part keeps the credits of the units not refunded, from the cancellation on",
-          arguments: [(33.333, 20), (50, 10), (16.666, 30), (16.667, 20), (0, 30), (100, 0)] as [(Double, Int64)])
+    @Test(
+        "a consumable refunded in part keeps the credits of the units not refunded, from the cancellation on",
+        arguments: [(33.333, 20), (50, 10), (16.666, 30), (16.667, 20), (0, 30), (100, 0)] as [(Double, Int64)])
     func partial(percentage: Double, balance: Int64) {
         let transactions = Self.pack(percentage: percentage)
         #expect(diagrams(transactions, at: "2026-01-31T23:59:59.999Z").balance(of: "stencils") == 30)
@@ -192,10 +195,12 @@ struct RenewalFieldTests {
 
     @Test("each field comes from the latest entry stating it, from its signedDate on")
     func fieldWise() throws {
-        let early = Renewal(productId: Diagrams.sync, originalTransactionId: "20", willRenew: true, isInBillingRetry: false,
-                            signedDate: T.instant("2026-01-20T00:00:00Z"))
-        let late = Renewal(productId: Diagrams.sync, originalTransactionId: "20", willRenew: false,
-                           signedDate: T.instant("2026-02-01T00:00:00Z"))
+        let early = Renewal(
+            productId: Diagrams.sync, originalTransactionId: "20", willRenew: true, isInBillingRetry: false,
+            signedDate: T.instant("2026-01-20T00:00:00Z"))
+        let late = Renewal(
+            productId: Diagrams.sync, originalTransactionId: "20", willRenew: false,
+            signedDate: T.instant("2026-02-01T00:00:00Z"))
         let renewals = [early, late]
         let before = diagrams(Self.chain, renewals: renewals, at: "2026-01-31T23:59:59.999Z")
         #expect(before.product(Diagrams.sync)?.willRenew == true)
@@ -224,8 +229,9 @@ struct RenewalFieldTests {
         #expect(offer.reason == .billingIssue && offer.introOfferEligible == false)
         #expect(!retrying.isEnabled("cloud.sync"))
         // Once the entry says billing is no longer retried, the product expired and is offered again.
-        let stopped = Renewal(productId: Diagrams.sync, originalTransactionId: "20", isInBillingRetry: false,
-                              signedDate: T.instant("2026-02-20T00:00:00Z"))
+        let stopped = Renewal(
+            productId: Diagrams.sync, originalTransactionId: "20", isInBillingRetry: false,
+            signedDate: T.instant("2026-02-20T00:00:00Z"))
         let lapsed = diagrams(Self.chain, renewals: [retry, stopped], at: "2026-02-20T00:00:00Z")
         #expect(lapsed.product(Diagrams.sync)?.state == .expired && lapsed.offer(for: Diagrams.sync)?.eligible == true)
     }
@@ -302,8 +308,9 @@ struct PromotionTests {
 
     @Test("Apple's list decides win-back eligibility from the entry's signedDate on, warning where the catalog disagrees")
     func applesList() throws {
-        let none = Renewal(productId: Diagrams.sync, originalTransactionId: "31", willRenew: false,
-                           signedDate: T.instant("2026-05-02T00:00:00Z"), winBackOffers: [])
+        let none = Renewal(
+            productId: Diagrams.sync, originalTransactionId: "31", willRenew: false,
+            signedDate: T.instant("2026-05-02T00:00:00Z"), winBackOffers: [])
         let before = diagrams(Self.paid, renewals: [none], at: "2026-05-01T23:59:59.999Z")
         #expect(Self.promotion(before, "sync.winback")?.eligible == true && before.warnings.isEmpty)
         let after = diagrams(Self.paid, renewals: [none], at: "2026-05-02T00:00:00Z")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Entitle
 @testable import EntitleCommandLine
 
@@ -7,7 +8,9 @@ import Testing
 /// account tokens, billing plans, commitments, eligible win-back offers) as the three importers
 /// map them from the shared fixtures, and `.storekit` promotional and win-back offers as import
 /// and drift read them. Expected values are read from the fixtures themselves.
-@Suite("Apple's new fields", .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures (../shared/fixtures or $ENTITLE_FIXTURES)"))
+@Suite(
+    "Apple's new fields",
+    .enabled(if: Fixtures.sharedFixturesAvailable, "needs the shared App Store fixtures (../shared/fixtures or $ENTITLE_FIXTURES)"))
 struct AppleFieldsTests {
     static let fixtures = Fixtures.sharedFixtures
     static let models = "storekit2/apple-app-store-server-library-swift/models/"
@@ -98,7 +101,8 @@ struct AppleFieldsTests {
         func jws(_ payload: String) -> String { base64url(#"{"alg":"ES256"}"#) + "." + base64url(payload) + ".c2lnbmF0dXJl" }
         let undated = #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1700000000000}"#
         let dated = #"{"transactionId":"2","productId":"p","bundleId":"com.example","purchaseDate":1700000000000,"signedDate":1700000500000}"#
-        let notification = #"{"notificationType":"REFUND","signedDate":1700000900000,"data":{"bundleId":"com.example","signedTransactionInfo":"\#(jws(undated))"}}"#
+        let notification =
+            #"{"notificationType":"REFUND","signedDate":1700000900000,"data":{"bundleId":"com.example","signedTransactionInfo":"\#(jws(undated))"}}"#
         let body = #"{"signedPayload":"\#(jws(notification))","signedTransactions":["\#(jws(dated))"]}"#
         let receipt = try AppleImport.unverifiedReceipt(fromAppStore: Data(body.utf8)).receipt
         let dates = Dictionary(uniqueKeysWithValues: receipt.transactions.map { ($0.transactionId, $0.signedDate?.millisecondsSince1970) })
@@ -112,8 +116,12 @@ struct AppleFieldsTests {
             #"{"transactionId":"7","productId":"p","bundleId":"com.example","purchaseDate":1700000000000,"signedDate":\#(signed)"#
                 + (revoked ? #","revocationDate":1700000600000,"revocationType":"REFUND_FULL","revocationReason":0"# : "") + "}"
         }
-        let history = "[" + [payload(signed: 1_700_000_100_000, revoked: false), payload(signed: 1_700_000_700_000, revoked: true),
-                             payload(signed: 1_700_000_700_000, revoked: true)].joined(separator: ",") + "]"
+        let history =
+            "["
+            + [
+                payload(signed: 1_700_000_100_000, revoked: false), payload(signed: 1_700_000_700_000, revoked: true),
+                payload(signed: 1_700_000_700_000, revoked: true),
+            ].joined(separator: ",") + "]"
         let receipt = try AppleImport.unverifiedReceipt(fromAppStore: Data(history.utf8)).receipt
         #expect(receipt.transactions.count == 2)
         #expect(receipt.transactions.map { $0.signedDate?.millisecondsSince1970 } == [1_700_000_100_000, 1_700_000_700_000])
@@ -132,8 +140,9 @@ struct AppleFieldsTests {
         "verifyreceipt/imdhemy-appstore-iap/verify_receipt_response.json",
     ]
 
-    @Test("every transaction of a verifyReceipt response is dated when Apple answered (receipt.request_date_ms)",
-          arguments: verifyReceiptResponses)
+    @Test(
+        "every transaction of a verifyReceipt response is dated when Apple answered (receipt.request_date_ms)",
+        arguments: verifyReceiptResponses)
     func verifyReceipt(path: String) throws {
         let raw = try Self.json(path)
         let answered = try #require(Self.milliseconds((raw["receipt"] as? [String: Any])?["request_date_ms"]))
@@ -177,7 +186,8 @@ struct AppleFieldsTests {
     func revenueCatPair() throws {
         let response = try Self.json("verifyreceipt/revenuecat-purchases-ios/verifyReceiptSample1.json")
         let receiptObject = try #require(response["receipt"] as? [String: Any])
-        let pkcs7 = try AppleImport.unverifiedReceipt(from: Self.data("receipts-pkcs7/revenuecat-purchases-ios/base64encoded_sandboxReceipt.txt")).receipt
+        let pkcs7 = try AppleImport.unverifiedReceipt(from: Self.data("receipts-pkcs7/revenuecat-purchases-ios/base64encoded_sandboxReceipt.txt"))
+            .receipt
         let verify = try AppleImport.unverifiedReceipt(from: Self.data("verifyreceipt/revenuecat-purchases-ios/verifyReceiptSample1.json")).receipt
         let created = try #require(pkcs7.transactions.first?.signedDate)
         let answered = try #require(verify.transactions.first?.signedDate)
@@ -250,17 +260,24 @@ struct AppleFieldsTests {
         var file = try Self.json(Self.storekitFiles[0])
         var groups = try #require(file["subscriptionGroups"] as? [[String: Any]])
         var subscriptions = try #require(groups[0]["subscriptions"] as? [[String: Any]])
-        subscriptions[0]["winbackOffers"] = [
-            ["offerID": "winback.free", "paymentMode": "free", "subscriptionPeriod": "P1M", "numberOfPeriods": 1,
-             "referenceName": "Come back", "internalID": "AAAA0001", "displayPrice": "0",
-             "customerEligibilityPaidSubscriptionDurationInMonths": 6,
-             "customerEligibilityTimeSinceLastSubscribedInMonths": ["minimum": 2, "maximum": 24],
-             "customerEligibilityWaitBetweenOffersInMonths": 3],
-            ["offerID": "winback.cheap", "paymentMode": "payAsYouGo", "subscriptionPeriod": "P1M", "numberOfPeriods": 3,
-             "referenceName": "Cheaper", "internalID": "AAAA0002", "displayPrice": "0.99"],
-            ["offerID": "winback.toggle", "paymentMode": "payUpFront", "subscriptionPeriod": "P3M", "numberOfPeriods": 1,
-             "referenceName": "Toggle", "internalID": "AAAA0003", "displayPrice": "2.99", "eligibility": "eligible"],
-        ] as [[String: Any]]
+        subscriptions[0]["winbackOffers"] =
+            [
+                [
+                    "offerID": "winback.free", "paymentMode": "free", "subscriptionPeriod": "P1M", "numberOfPeriods": 1,
+                    "referenceName": "Come back", "internalID": "AAAA0001", "displayPrice": "0",
+                    "customerEligibilityPaidSubscriptionDurationInMonths": 6,
+                    "customerEligibilityTimeSinceLastSubscribedInMonths": ["minimum": 2, "maximum": 24],
+                    "customerEligibilityWaitBetweenOffersInMonths": 3,
+                ],
+                [
+                    "offerID": "winback.cheap", "paymentMode": "payAsYouGo", "subscriptionPeriod": "P1M", "numberOfPeriods": 3,
+                    "referenceName": "Cheaper", "internalID": "AAAA0002", "displayPrice": "0.99",
+                ],
+                [
+                    "offerID": "winback.toggle", "paymentMode": "payUpFront", "subscriptionPeriod": "P3M", "numberOfPeriods": 1,
+                    "referenceName": "Toggle", "internalID": "AAAA0003", "displayPrice": "2.99", "eligibility": "eligible",
+                ],
+            ] as [[String: Any]]
         let product = try #require(subscriptions[0]["productID"] as? String)
         groups[0]["subscriptions"] = subscriptions
         file["subscriptionGroups"] = groups
@@ -283,7 +300,9 @@ struct AppleFieldsTests {
         #expect(winBack[1].paidAtLeast == nil && winBack[1].lapsedAtLeast == nil && winBack[1].waitBetween == nil)
         #expect(winBack[2].mode == .payUpFront && winBack[2].duration.description == "P3M")
         // The ad-hoc offers of the same product are still there, first.
-        #expect(product.offers.prefix { $0.type == .promotional }.count == Self.fileOffers(try Self.json(Self.storekitFiles[0]), "adHocOffers")[productId]?.count)
+        #expect(
+            product.offers.prefix { $0.type == .promotional }.count
+                == Self.fileOffers(try Self.json(Self.storekitFiles[0]), "adHocOffers")[productId]?.count)
         #expect(configuration.warnings == ["product `\(productId)`: win-back offer `winback.toggle` has `eligibility`, which entitle does not read"])
         #expect(json.contains(#""paidAtLeast": "P6M""#))
         #expect(StoreKitDrift.diagnostics(CatalogSource(name: "imported.json", data: Data(json.utf8)), configuration: configuration).isEmpty)
@@ -298,20 +317,28 @@ struct AppleFieldsTests {
             #"{"productID": "\#(id)", "referenceName": "\#(id)", "type": "RecurringSubscription", "recurringSubscriptionPeriod": "P1M", "#
                 + #""adHocOffers": [\#(adHoc.joined(separator: ","))], "winbackOffers": [\#(winBack.joined(separator: ","))]}"#
         }
-        let storekit = #"{"version": {"major": 4}, "subscriptionGroups": [{"id": "G", "name": "G", "subscriptions": ["#
-            + subscription("a.one", adHoc: [offer("same", "free", "P1W", 1), offer("many", "payAsYouGo", "P1M", 13),
-                                             offer("odd", "discount", "P1M", 1), offer("bad", "free", "soon", 1)],
-                           winBack: [#"{"offerID": "w", "paymentMode": "free", "subscriptionPeriod": "P1M", "customerEligibilityPaidSubscriptionDurationInMonths": 0}"#])
+        let storekit =
+            #"{"version": {"major": 4}, "subscriptionGroups": [{"id": "G", "name": "G", "subscriptions": ["#
+            + subscription(
+                "a.one",
+                adHoc: [
+                    offer("same", "free", "P1W", 1), offer("many", "payAsYouGo", "P1M", 13),
+                    offer("odd", "discount", "P1M", 1), offer("bad", "free", "soon", 1),
+                ],
+                winBack: [
+                    #"{"offerID": "w", "paymentMode": "free", "subscriptionPeriod": "P1M", "customerEligibilityPaidSubscriptionDurationInMonths": 0}"#
+                ])
             + "," + subscription("a.two", adHoc: [offer("same", "payUpFront", "P1Y", 1)]) + "]}]}"
         let configuration = try StoreKitConfiguration(data: Data(storekit.utf8), name: "Lossy.storekit")
         #expect(configuration.products.map { $0.offers.map(\.id) } == [["same"], []])
-        #expect(configuration.warnings == [
-            "product `a.one`: promotional offer `many` lasts 13 periods, more than the 12 a catalog's pay-as-you-go offer may; the offer is not imported",
-            "product `a.one`: promotional offer `odd` of payment mode `discount` is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)",
-            "product `a.one`: promotional offer `bad` period `soon` is not an ISO 8601 duration; the offer is not imported",
-            "product `a.one`: win-back offer `w` eligibility `customerEligibilityPaidSubscriptionDurationInMonths` is not a whole number of months from 1 to 1200; the offer is not imported",
-            "product `a.two`: offer id `same` is used by an earlier offer; only the first is imported",
-        ])
+        #expect(
+            configuration.warnings == [
+                "product `a.one`: promotional offer `many` lasts 13 periods, more than the 12 a catalog's pay-as-you-go offer may; the offer is not imported",
+                "product `a.one`: promotional offer `odd` of payment mode `discount` is not imported (entitle knows `free`, `payAsYouGo`, `payUpFront`)",
+                "product `a.one`: promotional offer `bad` period `soon` is not an ISO 8601 duration; the offer is not imported",
+                "product `a.one`: win-back offer `w` eligibility `customerEligibilityPaidSubscriptionDurationInMonths` is not a whole number of months from 1 to 1200; the offer is not imported",
+                "product `a.two`: offer id `same` is used by an earlier offer; only the first is imported",
+            ])
         _ = try Self.compiled(configuration)
     }
 
@@ -323,7 +350,8 @@ struct AppleFieldsTests {
         var catalog = try #require(try JSONSerialization.jsonObject(with: Data(Self.compiled(configuration).json.utf8)) as? [String: Any])
         var products = try #require(catalog["products"] as? [[String: Any]])
         // The product with the most offers: change the mode of its last, delete its first, add one of the catalog's own.
-        let index = try #require(products.indices.max { (products[$0]["offers"] as? [Any])?.count ?? 0 < (products[$1]["offers"] as? [Any])?.count ?? 0 })
+        let index = try #require(
+            products.indices.max { (products[$0]["offers"] as? [Any])?.count ?? 0 < (products[$1]["offers"] as? [Any])?.count ?? 0 })
         var offers = try #require(products[index]["offers"] as? [[String: Any]])
         #expect(offers.count >= 3)
         let removed = offers.removeFirst()
@@ -363,8 +391,9 @@ struct AppleFieldsTests {
         let output = EntitleCommand.run(["import", file.path, "--app", "com.example.imported"], environment: CLITests.environment())
         #expect(output.exitCode == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains(#""type": "win-back""#))
-        #expect(output.standardError.contains(
-            "\(file.path): warning: product `\(productId)`: win-back offer `winback.toggle` has `eligibility`, which entitle does not read"))
+        #expect(
+            output.standardError.contains(
+                "\(file.path): warning: product `\(productId)`: win-back offer `winback.toggle` has `eligibility`, which entitle does not read"))
     }
 }
 
@@ -376,9 +405,11 @@ struct AppleFieldsHostileTests {
         #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1767225600000,"\#(field)":\#(value)}"#
     }
 
-    @Test("a revocationPercentage that is not whole thousandths from 0 to 100000 is refused where it is", arguments: [
-        "100001", "-1", "1.5", #""x""#, "1e3", "123456789012345678901234567890", "1e400", "-0.0", "true", "[]", "{}", #""""#,
-    ])
+    @Test(
+        "a revocationPercentage that is not whole thousandths from 0 to 100000 is refused where it is",
+        arguments: [
+            "100001", "-1", "1.5", #""x""#, "1e3", "123456789012345678901234567890", "1e400", "-0.0", "true", "[]", "{}", #""""#,
+        ])
     func percentage(_ value: String) throws {
         let json = Self.payload("revocationPercentage", value)
         let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromAppStore: Data(json.utf8)) }
@@ -389,20 +420,24 @@ struct AppleFieldsHostileTests {
         #expect(error.location?.line == 1 && error.location?.column == column)
     }
 
-    @Test("a revocationPercentage in range is thousandths of a percent; null is none", arguments: [
-        ("0", 0.0), ("50000", 50.0), ("33333", 33.333), ("100000", 100.0), (#""250""#, 0.25), ("null", nil),
-    ] as [(String, Double?)])
+    @Test(
+        "a revocationPercentage in range is thousandths of a percent; null is none",
+        arguments: [
+            ("0", 0.0), ("50000", 50.0), ("33333", 33.333), ("100000", 100.0), (#""250""#, 0.25), ("null", nil),
+        ] as [(String, Double?)])
     func percentageInRange(_ value: String, _ expected: Double?) throws {
         let receipt = try AppleImport.unverifiedReceipt(fromAppStore: Data(Self.payload("revocationPercentage", value).utf8)).receipt
         #expect(receipt.transactions.first?.revocationPercentage == expected)
         #expect(try ReceiptDecoder.decode(Data(receipt.json.utf8)) == receipt)
     }
 
-    @Test("an appAccountToken that is not a UUID is refused, located; an empty one is none; case does not matter", arguments: [
-        (#""not-a-uuid""#, "`appAccountToken` `not-a-uuid` is not a UUID"),
-        (#""7e3fb20b-4cdb-47cc-936d-99d65f60813""#, "`appAccountToken` `7e3fb20b-4cdb-47cc-936d-99d65f60813` is not a UUID"),
-        ("42", "`appAccountToken` is not a string"),
-    ])
+    @Test(
+        "an appAccountToken that is not a UUID is refused, located; an empty one is none; case does not matter",
+        arguments: [
+            (#""not-a-uuid""#, "`appAccountToken` `not-a-uuid` is not a UUID"),
+            (#""7e3fb20b-4cdb-47cc-936d-99d65f60813""#, "`appAccountToken` `7e3fb20b-4cdb-47cc-936d-99d65f60813` is not a UUID"),
+            ("42", "`appAccountToken` is not a string"),
+        ])
     func accountToken(_ value: String, _ message: String) throws {
         let json = Self.payload("appAccountToken", value)
         let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromAppStore: Data(json.utf8)) }
@@ -410,14 +445,16 @@ struct AppleFieldsHostileTests {
         #expect(error.location?.column == json.count - value.count)
         let empty = try AppleImport.unverifiedReceipt(fromAppStore: Data(Self.payload("appAccountToken", #""""#).utf8)).receipt
         #expect(empty.transactions.first?.appAccountToken == nil)
-        let upper = try AppleImport.unverifiedReceipt(fromAppStore: Data(Self.payload("appAccountToken", #""7E3FB20B-4CDB-47CC-936D-99D65F608138""#).utf8))
+        let upper = try AppleImport.unverifiedReceipt(
+            fromAppStore: Data(Self.payload("appAccountToken", #""7E3FB20B-4CDB-47CC-936D-99D65F608138""#).utf8))
         #expect(upper.receipt.transactions.first?.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
     }
 
     @Test("verifyReceipt's app_account_token maps as the App Store's does: a UUID in lowercase, anything else refused, located")
     func verifyReceiptAccountToken() throws {
         func response(_ token: String) -> String {
-            #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","in_app":[{"product_id":"p","transaction_id":"1","purchase_date_ms":"1767225600000","app_account_token":"# + token + "}]}}"
+            #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","in_app":[{"product_id":"p","transaction_id":"1","purchase_date_ms":"1767225600000","app_account_token":"#
+                + token + "}]}}"
         }
         let mapped = try AppleImport.unverifiedReceipt(fromVerifyReceipt: Data(response(#""7E3FB20B-4CDB-47CC-936D-99D65F608138""#).utf8))
         #expect(mapped.receipt.transactions.first?.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
@@ -431,22 +468,38 @@ struct AppleFieldsHostileTests {
 
     @Test("unknown revocation and billing plan types are left out with a warning")
     func unknownValues() throws {
-        let json = #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1767225600000,"revocationType":"REFUND_SOMEDAY","billingPlanType":7}"#
+        let json =
+            #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1767225600000,"revocationType":"REFUND_SOMEDAY","billingPlanType":7}"#
         let imported = try AppleImport.unverifiedReceipt(fromAppStore: Data(json.utf8))
         let transaction = try #require(imported.receipt.transactions.first)
         #expect(transaction.revocationType == nil && transaction.billingPlan == nil)
-        #expect(imported.warnings.map(\.description).prefix(2) == [
-            "revocationType: unknown revocation type `REFUND_SOMEDAY`, ignored", "billingPlanType: unknown billing plan type `7`, ignored",
-        ])
+        #expect(
+            imported.warnings.map(\.description).prefix(2) == [
+                "revocationType: unknown revocation type `REFUND_SOMEDAY`, ignored", "billingPlanType: unknown billing plan type `7`, ignored",
+            ])
     }
 
-    @Test("a commitment out of range is refused, located; an incomplete one is left out with a warning", arguments: [
-        (#"{"billingPeriodNumber":0,"totalBillingPeriods":12,"commitmentExpiresDate":1767225600000}"#, "`billingPeriodNumber` is not a whole number from 1 to 1000"),
-        (#"{"billingPeriodNumber":3,"totalBillingPeriods":1e9,"commitmentExpiresDate":1767225600000}"#, "`totalBillingPeriods` is not a whole number from 1 to 1000"),
-        (#"{"billingPeriodNumber":13,"totalBillingPeriods":12,"commitmentExpiresDate":1767225600000}"#, "billing period 13 of a commitment of 12 periods"),
-        (#"{"billingPeriodNumber":3,"totalBillingPeriods":12,"commitmentExpiresDate":99999999999999999}"#, "`commitmentExpiresDate` 99999999999999999 ms is outside years 0001-9999"),
-        ("[]", "`commitmentInfo` is not an object"),
-    ])
+    @Test(
+        "a commitment out of range is refused, located; an incomplete one is left out with a warning",
+        arguments: [
+            (
+                #"{"billingPeriodNumber":0,"totalBillingPeriods":12,"commitmentExpiresDate":1767225600000}"#,
+                "`billingPeriodNumber` is not a whole number from 1 to 1000"
+            ),
+            (
+                #"{"billingPeriodNumber":3,"totalBillingPeriods":1e9,"commitmentExpiresDate":1767225600000}"#,
+                "`totalBillingPeriods` is not a whole number from 1 to 1000"
+            ),
+            (
+                #"{"billingPeriodNumber":13,"totalBillingPeriods":12,"commitmentExpiresDate":1767225600000}"#,
+                "billing period 13 of a commitment of 12 periods"
+            ),
+            (
+                #"{"billingPeriodNumber":3,"totalBillingPeriods":12,"commitmentExpiresDate":99999999999999999}"#,
+                "`commitmentExpiresDate` 99999999999999999 ms is outside years 0001-9999"
+            ),
+            ("[]", "`commitmentInfo` is not an object"),
+        ])
     func commitment(_ value: String, _ message: String) throws {
         let error = try #require(throws: ReceiptError.self) {
             try AppleImport.unverifiedReceipt(fromAppStore: Data(Self.payload("commitmentInfo", value).utf8))
@@ -459,9 +512,11 @@ struct AppleFieldsHostileTests {
         #expect(imported.warnings.first?.description == "commitmentInfo: commitment without `commitmentExpiresDate`, ignored")
     }
 
-    @Test("eligibleWinBackOfferIds must be a list of non-empty strings", arguments: [
-        (#""eligible1""#, "eligibleWinBackOfferIds"), (#"["a", 1]"#, "eligibleWinBackOfferIds[1]"), (#"[""]"#, "eligibleWinBackOfferIds[0]"),
-    ])
+    @Test(
+        "eligibleWinBackOfferIds must be a list of non-empty strings",
+        arguments: [
+            (#""eligible1""#, "eligibleWinBackOfferIds"), (#"["a", 1]"#, "eligibleWinBackOfferIds[1]"), (#"[""]"#, "eligibleWinBackOfferIds[0]"),
+        ])
     func winBackOfferIds(_ value: String, _ path: String) throws {
         let json = #"{"originalTransactionId":"1","autoRenewStatus":1,"eligibleWinBackOfferIds":\#(value)}"#
         let error = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(fromAppStore: Data(json.utf8), app: "com.example") }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Entitle
 
 /// A random catalog with receipts, for checking the compiled evaluator against the reference
@@ -39,8 +40,12 @@ struct RandomCase {
 
     struct Product {
         enum Kind {
-            case standard, trial(days: Int, paid: Int), upgrade(replaces: Int, anyOf: [String]?)
-            case pass(String, group: Int?), subscription(group: Int, level: Int?, period: String?), consumable
+            case standard
+            case trial(days: Int, paid: Int)
+            case upgrade(replaces: Int, anyOf: [String]?)
+            case pass(String, group: Int?)
+            case subscription(group: Int, level: Int?, period: String?)
+            case consumable
         }
         var id: String
         var kind: Kind
@@ -72,31 +77,47 @@ struct RandomCase {
                 products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
             case 2:
                 // A trial of an earlier standard product, granting a subset of what it grants.
-                if let paid = products.indices.filter({ if case .standard = products[$0].kind { return true }; return false })
-                    .randomElement(using: &random) {
-                    products.append(Product(id: id, kind: .trial(days: [1, 7, 14, 30][random.below(4)], paid: paid),
-                                            grants: someGrants(products[paid].grants)))
+                if let paid = products.indices.filter({
+                    if case .standard = products[$0].kind { return true }
+                    return false
+                })
+                .randomElement(using: &random) {
+                    products.append(
+                        Product(
+                            id: id, kind: .trial(days: [1, 7, 14, 30][random.below(4)], paid: paid),
+                            grants: someGrants(products[paid].grants)))
                 } else {
                     products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
                 }
             case 3:
-                if let full = products.indices.filter({ if case .standard = products[$0].kind { return true }; return false })
-                    .randomElement(using: &random) {
+                if let full = products.indices.filter({
+                    if case .standard = products[$0].kind { return true }
+                    return false
+                })
+                .randomElement(using: &random) {
                     let anyOf: [String]? = random.below(3) == 0 ? nil : Array(Self.oldProducts.prefix(1 + random.below(2)))
                     products.append(Product(id: id, kind: .upgrade(replaces: full, anyOf: anyOf), grants: someGrants(features)))
                 } else {
                     products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
                 }
             case 4, 5, 10:
-                products.append(Product(id: id, kind: .pass(["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D", "P3M"][random.below(7)],
-                                                            group: random.below(3) == 0 ? nil : random.below(2)),
-                                        grants: someGrants(features)))
+                products.append(
+                    Product(
+                        id: id,
+                        kind: .pass(
+                            ["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D", "P3M"][random.below(7)],
+                            group: random.below(3) == 0 ? nil : random.below(2)),
+                        grants: someGrants(features)))
             case 6, 7, 8:
                 let group = random.below(2)
                 // Group 0 has levels, group 1 none; periods differ so crossgrades wait or not.
-                products.append(Product(id: id, kind: .subscription(group: group, level: group == 0 ? 1 + random.below(3) : nil,
-                                                                    period: random.below(4) == 0 ? nil : ["P1M", "P1Y", "P12M"][random.below(3)]),
-                                        grants: someGrants(features), intro: random.below(2) == 0))
+                products.append(
+                    Product(
+                        id: id,
+                        kind: .subscription(
+                            group: group, level: group == 0 ? 1 + random.below(3) : nil,
+                            period: random.below(4) == 0 ? nil : ["P1M", "P1Y", "P12M"][random.below(3)]),
+                        grants: someGrants(features), intro: random.below(2) == 0))
             default:
                 var credits: [String: Int64] = [:]
                 for currency in currencies where random.below(2) == 0 || credits.isEmpty { credits[currency] = Int64(1 + random.below(50)) }
@@ -116,7 +137,8 @@ struct RandomCase {
         }
         var rules: [String] = []
         for index in 0..<random.below(3) {
-            let condition = random.below(2) == 0
+            let condition =
+                random.below(2) == 0
                 ? #""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#
                 : #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
             rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(condition)}"#)
@@ -179,13 +201,17 @@ struct RandomCase {
             case .standard:
                 fields += [#""type":"non-consumable""#, #""name":"Standard""#, #""priceTier":3"#]
             case .trial(let days, let paid):
-                fields += [#""type":"non-consumable""#, #""name":"\#(days)-day Trial""#, #""priceTier":0"#,
-                           #""trialOf":"\#(products[paid].id)""#]
+                fields += [
+                    #""type":"non-consumable""#, #""name":"\#(days)-day Trial""#, #""priceTier":0"#,
+                    #""trialOf":"\#(products[paid].id)""#,
+                ]
             case .upgrade(let replaces, let anyOf):
                 var requires = #""app":"\#(oldApp)""#
                 if let anyOf { requires += #","anyOf":\#(quoted(anyOf))"# }
-                fields += [#""type":"non-consumable""#, #""name":"Upgrade""#, #""priceTier":2"#,
-                           #""upgrade":{"replaces":"\#(products[replaces].id)","requires":{\#(requires)}}"#]
+                fields += [
+                    #""type":"non-consumable""#, #""name":"Upgrade""#, #""priceTier":2"#,
+                    #""upgrade":{"replaces":"\#(products[replaces].id)","requires":{\#(requires)}}"#,
+                ]
             case .pass(let duration, let group):
                 fields += [#""type":"non-renewing-subscription""#, #""name":"Pass""#, #""duration":"\#(duration)""#]
                 if let group { fields.append(#""group":"passes\#(group)""#) }
@@ -238,7 +264,8 @@ struct RandomCase {
             if random.below(6) == 0 { transaction.cancellationDate = Instant(millisecondsSince1970: instant(&random)) }
             if random.below(5) == 0 { transaction.ownership = .familyShared }
             if random.below(4) == 0 {
-                transaction.originalPurchaseDate = Instant(millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 - Int64(random.below(3)) * day)
+                transaction.originalPurchaseDate = Instant(
+                    millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 - Int64(random.below(3)) * day)
             }
             switch product.kind {
             case .pass, .consumable: transaction.quantity = [1, 1, 2, 3][random.below(4)]
@@ -275,8 +302,13 @@ struct RandomCase {
                             period: 1 + period, periods: 12, endsAt: Instant(millisecondsSince1970: start + 365 * day))
                     }
                     // Sometimes the chain moves to another product of the catalog.
-                    if random.below(6) == 0, let other = products.filter({ if case .subscription = $0.kind { return true }; return false })
-                        .randomElement(using: &random) {
+                    if random.below(6) == 0,
+                        let other = products.filter({
+                            if case .subscription = $0.kind { return true }
+                            return false
+                        })
+                        .randomElement(using: &random)
+                    {
                         renewal.productId = other.id
                     }
                     transactions.append(renewal)
@@ -284,17 +316,22 @@ struct RandomCase {
                 }
                 // Renewal snapshots, some signed before others, some saying another thing.
                 for _ in 0..<random.below(3) {
-                    let others = products.filter { if case .subscription = $0.kind { return true }; return false }
-                    renewals.append(Renewal(
-                        productId: random.below(4) == 0 ? others.randomElement(using: &random)?.id : product.id,
-                        originalTransactionId: random.below(8) == 0 ? "999" : chain,
-                        willRenew: [true, false, nil][random.below(3)], isInBillingRetry: [true, false, nil][random.below(3)],
-                        gracePeriodExpiresDate: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day),
-                        signedDate: random.below(2) == 0 ? nil : Instant(millisecondsSince1970: instant(&random)),
-                        renewsTo: random.below(3) == 0 ? others.randomElement(using: &random)?.id : nil,
-                        expirationIntent: random.below(3) == 0 ? .billingError : nil,
-                        winBackOffers: random.below(3) == 0 ? allOffers.filter { $0.winBack && random.below(2) == 0 }.map(\.id) : nil,
-                        appAccountToken: random.below(5) == 0 ? accounts[random.below(2)] : nil))
+                    let others = products.filter {
+                        if case .subscription = $0.kind { return true }
+                        return false
+                    }
+                    renewals.append(
+                        Renewal(
+                            productId: random.below(4) == 0 ? others.randomElement(using: &random)?.id : product.id,
+                            originalTransactionId: random.below(8) == 0 ? "999" : chain,
+                            willRenew: [true, false, nil][random.below(3)], isInBillingRetry: [true, false, nil][random.below(3)],
+                            gracePeriodExpiresDate: random.below(3) == 0
+                                ? nil : Instant(millisecondsSince1970: start + Int64(random.below(20) - 4) * day),
+                            signedDate: random.below(2) == 0 ? nil : Instant(millisecondsSince1970: instant(&random)),
+                            renewsTo: random.below(3) == 0 ? others.randomElement(using: &random)?.id : nil,
+                            expirationIntent: random.below(3) == 0 ? .billingError : nil,
+                            winBackOffers: random.below(3) == 0 ? allOffers.filter { $0.winBack && random.below(2) == 0 }.map(\.id) : nil,
+                            appAccountToken: random.below(5) == 0 ? accounts[random.below(2)] : nil))
                 }
                 continue
             case .pass(_, let group?):
@@ -304,9 +341,11 @@ struct RandomCase {
                     return false
                 }
                 if random.below(4) != 0, let mate = mates.randomElement(using: &random) {
-                    transactions.append(Transaction(
-                        productId: mate.id, transactionId: id(),
-                        purchaseDate: Instant(millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 + Int64(random.below(4)) * day)))
+                    transactions.append(
+                        Transaction(
+                            productId: mate.id, transactionId: id(),
+                            purchaseDate: Instant(
+                                millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 + Int64(random.below(4)) * day)))
                 }
             default: break
             }
@@ -350,7 +389,8 @@ struct RandomCase {
         }
         // Now and then a product the catalog does not define.
         if random.below(5) == 0 {
-            transactions.append(Transaction(productId: "p.unknown", transactionId: id(), purchaseDate: Instant(millisecondsSince1970: instant(&random))))
+            transactions.append(
+                Transaction(productId: "p.unknown", transactionId: id(), purchaseDate: Instant(millisecondsSince1970: instant(&random))))
         }
         // Copies: a transaction repeated within or across receipts, sometimes cancelled in the
         // copy only, sometimes (rarely) naming another product.
@@ -370,8 +410,9 @@ struct RandomCase {
         var consumptions = [[Consumption]](repeating: [], count: receiptCount)
         for index in 0..<random.below(5) {
             let currency = random.below(6) == 0 ? "unknown" : currencies[random.below(currencies.count)]
-            let consumption = Consumption(id: "u\(index)", currency: currency, amount: Int64(1 + random.below(30)),
-                                          date: Instant(millisecondsSince1970: instant(&random)))
+            let consumption = Consumption(
+                id: "u\(index)", currency: currency, amount: Int64(1 + random.below(30)),
+                date: Instant(millisecondsSince1970: instant(&random)))
             let home = random.below(receiptCount)
             consumptions[home].append(consumption)
             if receiptCount > 1, random.below(3) == 0 {
@@ -386,9 +427,10 @@ struct RandomCase {
             var granted = features.filter { _ in random.below(3) == 0 }
             if random.below(5) == 0 { granted.append("undeclared") }
             let start = instant(&random)
-            let grant = Grant(id: "g\(index)", features: granted, start: Instant(millisecondsSince1970: start),
-                              end: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(1 + random.below(20)) * day),
-                              revokedAt: random.below(5) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil)
+            let grant = Grant(
+                id: "g\(index)", features: granted, start: Instant(millisecondsSince1970: start),
+                end: random.below(3) == 0 ? nil : Instant(millisecondsSince1970: start + Int64(1 + random.below(20)) * day),
+                revokedAt: random.below(5) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil)
             let home = random.below(receiptCount)
             grants[home].append(grant)
             if receiptCount > 1, random.below(3) == 0 {
@@ -400,28 +442,36 @@ struct RandomCase {
         var result: [Receipt] = []
         for index in 0..<receiptCount {
             let ownRenewals = index == 0 ? renewals : renewals.filter { _ in random.below(3) == 0 }
-            var receipt = Receipt(app: app, transactions: spread[index], renewals: ownRenewals, consumptions: consumptions[index],
-                                  grants: grants[index])
+            var receipt = Receipt(
+                app: app, transactions: spread[index], renewals: ownRenewals, consumptions: consumptions[index],
+                grants: grants[index])
             receipt.environment = [nil, "production", "sandbox", "xcode"][random.below(4)]
             receipt.originalApplicationVersion = [nil, "1.0", "1.9", "1.10.2", "2.0", "2.1", "beta"][random.below(7)]
-            if random.below(2) == 0 { receipt.originalPurchaseDate = Instant(millisecondsSince1970: instant(&random) - Int64(random.below(30)) * day) }
+            if random.below(2) == 0 {
+                receipt.originalPurchaseDate = Instant(millisecondsSince1970: instant(&random) - Int64(random.below(30)) * day)
+            }
             result.append(receipt)
         }
         // The old app's receipts: prerequisites, with copies and refunds across them.
         for _ in 0..<random.below(3) {
             var old = Receipt(app: oldApp)
             for _ in 0..<random.below(3) {
-                old.transactions.append(Transaction(
-                    productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
-                    purchaseDate: Instant(millisecondsSince1970: instant(&random)),
-                    cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil,
-                    ownership: random.below(3) == 0 ? .familyShared : .purchased))
+                old.transactions.append(
+                    Transaction(
+                        productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
+                        purchaseDate: Instant(millisecondsSince1970: instant(&random)),
+                        cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil,
+                        ownership: random.below(3) == 0 ? .familyShared : .purchased))
             }
             result.append(old)
         }
         if random.below(6) == 0 {
-            result.append(Receipt(app: "com.example.unrelated", transactions: [
-                Transaction(productId: products[0].id, transactionId: "1", purchaseDate: Instant(millisecondsSince1970: base))]))
+            result.append(
+                Receipt(
+                    app: "com.example.unrelated",
+                    transactions: [
+                        Transaction(productId: products[0].id, transactionId: "1", purchaseDate: Instant(millisecondsSince1970: base))
+                    ]))
         }
         // Through JSON and the decoder, as a service would read them.
         return result.map { try! ReceiptDecoder.decode(Data($0.json.utf8)) }

@@ -78,8 +78,10 @@ enum ReferenceEvaluator {
             func canonical(_ text: String) -> String { text.lowercased() == "localtesting" ? "local-testing" : text.lowercased() }
             let named = Set(allReceipts.map { canonical($0.environment ?? "production") })
             for name in Set(environments.map(canonical)).sorted() where !known.contains(name) && !named.contains(name) {
-                warnings.append(EvaluationWarning(kind: .unknownEnvironment(
-                    name: name, suggestion: Suggestion.closest(to: name, in: known) ?? known.first { $0.hasPrefix(name) })))
+                warnings.append(
+                    EvaluationWarning(
+                        kind: .unknownEnvironment(
+                            name: name, suggestion: Suggestion.closest(to: name, in: known) ?? known.first { $0.hasPrefix(name) })))
             }
         }
         for receipt in allReceipts {
@@ -97,8 +99,10 @@ enum ReferenceEvaluator {
         // Receipts of an app with no catalog in the portfolio that no upgrade requires count for
         // nothing: one warning per such app.
         var unrelated: Set<String> = []
-        for receipt in receipts where receipt.app != catalog.app && catalogs[receipt.app] == nil
-            && !catalog.requiredApps.contains(receipt.app) && unrelated.insert(receipt.app).inserted {
+        for receipt in receipts
+        where receipt.app != catalog.app && catalogs[receipt.app] == nil
+            && !catalog.requiredApps.contains(receipt.app) && unrelated.insert(receipt.app).inserted
+        {
             let known = [catalog.app] + catalog.requiredApps + catalogs.keys.sorted()
             warnings.append(EvaluationWarning(kind: .unrelatedReceipt(app: receipt.app, suggestion: Suggestion.closest(to: receipt.app, in: known))))
         }
@@ -130,7 +134,8 @@ enum ReferenceEvaluator {
                 if copiesById[transaction.transactionId] == nil { idOrder.append(transaction.transactionId) }
                 copiesById[transaction.transactionId, default: []].append(transaction)
                 if !(1...ReceiptLimits.maxQuantity).contains(transaction.quantity), copiesById[transaction.transactionId]!.count == 1 {
-                    warnings.append(EvaluationWarning(kind: .quantityOutOfRange(transactionId: transaction.transactionId, quantity: transaction.quantity)))
+                    warnings.append(
+                        EvaluationWarning(kind: .quantityOutOfRange(transactionId: transaction.transactionId, quantity: transaction.quantity)))
                 }
             }
         }
@@ -144,8 +149,10 @@ enum ReferenceEvaluator {
                 }
                 if catalog.productIndex[transaction.productId] != nil { continue }
             }
-            merged.append(Merged(transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
-                                 cancellation: transaction.cancellationDate?.millisecondsSince1970))
+            merged.append(
+                Merged(
+                    transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
+                    cancellation: transaction.cancellationDate?.millisecondsSince1970))
         }
         for token in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: token))) }
 
@@ -315,8 +322,10 @@ enum ReferenceEvaluator {
             }
             // One status per product: its chain with the latest expiry, then latest entry, then the least id.
             let key = (latestExpiry, latestRank)
-            if let known = chainStatus[owner], known.key > key
-                || (known.key == key && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8))) {
+            if let known = chainStatus[owner],
+                known.key > key
+                    || (known.key == key && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8)))
+            {
             } else {
                 chainStatus[owner] = (key, chainId)
                 facts[owner].willRenew = willRenew
@@ -325,8 +334,10 @@ enum ReferenceEvaluator {
             }
             if let winBack, products[owner].group >= 0 {
                 let group = products[owner].group
-                if let known = winBackByGroup[group], known.rank > winBack.rank
-                    || (known.rank == winBack.rank && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8))) {
+                if let known = winBackByGroup[group],
+                    known.rank > winBack.rank
+                        || (known.rank == winBack.rank && Array(known.chain.utf8).lexicographicallyPrecedes(Array(chainId.utf8)))
+                {
                 } else {
                     winBackByGroup[group] = (winBack.rank, chainId, winBack.value)
                 }
@@ -369,7 +380,8 @@ enum ReferenceEvaluator {
                 switch rule.condition {
                 case .originalApplicationVersionBefore(let before):
                     guard let text = receipt.originalApplicationVersion, let version = CatalogChecker.versionComponents(text),
-                          lower(version, than: before) else { continue }
+                        lower(version, than: before)
+                    else { continue }
                     start = min(start ?? .max, purchase ?? .min)
                 case .originalPurchaseBefore(let before):
                     guard let purchase, purchase < before else { continue }
@@ -377,7 +389,9 @@ enum ReferenceEvaluator {
                 }
             }
             if let start {
-                for feature in rule.grants { access.append((feature, "grandfathered:\(rule.id)", CoverageSpan(start: start, end: CoverageSpan.never), true)) }
+                for feature in rule.grants {
+                    access.append((feature, "grandfathered:\(rule.id)", CoverageSpan(start: start, end: CoverageSpan.never), true))
+                }
             }
         }
         if catalog.grandfatherRules.contains(where: { if case .originalApplicationVersionBefore = $0.condition { true } else { false } }) {
@@ -391,7 +405,9 @@ enum ReferenceEvaluator {
         var grantsById: [String: [Grant]] = [:]
         for receipt in own { for grant in receipt.grants { grantsById[grant.id, default: []].append(grant) } }
         for (id, copies) in grantsById.sorted(by: { $0.key < $1.key }) {
-            let grant = copies.count == 1 ? copies[0]
+            let grant =
+                copies.count == 1
+                ? copies[0]
                 : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
             if copies.contains(where: { $0 != grant }) { warnings.append(EvaluationWarning(kind: .conflictingGrant(id: id))) }
             do {
@@ -401,8 +417,11 @@ enum ReferenceEvaluator {
                         warnings.append(EvaluationWarning(kind: .unknownGrantFeature(grantId: grant.id, feature: feature)))
                         continue
                     }
-                    access.append((index, "grant:\(grant.id)",
-                                   CoverageSpan(start: grant.start.millisecondsSince1970, end: grant.end?.millisecondsSince1970 ?? .max), false))
+                    access.append(
+                        (
+                            index, "grant:\(grant.id)",
+                            CoverageSpan(start: grant.start.millisecondsSince1970, end: grant.end?.millisecondsSince1970 ?? .max), false
+                        ))
                 }
             }
         }
@@ -425,7 +444,9 @@ enum ReferenceEvaluator {
         var consumptionsById: [String: [Consumption]] = [:]
         for receipt in own { for consumption in receipt.consumptions { consumptionsById[consumption.id, default: []].append(consumption) } }
         for (id, copies) in consumptionsById.sorted(by: { $0.key < $1.key }) {
-            let consumption = copies.count == 1 ? copies[0]
+            let consumption =
+                copies.count == 1
+                ? copies[0]
                 : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
             if copies.contains(where: { $0 != consumption }) { warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: id))) }
             do {
@@ -489,8 +510,10 @@ enum ReferenceEvaluator {
             }
         }
         func subscribed(_ group: Int) -> Bool {
-            products.indices.contains { products[$0].group == group && products[$0].type == .autoRenewableSubscription
-                && [.active, .gracePeriod, .billingRetry].contains(states[$0]) }
+            products.indices.contains {
+                products[$0].group == group && products[$0].type == .autoRenewableSubscription
+                    && [.active, .gracePeriod, .billingRetry].contains(states[$0])
+            }
         }
         func nominal(_ duration: ISODuration) -> Int64 {
             (Int64(duration.years) * 365 + Int64(duration.months) * 30 + Int64(duration.weeks) * 7 + Int64(duration.days))
@@ -515,7 +538,8 @@ enum ReferenceEvaluator {
                 if let most = offer.lapsedAtMost.map(nominal), lapsed > most { return .lapsedTooLong }
             }
             if let wait = offer.waitBetween.map(nominal),
-               let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id], at - last < wait {
+                let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id], at - last < wait
+            {
                 return .redeemedRecently
             }
             return .eligible
@@ -536,9 +560,13 @@ enum ReferenceEvaluator {
                     if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed {
                         // The first instant paid time reaches it, found by halving.
                         func paid(_ t: Int64) -> Int64 { facts.paying.reduce(0) { $0 + max(0, min($1.1, t) - $1.0) } }
-                        var low = at, high = facts.paying.map(\.1).max() ?? at
+                        var low = at
+                        var high = facts.paying.map(\.1).max() ?? at
                         if paid(high) >= needed {
-                            while high - low > 1 { let middle = low + (high - low) / 2; if paid(middle) >= needed { high = middle } else { low = middle } }
+                            while high - low > 1 {
+                                let middle = low + (high - low) / 2
+                                if paid(middle) >= needed { high = middle } else { low = middle }
+                            }
                             candidates.insert(high)
                         }
                     }
@@ -547,11 +575,15 @@ enum ReferenceEvaluator {
                         if let most = offer.lapsedAtMost.map(nominal) { candidates.insert(end + most + 1) }
                     }
                     if let wait = offer.waitBetween.map(nominal),
-                       let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id] { candidates.insert(last + wait) }
+                        let last = offer.type == .winBack ? facts.lastWinBack : facts.redeemed[offer.id]
+                    {
+                        candidates.insert(last + wait)
+                    }
                     if offer.type == .winBack, winBackByGroup[group] != nil {
                         let (reason, own) = promotion(offer, group: group)
                         if (reason == .listedByApple) != (own == .eligible) {
-                            warnings.append(EvaluationWarning(kind: .winBackCriteriaDisagree(offerId: offer.id, listedByApple: reason == .listedByApple)))
+                            warnings.append(
+                                EvaluationWarning(kind: .winBackCriteriaDisagree(offerId: offer.id, listedByApple: reason == .listedByApple)))
                         }
                     }
                 }
@@ -567,9 +599,10 @@ enum ReferenceEvaluator {
                 sources = catalog.granters[index].filter { states[$0] == .active || states[$0] == .gracePeriod }.map { products[$0].id }
                 sources += access.filter { $0.feature == index && $0.span.start <= at && at < $0.span.end }.map(\.source)
             }
-            result.features[id] = FeatureStatus(id: id, enabled: enabled[index],
-                                                until: enabled[index] ? instantOrNil(featureUntil[index]) : nil,
-                                                sources: Array(Set(sources)).sorted())
+            result.features[id] = FeatureStatus(
+                id: id, enabled: enabled[index],
+                until: enabled[index] ? instantOrNil(featureUntil[index]) : nil,
+                sources: Array(Set(sources)).sorted())
         }
         for (index, id) in catalog.currencyIds.enumerated() { result.balances[id] = balances[index] }
         for (index, product) in products.enumerated() where product.type != .consumable {
@@ -587,8 +620,11 @@ enum ReferenceEvaluator {
             access.contains { $0.grandfathered && $0.feature == feature && $0.span.start <= at && at < $0.span.end }
         }
         func retrying(_ group: Int) -> Bool {
-            group >= 0 && products.indices.contains { products[$0].group == group && products[$0].type == .autoRenewableSubscription
-                && states[$0] == .billingRetry }
+            group >= 0
+                && products.indices.contains {
+                    products[$0].group == group && products[$0].type == .autoRenewableSubscription
+                        && states[$0] == .billingRetry
+                }
         }
         /// Why product `index` may not be offered, or `nil`.
         func reason(_ index: Int) -> OfferReason? {
@@ -608,7 +644,8 @@ enum ReferenceEvaluator {
                 case .trial(_, let paid): family = paid
                 }
                 let trialActive = product.trialPaidProduct != nil && isActive(index)
-                let owned = trialActive || isActive(family) || products[family].upgrades.contains(where: isActive)
+                let owned =
+                    trialActive || isActive(family) || products[family].upgrades.contains(where: isActive)
                     || (!product.grants.isEmpty && product.grants.allSatisfy(grandfathered))
                 if owned { return .owned }
                 if product.trialPaidProduct != nil && everBought.contains(index) { return .trialUsed }
@@ -630,8 +667,9 @@ enum ReferenceEvaluator {
             case .nonRenewingSubscription:
                 let stackers = product.passGroup >= 0 ? products.indices.filter { products[$0].passGroup == product.passGroup } : [index]
                 let stack = stackers.flatMap { facts[$0].spans }.filter { $0.end > at }.map(\.end).max() ?? at
-                return ISODuration.add(months: product.durationMonths, days: product.durationDays, milliseconds: product.durationMilliseconds,
-                                       times: 1, to: max(at, stack))
+                return ISODuration.add(
+                    months: product.durationMonths, days: product.durationDays, milliseconds: product.durationMilliseconds,
+                    times: 1, to: max(at, stack))
             case .autoRenewableSubscription:
                 guard let period = product.period else { return nil }
                 return ISODuration.add(months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds, times: 1, to: at)
@@ -675,9 +713,10 @@ enum ReferenceEvaluator {
                 guard enabled[feature], featureUntil[feature] != CoverageSpan.never, let end else { return false }
                 return featureUntil[feature] < end
             }.map { catalog.featureIds[$0] }
-            result.offers[product.id] = Offer(productId: product.id, eligible: reason == nil, reason: reason,
-                                              introOfferEligible: intro, legal: product.legal, change: change, effective: effective,
-                                              promotions: promotions, adds: adds, extends: extends)
+            result.offers[product.id] = Offer(
+                productId: product.id, eligible: reason == nil, reason: reason,
+                introOfferEligible: intro, legal: product.legal, change: change, effective: effective,
+                promotions: promotions, adds: adds, extends: extends)
         }
         result.warnings = warnings.map { "\($0.code): \($0.message)" }.sorted()
         candidates.remove(CoverageSpan.never)
@@ -691,7 +730,10 @@ enum ReferenceEvaluator {
         /// A copy without what merging decides (cancellation with its revocation fields, expiry).
         func rest(_ transaction: Transaction) -> Transaction {
             var value = transaction
-            value.cancellationDate = nil; value.revocationType = nil; value.revocationPercentage = nil; value.revocationReason = nil
+            value.cancellationDate = nil
+            value.revocationType = nil
+            value.revocationPercentage = nil
+            value.revocationReason = nil
             value.expiresDate = nil
             return value
         }
@@ -718,9 +760,11 @@ enum ReferenceEvaluator {
     /// Purchase order: by purchase date, ties by transaction id, numerically when both are digits.
     static func comesBefore(_ a: Transaction, _ b: Transaction) -> Bool {
         if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
-        let x = a.transactionId, y = b.transactionId
+        let x = a.transactionId
+        let y = b.transactionId
         if !x.isEmpty, !y.isEmpty, x.allSatisfy(\.isASCIIDigit), y.allSatisfy(\.isASCIIDigit) {
-            let p = x.drop { $0 == "0" }, q = y.drop { $0 == "0" }
+            let p = x.drop { $0 == "0" }
+            let q = y.drop { $0 == "0" }
             if p.count != q.count { return p.count < q.count }
             if p != q { return p < q }
         }
@@ -730,9 +774,10 @@ enum ReferenceEvaluator {
     private static func passEnd(_ product: CompiledProduct, _ transaction: Transaction, from start: Int64) -> Int64 {
         // N units cover N times the duration, as one calendar step.
         let quantity = countedQuantity(transaction.quantity)
-        let end = ISODuration.add(months: product.durationMonths * quantity,
-                                  days: product.durationDays * Int64(quantity),
-                                  milliseconds: product.durationMilliseconds * Int64(quantity), to: start)
+        let end = ISODuration.add(
+            months: product.durationMonths * quantity,
+            days: product.durationDays * Int64(quantity),
+            milliseconds: product.durationMilliseconds * Int64(quantity), to: start)
         return max(end, start)
     }
 
@@ -741,7 +786,8 @@ enum ReferenceEvaluator {
 
     private static func lower(_ a: [Int], than b: [Int]) -> Bool {
         for index in 0..<max(a.count, b.count) {
-            let x = index < a.count ? a[index] : 0, y = index < b.count ? b[index] : 0
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
             if x != y { return x < y }
         }
         return false
@@ -768,7 +814,8 @@ enum ReferenceEvaluator {
             let (transaction, _) = standing(group, at: at)
             if transaction.ownership == .familyShared {
                 guard let catalog = catalogs[requirement.app], let index = catalog.productIndex[transaction.productId],
-                      catalog.compiledProducts[index].familyShareable else { return false }
+                    catalog.compiledProducts[index].familyShareable
+                else { return false }
             }
             return anyOf.contains(transaction.productId) && transaction.purchaseDate.millisecondsSince1970 <= at
                 && (transaction.cancellationDate?.millisecondsSince1970 ?? .max) > at

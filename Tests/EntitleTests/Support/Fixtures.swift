@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Entitle
 
 /// Paths and builders the tests share.
@@ -89,8 +90,10 @@ enum Diagrams {
     static let oldApp = "com.example.diagrams6"
     static let oldPro = "com.example.diagrams6.pro"
 
-    static func evaluate(_ transactions: [Transaction], renewals: [Renewal] = [], consumptions: [Consumption] = [],
-                         others: [Receipt] = [], at: String) -> Entitlements {
+    static func evaluate(
+        _ transactions: [Transaction], renewals: [Renewal] = [], consumptions: [Consumption] = [],
+        others: [Receipt] = [], at: String
+    ) -> Entitlements {
         let receipt = Receipt(app: app, transactions: transactions, renewals: renewals, consumptions: consumptions)
         return Fixtures.diagrams.evaluate([receipt] + others, at: Fixtures.instant(at))
     }

@@ -31,9 +31,11 @@ enum HeadlessBrowser {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         // --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--force-device-scale-factor=1", "--user-data-dir=\(profile.path)",
-                             "--window-size=\(width),\(height)", "--screenshot=\(png.path)", page.absoluteString]
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+            "--force-device-scale-factor=1", "--user-data-dir=\(profile.path)",
+            "--window-size=\(width),\(height)", "--screenshot=\(png.path)", page.absoluteString,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice

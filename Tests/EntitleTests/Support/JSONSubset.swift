@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Entitle
 
 /// Compares JSON the way the corpus needs: every member the expectation names must be in the

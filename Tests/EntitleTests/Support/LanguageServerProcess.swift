@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Entitle
 @testable import EntitleLanguageServer
 
@@ -117,7 +118,8 @@ final class LanguageServerProcess: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while let message = next(timeout: max(0, deadline.timeIntervalSinceNow)) {
             guard message.member("method")?.stringValue == "textDocument/publishDiagnostics",
-                  message.member("params", "uri")?.stringValue == uri else { continue }
+                message.member("params", "uri")?.stringValue == uri
+            else { continue }
             return message.member("params", "diagnostics")?.arrayValue
         }
         return nil

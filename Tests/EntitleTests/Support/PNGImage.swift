@@ -75,7 +75,9 @@ struct PNGImage {
                 case 3: predictor = (left + up) / 2
                 case 4:
                     let estimate: Int = left + up - upLeft
-                    let a: Int = Swift.abs(estimate - left), b: Int = Swift.abs(estimate - up), c: Int = Swift.abs(estimate - upLeft)
+                    let a: Int = Swift.abs(estimate - left)
+                    let b: Int = Swift.abs(estimate - up)
+                    let c: Int = Swift.abs(estimate - upLeft)
                     predictor = a <= b && a <= c ? left : b <= c ? up : upLeft
                 default: throw Failure(description: "row \(row) has filter \(filter)")
                 }
@@ -99,7 +101,8 @@ struct PNGImage {
         var count = 0
         for index in Swift.stride(from: 0, to: pixels.count, by: 4)
         where abs(Int(pixels[index]) - target[0]) <= tolerance && abs(Int(pixels[index + 1]) - target[1]) <= tolerance
-            && abs(Int(pixels[index + 2]) - target[2]) <= tolerance {
+            && abs(Int(pixels[index + 2]) - target[2]) <= tolerance
+        {
             count += 1
         }
         return count
@@ -137,10 +140,14 @@ private struct Inflater {
         }
     }
 
-    private static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    private static let lengthBase = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
+    ]
     private static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    private static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
-                                       2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    private static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
+        2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+    ]
     private static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
     private static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
@@ -160,7 +167,9 @@ private struct Inflater {
     /// One symbol: codes are read a bit at a time, most significant bit first, and compared with
     /// the first code of each length.
     private mutating func decode(_ code: Huffman) throws -> Int {
-        var value = 0, first = 0, index = 0
+        var value = 0
+        var first = 0
+        var index = 0
         for length in 1..<16 {
             value |= try bits(1)
             let count = code.counts[length]
@@ -179,8 +188,9 @@ private struct Inflater {
             switch try bits(2) {
             case 0: try stored()
             case 1:
-                let literals = try Huffman(lengths: [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112)
-                                           + [Int](repeating: 7, count: 24) + [Int](repeating: 8, count: 8))
+                let literals = try Huffman(
+                    lengths: [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112)
+                        + [Int](repeating: 7, count: 24) + [Int](repeating: 8, count: 8))
                 try block(literals, try Huffman(lengths: [Int](repeating: 5, count: 30)))
             case 2: try dynamic()
             default: throw PNGImage.Failure(description: "a block of reserved type 3")
@@ -201,7 +211,9 @@ private struct Inflater {
     }
 
     private mutating func dynamic() throws {
-        let literalCount = try bits(5) + 257, distanceCount = try bits(5) + 1, codeLengthCount = try bits(4) + 4
+        let literalCount = try bits(5) + 257
+        let distanceCount = try bits(5) + 1
+        let codeLengthCount = try bits(4) + 4
         var codeLengths = [Int](repeating: 0, count: 19)
         for index in 0..<codeLengthCount { codeLengths[Self.codeLengthOrder[index]] = try bits(3) }
         let codeLengthCode = try Huffman(lengths: codeLengths)

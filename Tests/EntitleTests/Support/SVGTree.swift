@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// An SVG document read back with Foundation's XML parser, which refuses anything that is not
@@ -44,8 +45,10 @@ struct SVGTree {
         /// Indices into `elements` of the open elements.
         var open: [Int] = []
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             open.append(elements.count)
             elements.append(Element(name: elementName, attributes: attributes, depth: open.count - 1))
         }

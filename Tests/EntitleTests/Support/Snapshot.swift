@@ -22,9 +22,13 @@ enum Snapshot {
             return
         }
         if expected != actual {
-            let expectedLines = expected.components(separatedBy: "\n"), actualLines = actual.components(separatedBy: "\n")
-            let first = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(expectedLines.count, actualLines.count)
-            Issue.record("""
+            let expectedLines = expected.components(separatedBy: "\n")
+            let actualLines = actual.components(separatedBy: "\n")
+            let first =
+                zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                ?? min(expectedLines.count, actualLines.count)
+            Issue.record(
+                """
                 \(path) differs at line \(first + 1) (ENTITLE_RECORD=1 swift test records what the code gives now)
                   expected: \(first < expectedLines.count ? expectedLines[first] : "(end of file)")
                   actual:   \(first < actualLines.count ? actualLines[first] : "(end of output)")

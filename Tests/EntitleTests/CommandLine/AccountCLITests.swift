@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import Entitle
+@testable import EntitleCommandLine
+
+/// `--account UUID` on `check`, `explain` and `check --customers`: the customer's account in the
+/// app (Apple's `appAccountToken`); transactions naming another count for nothing, with a warning.
+@Suite("Command line: --account")
+struct AccountCLITests {
+    static let mine = "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47"
+    static let theirs = "11111111-2222-3333-4444-555555555555"
+
+    /// A receipt of the diagrams app: Pro bought by `mine`, the sync subscription by `theirs`.
+    static let receipt = """
+        { "app": "com.example.diagrams",
+          "transactions": [
+            { "productId": "com.example.diagrams.pro", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z",
+              "appAccountToken": "\(mine)" },
+            { "productId": "com.example.diagrams.sync.monthly", "transactionId": "2", "originalTransactionId": "2",
+              "purchaseDate": "2026-01-01T00:00:00Z", "expiresDate": "2026-02-01T00:00:00Z", "appAccountToken": "\(theirs)" }
+          ] }
+        """
+
+    static func run(_ arguments: [String]) -> CommandOutput {
+        EntitleCommand.run(arguments, environment: CLITests.environment(stdin: receipt))
+    }
+
+    static let check = ["check", "--catalog", CLITests.products, "--receipt", "-", "--at", "2026-01-10", "--format", "json"]
+
+    static func features(_ output: CommandOutput) throws -> [String: Bool] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        let features = try #require(object["features"] as? [String: [String: Any]])
+        return features.compactMapValues { $0["enabled"] as? Bool }
+    }
+
+    static func warnings(_ output: CommandOutput) throws -> [String] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        return (object["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    }
+
+    @Test("without --account every account counts")
+    func everyAccount() throws {
+        let output = Self.run(Self.check)
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(try Self.features(output) == ["pro": true, "export.pdf": true, "cloud.sync": true])
+        #expect(try !Self.warnings(output).contains("other-account"))
+    }
+
+    @Test(
+        "check --account: another account's transactions count for nothing, with a warning naming it; case does not matter",
+        arguments: [mine, mine.uppercased()])
+    func checkAccount(_ account: String) throws {
+        let output = Self.run(Self.check + ["--account", account])
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(try Self.features(output) == ["pro": true, "export.pdf": true, "cloud.sync": false])
+        #expect(try Self.warnings(output) == ["other-account"])
+        #expect(output.standardOutput.contains("account `\(Self.theirs)` count for nothing"))
+
+        let theirs = Self.run(Self.check + ["--account=\(Self.theirs)"])
+        #expect(try Self.features(theirs) == ["pro": false, "export.pdf": false, "cloud.sync": true])
+    }
+
+    @Test("explain --account says which transaction is another account's")
+    func explainAccount() {
+        let output = Self.run([
+            "explain", "--catalog", CLITests.products, "--receipt", "-", "--at", "2026-01-10", "--account", Self.mine,
+            "--product", "com.example.diagrams.sync.monthly",
+        ])
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("no transaction counts (other-account)"), "\(output.standardOutput)")
+        #expect(output.standardOutput.contains("for account \(Self.theirs), not the one evaluated"))
+    }
+
+    @Test("check --customers --account evaluates every customer as that account")
+    func batchAccount() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-account-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(Self.receipt.utf8).write(to: directory.appendingPathComponent("c1.json"))
+        let output = Self.run([
+            "check", "--catalog", CLITests.products, "--customers", directory.path, "--at", "2026-01-10",
+            "--account", Self.theirs,
+        ])
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        let line = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+        #expect(line["customer"] as? String == "c1")
+        let features = try #require(line["features"] as? [String: [String: Any]])
+        #expect(features["pro"]?["enabled"] as? Bool == false)
+        #expect(features["cloud.sync"]?["enabled"] as? Bool == true)
+        #expect((line["warnings"] as? [[String: Any]])?.first?["code"] as? String == "other-account")
+    }
+
+    @Test(
+        "a value that is not a UUID is misuse, exit 2, saying what a UUID looks like",
+        arguments: [
+            ("alice", "`--account alice`: not a UUID: it must be 8-4-4-4-12 hexadecimal digits, like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47`"),
+            ("5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4", "`--account 5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e4`: not a UUID: group 5 has 11 digits, not 12"),
+            ("{5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47}", "not a UUID: `{` is not a hexadecimal digit"),
+        ])
+    func notAUUID(_ value: String, message: String) throws {
+        for command in ["check", "explain"] {
+            let output = Self.run([command, "--catalog", CLITests.products, "--receipt", "-", "--account", value])
+            #expect(output.exitCode == 2)
+            #expect(output.standardError.hasPrefix("entitle \(command): "), "\(output.standardError)")
+            #expect(output.standardError.contains(message), "\(output.standardError)")
+            #expect(output.standardError.hasSuffix("\nrun 'entitle \(command) --help' for usage\n"))
+        }
+        // With --format json, the misuse is JSON on standard output too.
+        let json = Self.run(Self.check + ["--account", value])
+        #expect(json.exitCode == 2)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((object["errors"] as? [[String: Any]])?.first?["code"] as? String == "usage")
+        // Batch checks refuse it before reading a customer.
+        let batch = Self.run(["check", "--catalog", CLITests.products, "--customers", "/nonexistent", "--account", value])
+        #expect(batch.exitCode == 2 && batch.standardOutput.isEmpty)
+    }
+
+    @Test("--account is given once, and is in the help of check and explain")
+    func onceAndDocumented() {
+        let twice = Self.run(Self.check + ["--account", Self.mine, "--account", Self.theirs])
+        #expect(twice.exitCode == 2)
+        #expect(twice.standardError.hasPrefix("entitle check: `--account` is given more than once\n"))
+        for command in ["check", "explain"] {
+            #expect(Self.run([command, "--help"]).standardOutput.contains("--account UUID"))
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+@testable import Entitle
+
+/// The compiled evaluator against the reference evaluator on random catalogs and receipts
+/// (``RandomCase``), at every boundary instant of each; and at every fourth instant, the same
+/// receipts shuffled (receipts and the entries of each) give a byte-identical answer.
+///
+/// `swift test` runs 1,600 cases (about 60,000 evaluations); set `ENTITLE_DIFFERENTIAL_CASES` for
+/// more, e.g. `ENTITLE_DIFFERENTIAL_CASES=100000 swift test --filter Differential`, and
+/// `ENTITLE_DIFFERENTIAL_SEED` to start elsewhere. A failure names the seed and the instant.
+@Suite("Differential: compiled against reference")
+struct DifferentialTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let cases = Int(environment["ENTITLE_DIFFERENTIAL_CASES"] ?? "") ?? 1_600
+    static let firstSeed = UInt64(environment["ENTITLE_DIFFERENTIAL_SEED"] ?? "") ?? 1
+    static let chunks = 8
+
+    @Test("random catalogs and receipts agree at every boundary instant", arguments: 0..<chunks)
+    func agree(chunk: Int) throws {
+        var evaluations = 0
+        var failures = 0
+        // What the cases reached, so a generator that stops producing some situation fails.
+        var states: Set<ProductState> = []
+        var reasons: Set<OfferReason> = []
+        var warnings: Set<String> = []
+        var promotions: Set<PromotionReason> = []
+        var enabled = 0
+        var introUsed = 0
+        var negative = 0
+        var commitments = 0
+        var reordered = 0
+        for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
+            let seed = Self.firstSeed + UInt64(index)
+            let random = RandomCase(seed: seed)
+            let compilation = Portfolio.compile([
+                CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8)),
+                CatalogSource(name: "old.json", data: Data(random.oldCatalogJSON.utf8)),
+            ])
+            guard let portfolio = compilation.portfolio, let catalog = portfolio.catalog(for: RandomCase.app),
+                let old = portfolio.catalog(for: RandomCase.oldApp)
+            else {
+                Issue.record("seed \(seed): the generated catalog does not compile: \(compilation.errors.map(\.description))")
+                return
+            }
+            let parsed = random.receipts.map(ParsedReceipt.init)
+            // The same receipts in another order, each with its entries in another order.
+            var shuffler = SplitMix(seed: seed ^ 0x5EED)
+            let shuffled = random.receipts.shuffled(using: &shuffler).map { receipt in
+                var receipt = receipt
+                receipt.transactions.shuffle(using: &shuffler)
+                receipt.renewals.shuffle(using: &shuffler)
+                receipt.consumptions.shuffle(using: &shuffler)
+                receipt.grants.shuffle(using: &shuffler)
+                return ParsedReceipt(receipt)
+            }
+            for (place, at) in random.boundaries(catalog).enumerated() {
+                let expected = ReferenceEvaluator.evaluate(
+                    catalog, receipts: random.receipts, at: at, environments: random.environments,
+                    catalogs: [RandomCase.oldApp: old], account: random.account)
+                let result = try portfolio.evaluate(
+                    app: RandomCase.app, receipts: parsed, at: at, environments: random.environments,
+                    account: random.account)
+                let actual = ReferenceResult(result)
+                // The order of receipts and of their entries never changes a byte of the answer.
+                if place % 4 == 0 {
+                    let other = try portfolio.evaluate(
+                        app: RandomCase.app, receipts: shuffled, at: at, environments: random.environments,
+                        account: random.account)
+                    reordered += 1
+                    if other.json != result.json {
+                        failures += 1
+                        Issue.record("seed \(seed) at \(at): reordering the receipts changes the answer:\n\(result.json)\n\(other.json)")
+                        if failures >= 3 { return }
+                    }
+                }
+                evaluations += 1
+                states.formUnion(expected.products.values.map(\.state))
+                reasons.formUnion(expected.offers.values.compactMap(\.reason))
+                warnings.formUnion(expected.warnings.map { String($0.prefix { $0 != ":" }) })
+                enabled += expected.features.values.filter(\.enabled).count
+                introUsed += expected.offers.values.filter { $0.introOfferEligible == false }.count
+                negative += expected.balances.values.filter { $0 < 0 }.count
+                promotions.formUnion(expected.offers.values.flatMap { ($0.promotions ?? []).compactMap(\.reason) })
+                commitments += expected.products.values.filter { $0.commitment != nil }.count
+                if actual != expected {
+                    failures += 1
+                    Issue.record(
+                        """
+                        seed \(seed) at \(at): \(expected.difference(from: actual))
+                        environments: \(String(describing: random.environments)), account: \(random.account ?? "any")
+                        catalog: \(random.catalogJSON)
+                        receipts: \(random.receipts.map(\.json).joined(separator: "\n"))
+                        """)
+                    if failures >= 3 { return }
+                    break
+                }
+            }
+        }
+        #expect(evaluations >= Self.cases / Self.chunks * 10)
+        guard Self.cases >= 800 else { return }
+        #expect(states == Set(ProductState.allCases), "states reached: \(states)")
+        #expect(reasons == Set(OfferReason.allCases), "offer reasons reached: \(reasons)")
+        #expect(promotions == Set(PromotionReason.allCases), "promotion reasons reached: \(promotions)")
+        let expectedWarnings: Set<String> = [
+            "unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
+            "conflicting-consumption", "unknown-currency", "negative-balance", "orphan-renewal",
+            "conflicting-renewal", "other-account", "win-back-criteria-disagree",
+        ]
+        #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
+        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0)
+        #expect(reordered >= evaluations / 5)
+    }
+}
+
+extension ReferenceResult {
+    /// The first field that differs, for a failure message.
+    func difference(from actual: ReferenceResult) -> String {
+        for (id, status) in features.sorted(by: { $0.key < $1.key }) where actual.features[id] != status {
+            return "feature \(id): reference \(status), compiled \(String(describing: actual.features[id]))"
+        }
+        for (id, status) in products.sorted(by: { $0.key < $1.key }) where actual.products[id] != status {
+            return "product \(id): reference \(status), compiled \(String(describing: actual.products[id]))"
+        }
+        for (id, offer) in offers.sorted(by: { $0.key < $1.key }) where actual.offers[id] != offer {
+            return "offer \(id): reference \(offer), compiled \(String(describing: actual.offers[id]))"
+        }
+        if balances != actual.balances { return "balances: reference \(balances), compiled \(actual.balances)" }
+        if reevaluateAt != actual.reevaluateAt {
+            return "reevaluateAt: reference \(String(describing: reevaluateAt)), compiled \(String(describing: actual.reevaluateAt))"
+        }
+        return "warnings: reference \(warnings), compiled \(actual.warnings)"
+    }
+}

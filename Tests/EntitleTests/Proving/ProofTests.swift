@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@testable import Entitle
+@testable import EntitleCommandLine
+
+/// `CatalogProof`: a change planted in the example catalogs is found, with a witness that
+/// evaluation confirms on both catalogs; equivalent rewrites are `same`; the arguments that let the
+/// search skip combinations lose nothing.
+@Suite("Proving catalog changes")
+struct ProofTests {
+    /// A copy of products/ with `file` edited, as a directory.
+    static func edited(_ file: String, _ edits: [(String, String)]) throws -> URL {
+        let directory = try CLITests.catalogDirectory()
+        let url = directory.appendingPathComponent(file)
+        var text = try String(contentsOf: url, encoding: .utf8)
+        for (old, new) in edits {
+            precondition(text.contains(old), "the edit does not apply: \(old)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    static func portfolio(_ directory: URL) throws -> Portfolio {
+        try Portfolio.load(path: directory.path).get()
+    }
+
+    /// A change planted in one catalog, the part of the answer it must show on, and which way.
+    struct Plant: Sendable, CustomTestStringConvertible {
+        var name: String
+        var file: String
+        var edits: [(String, String)]
+        var item: ProofItem
+        var direction: ProofVerdict
+        var testDescription: String { name }
+    }
+
+    static let diagrams = "com.example.diagrams", starquest = "com.example.starquest"
+
+    static let plants: [Plant] = [
+        Plant(
+            name: "a grant removed", file: "diagrams.json",
+            edits: [(#""duration": "P1D",\#n      "grants": ["pro"]"#, #""duration": "P1D", "grants": []"#)],
+            item: ProofItem(app: diagrams, kind: .feature, id: "pro"), direction: .less),
+        Plant(
+            name: "a duration shortened", file: "diagrams.json",
+            edits: [(#""duration": "P1D""#, #""duration": "PT12H""#)],
+            item: ProofItem(app: diagrams, kind: .product, id: "com.example.diagrams.daypass"), direction: .less),
+        Plant(
+            name: "a trial unpaired", file: "diagrams.json",
+            edits: [(#""trialOf": "com.example.diagrams.pro","#, "")],
+            item: ProofItem(app: diagrams, kind: .feature, id: "export.pdf"), direction: .more),
+        Plant(
+            name: "a level swapped", file: "starquest.json",
+            edits: [
+                (
+                    #""level": 2,\#n      "duration": "P1M",\#n      "familyShareable": true,\#n      "introOffer""#,
+                    #""level": 1,\#n      "duration": "P1M",\#n      "familyShareable": true,\#n      "introOffer""#
+                ),
+                (
+                    #""level": 1,\#n      "duration": "P1M",\#n      "familyShareable": true,\#n      "grants": ["vip.lounge", "vip.plus""#,
+                    #""level": 2,\#n      "duration": "P1M",\#n      "familyShareable": true,\#n      "grants": ["vip.lounge", "vip.plus""#
+                ),
+            ],
+            item: ProofItem(app: starquest, kind: .offer, id: "com.example.starquest.vip.plus.monthly"), direction: .changed),
+        Plant(
+            name: "a grandfather threshold moved", file: "diagrams.json",
+            edits: [(#""originalApplicationVersionBefore": "2.0""#, #""originalApplicationVersionBefore": "1.5""#)],
+            item: ProofItem(app: diagrams, kind: .feature, id: "pro"), direction: .less),
+        Plant(
+            name: "an offer condition tightened", file: "diagrams.json",
+            edits: [(#""paidAtLeast": "P3M", "lapsedAtLeast""#, #""paidAtLeast": "P4M", "lapsedAtLeast""#)],
+            item: ProofItem(app: diagrams, kind: .promotion, id: "sync.winback", product: "com.example.diagrams.sync.monthly"),
+            direction: .less),
+    ]
+
+    @Test("a planted change is found, and both catalogs' evaluation confirms the witness", arguments: plants)
+    func plantedChange(_ plant: Plant) throws {
+        let old = Fixtures.examples
+        let new = try Self.portfolio(try Self.edited(plant.file, plant.edits))
+        let report = CatalogProof.compare(old, new)
+        let found = try #require(report.items.first { $0.item == plant.item }, "no item \(plant.item)")
+        #expect(
+            found.verdict == plant.direction || (plant.direction == .changed && found.verdict != .same),
+            "\(plant.item): \(found.verdict)")
+        let witness = try #require(found.witnesses.first { $0.direction == plant.direction }, "no \(plant.direction) witness")
+        #expect(witness.old != witness.new)
+        // What `check` evaluates: the portfolio, the witness's receipts, its instant.
+        let before = try old.evaluate(app: plant.item.app, receipts: witness.receipts, at: witness.at)
+        let after = try new.evaluate(app: plant.item.app, receipts: witness.receipts, at: witness.at)
+        let (oldAnswer, newAnswer) = (Self.answer(plant.item, before), Self.answer(plant.item, after))
+        #expect(oldAnswer != newAnswer, "the catalogs agree at the witness: \(oldAnswer)")
+        switch (plant.item.kind, plant.direction) {
+        case (.feature, .less): #expect(before.isEnabled(plant.item.id) && !after.isEnabled(plant.item.id))
+        case (.feature, .more): #expect(!before.isEnabled(plant.item.id) && after.isEnabled(plant.item.id))
+        case (.product, .less):
+            #expect([.active, .gracePeriod].contains(before.product(plant.item.id)?.state))
+            #expect(![.active, .gracePeriod].contains(after.product(plant.item.id)?.state))
+        case (.promotion, .less): #expect(oldAnswer.hasPrefix("eligible") && newAnswer.hasPrefix("not eligible"))
+        default: break
+        }
+        // The other parts of the catalogs are untouched: nothing else differs in the other apps.
+        let otherApps = report.differences.filter { $0.item.app != plant.item.app }
+        #expect(otherApps.isEmpty, "\(otherApps.map(\.item))")
+    }
+
+    @Test("equivalent rewrites are `same`: keys reordered, descriptions changed, products reordered")
+    func equivalentRewrites() throws {
+        let directory = try CLITests.catalogDirectory()
+        for name in ["diagrams.json", "diagrams6.json", "starquest.json", "backyard-birds.json"] {
+            let url = directory.appendingPathComponent(name)
+            var catalog = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+            for key in ["features", "currencies"] {
+                if let descriptions = catalog[key] as? [String: String] {
+                    catalog[key] = descriptions.mapValues { $0 + " (reworded)" }
+                }
+            }
+            if let products = catalog["products"] as? [Any] { catalog["products"] = Array(products.reversed()) }
+            // Keys sorted: every object's keys in another order.
+            try JSONSerialization.data(withJSONObject: catalog, options: [.sortedKeys, .prettyPrinted]).write(to: url)
+        }
+        let report = CatalogProof.compare(Fixtures.examples, try Self.portfolio(directory))
+        #expect(report.differences.isEmpty, "\(report.differences.map { "\($0.item): \($0.verdict)" })")
+        // The order of products is read (ties at one level follow it), so the reordered ones were searched.
+        #expect(report.items.contains { !$0.unchanged } && report.statistics.customers > 1_000)
+        #expect(report.items.allSatisfy { $0.verdict == .same && $0.witnesses.isEmpty })
+    }
+
+    /// The example portfolio without the game and the bird app (the arguments' tests search
+    /// what the argument would skip, which takes longer).
+    static func smallPortfolio(_ edits: [(String, String)] = []) throws -> Portfolio {
+        let directory = try CLITests.catalogDirectory(without: ["starquest.json", "backyard-birds.json"])
+        let url = directory.appendingPathComponent("diagrams.json")
+        var text = try String(contentsOf: url, encoding: .utf8)
+        for (old, new) in edits { text = text.replacingOccurrences(of: old, with: new) }
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return try Self.portfolio(directory)
+    }
+
+    @Test("searching only related elements, and only what changed, loses nothing", arguments: [plants[0], plants[5]])
+    func argumentsLoseNothing(_ plant: Plant) throws {
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio(plant.edits)
+        let focused = CatalogProof.compare(old, new)
+        var options = ProofOptions()
+        options.relatedOnly = false
+        options.skipsUnchanged = false
+        let everything = CatalogProof.compare(old, new, options: options)
+        #expect(everything.statistics.customers > focused.statistics.customers)
+        func directions(_ report: ProofReport) -> [String] {
+            report.items.map { "\($0.item) \($0.verdict) \($0.witnesses.map(\.direction.rawValue))" }
+        }
+        #expect(directions(focused) == directions(everything))
+        // The smallest witnesses have as few transactions either way.
+        #expect(focused.items.map { $0.witnesses.map(\.transactions) } == everything.items.map { $0.witnesses.map(\.transactions) })
+    }
+
+    @Test("the report does not depend on the number of threads")
+    func threadsDoNotMatter() throws {
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio(Self.plants[1].edits)
+        let one = CatalogProof.compare(old, new, options: ProofOptions(threads: 1))
+        let two = CatalogProof.compare(old, new, options: ProofOptions(threads: 3))
+        #expect(one.text == two.text)
+        #expect(one.json == two.json)
+        #expect(one.statistics == two.statistics)
+    }
+
+    @Test("a deeper search finds what a shallower finds, with the same smallest witnesses, and searches more")
+    func deeperSearch() throws {
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio(Self.plants[0].edits)
+        let one = CatalogProof.compare(old, new, options: ProofOptions(depth: 1))
+        let two = CatalogProof.compare(old, new, options: ProofOptions(depth: 2))
+        #expect(two.statistics.customers > one.statistics.customers)
+        for (shallow, deep) in zip(one.items, two.items) where shallow.verdict != .same {
+            #expect(deep.verdict != .same)
+            for witness in shallow.witnesses {
+                #expect(deep.witnesses.first { $0.direction == witness.direction }?.transactions == witness.transactions)
+            }
+        }
+        #expect(one.searched.hasPrefix("searched every receipt of up to 1 transaction at every boundary instant: "))
+    }
+
+    @Test("a removed product: its buyers lose what it granted, shown by a purchase of it")
+    func removedProduct() throws {
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio([(#""id": "com.example.diagrams.daypass""#, #""id": "com.example.diagrams.daypass2""#)])
+        let report = CatalogProof.compare(old, new)
+        let pro = try #require(report.items.first { $0.item == ProofItem(app: Self.diagrams, kind: .feature, id: "pro") })
+        #expect(pro.verdict == .changed)  // the old id's buyers lose pro, the new id's gain it
+        let loss = try #require(pro.witnesses.first { $0.direction == .less })
+        #expect(loss.receipts[0].transactions.map(\.productId) == ["com.example.diagrams.daypass"])
+        #expect(report.showsLoss)
+    }
+
+    @Test("a search past its budget of customers says it is not complete, and still shows what single elements show")
+    func budget() throws {
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio(Self.plants[0].edits)
+        var options = ProofOptions()
+        options.maxCustomers = 10
+        let report = CatalogProof.compare(old, new, options: options)
+        #expect(!report.statistics.isComplete && report.statistics.unsearchedCombinations > 0 && report.statistics.combinations == 0)
+        #expect(
+            report.searched.contains(
+                "; not complete: \(report.statistics.unsearchedCombinations) combinations of elements past the search's limit were not searched, so `same` is not proven for what they read"
+            ))
+        #expect(report.items.first { $0.item.kind == .feature && $0.item.id == "pro" }?.verdict == .less)
+        let full = CatalogProof.compare(old, new)
+        #expect(full.statistics.isComplete && full.statistics.incompleteness == nil && !full.searched.contains("not complete"))
+    }
+
+    /// A part of an answer read through the public views, as `check --format json` shows it.
+    static func answer(_ item: ProofItem, _ result: Entitlements) -> String {
+        switch item.kind {
+        case .feature: return result.feature(item.id).map { "\($0.enabled) \($0.until?.rfc3339 ?? "-")" } ?? "none"
+        case .balance: return result.balance(of: item.id).map(String.init) ?? "none"
+        case .product: return result.product(item.id).map { "\($0.state) \($0.until?.rfc3339 ?? "-") \($0.willRenew as Any)" } ?? "none"
+        case .offer:
+            return result.offer(for: item.id).map {
+                "\($0.eligible) \($0.reason as Any) \($0.change as Any) \($0.effective as Any) \($0.introOfferEligible as Any)"
+            } ?? "none"
+        case .promotion:
+            guard let promotion = item.product.flatMap({ result.offer(for: $0) })?.promotions?.first(where: { $0.id == item.id }) else {
+                return "none"
+            }
+            return "\(promotion.eligible ? "eligible" : "not eligible") \(promotion.reason)"
+        }
+    }
+}
