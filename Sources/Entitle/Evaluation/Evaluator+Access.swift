@@ -164,18 +164,7 @@ extension Evaluator {
             return (receipt, id(receipt, Int(items[item].index)))
         }
         let first = DuplicateFinder.firstOccurrences(
-            count: items.count,
-            hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
-            equal: { a, b in
-                let (x, r) = key(a)
-                let (y, s) = key(b)
-                return x.bytesEqual(r, y, s)
-            },
-            precedes: { a, b in
-                let (x, r) = key(a)
-                let (y, s) = key(b)
-                return x.lexicographicallyPrecedes(r, y, s)
-            })
+            count: items.count, hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) }, text: key)
         var standing = [Bool](repeating: false, count: items.count)
         // The copies of each id that differ from its first; when any does, bytes decide.
         var differing: [Int32: [Int]] = [:]

@@ -384,17 +384,6 @@ extension Evaluator {
             return (receipt, id(receipt, Int(items[item].index)))
         }
         return DuplicateFinder.firstOccurrences(
-            count: items.count,
-            hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) },
-            equal: { a, b in
-                let (x, r) = key(a)
-                let (y, s) = key(b)
-                return x.bytesEqual(r, y, s)
-            },
-            precedes: { a, b in
-                let (x, r) = key(a)
-                let (y, s) = key(b)
-                return x.lexicographicallyPrecedes(r, y, s)
-            })
+            count: items.count, hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) }, text: key)
     }
 }

@@ -122,17 +122,7 @@ extension Evaluator {
             return (receipt, receipt.transactions[items[item].index].transactionId)
         }
         let first = DuplicateFinder.sortedFirstOccurrences(
-            count: items.count,
-            equal: { a, b in
-                let (x, r) = id(a)
-                let (y, s) = id(b)
-                return x.bytesEqual(r, y, s)
-            },
-            precedes: { a, b in
-                let (x, r) = id(a)
-                let (y, s) = id(b)
-                return x.lexicographicallyPrecedes(r, y, s)
-            })
+            count: items.count, text: id)
         var entries: [Entry] = []
         var extra: [(entry: Int32, receipt: Int32, index: Int32)] = []
         var position = [Int32](filling: -1, count: items.count)

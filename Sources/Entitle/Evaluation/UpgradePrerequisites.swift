@@ -67,18 +67,7 @@ struct UpgradePrerequisites: Sendable, Equatable {
                 return (receipt, receipt.transactions[Int(items[item].index)].transactionId)
             }
             let first = DuplicateFinder.firstOccurrences(
-                count: items.count,
-                hash: { ofApp[Int(items[$0].receipt)].transactions[Int(items[$0].index)].transactionIdHash },
-                equal: { a, b in
-                    let (x, r) = id(a)
-                    let (y, s) = id(b)
-                    return x.bytesEqual(r, y, s)
-                },
-                precedes: { a, b in
-                    let (x, r) = id(a)
-                    let (y, s) = id(b)
-                    return x.lexicographicallyPrecedes(r, y, s)
-                })
+                count: items.count, hash: { ofApp[Int(items[$0].receipt)].transactions[Int(items[$0].index)].transactionIdHash }, text: id)
             // Copies of one transaction are snapshots, as for the app's own: at `at`, the latest
             // signed by then (else the earliest) stands for it, copies of one rank merging.
             var copies: [Int32: [Evaluator.Snapshot]] = [:]

@@ -54,6 +54,31 @@ enum DuplicateFinder {
         return exhausted ? sortedFirstOccurrences(count: count, equal: equal, precedes: precedes) : first
     }
 
+    /// ``firstOccurrences(count:hash:equal:precedes:)`` for items whose identifier is a range of
+    /// a receipt's text: equal when their bytes are, ordered by their bytes.
+    @inline(__always)
+    static func firstOccurrences(count: Int, hash: (Int) -> UInt64, text: (Int) -> (ParsedReceipt, TextRange)) -> [Int32] {
+        firstOccurrences(
+            count: count, hash: hash, equal: { Self.textEqual(text($0), text($1)) }, precedes: { Self.textPrecedes(text($0), text($1)) })
+    }
+
+    /// ``sortedFirstOccurrences(count:equal:precedes:)`` for items whose identifier is a range of
+    /// a receipt's text.
+    @inline(__always)
+    static func sortedFirstOccurrences(count: Int, text: (Int) -> (ParsedReceipt, TextRange)) -> [Int32] {
+        sortedFirstOccurrences(count: count, equal: { Self.textEqual(text($0), text($1)) }, precedes: { Self.textPrecedes(text($0), text($1)) })
+    }
+
+    @inline(__always)
+    private static func textEqual(_ a: (ParsedReceipt, TextRange), _ b: (ParsedReceipt, TextRange)) -> Bool {
+        a.0.bytesEqual(a.1, b.0, b.1)
+    }
+
+    @inline(__always)
+    private static func textPrecedes(_ a: (ParsedReceipt, TextRange), _ b: (ParsedReceipt, TextRange)) -> Bool {
+        a.0.lexicographicallyPrecedes(a.1, b.0, b.1)
+    }
+
     /// The same answer by sorting: `n log n` comparisons whatever the hashes.
     static func sortedFirstOccurrences(count: Int, equal: (Int, Int) -> Bool, precedes: (Int, Int) -> Bool) -> [Int32] {
         var order = Array(0..<count)
