@@ -7,27 +7,30 @@ import Foundation
 /// read, so a service that only asks ``isEnabled(_:)`` pays for nothing else, and the cost of an
 /// evaluation does not grow with the size of the compiled.
 public struct Entitlements: Sendable {
-    /// The app the result is for.
-    public let app: String
-    /// The catalog the result was evaluated against; `nil` for a result read back from JSON,
-    /// which answers from what its JSON holds.
-    public let catalog: CompiledCatalog?
     /// The instant the result holds at.
     public let at: Instant
+    /// What evaluation found, shared by every copy of the result.
+    let answer: Answer
+
+    /// The app the result is for.
+    public var app: String { answer.app }
+    /// The catalog the result was evaluated against; `nil` for a result read back from JSON,
+    /// which answers from what its JSON holds.
+    public var catalog: CompiledCatalog? { answer.catalog }
     /// Products with transactions known at `at`, by ascending product index.
-    let productOutcomes: [ProductOutcome]
+    var productOutcomes: [ProductOutcome] { answer.core.outcomes }
     /// Enabled features, by ascending feature index.
-    let featureOutcomes: [FeatureOutcome]
+    var featureOutcomes: [FeatureOutcome] { answer.core.features }
     /// Coverage by grandfather rules and grants.
-    let access: [Evaluator.AccessSpan]
-    let balanceValues: [Int64]
-    let introUsed: [Int32]
+    var access: [Evaluator.AccessSpan] { answer.core.access }
+    var balanceValues: [Int64] { answer.core.balances }
+    var introUsed: [Int32] { answer.core.introUsed }
     /// What other apps' receipts show, for upgrade requirements.
-    let prerequisites: UpgradePrerequisites
+    var prerequisites: UpgradePrerequisites { answer.core.prerequisites }
     /// The evaluation's coverage spans, which outcomes index (offers read passes' stacks).
-    let spans: [CoverageSpan]
+    var spans: [CoverageSpan] { answer.core.spans }
     /// What win-back and promotional offers read, per group that has them.
-    let groups: [GroupFacts]
+    var groups: [GroupFacts] { answer.core.groups }
     /// The earliest instant after ``at`` at which evaluating the same data gives a different
     /// answer (features, product states and untils, offers, balances, warnings); `nil` when
     /// nothing would change.
@@ -35,55 +38,33 @@ public struct Entitlements: Sendable {
     /// Found when first read, not during evaluation: the search may evaluate again at instants
     /// where something could change, work a caller that only reads features pays nothing for.
     /// Reading it from several threads at once is safe; the search runs once.
-    public var reevaluateAt: Instant? {
-        switch next {
-        case .known(let instant): instant
-        case .search(let search): search.result
-        }
-    }
-    /// The answer's next change: known, or a search run when first asked.
-    let next: NextChange
-    /// Things in the receipts that were accepted but need a look.
-    public let warnings: [EvaluationWarning]
+    public var reevaluateAt: Instant? { answer.reevaluateAt }
+    /// Things in the receipts that were accepted but need a look, in a fixed order (put in order
+    /// when first read).
+    public var warnings: [EvaluationWarning] { answer.warnings }
     /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
-    let decoded: DecodedViews?
+    var decoded: DecodedViews? { answer.decoded }
 
     /// The catalog of an evaluated result (a decoded one answers from ``decoded`` first).
-    var compiled: CompiledCatalog { catalog! }
+    var compiled: CompiledCatalog { answer.catalog! }
 
-    init(catalog: CompiledCatalog, at: Instant, core: Evaluator.Core, next: NextChange) {
-        self.app = catalog.app
-        self.catalog = catalog
+    init(at: Instant, answer: Answer) {
         self.at = at
-        self.productOutcomes = core.outcomes
-        self.featureOutcomes = core.features
-        self.access = core.access
-        self.balanceValues = core.balances
-        self.introUsed = core.introUsed
-        self.prerequisites = core.prerequisites
-        self.spans = core.spans
-        self.groups = core.groups
-        self.next = next
-        self.warnings = core.warnings
-        self.decoded = nil
+        self.answer = answer
+    }
+
+    /// An answer evaluated only to be compared with another (``hasSameAnswer(as:)``): its next
+    /// change is not searched for, and its warnings are those of the instant.
+    init(catalog: CompiledCatalog, at: Instant, compared core: Evaluator.Core) {
+        self.init(at: at, answer: Answer(app: catalog.app, catalog: catalog, core: core, decoded: nil, next: nil))
     }
 
     /// A result read back from its JSON form, answering from the views it holds.
     init(decoded views: DecodedViews, app: String, at: Instant, reevaluateAt: Instant?, warnings: [EvaluationWarning]) {
-        self.app = app
-        self.catalog = nil
-        self.at = at
-        self.productOutcomes = []
-        self.featureOutcomes = []
-        self.access = []
-        self.balanceValues = views.balances.map(\.balance)
-        self.introUsed = []
-        self.prerequisites = .none
-        self.spans = []
-        self.groups = []
-        self.next = .known(reevaluateAt)
-        self.warnings = warnings
-        self.decoded = views
+        var core = Evaluator.Core()
+        core.warnings = warnings
+        core.balances = views.balances.map(\.balance)
+        self.init(at: at, answer: Answer(app: app, catalog: nil, core: core, decoded: views, next: reevaluateAt))
     }
 
     /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside (and

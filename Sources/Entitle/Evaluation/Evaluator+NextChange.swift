@@ -72,9 +72,9 @@ extension Evaluator {
             case .unsure:
                 // Only what the offers read differs: compare the offers (and everything else) in full.
                 if reference == nil {
-                    reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), core: earlier, next: .known(nil))
+                    reference = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: at), compared: earlier)
                 }
-                let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), core: later, next: .known(nil))
+                let answer = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: date), compared: later)
                 if !answer.hasSameAnswer(as: reference!) { return date }
             }
             // Nothing changed: from here on, what is known at `date` decides.

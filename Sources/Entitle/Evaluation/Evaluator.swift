@@ -102,12 +102,11 @@ enum Evaluator {
     ) -> Entitlements {
         let instant = given.clampedToRange
         let at = instant.millisecondsSince1970
-        var core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
-        // `reevaluateAt` is searched for when first read, from what evaluation found.
-        let search = NextChangeSearch(catalog, inputs, at: at, options: options, core: core)
-        // Warnings in a fixed order, so the answer never depends on the order of the receipts.
-        core.warnings = EvaluationWarning.sorted(inputs.warnings + core.warnings)
-        return Entitlements(catalog: catalog, at: instant, core: core, next: .search(search))
+        let core = evaluateCore(catalog, inputs, at: at, options: options, recorder: &recorder)
+        // `reevaluateAt` and the warnings' order are worked out when first read.
+        return Entitlements(
+            at: instant,
+            answer: Answer(catalog: catalog, core: core, search: Answer.Search(catalog: catalog, inputs: inputs, at: at, options: options)))
     }
 
     /// The accepted receipts, split into the app's own and others', and its transactions found
@@ -259,12 +258,7 @@ enum Evaluator {
         let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
 
         // 4. Coverage and state of each product with transactions, grouped by product.
-        if entries.count > 1 {
-            entries.sort { a, b in
-                if a.product != b.product { return a.product < b.product }
-                return precedes(a, b, receipts: receipts)
-            }
-        }
+        if entries.count > 1 { sortByProduct(&entries, receipts: receipts) }
         var spans: [CoverageSpan] = []
         spans.reserveCapacity(entries.count + renewals.grace.count)
         var graceCursor = 0
@@ -352,6 +346,38 @@ enum Evaluator {
     }
 
     // MARK: Orderings
+
+    /// Sorts entries by product, then in purchase order. Entries are large: their positions are
+    /// sorted (on the stack), then each entry moves once, following the permutation's cycles.
+    static func sortByProduct(_ entries: inout [Entry], receipts: [ParsedReceipt]) {
+        let count = entries.count
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: count) { buffer in
+            var order = buffer
+            for index in 0..<count { order[index] = Int32(index) }
+            entries.withUnsafeMutableBufferPointer { entries in
+                order.sort { a, b in
+                    let (left, right) = (entries[Int(a)], entries[Int(b)])
+                    if left.product != right.product { return left.product < right.product }
+                    return precedes(left, right, receipts: receipts)
+                }
+                // Position `index` takes the entry at `order[index]`; a placed position is marked -1.
+                for start in 0..<count where order[start] >= 0 && Int(order[start]) != start {
+                    let held = entries[start]
+                    var position = start
+                    while true {
+                        let source = Int(order[position])
+                        order[position] = -1
+                        if source == start {
+                            entries[position] = held
+                            break
+                        }
+                        entries[position] = entries[source]
+                        position = source
+                    }
+                }
+            }
+        }
+    }
 
     /// Purchase order: by purchase date, ties by transaction id, numerically when both are digits.
     @inline(__always)

@@ -3,85 +3,7 @@ extension ParsedReceipt {
     /// in values built in code) are read as the nearer end of that range, so every instant of an
     /// answer can be written as RFC 3339.
     public init(_ receipt: Receipt) {
-        self.init()
-        arena.reserveCapacity(receipt.app.utf8.count + receipt.transactions.count * 48)
-        appRange = store(receipt.app)
-        environment = receipt.environment
-        originalApplicationVersion = receipt.originalApplicationVersion
-        originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
-        transactions.reserveCapacity(receipt.transactions.count)
-        for transaction in receipt.transactions { append(transaction) }
-        for renewal in receipt.renewals { append(renewal) }
-        for grant in receipt.grants {
-            let id = store(grant.id)
-            let first = Int32(grantFeatures.count)
-            for feature in grant.features { grantFeatures.append(store(feature)) }
-            grants.append(
-                GrantRecord(
-                    id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
-                    start: grant.start.clampedToRange.millisecondsSince1970, end: grant.end?.clampedToRange.millisecondsSince1970 ?? .max,
-                    revoked: grant.revokedAt?.clampedToRange.millisecondsSince1970 ?? .max))
-        }
-        for consumption in receipt.consumptions {
-            let id = store(consumption.id)
-            consumptions.append(
-                ConsumptionRecord(
-                    id: id, idHash: hash(id), currency: store(consumption.currency),
-                    amount: consumption.amount, date: consumption.date.clampedToRange.millisecondsSince1970))
-        }
-    }
-
-    /// Appends a transaction value as a record.
-    mutating func append(_ transaction: Transaction) {
-        let id = store(transaction.transactionId)
-        var flags: UInt8 = 0
-        if transaction.isTrialPeriod { flags |= TransactionRecord.trialPeriod }
-        if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
-        if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
-        if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
-        var record = TransactionRecord(
-            productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
-            originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
-            purchase: transaction.purchaseDate.clampedToRange.millisecondsSince1970,
-            originalPurchase: transaction.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-            expires: transaction.expiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-            cancellation: transaction.cancellationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
-            quantity: Int32(clamping: transaction.quantity), flags: flags,
-            offerType: Self.code(transaction.offerType), revocationReason: Self.code(transaction.revocationReason),
-            offerId: transaction.offerId.map { store($0) } ?? .none)
-        record.signed = transaction.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
-        record.revocationType = Self.code(transaction.revocationType)
-        record.billingPlan = Self.code(transaction.billingPlan)
-        record.revocationPercentage = transaction.revocationPercentage.map(Self.thousandths) ?? -1
-        record.accountToken = transaction.appAccountToken.map { store($0.lowercased()) } ?? .none
-        if let commitment = transaction.commitment {
-            record.commitment = Int32(commitments.count)
-            commitments.append(
-                CommitmentRecord(
-                    period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
-                    ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
-        }
-        transactions.append(record)
-    }
-
-    /// Appends a renewal value as a record.
-    mutating func append(_ renewal: Renewal) {
-        var record = RenewalRecord(
-            productId: renewal.productId.map { store($0) } ?? .none,
-            originalTransactionId: store(renewal.originalTransactionId),
-            willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
-            isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
-            graceExpires: renewal.gracePeriodExpiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-            signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
-            renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
-            expirationIntent: Self.code(renewal.expirationIntent))
-        record.accountToken = renewal.appAccountToken.map { store($0.lowercased()) } ?? .none
-        if let offers = renewal.winBackOffers {
-            let first = Int32(offerIds.count)
-            for offer in offers { offerIds.append(store(offer)) }
-            record.winBackOffers = first..<Int32(offerIds.count)
-        }
-        renewals.append(record)
+        self.init(Fields(receipt))
     }
 
     /// A percentage as thousandths, within 0 to 100 (a value built in code may be anything).
@@ -179,5 +101,90 @@ extension ParsedReceipt {
         arena.withUnsafeBytes { raw in
             ByteKeyTable.hash(UnsafeRawBufferPointer(rebasing: raw[Int(range.start)..<Int(range.start + range.count)]))
         }
+    }
+}
+
+extension ParsedReceipt.Fields {
+    /// The fields of a receipt value (see ``ParsedReceipt/init(_:)``).
+    init(_ receipt: Receipt) {
+        self.init()
+        arena.reserveCapacity(receipt.app.utf8.count + receipt.transactions.count * 48)
+        appRange = store(receipt.app)
+        environment = receipt.environment
+        originalApplicationVersion = receipt.originalApplicationVersion
+        originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        transactions.reserveCapacity(receipt.transactions.count)
+        for transaction in receipt.transactions { append(transaction) }
+        for renewal in receipt.renewals { append(renewal) }
+        for grant in receipt.grants {
+            let id = store(grant.id)
+            let first = Int32(grantFeatures.count)
+            for feature in grant.features { grantFeatures.append(store(feature)) }
+            grants.append(
+                GrantRecord(
+                    id: id, idHash: hash(id), features: first..<Int32(grantFeatures.count),
+                    start: grant.start.clampedToRange.millisecondsSince1970, end: grant.end?.clampedToRange.millisecondsSince1970 ?? .max,
+                    revoked: grant.revokedAt?.clampedToRange.millisecondsSince1970 ?? .max))
+        }
+        for consumption in receipt.consumptions {
+            let id = store(consumption.id)
+            consumptions.append(
+                ConsumptionRecord(
+                    id: id, idHash: hash(id), currency: store(consumption.currency),
+                    amount: consumption.amount, date: consumption.date.clampedToRange.millisecondsSince1970))
+        }
+    }
+
+    /// Appends a transaction value as a record.
+    mutating func append(_ transaction: Transaction) {
+        let id = store(transaction.transactionId)
+        var flags: UInt8 = 0
+        if transaction.isTrialPeriod { flags |= TransactionRecord.trialPeriod }
+        if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
+        if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
+        if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
+        var record = TransactionRecord(
+            productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
+            originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
+            purchase: transaction.purchaseDate.clampedToRange.millisecondsSince1970,
+            originalPurchase: transaction.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            expires: transaction.expiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            cancellation: transaction.cancellationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
+            quantity: Int32(clamping: transaction.quantity), flags: flags,
+            offerType: ParsedReceipt.code(transaction.offerType), revocationReason: ParsedReceipt.code(transaction.revocationReason),
+            offerId: transaction.offerId.map { store($0) } ?? .none)
+        record.signed = transaction.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        record.revocationType = ParsedReceipt.code(transaction.revocationType)
+        record.billingPlan = ParsedReceipt.code(transaction.billingPlan)
+        record.revocationPercentage = transaction.revocationPercentage.map(ParsedReceipt.thousandths) ?? -1
+        record.accountToken = transaction.appAccountToken.map { store($0.lowercased()) } ?? .none
+        if let commitment = transaction.commitment {
+            record.commitment = Int32(commitments.count)
+            commitments.append(
+                CommitmentRecord(
+                    period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
+                    ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
+        }
+        transactions.append(record)
+    }
+
+    /// Appends a renewal value as a record.
+    mutating func append(_ renewal: Renewal) {
+        var record = RenewalRecord(
+            productId: renewal.productId.map { store($0) } ?? .none,
+            originalTransactionId: store(renewal.originalTransactionId),
+            willRenew: renewal.willRenew.map { $0 ? 1 : 0 } ?? 2,
+            isInBillingRetry: renewal.isInBillingRetry.map { $0 ? 1 : 0 } ?? 2,
+            graceExpires: renewal.gracePeriodExpiresDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
+            renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
+            expirationIntent: ParsedReceipt.code(renewal.expirationIntent))
+        record.accountToken = renewal.appAccountToken.map { store($0.lowercased()) } ?? .none
+        if let offers = renewal.winBackOffers {
+            let first = Int32(offerIds.count)
+            for offer in offers { offerIds.append(store(offer)) }
+            record.winBackOffers = first..<Int32(offerIds.count)
+        }
+        renewals.append(record)
     }
 }

@@ -6,30 +6,85 @@ import Foundation
 /// milliseconds. A service that evaluates one receipt at many instants decodes it once;
 /// ``receipt`` gives the same data as a ``Receipt`` value when it is needed.
 public struct ParsedReceipt: Sendable {
-    var arena: [UInt8]
-    var appRange: TextRange
-    var transactions: [TransactionRecord]
-    var renewals: [RenewalRecord]
-    var consumptions: [ConsumptionRecord]
-    var environment: String?
-    var originalApplicationVersion: String?
-    /// When the customer first got the app; `Int64.min` when absent.
-    var originalPurchase: Int64 = TransactionRecord.absentDate
-    var grants: [GrantRecord] = []
-    /// The feature ids of all grants, as ranges into the arena.
-    var grantFeatures: [TextRange] = []
-    /// The offer ids renewal entries list (``RenewalRecord/winBackOffers``), as ranges into the arena.
-    var offerIds: [TextRange] = []
-    /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
-    var commitments: [CommitmentRecord] = []
+    /// A receipt's fields while it is built (by the decoder, or from a ``Receipt`` value).
+    struct Fields: Sendable {
+        var arena: [UInt8]
+        var appRange: TextRange
+        var transactions: [TransactionRecord]
+        var renewals: [RenewalRecord]
+        var consumptions: [ConsumptionRecord]
+        var environment: String?
+        var originalApplicationVersion: String?
+        /// When the customer first got the app; `Int64.min` when absent.
+        var originalPurchase: Int64 = TransactionRecord.absentDate
+        var grants: [GrantRecord] = []
+        /// The feature ids of all grants, as ranges into the arena.
+        var grantFeatures: [TextRange] = []
+        /// The offer ids renewal entries list (``RenewalRecord/winBackOffers``), as ranges into the arena.
+        var offerIds: [TextRange] = []
+        /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
+        var commitments: [CommitmentRecord] = []
 
-    init() {
-        arena = []
-        appRange = .none
-        transactions = []
-        renewals = []
-        consumptions = []
+        init() {
+            arena = []
+            appRange = .none
+            transactions = []
+            renewals = []
+            consumptions = []
+        }
+
+        /// Appends bytes to the arena and returns their range.
+        mutating func store(_ bytes: UnsafeRawBufferPointer) -> TextRange {
+            let start = arena.count
+            // Typed bytes append with one copy; a raw buffer would go element by element.
+            arena.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+            return TextRange(start: Int32(start), count: Int32(bytes.count))
+        }
+
+        mutating func store(_ string: String) -> TextRange {
+            var string = string
+            return string.withUTF8 { store(UnsafeRawBufferPointer($0)) }
+        }
+
+        /// The hash of the text at `range`, as ``ByteKeyTable`` computes it.
+        func hash(_ range: TextRange) -> UInt64 {
+            arena.withUnsafeBytes { raw in
+                ByteKeyTable.hash(UnsafeRawBufferPointer(rebasing: raw[Int(range.start)..<Int(range.start + range.count)]))
+            }
+        }
     }
+
+    /// The fields, in one object that never changes: evaluation copies receipts often (into
+    /// lists, through closures), and a copy costs one reference count this way, not one per list.
+    final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private let storage: Storage
+
+    /// The receipt of fields built.
+    init(_ fields: Fields) { storage = Storage(fields) }
+
+    /// The fields, to build another receipt from.
+    var fields: Fields { storage.fields }
+
+    var arena: [UInt8] { storage.fields.arena }
+    var appRange: TextRange { storage.fields.appRange }
+    var transactions: [TransactionRecord] { storage.fields.transactions }
+    var renewals: [RenewalRecord] { storage.fields.renewals }
+    var consumptions: [ConsumptionRecord] { storage.fields.consumptions }
+    var environment: String? { storage.fields.environment }
+    var originalApplicationVersion: String? { storage.fields.originalApplicationVersion }
+    /// When the customer first got the app; `Int64.min` when absent.
+    var originalPurchase: Int64 { storage.fields.originalPurchase }
+    var grants: [GrantRecord] { storage.fields.grants }
+    /// The feature ids of all grants, as ranges into the arena.
+    var grantFeatures: [TextRange] { storage.fields.grantFeatures }
+    /// The offer ids renewal entries list (``RenewalRecord/winBackOffers``), as ranges into the arena.
+    var offerIds: [TextRange] { storage.fields.offerIds }
+    /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
+    var commitments: [CommitmentRecord] { storage.fields.commitments }
 
     /// Decodes normalized receipt JSON.
     ///
@@ -80,18 +135,5 @@ public struct ParsedReceipt: Sendable {
         return zip(grant.features, otherGrant.features).allSatisfy { a, b in
             bytesEqual(grantFeatures[Int(a)], other, other.grantFeatures[Int(b)])
         }
-    }
-
-    /// Appends bytes to the arena and returns their range.
-    mutating func store(_ bytes: UnsafeRawBufferPointer) -> TextRange {
-        let start = arena.count
-        // Typed bytes append with one copy; a raw buffer would go element by element.
-        arena.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
-        return TextRange(start: Int32(start), count: Int32(bytes.count))
-    }
-
-    mutating func store(_ string: String) -> TextRange {
-        var string = string
-        return string.withUTF8 { store(UnsafeRawBufferPointer($0)) }
     }
 }

@@ -102,17 +102,17 @@ public enum ReceiptDecoder {
 
     static func parse(_ bytes: UnsafeRawBufferPointer) throws -> ParsedReceipt {
         var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
-        var receipt = ParsedReceipt()
+        var receipt = ParsedReceipt.Fields()
         // Ids are most of a receipt's text; a quarter of its size is a generous first guess.
         receipt.arena.reserveCapacity(bytes.count / 4)
         try decodeReceipt(&reader, into: &receipt)
         try reader.finish()
-        return receipt
+        return ParsedReceipt(receipt)
     }
 
     // MARK: Objects
 
-    private static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt) throws {
+    private static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields) throws {
         let start = try expectObject(&reader, path: "")
         var seen = KeySet()
         var consumptionOffsets: [Int32] = []
@@ -171,8 +171,8 @@ public enum ReceiptDecoder {
 
     /// Keeps the first of grants repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
-    private static func removeRepeatedGrants(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
-        let parsed = receipt
+    private static func removeRepeatedGrants(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
+        let parsed = ParsedReceipt(receipt)
         receipt.grants = try keepingFirstOfRepeated(
             receipt.grants, in: parsed, offsets: offsets,
             sameContent: { parsed.sameGrant($0, parsed, $1) },
@@ -181,8 +181,8 @@ public enum ReceiptDecoder {
 
     /// Keeps the first of consumptions repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
-    private static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt, offsets: [Int32]) throws {
-        let parsed = receipt
+    private static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
+        let parsed = ParsedReceipt(receipt)
         receipt.consumptions = try keepingFirstOfRepeated(
             receipt.consumptions, in: parsed, offsets: offsets,
             sameContent: { parsed.bytesEqual($0.currency, parsed, $1.currency) && $0.amount == $1.amount && $0.date == $1.date },
@@ -230,7 +230,7 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeTransaction(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> TransactionRecord {
         // Paths are built only when an error is thrown: building them eagerly cost most of decoding.
         func path(_ field: String = "") -> String { "transactions[\(index)]\(field)" }
@@ -324,7 +324,7 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeRenewal(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> RenewalRecord {
         func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
@@ -449,7 +449,7 @@ public enum ReceiptDecoder {
     }
 
     /// An `appAccountToken`: a UUID (`8-4-4-4-12` hexadecimal digits), kept lowercase.
-    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
         if try readNull(&reader) { return .none }
@@ -464,7 +464,7 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeGrant(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> GrantRecord {
         func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
@@ -503,7 +503,7 @@ public enum ReceiptDecoder {
     }
 
     private static func decodeConsumption(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt, index: Int, predictions: inout Predictions
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> ConsumptionRecord {
         func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
         let start = try expectObject(&reader, path: path())
@@ -580,7 +580,7 @@ public enum ReceiptDecoder {
     }
 
     /// Reads a non-empty string into the receipt's arena.
-    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
         let token = try stringToken(&reader, path: path())
@@ -590,7 +590,7 @@ public enum ReceiptDecoder {
         return try store(token, into: &receipt, path: path())
     }
 
-    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws
+    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
         if try readNull(&reader) { return .none }
@@ -598,7 +598,7 @@ public enum ReceiptDecoder {
     }
 
     @inline(__always)
-    private static func store(_ token: JSONString, into receipt: inout ParsedReceipt, path: @autoclosure () -> String) throws -> TextRange {
+    private static func store(_ token: JSONString, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws -> TextRange {
         // Escapes only shorten the text, so the raw length bounds it.
         if token.raw.count > ReceiptLimits.maxTextBytes {
             let text = token.string

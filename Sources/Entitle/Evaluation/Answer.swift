@@ -1,0 +1,82 @@
+import Synchronization
+
+/// What one evaluation found, held once by every copy of its ``Entitlements``: a result is one
+/// reference, so copying or releasing it costs one reference count, whatever it holds.
+///
+/// Two parts of the answer are worked out only when first read, since a caller reading features
+/// and balances should not pay for them: ``Entitlements/reevaluateAt`` (a search that may
+/// evaluate again at instants where something could change) and the warnings in their fixed
+/// order. Each is found once, under its own lock, so a first read from several threads at once is
+/// safe; both are deterministic, so whichever thread works one out, every reader sees the same.
+final class Answer: Sendable {
+    /// The app the result is for.
+    let app: String
+    /// The catalog evaluated against; `nil` for a result read back from JSON.
+    let catalog: CompiledCatalog?
+    /// What evaluation found at the instant (its warnings in the order found).
+    let core: Evaluator.Core
+    /// The views of a result read back from JSON, which has no outcomes.
+    let decoded: DecodedViews?
+    /// What the search for the next change reads, kept until the result is released; `nil` when
+    /// the next change is known.
+    private let search: Search?
+    /// The next change once found (`nil` inside: nothing would change).
+    private let next: Mutex<Instant??>
+    /// The warnings in their fixed order, once sorted.
+    private let sortedWarnings: Mutex<[EvaluationWarning]?>
+
+    struct Search: Sendable {
+        var catalog: CompiledCatalog
+        var inputs: Evaluator.Inputs
+        var at: Int64
+        var options: Evaluator.Options
+    }
+
+    /// An evaluation's answer, its next change searched for when first read.
+    init(catalog: CompiledCatalog, core: Evaluator.Core, search: Search) {
+        app = catalog.app
+        self.catalog = catalog
+        self.core = core
+        decoded = nil
+        self.search = search
+        next = Mutex(nil)
+        sortedWarnings = Mutex(nil)
+    }
+
+    /// An answer whose next change is known: read back from JSON (`catalog` `nil`, `decoded`
+    /// set), or evaluated to be compared with another.
+    init(app: String, catalog: CompiledCatalog?, core: Evaluator.Core, decoded: DecodedViews?, next: Instant?) {
+        self.app = app
+        self.catalog = catalog
+        self.core = core
+        self.decoded = decoded
+        search = nil
+        self.next = Mutex(.some(next))
+        sortedWarnings = Mutex(nil)
+    }
+
+    /// The earliest instant after the answer's at which the answer changes; `nil`: never.
+    var reevaluateAt: Instant? {
+        next.withLock { found in
+            if let known = found { return known }
+            guard let search else { return nil }
+            let next = Evaluator.nextChange(search.catalog, search.inputs, at: search.at, options: search.options, core: core)
+            let instant = next == .max ? nil : Instant(millisecondsSince1970: next)
+            found = .some(instant)
+            return instant
+        }
+    }
+
+    /// The warnings, those found once for all instants and those of this instant, in a fixed
+    /// order, so the answer never depends on the order of the receipts (a result read back from
+    /// JSON: as its JSON lists them).
+    var warnings: [EvaluationWarning] {
+        guard let search else { return core.warnings }
+        return sortedWarnings.withLock { sorted in
+            if let sorted { return sorted }
+            let result = EvaluationWarning.sorted(search.inputs.warnings.isEmpty ? core.warnings : search.inputs.warnings + core.warnings)
+            sorted = result
+            return result
+        }
+    }
+}
