@@ -66,15 +66,24 @@ enum Evaluator {
         var boundary = Int64.max
     }
 
-    /// The receipts an evaluation reads, found once for all the instants it looks at.
-    struct Inputs {
-        var receipts: [ParsedReceipt]
+    /// The receipts an evaluation reads, found once for all the instants it looks at; one object,
+    /// since a result keeps it for its next-change search.
+    final class Inputs: Sendable {
+        let receipts: [ParsedReceipt]
         /// Indices of the evaluated app's receipts, and of other apps' (upgrade prerequisites).
-        var own: [Int]
-        var others: [Int]
-        var deduplicated: Deduplicated
+        let own: [Int]
+        let others: [Int]
+        let deduplicated: Deduplicated
         /// Warnings that do not depend on the instant.
-        var warnings: [EvaluationWarning]
+        let warnings: [EvaluationWarning]
+
+        init(receipts: [ParsedReceipt], own: [Int], others: [Int], deduplicated: Deduplicated, warnings: [EvaluationWarning]) {
+            self.receipts = receipts
+            self.own = own
+            self.others = others
+            self.deduplicated = deduplicated
+            self.warnings = warnings
+        }
     }
 
     static func evaluate(
