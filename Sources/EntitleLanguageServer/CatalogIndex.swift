@@ -25,7 +25,7 @@ struct CatalogIndex {
         var index: Int
         var id: Occurrence?
         /// Scalar values by their key's name (`type`, `name`), and those of nested objects by
-        /// path (`introOffer.mode`).
+        /// path (`upgrade.replaces`).
         var values: [String: String] = [:]
         var grants: [Occurrence] = []
         var credits: [(currency: Occurrence, amount: String?)] = []
@@ -46,6 +46,9 @@ struct CatalogIndex {
         var id: String?
         var grants: [Occurrence] = []
         var values: [String: String] = [:]
+
+        /// How hover names it: its id, else its place in the catalog's list of rules.
+        var name: String { id ?? "\(CatalogKey.grandfathered.name)[\(index)]" }
     }
 
     let scan: TolerantScan
@@ -55,7 +58,7 @@ struct CatalogIndex {
     /// Default legal text by product type.
     private(set) var legal: [String: String] = [:]
     private(set) var products: [Product] = []
-    private(set) var grandfathered: [GrandfatherRule] = []
+    private(set) var grandfatherRules: [GrandfatherRule] = []
 
     init(_ bytes: [UInt8], cursor: Int? = nil) {
         self.init(scan: TolerantScan.scan(bytes, cursor: cursor))
@@ -106,7 +109,7 @@ struct CatalogIndex {
             }
         }
         self.products = products.keys.sorted().compactMap { products[$0] }
-        self.grandfathered = rules.keys.sorted().compactMap { rules[$0] }
+        self.grandfatherRules = rules.keys.sorted().compactMap { rules[$0] }
     }
 
     private static func add(

@@ -75,7 +75,7 @@ struct CatalogSymbol {
         switch kind {
         case .feature:
             for product in index.products { for grant in product.grants where grant.id == id { found.append((owner, grant)) } }
-            for rule in index.grandfathered { for grant in rule.grants where grant.id == id { found.append((owner, grant)) } }
+            for rule in index.grandfatherRules { for grant in rule.grants where grant.id == id { found.append((owner, grant)) } }
         case .currency:
             for product in index.products {
                 for credit in product.credits where credit.currency.id == id { found.append((owner, credit.currency)) }

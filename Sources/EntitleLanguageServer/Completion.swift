@@ -147,7 +147,7 @@ enum Completion {
             .map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
     }
 
-    /// Product ids, with their type and name as detail; for `trialOf` and `replaces`, only the
+    /// Product ids, with their type and name as detail; for a trial's paid product and `replaces`, only the
     /// full-price products: non-consumables (or products whose type is not written yet) that are
     /// not at tier 0 and are not themselves trials or upgrades.
     private static func products(_ index: CatalogIndex, excluding: Set<String>, onlyPaidNonConsumables: Bool) -> [Candidate] {

@@ -6,7 +6,7 @@ import Entitle
 ///
 /// A feature is declared by its key in `features` and named in products' and grandfather rules'
 /// `grants`; a currency by its key in `currencies`, named by consumables' `credits`; a product by
-/// its `id` value, named by `trialOf`, `upgrade.replaces` and other apps' `upgrade.requires.anyOf`;
+/// its `id` value, named by trials (the paid product they try), `upgrade.replaces` and other apps' `upgrade.requires.anyOf`;
 /// an app by its catalog's `app`, named by `upgrade.requires.app`.
 enum Definitions {
     /// The `textDocument/definition` result: a `Location`, or `null`.

@@ -61,8 +61,8 @@ enum Hover {
                 lines.append("not declared in `\(CatalogKey.features.name)`")
             }
             var sources = index.products.filter { $0.grants.contains { $0.id == symbol.id } }.map(productLine)
-            sources += index.grandfathered.filter { $0.grants.contains { $0.id == symbol.id } }
-                .map { "- grandfather rule `\($0.id ?? "\(CatalogKey.grandfathered.name)[\($0.index)]")`" }
+            sources += index.grandfatherRules.filter { $0.grants.contains { $0.id == symbol.id } }
+                .map { "- grandfather rule `\($0.name)`" }
             lines.append(sources.isEmpty ? "granted by nothing" : "granted by:\n" + sources.joined(separator: "\n"))
             return lines.joined(separator: "\n\n")
         case .currency:

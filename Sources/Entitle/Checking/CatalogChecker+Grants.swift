@@ -35,7 +35,7 @@ extension CatalogChecker {
         var meant = Set<String>()
         var meantCurrencies = Set<String>()
         // A product's grants or credits that could not be read might use any declaration.
-        let someGrantsBroken = catalog.products.contains(where: \.grantsBroken) || catalog.grandfathered.contains(where: \.grantsBroken)
+        let someGrantsBroken = catalog.products.contains(where: \.grantsBroken) || catalog.grandfatherRules.contains(where: \.grantsBroken)
         let someCreditsBroken = catalog.products.contains(where: \.creditsBroken)
 
         for (index, product) in catalog.products.enumerated() {
@@ -88,7 +88,7 @@ extension CatalogChecker {
         checkTrialsPerPaidProduct(catalog, context: context)
         checkOfferIds(catalog)
         checkGroups(catalog)
-        for rule in catalog.grandfathered {
+        for rule in catalog.grandfatherRules {
             for grant in rule.grants {
                 granted.insert(grant.value)
                 guard !context.declaredFeatures.contains(grant.value), !broken.features, !broken.featureIds.contains(grant.value) else { continue }

@@ -35,7 +35,7 @@ extension CatalogChecker {
             report(
                 .upgradeRule, "`replaces` must name a non-consumable, but `\(fullId.value)` is \(fullType.phrase)",
                 at: replaces.offset, path: replaces.path)
-        } else if full.trialOf != nil {
+        } else if full.isTrial {
             report(
                 .upgradeRule, "`replaces` names the trial `\(fullId.value)`; an upgrade replaces the full-price product",
                 at: replaces.offset, path: replaces.path)

@@ -174,7 +174,7 @@ package struct CatalogChecker {
             file: file, app: app, features: features, featureDescriptions: featureDescriptions,
             currencies: currencies, currencyDescriptions: currencyDescriptions,
             legal: legal, products: products)
-        if let member = members[CatalogKey.grandfathered.name] { definition.grandfathered = grandfatherRules(member.value) }
+        if let member = members[CatalogKey.grandfathered.name] { definition.grandfatherRules = grandfatherRules(member.value) }
         return definition
     }
 

@@ -17,7 +17,7 @@ struct CatalogDefinition {
     var legal: [ProductType: String]
     var products: [ProductDefinition]
     /// Rules for customers who bought the app before it turned free.
-    var grandfathered: [GrandfatherRuleDefinition] = []
+    var grandfatherRules: [GrandfatherRuleDefinition] = []
 }
 
 /// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
@@ -74,6 +74,8 @@ struct ProductDefinition {
     var offers: [SubscriptionOfferDefinition] = []
     var trialOf: Located<String>?
     var upgrade: UpgradeDefinition?
+    /// Whether it is a trial of another product.
+    var isTrial: Bool { trialOf != nil }
     /// Credits with valid amounts.
     var credits: [(currency: Located<String>, amount: Int64)] = []
     /// Every currency `credits` names, whatever its amount.

@@ -16,12 +16,12 @@ package struct CatalogLocation: Sendable, Equatable {
     package var entry: String?
     /// For an element of a list of ids (`grants`, `anyOf`): its position.
     package var element: Int?
-    /// The item of a top-level list the place belongs to (`products[3]`, `grandfathered[0]`).
+    /// The item of a top-level list the place belongs to (the fourth product, the first grandfather rule).
     package var item: Item?
 
     /// An item of one of the catalog's lists.
     package struct Item: Hashable, Sendable {
-        /// The list: ``CatalogKey/products`` or ``CatalogKey/grandfathered``.
+        /// The list: the products or the grandfather rules.
         package var list: CatalogKey
         package var index: Int
     }

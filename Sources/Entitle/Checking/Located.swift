@@ -3,6 +3,6 @@ struct Located<Value> {
     var value: Value
     /// Byte offset of the value in its file.
     var offset: Int
-    /// JSON path of the value, such as `products[2].trialOf`.
+    /// JSON path of the value, such as `products[2].name`.
     var path: String
 }

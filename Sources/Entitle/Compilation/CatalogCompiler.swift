@@ -66,13 +66,13 @@ enum CatalogCompiler {
             compiled.append(
                 CompiledProduct(
                     id: product.id!.value, name: product.name!.value, type: type, role: role,
-                    available: product.available, familyShareable: product.familyShareable,
+                    available: product.available, sharesWithFamily: product.familyShareable,
                     legal: product.legal ?? definition.legal[type],
                     grants: product.grants.compactMap { featureIndex[$0.value] },
                     durationMonths: duration?.totalMonths ?? 0,
                     durationDays: duration?.totalDays ?? 0,
                     durationMilliseconds: duration?.timeMilliseconds ?? 0,
-                    group: group, introOffer: product.introOffer?.mode,
+                    group: group, introductoryOffer: product.introOffer?.mode,
                     credits: product.credits.compactMap { credit in
                         currencyIndex[credit.currency.value].map { ($0, credit.amount) }
                     },
@@ -100,7 +100,7 @@ enum CatalogCompiler {
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
             currencyIds: definition.currencies.map(\.value), currencyDescriptions: definition.currencyDescriptions,
             products: compiled, details: details, groups: groups, passGroups: passGroups,
-            grandfatherRules: definition.grandfathered.compactMap { rule in
+            grandfatherRules: definition.grandfatherRules.compactMap { rule in
                 guard let id = rule.id?.value, let condition = rule.condition else { return nil }
                 return GrandfatherRule(id: id, grants: rule.grants.compactMap { featureIndex[$0.value] }, condition: condition)
             })

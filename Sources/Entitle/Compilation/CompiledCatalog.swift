@@ -127,7 +127,7 @@ public final class CompiledCatalog: @unchecked Sendable {
             if case .trial(let days, _) = product.role { trialDays = Int32(days) }
             rules.append(
                 ProductRule(
-                    type: product.type, familyShareable: product.familyShareable, trialDays: trialDays,
+                    type: product.type, sharesWithFamily: product.sharesWithFamily, trialDays: trialDays,
                     group: Int32(product.group), passGroup: Int32(product.passGroup), durationMonths: Int32(product.durationMonths),
                     durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
                     grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
@@ -146,7 +146,7 @@ public final class CompiledCatalog: @unchecked Sendable {
                 if seenApps.insert(requirement.app).inserted { requiredApps.append(requirement.app) }
                 if requirement.anyOf != nil { appsListingProducts.insert(requirement.app) } else { appsRequiringAnyPurchase.insert(requirement.app) }
             }
-            if product.introOffer != nil, groups.indices.contains(product.group) { groupHasIntroOffer[product.group] = true }
+            if product.introductoryOffer != nil, groups.indices.contains(product.group) { groupHasIntroOffer[product.group] = true }
         }
         self.requiredApps = requiredApps
         self.appsListingProducts = appsListingProducts

@@ -18,7 +18,8 @@ final class CompiledProduct: Sendable {
     let type: ProductType
     let role: Role
     let available: Bool
-    let familyShareable: Bool
+    /// Whether family members' purchases count for it too.
+    let sharesWithFamily: Bool
     /// The product's legal text, or its type's default.
     let legal: String?
     /// Indices of the features it grants.
@@ -29,7 +30,8 @@ final class CompiledProduct: Sendable {
     let durationMilliseconds: Int64
     /// Subscription group index for auto-renewables, else -1.
     let group: Int
-    let introOffer: IntroOfferMode?
+    /// The introductory offer's mode, if it has one.
+    let introductoryOffer: IntroOfferMode?
     /// Credits per unit: currency index and amount.
     let credits: [(currency: Int, amount: Int64)]
     /// Indices of upgrades that stand in for this product.
@@ -44,9 +46,9 @@ final class CompiledProduct: Sendable {
     let period: ISODuration?
 
     init(
-        id: String, name: String, type: ProductType, role: Role, available: Bool, familyShareable: Bool, legal: String?,
+        id: String, name: String, type: ProductType, role: Role, available: Bool, sharesWithFamily: Bool, legal: String?,
         grants: [Int], durationMonths: Int, durationDays: Int64, durationMilliseconds: Int64, group: Int,
-        introOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
+        introductoryOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
         offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil
     ) {
         self.id = id
@@ -54,14 +56,14 @@ final class CompiledProduct: Sendable {
         self.type = type
         self.role = role
         self.available = available
-        self.familyShareable = familyShareable
+        self.sharesWithFamily = sharesWithFamily
         self.legal = legal
         self.grants = grants
         self.durationMonths = durationMonths
         self.durationDays = durationDays
         self.durationMilliseconds = durationMilliseconds
         self.group = group
-        self.introOffer = introOffer
+        self.introductoryOffer = introductoryOffer
         self.credits = credits
         self.upgrades = upgrades
         self.offers = offers

@@ -5,7 +5,8 @@
 /// costs nothing shared. Grants and credits are ranges into flat arrays of the catalog.
 struct ProductRule: Sendable {
     var type: ProductType
-    var familyShareable: Bool
+    /// Whether family-shared transactions count.
+    var sharesWithFamily: Bool
     /// The trial's length in days, or 0 for a product that is not a trial.
     var trialDays: Int32
     /// Subscription group index, or -1.

@@ -25,7 +25,7 @@ extension Evaluator {
     ) -> [AccessSpan] {
         var access: [AccessSpan] = []
         if !catalog.grandfatherRules.isEmpty {
-            grandfathered(catalog, receipts: receipts, own: own, into: &access, recorder: &recorder, warnings: &warnings)
+            grandfatherRuleSpans(catalog, receipts: receipts, own: own, into: &access, recorder: &recorder, warnings: &warnings)
         }
         if own.contains(where: { !receipts[$0].grants.isEmpty }) {
             granted(catalog, receipts: receipts, own: own, at: at, into: &access, recorder: &recorder, warnings: &warnings)
@@ -37,7 +37,7 @@ extension Evaluator {
         return access
     }
 
-    private static func grandfathered<R: EvaluationRecorder>(
+    private static func grandfatherRuleSpans<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], into access: inout [AccessSpan],
         recorder: inout R, warnings: inout [EvaluationWarning]
     ) {

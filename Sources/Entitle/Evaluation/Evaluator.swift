@@ -441,7 +441,7 @@ extension ProductRule {
     /// the product is not family-shareable.
     @inline(__always)
     func ignores(_ record: TransactionRecord) -> Bool {
-        record.flags & TransactionRecord.familyShared != 0 && !familyShareable
+        record.flags & TransactionRecord.familyShared != 0 && !sharesWithFamily
     }
 }
 

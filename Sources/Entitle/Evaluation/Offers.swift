@@ -25,13 +25,13 @@ extension Entitlements {
     /// What offers read, found once for all products.
     struct OfferContext {
         /// Features grandfather rules cover at the instant.
-        var grandfathered: Set<Int32>
+        var coveredByRules: Set<Int32>
         /// Per subscription group: a product of it active or in grace, and one in billing retry.
         var subscribedGroups: Set<Int32> = []
         var retryingGroups: [Int32: Int32] = [:]
 
         init(_ result: Entitlements) {
-            grandfathered = result.grandfatheredFeatures
+            coveredByRules = result.grandfatheredFeatures
             for outcome in result.productOutcomes {
                 let group = result.compiled.rules[Int(outcome.product)].group
                 guard group >= 0 else { continue }
@@ -74,7 +74,7 @@ extension Entitlements {
         let group = Int32(product.group)
         var decision = OfferDecision(fact: ineligibility(index, context: context))
         if product.type == .autoRenewableSubscription {
-            if product.introOffer != nil {
+            if product.introductoryOffer != nil {
                 decision.introOfferEligible = !introUsed.contains(group) && context.retryingGroups[group] == nil
             }
             if decision.reason == nil { decision.change = levelChange(to: index) }
@@ -116,7 +116,7 @@ extension Entitlements {
         case .nonConsumable:
             break
         }
-        if let owned = ownership(index, grandfathered: context.grandfathered) { return owned }
+        if let owned = ownership(index, coveredByRules: context.coveredByRules) { return owned }
         if case .trial = product.role, outcome(of: index) != nil { return .trialUsed }
         if case .upgrade(_, let requirement) = product.role, !prerequisites.meets(requirement) {
             return .prerequisiteMissing(requirement)
@@ -131,9 +131,9 @@ extension Entitlements {
 
     /// Why a non-consumable counts as owned: grandfather rules covering all it grants, the trial
     /// running, or it, what it stands in for or an upgrade of that active; `nil` when not owned.
-    private func ownership(_ index: Int, grandfathered: Set<Int32>) -> OfferFact? {
+    private func ownership(_ index: Int, coveredByRules: Set<Int32>) -> OfferFact? {
         let product = compiled.compiledProducts[index]
-        if !grandfathered.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy({ grandfathered.contains(Int32($0)) }) {
+        if !coveredByRules.isEmpty, !product.grants.isEmpty, product.grants.allSatisfy({ coveredByRules.contains(Int32($0)) }) {
             return .ownedThroughGrandfathering
         }
         // The full-price product this one belongs with: itself, what it replaces, or what it is a trial of.

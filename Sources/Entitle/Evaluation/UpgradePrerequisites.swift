@@ -98,7 +98,7 @@ struct UpgradePrerequisites: Sendable, Equatable {
                 let product = receipt.text(record.productId)!
                 if record.flags & TransactionRecord.familyShared != 0 {
                     guard let required = catalogs[app], let index = required.productIndex[product],
-                        required.compiledProducts[index].familyShareable
+                        required.compiledProducts[index].sharesWithFamily
                     else { continue }
                 }
                 products.insert(product)

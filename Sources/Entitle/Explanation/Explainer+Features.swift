@@ -18,7 +18,7 @@ extension Explainer {
                     ended: covers ? nil : ended, span: nil, reason: product.reason))
         }
         for (ruleIndex, rule) in catalog.grandfatherRules.enumerated() where rule.grants.contains(index) {
-            sources.append(grandfathered(ruleIndex, rule, feature: index, context))
+            sources.append(ruleSource(ruleIndex, rule, feature: index, context))
         }
         sources += grants(naming: id, context)
         var decidedBy: String?
@@ -30,7 +30,7 @@ extension Explainer {
         return FeatureExplanation(id: id, enabled: status.enabled, until: status.until, decidedBy: decidedBy, sources: sources)
     }
 
-    private func grandfathered(_ ruleIndex: Int, _ rule: GrandfatherRule, feature: Int, _ context: Context) -> SourceExplanation {
+    private func ruleSource(_ ruleIndex: Int, _ rule: GrandfatherRule, feature: Int, _ context: Context) -> SourceExplanation {
         let name = rule.source
         let span = context.result.access.first { $0.isGrandfathered && $0.source == name && $0.feature == Int32(feature) }?.span
         var reasons: [String] = []

@@ -28,7 +28,7 @@ extension ReceiptSpace {
     mutating func addWays(product id: String) {
         let element = self.element(.product(id))
         let sides = self.sides(of: id)
-        let shareable = sides.contains { $0.product.familyShareable }
+        let shareable = sides.contains { $0.product.sharesWithFamily }
         var types: [ProductType] = []
         for side in sides where !types.contains(side.product.type) { types.append(side.product.type) }
         func add(_ purchase: Purchase, _ label: String) { addAtom(element: element, way: .purchase(purchase), label: label) }

@@ -27,7 +27,7 @@ extension CatalogGraph {
             if let label = Self.label(edge.relation) { attributes.append("label=" + Self.dotString(label)) }
             switch edge.relation {
             case .grants, .credits: break
-            case .trialOf, .requires: attributes.append("style=dashed")
+            case .trial, .requires: attributes.append("style=dashed")
             case .replaces: attributes.append("penwidth=2")
             case .offers: attributes += ["style=dotted", "arrowhead=none"]
             }

@@ -33,7 +33,7 @@ extension CatalogGraph {
             let arrow: String =
                 switch edge.relation {
                 case .grants, .credits: "-->"
-                case .trialOf, .requires: "-.->"
+                case .trial, .requires: "-.->"
                 case .replaces: "==>"
                 case .offers: "-.-"
                 }

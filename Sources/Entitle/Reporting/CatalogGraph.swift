@@ -27,7 +27,7 @@ public struct CatalogGraph: Sendable {
         /// A consumable credits a currency, this much per unit.
         case credits(Int64)
         /// A trial leads to its paid product.
-        case trialOf(days: Int?)
+        case trial(days: Int?)
         /// An upgrade stands in for a full-price product.
         case replaces
         /// An upgrade requires a purchase in another app.
@@ -110,7 +110,7 @@ public struct CatalogGraph: Sendable {
                     }
                 }
                 if let paid = product.trialOf, let target = products[paid] {
-                    edges.append(Edge(from: node.id, to: target, relation: .trialOf(days: product.trialDays)))
+                    edges.append(Edge(from: node.id, to: target, relation: .trial(days: product.trialDays)))
                 }
                 if let upgrade = product.upgrade {
                     if let target = products[upgrade.replaces] { edges.append(Edge(from: node.id, to: target, relation: .replaces)) }
@@ -224,7 +224,7 @@ public struct CatalogGraph: Sendable {
         switch relation {
         case .grants, .offers: nil
         case .credits(let amount): "+\(amount)"
-        case .trialOf: "trial of"
+        case .trial: "trial of"
         case .replaces: "replaces"
         case .requires: "requires"
         }

@@ -48,7 +48,7 @@ struct TestCoverage {
             switch reason {
             case .retired: products.contains { !$0.available }
             case .owned: products.contains { $0.type == .nonConsumable }
-            case .trialUsed: products.contains { $0.trialOf != nil }
+            case .trialUsed: products.contains { $0.trialDays != nil }
             case .subscribed, .billingIssue: products.contains { $0.type == .autoRenewableSubscription }
             case .prerequisiteMissing, .upgradeAvailable: products.contains { $0.upgrade != nil }
             }

@@ -63,7 +63,7 @@ struct LanguageServerPartsTests {
         #expect(index.products.count == 1)
         #expect(index.products.first?.grants.count == 40_000)
         #expect(index.products.first?.anyOf.count == 40_000)
-        #expect(index.grandfathered.first?.grants.count == 40_000)
+        #expect(index.grandfatherRules.first?.grants.count == 40_000)
         #expect(index.products.first?.id?.id == "p")
     }
 

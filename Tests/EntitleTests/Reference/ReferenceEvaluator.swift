@@ -176,7 +176,7 @@ enum ReferenceEvaluator {
                 continue
             }
             let product = products[entry.product]
-            if transaction.ownership == .familyShared && !product.familyShareable {
+            if transaction.ownership == .familyShared && !product.sharesWithFamily {
                 warnings.append(EvaluationWarning(kind: .notFamilyShareable(transactionId: transaction.transactionId, productId: product.id)))
                 continue
             }
@@ -697,7 +697,7 @@ enum ReferenceEvaluator {
                 }
             }
             var intro: Bool?
-            if product.type == .autoRenewableSubscription, product.introOffer != nil {
+            if product.type == .autoRenewableSubscription, product.introductoryOffer != nil {
                 intro = !introUsed.contains(product.group) && !retrying(product.group)
             }
             var promotions: [Promotion]?
@@ -814,7 +814,7 @@ enum ReferenceEvaluator {
             let (transaction, _) = standing(group, at: at)
             if transaction.ownership == .familyShared {
                 guard let catalog = catalogs[requirement.app], let index = catalog.productIndex[transaction.productId],
-                    catalog.compiledProducts[index].familyShareable
+                    catalog.compiledProducts[index].sharesWithFamily
                 else { return false }
             }
             return anyOf.contains(transaction.productId) && transaction.purchaseDate.millisecondsSince1970 <= at
