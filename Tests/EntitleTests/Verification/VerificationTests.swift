@@ -21,14 +21,21 @@ struct VerificationTests {
 
     static func path(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
 
+    /// The folders of the fixtures most tests here read: TPInAppReceipt's receipts and
+    /// certificates, the App Store Server Library's test chain and signed data, and data Apple
+    /// really signed.
+    static let tikhop = "receipts-pkcs7/tikhop-TPInAppReceipt/"
+    static let serverLibrary = "storekit2/apple-app-store-server-library-swift/"
+    static let realSigned = "storekit2/real-apple-signed/"
+
     static let appleRootG3 = "certs/apple-real/AppleRootCA-G3.cer"
-    static let appleRootCA = "receipts-pkcs7/tikhop-TPInAppReceipt/AppleIncRootCertificate.cer"
-    static let storeKitTest = "receipts-pkcs7/tikhop-TPInAppReceipt/StoreKitTestCertificate.cer"
-    static let testCA = "storekit2/apple-app-store-server-library-swift/certs/testCA.der"
-    static let mock = "storekit2/apple-app-store-server-library-swift/mock_signed_data/"
-    static let realTransaction = "storekit2/real-apple-signed/mingos-app_store_server_api/sandbox-consumable-signedTransaction.jws"
-    static let realNotification = "storekit2/real-apple-signed/imdhemy-appstore-iap/test-notification-signed-payload.json"
-    static let xcodeTransaction = "storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction"
+    static let appleRootCA = tikhop + "AppleIncRootCertificate.cer"
+    static let storeKitTest = tikhop + "StoreKitTestCertificate.cer"
+    static let testCA = serverLibrary + "certs/testCA.der"
+    static let mock = serverLibrary + "mock_signed_data/"
+    static let realTransaction = realSigned + "mingos-app_store_server_api/sandbox-consumable-signedTransaction.jws"
+    static let realNotification = realSigned + "imdhemy-appstore-iap/test-notification-signed-payload.json"
+    static let xcodeTransaction = serverLibrary + "xcode/xcode-signed-transaction"
 
     static func verifier(_ roots: [String], app: String, environments: Set<String>? = nil, at: String? = nil) throws -> AppleSignatureVerifier {
         AppleSignatureVerifier(trustedRoots: try roots.map(data), app: app, environments: environments, at: at.map(Fixtures.instant))
@@ -351,7 +358,7 @@ struct VerificationTests {
         @Test("unsigned data fails with `unsigned`: a decoded payload, a verifyReceipt response, a normalized receipt")
         func unsignedData() throws {
             let verifier = try V.verifier([V.testCA], app: "com.example")
-            let decoded = try V.data("storekit2/apple-app-store-server-library-swift/models/signedTransaction.json")
+            let decoded = try V.data(V.serverLibrary + "models/signedTransaction.json")
             #expect(V.failure { try verifier.verifiedReceipt(fromAppStore: decoded) }?.code == .unsigned)
             // A decoded transaction beside a signed one is refused too: it would count unsigned.
             let good = try V.text(V.mock + "transactionInfo")
@@ -381,7 +388,7 @@ struct VerificationTests {
             let imported = try own.verifiedReceipt(fromAppStore: Data(jws.utf8))
             #expect(imported.receipt.environment == "xcode")
             for name in ["xcode-signed-renewal-info", "xcode-signed-app-transaction"] {
-                _ = try own.verifiedReceipt(fromAppStore: V.data("storekit2/apple-app-store-server-library-swift/xcode/" + name))
+                _ = try own.verifiedReceipt(fromAppStore: V.data(V.serverLibrary + "xcode/" + name))
             }
             let receiptCertificate = try V.verifier([V.storeKitTest], app: app)
             #expect(V.failure { try receiptCertificate.verifiedReceipt(fromAppStore: Data(jws.utf8)) }?.code == .untrustedChain)
@@ -521,7 +528,7 @@ struct VerificationTests {
 
         // MARK: The command line
 
-        static let xcodeReceipt = V.path("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases")
+        static let xcodeReceipt = V.path(V.tikhop + "receipt-xcode-with-purchases")
 
         @Test("check, explain and normalize --verify read data that verifies, and say nothing about unverified data")
         func commandLineVerifies() throws {
@@ -597,7 +604,7 @@ struct VerificationTests {
             try Fixtures.withTemporaryDirectory("entitle-verify") { directory in
                 try FileManager.default.copyItem(atPath: Self.xcodeReceipt, toPath: directory.appendingPathComponent("good.pkcs7").path)
                 try FileManager.default.copyItem(
-                    atPath: V.path("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-production"),
+                    atPath: V.path(V.tikhop + "receipt-production"),
                     toPath: directory.appendingPathComponent("other.pkcs7").path)
                 let output = CLITests.run([
                     "check", "--catalog", CLITests.products, "--customers", directory.path, "--verify",
