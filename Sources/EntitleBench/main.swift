@@ -42,20 +42,8 @@ while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
     case "--quick": quick = true
-    case "--json":
-        guard let path = arguments.first else {
-            FileHandle.standardError.write(Data(usage.utf8))
-            exit(2)
-        }
-        jsonPath = path
-        arguments.removeFirst()
-    case "--files":
-        guard let path = arguments.first else {
-            FileHandle.standardError.write(Data(usage.utf8))
-            exit(2)
-        }
-        filesDirectory = path
-        arguments.removeFirst()
+    case "--json": jsonPath = value(argument)
+    case "--files": filesDirectory = value(argument)
     case "--batch": batch = true
     case "--write-corpus": corpusPath = value(argument)
     case "--customers": corpusCustomers = number(argument)

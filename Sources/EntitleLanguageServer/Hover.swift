@@ -54,30 +54,16 @@ enum Hover {
         let app = index.app.map { " of `\($0.id)`" } ?? ""
         switch symbol.kind {
         case .feature:
-            var lines = ["feature `\(symbol.id)`\(app)"]
-            if let declared = index.features.first(where: { $0.occurrence.id == symbol.id }) {
-                if let description = declared.description { lines.append(description) }
-            } else {
-                lines.append("not declared in `\(CatalogKey.features.name)`")
-            }
             var sources = index.products.filter { $0.grants.contains { $0.id == symbol.id } }.map(productLine)
             sources += index.grandfatherRules.filter { $0.grants.contains { $0.id == symbol.id } }
                 .map { "- grandfather rule `\($0.name)`" }
-            lines.append(sources.isEmpty ? "granted by nothing" : "granted by:\n" + sources.joined(separator: "\n"))
-            return lines.joined(separator: "\n\n")
+            return declaredMarkdown(symbol.id, "feature", app: app, in: index.features, key: .features, sources: sources, verb: "granted")
         case .currency:
-            var lines = ["currency `\(symbol.id)`\(app)"]
-            if let declared = index.currencies.first(where: { $0.occurrence.id == symbol.id }) {
-                if let description = declared.description { lines.append(description) }
-            } else {
-                lines.append("not declared in `\(CatalogKey.currencies.name)`")
-            }
             let sources = index.products.compactMap { product -> String? in
                 guard let credit = product.credits.first(where: { $0.currency.id == symbol.id }) else { return nil }
                 return productLine(product) + (credit.amount.map { ", \($0) per unit" } ?? "")
             }
-            lines.append(sources.isEmpty ? "credited by nothing" : "credited by:\n" + sources.joined(separator: "\n"))
-            return lines.joined(separator: "\n\n")
+            return declaredMarkdown(symbol.id, "currency", app: app, in: index.currencies, key: .currencies, sources: sources, verb: "credited")
         case .product:
             guard let product = index.product(withId: symbol.id) else {
                 return "product `\(symbol.id)`\n\nnot defined in `\(owner.uri)`"
@@ -87,6 +73,22 @@ enum Hover {
             let count = index.products.count
             return "app `\(symbol.id)`\n\ncatalog `\(owner.uri)`, \(count) product\(count == 1 ? "" : "s")"
         }
+    }
+
+    /// A feature's or currency's hover: the id and its app, its description (or that `key` does not
+    /// declare it), then the `sources` that grant or credit it (`verb`).
+    private static func declaredMarkdown(
+        _ id: String, _ kind: String, app: String, in declarations: [CatalogIndex.Declaration], key: CatalogKey, sources: [String],
+        verb: String
+    ) -> String {
+        var lines = ["\(kind) `\(id)`\(app)"]
+        if let declared = declarations.first(where: { $0.occurrence.id == id }) {
+            if let description = declared.description { lines.append(description) }
+        } else {
+            lines.append("not declared in `\(key.name)`")
+        }
+        lines.append(sources.isEmpty ? "\(verb) by nothing" : "\(verb) by:\n" + sources.joined(separator: "\n"))
+        return lines.joined(separator: "\n\n")
     }
 
     private static func productLine(_ product: CatalogIndex.Product) -> String {

@@ -14,15 +14,7 @@ extension CatalogChecker {
             guard let members = object(element, .grandfatherRule, path: path) else { continue }
             var rule = GrandfatherRuleDefinition(path: path, offset: element.offset)
             rule.id = members[CatalogKey.id.name].flatMap { scalar($0, .id, in: .grandfatherRule, path: keyPath(.id))?.text }
-            if let id = rule.id {
-                if let first = seen[id.value] {
-                    report(
-                        .duplicateProduct, "duplicate grandfather rule id `\(id.value)`", at: id.offset, path: id.path,
-                        help: "it is already defined at \(first.path) (line \(line(of: first.offset)))")
-                } else {
-                    seen[id.value] = id
-                }
-            }
+            if let id = rule.id { checkUnique(id, in: &seen, what: "grandfather rule") { "it is already defined at \($0)" } }
             if let grants = members[CatalogKey.grants.name] {
                 if case .array(let values) = grants.value.value {
                     for (position, value) in values.enumerated() {

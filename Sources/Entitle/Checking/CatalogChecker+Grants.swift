@@ -11,6 +11,18 @@ extension CatalogChecker {
         var undeclaredGrants: Set<Int> = []
     }
 
+    /// Reports `id` as a duplicate `what` id when `seen` has an earlier one of its value (`help`
+    /// says so, given where that one is: its path and line); else adds it to `seen`.
+    mutating func checkUnique(_ id: Located<String>, in seen: inout [String: Located<String>], what: String, help: (String) -> String) {
+        if let first = seen[id.value] {
+            report(
+                .duplicateProduct, "duplicate \(what) id `\(id.value)`", at: id.offset, path: id.path,
+                help: help("\(first.path) (line \(line(of: first.offset)))"))
+        } else {
+            seen[id.value] = id
+        }
+    }
+
     mutating func checkRules(_ catalog: inout CatalogDefinition) {
         var context = RuleContext()
         for (index, product) in catalog.products.enumerated() {

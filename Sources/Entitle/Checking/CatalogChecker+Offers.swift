@@ -84,13 +84,7 @@ extension CatalogChecker {
         for product in catalog.products {
             for offer in product.offers {
                 guard let id = offer.id else { continue }
-                if let first = seen[id.value] {
-                    report(
-                        .duplicateProduct, "duplicate offer id `\(id.value)`", at: id.offset, path: id.path,
-                        help: "it is already used at \(first.path) (line \(line(of: first.offset))); offer ids are unique in a catalog")
-                } else {
-                    seen[id.value] = id
-                }
+                checkUnique(id, in: &seen, what: "offer") { "it is already used at \($0); offer ids are unique in a catalog" }
             }
         }
     }

@@ -146,7 +146,7 @@ extension CatalogChecker {
                         var ids: [Located<String>] = []
                         var seen: Set<String> = []
                         for (index, element) in elements.enumerated() {
-                            guard let id = productIdentifier(element, path: "\(listPath)[\(index)]") else { continue }
+                            guard let id = identifier(element, path: "\(listPath)[\(index)]", .product) else { continue }
                             if !seen.insert(id.value).inserted {
                                 report(.badValue, "product `\(id.value)` is listed twice", at: id.offset, path: id.path)
                             } else {

@@ -45,26 +45,11 @@ extension CatalogChecker {
                 .trialRule, "`duration` \(duration.value) does not agree with the name's \(days) days",
                 at: duration.offset, path: duration.path, help: "use `P\(days)D` or remove `duration`")
         }
-        if trialOf.value == trial.id?.value {
-            report(.trialRule, "a trial cannot be a trial of itself", at: trialOf.offset, path: trialOf.path)
-            return
-        }
-        guard let paidIndex = context.productsById[trialOf.value] else {
-            report(
-                .unknownProduct, "`trialOf` names `\(trialOf.value)`, which this catalog does not define",
-                at: trialOf.offset, path: trialOf.path,
-                help: Suggestion.help(for: trialOf.value, in: context.productIds, budget: &suggestions))
-            return
-        }
-        let paid = catalog.products[paidIndex]
-        // A paid product whose type is broken was reported there; what it should be is not known.
-        guard let paidType = paid.type, let paidId = paid.id else { return }
-        if paidType != .nonConsumable {
-            report(
-                .trialRule, "`trialOf` must name a non-consumable, but `\(paidId.value)` is \(paidType.phrase)",
-                at: trialOf.offset, path: trialOf.path)
-            return
-        }
+        guard
+            let (paidIndex, paid, paidId) = namedNonConsumable(
+                trialOf, key: .trialOf, of: trial, rule: .trialRule, itself: "a trial cannot be a trial of itself", catalog: catalog,
+                context: context)
+        else { return }
         if paid.trialOf != nil || paid.priceTier?.value == 0 {
             report(
                 .trialRule, "`trialOf` must name a paid product, but `\(paidId.value)` is free",

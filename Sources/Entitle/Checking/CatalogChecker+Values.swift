@@ -74,11 +74,11 @@ extension CatalogChecker {
         case .text:
             return nonEmptyString(node, path: path).map(Scalar.text)
         case .name:
-            return identifierString(node, path: path).map(Scalar.text)
+            return identifier(node, path: path, .name).map(Scalar.text)
         case .productId, .productReference:
-            return productIdentifier(node, path: path).map(Scalar.text)
+            return identifier(node, path: path, .product).map(Scalar.text)
         case .bundleId:
-            return bundleIdentifier(node, path: path).map(Scalar.text)
+            return identifier(node, path: path, .bundle).map(Scalar.text)
         case .productType:
             return choice(node, path: path, ProductType.allCases.map(\.rawValue), what: "product type").map(Scalar.text)
         case .choice(let values, let what):
@@ -143,35 +143,27 @@ extension CatalogChecker {
         nonEmptyString(node, path: path)?.value
     }
 
-    /// A non-empty string within ``CatalogLimits/maxIdentifierBytes``.
-    mutating func identifierString(_ node: JSONNode, path: String) -> Located<String>? {
+    /// What an id names: something declared (a feature, a currency, a group), which may hold any
+    /// text, or a product or an app, whose ids the App Store restricts.
+    enum IdentifierKind { case name, product, bundle }
+
+    /// A non-empty string within ``CatalogLimits/maxIdentifierBytes``, of only the scalars an id of
+    /// `kind` may hold.
+    mutating func identifier(_ node: JSONNode, path: String, _ kind: IdentifierKind) -> Located<String>? {
         guard let value = nonEmptyString(node, path: path) else { return nil }
-        guard value.value.utf8.count <= CatalogLimits.maxIdentifierBytes else {
-            report(
-                .limitExceeded, "id of \(value.value.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
-                at: node.offset, path: path)
-            return nil
-        }
-        return value
-    }
-
-    mutating func productIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
-        guard let value = identifierString(node, path: path) else { return nil }
-        if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) }) {
-            report(
-                .badValue, "product id `\(value.value)` may contain only letters, digits, `.`, `_` and `-`",
-                at: node.offset, path: path)
-            return nil
-        }
-        return value
-    }
-
-    mutating func bundleIdentifier(_ node: JSONNode, path: String) -> Located<String>? {
-        guard let value = identifierString(node, path: path) else { return nil }
-        if value.value.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) || $0 == "_" }) {
-            report(
-                .badValue, "bundle id `\(value.value)` may contain only letters, digits, `.` and `-`",
-                at: node.offset, path: path, help: "a bundle id looks like `com.example.app`")
+        let id = value.value
+        let problem: (code: DiagnosticCode, message: String, help: String?)? =
+            if id.utf8.count > CatalogLimits.maxIdentifierBytes {
+                (.limitExceeded, "id of \(id.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes", nil)
+            } else if kind == .product, id.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) }) {
+                (.badValue, "product id `\(id)` may contain only letters, digits, `.`, `_` and `-`", nil)
+            } else if kind == .bundle, id.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) || $0 == "_" }) {
+                (.badValue, "bundle id `\(id)` may contain only letters, digits, `.` and `-`", "a bundle id looks like `com.example.app`")
+            } else {
+                nil
+            }
+        if let problem {
+            report(problem.code, problem.message, at: node.offset, path: path, help: problem.help)
             return nil
         }
         return value

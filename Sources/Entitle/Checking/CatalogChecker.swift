@@ -63,22 +63,10 @@ package struct CatalogChecker {
     ///   diagnostic is an error.
     static func check(file: String, data: Data) -> (CatalogDefinition?, [Diagnostic]) {
         var checker = CatalogChecker(file: file, data: data)
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(data, limits: .catalog)
-        } catch let error as JSONSyntaxError {
-            checker.report(.malformedJSON, error.message, at: error.offset, path: "", help: error.help)
-            return (nil, checker.diagnostics)
-        } catch {
-            checker.report(.malformedJSON, "\(error)", at: 0, path: "")
-            return (nil, checker.diagnostics)
-        }
-        for duplicate in document.duplicateKeys {
-            let first = checker.lines.location(of: duplicate.firstOffset)
-            checker.report(
-                .duplicateKey, "duplicate key `\(Diagnostic.excerpt(duplicate.key))`", at: duplicate.offset, path: "",
-                help: "the first `\(Diagnostic.excerpt(duplicate.key))` is at line \(first.line), column \(first.column); keep one")
-        }
+        guard
+            let document = JSONDocument.parse(
+                data, limits: .catalog, lines: checker.lines, report: { checker.report($0, $1, at: $2, path: "", help: $3) })
+        else { return (nil, checker.diagnostics) }
         var definition = checker.checkCatalog(document.root)
         if definition != nil { checker.checkRules(&definition!) }
         // In file order, as compilers print them; the sort is stable for one location.
@@ -130,26 +118,14 @@ package struct CatalogChecker {
 
         if let schema = members[CatalogKey.schema.name] { _ = scalar(schema, .schema, in: .catalog, path: CatalogKey.schema.name) }
         let app = members[CatalogKey.app.name].flatMap { scalar($0, .app, in: .catalog, path: CatalogKey.app.name)?.text }
-        var features: [Located<String>] = []
-        var featureDescriptions: [String] = []
-        if let member = members[CatalogKey.features.name] {
-            if let declared = declarations(member.value, path: CatalogKey.features.name, what: "feature") {
-                (features, featureDescriptions) = declared
-            } else {
-                broken.features = true
-            }
-        } else {
-            broken.features = true
+        let features = members[CatalogKey.features.name].flatMap {
+            declarations($0.value, path: CatalogKey.features.name, what: "feature")
         }
-        var currencies: [Located<String>] = []
-        var currencyDescriptions: [String] = []
-        if let member = members[CatalogKey.currencies.name] {
-            if let declared = declarations(member.value, path: CatalogKey.currencies.name, what: "currency") {
-                (currencies, currencyDescriptions) = declared
-            } else {
-                broken.currencies = true
-            }
-        }
+        broken.features = features == nil
+        // `currencies` may be left out; one that is there but unreadable is broken.
+        let currencyMember = members[CatalogKey.currencies.name]
+        let currencies = currencyMember.flatMap { declarations($0.value, path: CatalogKey.currencies.name, what: "currency") }
+        broken.currencies = currencyMember != nil && currencies == nil
         let legal = members[CatalogKey.legal.name].map { legalDefaults($0.value) } ?? [:]
 
         var products: [ProductDefinition] = []
@@ -171,15 +147,15 @@ package struct CatalogChecker {
             }
         }
         var definition = CatalogDefinition(
-            file: file, app: app, features: features, featureDescriptions: featureDescriptions,
-            currencies: currencies, currencyDescriptions: currencyDescriptions,
+            file: file, app: app, features: features?.ids ?? [], featureDescriptions: features?.descriptions ?? [],
+            currencies: currencies?.ids ?? [], currencyDescriptions: currencies?.descriptions ?? [],
             legal: legal, products: products)
         if let member = members[CatalogKey.grandfathered.name] { definition.grandfatherRules = grandfatherRules(member.value) }
         return definition
     }
 
     /// Feature or currency declarations; `nil` when the value is not an object.
-    private mutating func declarations(_ node: JSONNode, path: String, what: String) -> ([Located<String>], [String])? {
+    private mutating func declarations(_ node: JSONNode, path: String, what: String) -> (ids: [Located<String>], descriptions: [String])? {
         guard case .object(let members) = node.value else {
             wrongType(node, expected: "an object of \(what) ids to descriptions", path: path)
             return nil

@@ -27,27 +27,9 @@ package enum CatalogSchema {
         ]
         root += object(.catalog)
         var definitions: [(String, JSONOutput)] = [
-            (
-                "bundleId",
-                .object([
-                    ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9.-]+$")),
-                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-                ])
-            ),
-            (
-                "declaredId",
-                .object([
-                    ("type", .string("string")), ("pattern", .string("^[A-Za-z0-9][A-Za-z0-9._-]*$")),
-                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-                ])
-            ),
-            (
-                "productId",
-                .object([
-                    ("type", .string("string")), ("minLength", .integer(1)), ("pattern", .string("^[A-Za-z0-9._-]+$")),
-                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
-                ])
-            ),
+            ("bundleId", identifier(pattern: "^[A-Za-z0-9.-]+$", minLength: 1)),
+            ("declaredId", identifier(pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$")),
+            ("productId", identifier(pattern: "^[A-Za-z0-9._-]+$", minLength: 1)),
             (
                 "duration",
                 .object([
@@ -71,6 +53,14 @@ package enum CatalogSchema {
         }
         root.append(("$defs", .object(definitions)))
         return .object(root)
+    }
+
+    /// An id: a string that matches `pattern`, at most ``CatalogLimits/maxIdentifierBytes`` long
+    /// and, when given, at least `minLength`.
+    private static func identifier(pattern: String, minLength: Int64? = nil) -> JSONOutput {
+        .object(
+            [("type", .string("string"))] + (minLength.map { [("minLength", .integer($0))] } ?? [])
+                + [("pattern", .string(pattern)), ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes)))])
     }
 
     /// An object of the language: closed to other keys, its properties, its required keys, and

@@ -148,17 +148,10 @@ enum AppReceiptMapper {
     private static func transaction(
         _ bytes: ArraySlice<UInt8>, index: Int, dropped: inout Set<Int64>
     ) throws(BERReader.Failure) -> Transaction {
-        var offerId: String?
-        var productId: String?
-        var transactionId: String?
-        var originalTransactionId: String?
+        // Filled in as the attributes come; the ids and the purchase date are checked at the end.
+        var transaction = Transaction(productId: "", transactionId: "", purchaseDate: .earliest)
         var purchase: Instant?
-        var originalPurchase: Instant?
-        var expires: Instant?
-        var cancellation: Instant?
-        var quantity = 1
-        var trial = false
-        var intro = false
+        var offerId: String?
         func date(_ value: ArraySlice<UInt8>, _ what: String) throws(BERReader.Failure) -> Instant? {
             let text = try BERReader.text(try single(value))
             guard !text.isEmpty else { return nil }
@@ -182,28 +175,30 @@ enum AppReceiptMapper {
                         offset: attribute.offset,
                         message: "in-app purchase \(index): quantity \(number) is not from 1 to \(ReceiptLimits.maxQuantity)")
                 }
-                quantity = Int(number)
-            case 1702: productId = try BERReader.text(try single(value))
-            case 1703: transactionId = try BERReader.text(try single(value))
+                transaction.quantity = Int(number)
+            case 1702: transaction.productId = try BERReader.text(try single(value))
+            case 1703: transaction.transactionId = try BERReader.text(try single(value))
             case 1704: purchase = try date(value, "purchase date")
-            case 1705: originalTransactionId = try BERReader.text(try single(value))
-            case 1706: originalPurchase = try date(value, "original purchase date")
-            case 1708: expires = try date(value, "expiry date")
-            case 1712: cancellation = try date(value, "cancellation date")
-            case 1713: trial = try BERReader.integer(try single(value)) != 0
-            case 1719: intro = try BERReader.integer(try single(value)) != 0
+            case 1705: transaction.originalTransactionId = try BERReader.text(try single(value))
+            case 1706: transaction.originalPurchaseDate = try date(value, "original purchase date")
+            case 1708: transaction.expiresDate = try date(value, "expiry date")
+            case 1712: transaction.cancellationDate = try date(value, "cancellation date")
+            case 1713: transaction.isTrialPeriod = try BERReader.integer(try single(value)) != 0
+            case 1719: transaction.isIntroOfferPeriod = try BERReader.integer(try single(value)) != 0
             case 1721: offerId = try BERReader.text(try single(value))
             default: dropped.insert(type)
             }
         }
-        guard let productId, !productId.isEmpty, let transactionId, !transactionId.isEmpty, let purchase else {
+        guard !transaction.productId.isEmpty, !transaction.transactionId.isEmpty, let purchase else {
             throw BERReader.Failure(offset: 0, message: "in-app purchase \(index) lacks a product id, transaction id or purchase date")
         }
-        return Transaction(
-            productId: productId, transactionId: transactionId, originalTransactionId: originalTransactionId,
-            purchaseDate: purchase, originalPurchaseDate: originalPurchase, expiresDate: expires,
-            cancellationDate: cancellation, quantity: quantity, isTrialPeriod: trial, isIntroOfferPeriod: intro,
-            offerType: offerId?.isEmpty == false ? .promotional : (trial || intro ? .introductory : nil),
-            offerId: offerId?.isEmpty == false ? offerId : nil)
+        transaction.purchaseDate = purchase
+        if let offerId, !offerId.isEmpty {
+            transaction.offerType = .promotional
+            transaction.offerId = offerId
+        } else if transaction.isTrialPeriod || transaction.isIntroOfferPeriod {
+            transaction.offerType = .introductory
+        }
+        return transaction
     }
 }

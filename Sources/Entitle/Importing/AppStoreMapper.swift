@@ -244,6 +244,16 @@ struct AppStoreMapper {
             guard let value = node[key], !value.isNull else { return nil }
             return try value.instant(key: key, path: join(key))
         }
+        /// The value of `key`, one of Apple's names in `values`; another name (or a value not a
+        /// string) is ignored with a warning.
+        func known<Value>(_ key: String, _ what: String, _ values: [String: Value]) -> Value? {
+            guard let raw = node[key], !raw.isNull else { return nil }
+            if let name = raw.lenientString, let value = values[name] { return value }
+            warnings.append(
+                ImportWarning(
+                    path: join(key), message: "unknown \(what) \(raw.lenientString.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+            return nil
+        }
         guard let purchase = try instant("purchaseDate") else {
             throw ImportFailure(offset: node.offset, message: "transaction without `purchaseDate`", path: path)
         }
@@ -289,18 +299,9 @@ struct AppStoreMapper {
             }
         }
         transaction.signedDate = try instant("signedDate") ?? notificationSignedDate
-        if let raw = node["revocationType"], !raw.isNull {
-            switch raw.lenientString {
-            case "REFUND_FULL": transaction.revocationType = .refundFull
-            case "REFUND_PRORATED": transaction.revocationType = .refundProrated
-            case "FAMILY_REVOKE": transaction.revocationType = .familyRevoke
-            case let other:
-                warnings.append(
-                    ImportWarning(
-                        path: join("revocationType"),
-                        message: "unknown revocation type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
-            }
-        }
+        transaction.revocationType = known(
+            "revocationType", "revocation type",
+            ["REFUND_FULL": .refundFull, "REFUND_PRORATED": .refundProrated, "FAMILY_REVOKE": .familyRevoke])
         if let raw = node["revocationPercentage"], !raw.isNull {
             guard let thousandths = raw.lenientInteger, (0...Int64(TransactionRecord.wholePercentage)).contains(thousandths) else {
                 throw ImportFailure(
@@ -310,17 +311,7 @@ struct AppStoreMapper {
             transaction.revocationPercentage = Double(thousandths) / 1_000
         }
         transaction.appAccountToken = try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))
-        if let raw = node["billingPlanType"], !raw.isNull {
-            switch raw.lenientString {
-            case "MONTHLY": transaction.billingPlan = .monthly
-            case "BILLED_UPFRONT": transaction.billingPlan = .billedUpfront
-            case let other:
-                warnings.append(
-                    ImportWarning(
-                        path: join("billingPlanType"),
-                        message: "unknown billing plan type \(other.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
-            }
-        }
+        transaction.billingPlan = known("billingPlanType", "billing plan type", ["MONTHLY": .monthly, "BILLED_UPFRONT": .billedUpfront])
         if let info = node["commitmentInfo"], !info.isNull {
             transaction.commitment = try commitment(info, path: join("commitmentInfo"))
         }

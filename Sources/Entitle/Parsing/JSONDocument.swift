@@ -54,6 +54,33 @@ package struct JSONDocument {
         }
     }
 
+    /// Parses a file that is checked, as ``parse(_:limits:)`` does, reporting its problems with
+    /// `report(code, message, offset, help)`: the syntax error that stops it (then `nil`), or each
+    /// duplicate key, with where in `lines` the first one is (`name` writes a key into the
+    /// messages).
+    package static func parse(
+        _ data: Data, limits: Limits, lines: LineTable, name: (String) -> String = Diagnostic.excerpt,
+        report: (_ code: DiagnosticCode, _ message: String, _ offset: Int, _ help: String?) -> Void
+    ) -> JSONDocument? {
+        let document: JSONDocument
+        do {
+            document = try parse(data, limits: limits)
+        } catch let error as JSONSyntaxError {
+            report(.malformedJSON, error.message, error.offset, error.help)
+            return nil
+        } catch {
+            report(.malformedJSON, "\(error)", 0, nil)
+            return nil
+        }
+        for duplicate in document.duplicateKeys {
+            let first = lines.location(of: duplicate.firstOffset)
+            report(
+                .duplicateKey, "duplicate key `\(name(duplicate.key))`", duplicate.offset,
+                "the first `\(name(duplicate.key))` is at line \(first.line), column \(first.column); keep one")
+        }
+        return document
+    }
+
     private static func readNode(_ reader: inout JSONReader, duplicates: inout [DuplicateKey]) throws -> JSONNode {
         let kind = try reader.peek()
         let offset = reader.valueOffset

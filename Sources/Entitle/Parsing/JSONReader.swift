@@ -166,25 +166,30 @@ package struct JSONReader {
             depth -= 1
             return false
         }
-        if !first {
-            guard bytes[offset] == UInt8(ascii: ",") else {
-                throw unexpected("expected `,` or `}` after an object member")
-            }
-            let comma = offset
-            offset += 1
-            skipWhitespace()
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-                throw JSONSyntaxError(
-                    offset: comma, message: "trailing comma before `}`",
-                    help: "JSON allows no comma after the last member: remove this one")
-            }
-        }
+        if !first { try skipComma(in: "object", item: "member", closer: UInt8(ascii: "}")) }
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
             guard offset < bytes.count else { throw error("unexpected end of input inside an object") }
             throw unexpected("expected a member name in double quotes")
         }
         first = false
         return true
+    }
+
+    /// Steps over the `,` that must separate two items of a container, and the whitespace after
+    /// it; throws where there is none, or where it is a trailing comma before `closer`.
+    @inline(__always)
+    private mutating func skipComma(in container: String, item: String, closer: UInt8) throws {
+        guard bytes[offset] == UInt8(ascii: ",") else {
+            throw unexpected("expected `,` or `\(Unicode.Scalar(closer))` after an \(container) \(item)")
+        }
+        let comma = offset
+        offset += 1
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == closer {
+            throw JSONSyntaxError(
+                offset: comma, message: "trailing comma before `\(Unicode.Scalar(closer))`",
+                help: "JSON allows no comma after the last \(item): remove this one")
+        }
     }
 
     @inline(__always)
@@ -209,19 +214,7 @@ package struct JSONReader {
                 depth -= 1
                 return
             }
-            if index > 0 {
-                guard bytes[offset] == UInt8(ascii: ",") else {
-                    throw unexpected("expected `,` or `]` after an array element")
-                }
-                let comma = offset
-                offset += 1
-                skipWhitespace()
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-                    throw JSONSyntaxError(
-                        offset: comma, message: "trailing comma before `]`",
-                        help: "JSON allows no comma after the last element: remove this one")
-                }
-            }
+            if index > 0 { try skipComma(in: "array", item: "element", closer: UInt8(ascii: "]")) }
             try body(&self, index)
             index += 1
         }

@@ -56,14 +56,6 @@ extension CatalogGraph {
     /// Text inside a quoted DOT string: backslashes doubled and quotes escaped, after control
     /// and bidirectional characters are made visible (``SVGDocument/visible(_:)``).
     static func dotText(_ text: String) -> String {
-        var result = ""
-        for scalar in SVGDocument.visible(text).unicodeScalars {
-            switch scalar {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        SVGDocument.visible(text).replacingScalars(["\\": "\\\\", "\"": "\\\""])
     }
 }

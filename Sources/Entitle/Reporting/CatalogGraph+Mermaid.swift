@@ -59,18 +59,13 @@ extension CatalogGraph {
     /// characters beyond ASCII as they are, every other character as its entity code (`"` is
     /// `#34;`, `<` is `#60;`, `#` is `#35;`).
     static func mermaidText(_ text: String) -> String {
-        var result = ""
-        for scalar in SVGDocument.visible(text).unicodeScalars {
+        SVGDocument.visible(text).replacingScalars { scalar in
             switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", " ", ".", ",", ":", "_", "/", "+", "=", "@", "-", "(", ")":
-                result.unicodeScalars.append(scalar)
-            case _ where scalar.value >= 0xA0:
-                // Beyond ASCII nothing is Mermaid's syntax (hidden characters are escapes by now).
-                result.unicodeScalars.append(scalar)
-            default:
-                result += "#\(scalar.value);"
+            case "a"..."z", "A"..."Z", "0"..."9", " ", ".", ",", ":", "_", "/", "+", "=", "@", "-", "(", ")": nil
+            // Beyond ASCII nothing is Mermaid's syntax (hidden characters are escapes by now).
+            case _ where scalar.value >= 0xA0: nil
+            default: "#\(scalar.value);"
             }
         }
-        return result
     }
 }

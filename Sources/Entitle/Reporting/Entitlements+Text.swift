@@ -2,63 +2,43 @@ extension Entitlements {
     /// The result for people: features first, aligned, each with why it is on and until when;
     /// then balances, products, offers, when to look again, and warnings.
     public var text: String {
-        var lines: [String] = ["\(app) at \(at.rfc3339)", "", "features"]
-        let features = self.features
-        let featureWidth = features.map(\.id.count).max() ?? 0
-        for feature in features {
-            var line = "  " + pad(feature.id, featureWidth) + "  "
-            if feature.enabled {
-                line += "on   " + (feature.until.map { "until \($0.rfc3339)" } ?? "no end")
-                line += "  from " + feature.sources.joined(separator: ", ")
-            } else {
-                line += "off"
-            }
-            lines.append(line)
+        var lines = ["\(app) at \(at.rfc3339)"]
+        lines += section("features", features, name: \.id, always: true) { feature, name in
+            guard feature.enabled else { return [name + "  off"] }
+            return [
+                name + "  on   " + (feature.until.map { "until \($0.rfc3339)" } ?? "no end") + "  from "
+                    + feature.sources.joined(separator: ", ")
+            ]
         }
-        let balances = self.balances
-        if !balances.isEmpty {
-            lines += ["", "balances"]
-            let width = balances.map(\.currency.count).max() ?? 0
-            for balance in balances { lines.append("  " + pad(balance.currency, width) + "  \(balance.balance)") }
-        }
-        let products = self.products
-        if !products.isEmpty {
-            lines += ["", "products"]
-            let width = products.map(\.id.count).max() ?? 0
-            for product in products {
-                var line = "  " + pad(product.id, width) + "  " + product.state.rawValue
-                if let until = product.until { line += " until \(until.rfc3339)" }
-                if let startsAt = product.startsAt { line += " from \(startsAt.rfc3339)" }
-                if let willRenew = product.willRenew {
-                    line += willRenew ? ", renews" : ", will not renew"
-                    if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }
-                }
-                if let commitment = product.commitment {
-                    line += ", billed monthly: period \(commitment.period) of \(commitment.periods), commitment ends \(commitment.endsAt.rfc3339)"
-                }
-                lines.append(line)
+        lines += section("balances", balances, name: \.currency) { balance, name in [name + "  \(balance.balance)"] }
+        lines += section("products", products, name: \.id) { product, name in
+            var line = name + "  " + product.state.rawValue
+            if let until = product.until { line += " until \(until.rfc3339)" }
+            if let startsAt = product.startsAt { line += " from \(startsAt.rfc3339)" }
+            if let willRenew = product.willRenew {
+                line += willRenew ? ", renews" : ", will not renew"
+                if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }
             }
-        }
-        let offers = self.offers
-        if !offers.isEmpty {
-            lines += ["", "offers"]
-            let width = offers.map(\.productId.count).max() ?? 0
-            for offer in offers {
-                var line = "  " + pad(offer.productId, width) + "  "
-                line += offer.eligible ? "offer" : "do not offer (\(offer.reason!.rawValue))"
-                if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
-                if let change = offer.change {
-                    line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
-                }
-                if !offer.adds.isEmpty { line += "; adds " + offer.adds.joined(separator: ", ") }
-                if !offer.extends.isEmpty { line += "; extends " + offer.extends.joined(separator: ", ") }
-                lines.append(line)
-                for promotion in offer.promotions ?? [] {
-                    lines.append(
-                        "  " + pad("", width) + "    \(promotion.type.rawValue) \(promotion.id): "
-                            + (promotion.eligible ? "offer" : "do not offer") + " (\(promotion.reason.rawValue))")
-                }
+            if let commitment = product.commitment {
+                line += ", billed monthly: period \(commitment.period) of \(commitment.periods), commitment ends \(commitment.endsAt.rfc3339)"
             }
+            return [line]
+        }
+        lines += section("offers", offers, name: \.productId) { offer, name in
+            var line = name + "  " + (offer.eligible ? "offer" : "do not offer (\(offer.reason!.rawValue))")
+            if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
+            if let change = offer.change {
+                line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
+            }
+            if !offer.adds.isEmpty { line += "; adds " + offer.adds.joined(separator: ", ") }
+            if !offer.extends.isEmpty { line += "; extends " + offer.extends.joined(separator: ", ") }
+            // Each promotional offer below, past the name.
+            let indent = String(repeating: " ", count: name.count) + "    "
+            return [line]
+                + (offer.promotions ?? []).map { promotion in
+                    indent + "\(promotion.type.rawValue) \(promotion.id): " + (promotion.eligible ? "offer" : "do not offer")
+                        + " (\(promotion.reason.rawValue))"
+                }
         }
         lines += ["", "reevaluate at " + (reevaluateAt?.rfc3339 ?? "never (nothing changes without a new transaction)")]
         if !warnings.isEmpty {
@@ -66,6 +46,17 @@ extension Entitlements {
             for warning in warnings { lines.append("  " + warning.message) }
         }
         return lines.textOutput
+    }
+
+    /// A section of the text after a blank line: its title, then the lines `body` writes for each
+    /// item, given the item's name indented and padded to the longest; nothing when there are no
+    /// items, unless `always`.
+    private func section<Item>(
+        _ title: String, _ items: [Item], name: (Item) -> String, always: Bool = false, body: (Item, String) -> [String]
+    ) -> [String] {
+        guard always || !items.isEmpty else { return [] }
+        let width = items.map { name($0).count }.max() ?? 0
+        return ["", title] + items.flatMap { body($0, "  " + pad(name($0), width)) }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -3,8 +3,7 @@ import Foundation
 extension Explanation {
     /// Every feature, one line each, with the source that decides it and why.
     public var text: String {
-        var lines = header
-        lines.append("features")
+        var lines = ["features"]
         let width = features.map(\.id.count).max() ?? 0
         let stateWidth = features.map { Self.state($0).count }.max() ?? 0
         for feature in features {
@@ -34,15 +33,13 @@ extension Explanation {
                         + String(repeating: " ", count: balanceWidth - String(balance.balance).count) + "\(balance.balance)  " + source)
             }
         }
-        lines += ignoredLines
-        return lines.textOutput
+        return page(lines)
     }
 
     /// One currency: its balance, then each consumable crediting it with its transactions.
     public func text(balance currency: String) -> String? {
         guard let balance = balance(currency) else { return nil }
-        var lines = header
-        lines.append("balance \(balance.currency): \(balance.balance)")
+        var lines = ["balance \(balance.currency): \(balance.balance)"]
         if balance.sources.isEmpty { lines.append("  no product in the catalog credits it") }
         for source in balance.sources {
             lines.append("  \(source.productId)  \(source.perUnit) per unit")
@@ -63,14 +60,12 @@ extension Explanation {
             }
             if balance.spent.count > 1_000 { lines.append("      and \(balance.spent.count - 1_000) more") }
         }
-        lines += ignoredLines
-        return lines.textOutput
+        return page(lines)
     }
 
     /// One feature: its state, then every source that can grant it, down to each transaction.
     public func text(feature id: String) -> String? {
         guard let feature = feature(id) else { return nil }
-        var lines = header
         var title = "feature \(feature.id): \(Self.state(feature))"
         if let id = feature.decidedBy, let source = feature.sources.first(where: { $0.id == id }) {
             if feature.enabled {
@@ -79,7 +74,7 @@ extension Explanation {
                 title += " (last covered by \(id) until \(ended.rfc3339))"
             }
         }
-        lines.append(title)
+        var lines = [title]
         if feature.sources.isEmpty { lines.append("  nothing in the catalog or the receipts can grant it") }
         let width = feature.sources.map(\.id.count).max() ?? 0
         let stateWidth = feature.sources.map(\.state.count).max() ?? 0
@@ -89,35 +84,29 @@ extension Explanation {
                 lines += Self.details(product, indent: "      ")
             }
         }
-        lines += ignoredLines
-        return lines.textOutput
+        return page(lines)
     }
 
     /// One product: its state and why, its coverage, transactions and renewal entries.
     public func text(product id: String) -> String? {
         guard let product = product(id) else { return nil }
-        var lines = header
         var line = "product \(product.id): \(product.state.rawValue)"
         if let until = product.until { line += " until \(until.rfc3339)" }
         if let startsAt = product.startsAt { line += " from \(startsAt.rfc3339)" }
         if let willRenew = product.willRenew { line += willRenew ? ", renews" : ", will not renew" }
         if let renewsTo = product.renewsTo { line += " (to \(renewsTo))" }
-        lines += [line, "  " + product.reason]
-        lines += Self.details(product, indent: "  ")
-        lines += ignoredLines
-        return lines.textOutput
+        return page([line, "  " + product.reason] + Self.details(product, indent: "  "))
     }
 
     /// One offer: the decision and the fact behind it.
     public func text(offer productId: String) -> String? {
         guard let offer = offer(productId) else { return nil }
-        var lines = header
         var line = "offer \(offer.productId): " + (offer.eligible ? "offer" : "do not offer (\(offer.reason?.rawValue ?? ""))")
         if let change = offer.change {
             line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
         }
         if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
-        lines += [line, "  " + offer.because]
+        var lines = [line, "  " + offer.because]
         if !offer.adds.isEmpty { lines.append("  buying it adds " + offer.adds.joined(separator: ", ")) }
         if !offer.extends.isEmpty { lines.append("  buying it extends " + offer.extends.joined(separator: ", ")) }
         for promotion in offer.promotions ?? [] {
@@ -125,11 +114,13 @@ extension Explanation {
                 "  \(promotion.type.rawValue) \(promotion.id): " + (promotion.eligible ? "offer" : "do not offer")
                     + " (\(promotion.reason.rawValue)): \(promotion.because)")
         }
-        lines += ignoredLines
-        return lines.textOutput
+        return page(lines)
     }
 
-    private var header: [String] { ["\(app) at \(at.rfc3339)", ""] }
+    /// A text output: the app and the instant, `lines`, then the receipts ignored.
+    private func page(_ lines: [String]) -> String {
+        (["\(app) at \(at.rfc3339)", ""] + lines + ignoredLines).textOutput
+    }
 
     private var ignoredLines: [String] {
         ignoredReceipts.isEmpty ? [] : [""] + ignoredReceipts.map { "receipt \($0.receipt) (\($0.app)) ignored: \($0.reason)" }

@@ -45,61 +45,76 @@ package enum JSONOutput: Equatable, Sendable {
     private func renderOnOneLine(into bytes: inout [UInt8], separator: [UInt8]) {
         switch self {
         case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
-            for index in members.indices {
-                if index > 0 {
-                    bytes.append(UInt8(ascii: ","))
-                    bytes.append(contentsOf: separator)
-                }
+            JSONOutput.renderOnOneLine(members.count, between: "{", "}", separator: separator, into: &bytes) { index, bytes in
                 JSONOutput.appendString(members[index].0, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
                 bytes.append(contentsOf: separator)
                 members[index].1.renderOnOneLine(into: &bytes, separator: separator)
             }
-            bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for index in elements.indices {
-                if index > 0 {
-                    bytes.append(UInt8(ascii: ","))
-                    bytes.append(contentsOf: separator)
-                }
+            JSONOutput.renderOnOneLine(elements.count, between: "[", "]", separator: separator, into: &bytes) { index, bytes in
                 elements[index].renderOnOneLine(into: &bytes, separator: separator)
             }
-            bytes.append(UInt8(ascii: "]"))
         default:
             render(into: &bytes, indent: 0)
         }
+    }
+
+    /// An object's members or an array's elements, `count` of them, between `open` and `close` on
+    /// one line, `separator` after each comma (`item` writes one).
+    @inline(__always)
+    private static func renderOnOneLine(
+        _ count: Int, between open: Unicode.Scalar, _ close: Unicode.Scalar, separator: [UInt8], into bytes: inout [UInt8],
+        item: (Int, inout [UInt8]) -> Void
+    ) {
+        bytes.append(UInt8(ascii: open))
+        for index in 0..<count {
+            if index > 0 {
+                bytes.append(UInt8(ascii: ","))
+                bytes.append(contentsOf: separator)
+            }
+            item(index, &bytes)
+        }
+        bytes.append(UInt8(ascii: close))
     }
 
     private static func indentation(_ count: Int, into bytes: inout [UInt8]) {
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: count))
     }
 
+    /// An object's members or an array's elements, `count` of them, between `open` and `close`:
+    /// each on its own line, indented two more than `indent` (`item` writes it); `{}` or `[]`
+    /// when there are none.
+    private static func renderLines(
+        _ count: Int, between open: Unicode.Scalar, _ close: Unicode.Scalar, indent: Int, into bytes: inout [UInt8],
+        item: (Int, inout [UInt8]) -> Void
+    ) {
+        guard count > 0 else {
+            bytes += [UInt8(ascii: open), UInt8(ascii: close)]
+            return
+        }
+        bytes += [UInt8(ascii: open), UInt8(ascii: "\n")]
+        for index in 0..<count {
+            indentation(indent + 2, into: &bytes)
+            item(index, &bytes)
+            if index < count - 1 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        indentation(indent, into: &bytes)
+        bytes.append(UInt8(ascii: close))
+    }
+
     private func render(into bytes: inout [UInt8], indent: Int) {
         switch self {
         case .object(let members):
-            guard !members.isEmpty else {
-                bytes += Array("{}".utf8)
-                return
-            }
-            bytes += Array("{\n".utf8)
-            for (index, (key, value)) in members.enumerated() {
-                JSONOutput.indentation(indent + 2, into: &bytes)
+            JSONOutput.renderLines(members.count, between: "{", "}", indent: indent, into: &bytes) { index, bytes in
+                let (key, value) = members[index]
                 JSONOutput.appendString(key, to: &bytes)
                 bytes += [UInt8(ascii: ":"), UInt8(ascii: " ")]
                 value.render(into: &bytes, indent: indent + 2)
-                if index < members.count - 1 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(UInt8(ascii: "\n"))
             }
-            JSONOutput.indentation(indent, into: &bytes)
-            bytes.append(UInt8(ascii: "}"))
         case .array(let elements):
-            guard !elements.isEmpty else {
-                bytes += Array("[]".utf8)
-                return
-            }
-            if elements.allSatisfy(\.isScalar) {
+            if !elements.isEmpty, elements.allSatisfy(\.isScalar) {
                 bytes.append(UInt8(ascii: "["))
                 for (index, element) in elements.enumerated() {
                     if index > 0 { bytes += [UInt8(ascii: ","), UInt8(ascii: " ")] }
@@ -108,15 +123,9 @@ package enum JSONOutput: Equatable, Sendable {
                 bytes.append(UInt8(ascii: "]"))
                 return
             }
-            bytes += Array("[\n".utf8)
-            for (index, element) in elements.enumerated() {
-                JSONOutput.indentation(indent + 2, into: &bytes)
-                element.render(into: &bytes, indent: indent + 2)
-                if index < elements.count - 1 { bytes.append(UInt8(ascii: ",")) }
-                bytes.append(UInt8(ascii: "\n"))
+            JSONOutput.renderLines(elements.count, between: "[", "]", indent: indent, into: &bytes) { index, bytes in
+                elements[index].render(into: &bytes, indent: indent + 2)
             }
-            JSONOutput.indentation(indent, into: &bytes)
-            bytes.append(UInt8(ascii: "]"))
         case .string(let value):
             JSONOutput.appendString(value, to: &bytes)
         case .integer(let value):

@@ -90,38 +90,14 @@ struct SVGDocument {
     /// Text as XML character data or an attribute value: the five markup characters as
     /// entities, after ``visible(_:)``.
     static func escaped(_ text: String) -> String {
-        let text = visible(text)
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        visible(text).replacingScalars(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
     }
 
     /// The text with characters XML 1.0 does not allow (most controls, U+FFFE, U+FFFF), line
     /// breaks, and characters that would reorder the text around them (bidirectional controls)
     /// written as visible escapes: `\n`, `\u{1B}`, `\u{202E}`. Itself when it has none.
     static func visible(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isHidden($0.value) }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where isHidden(scalar.value): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        text.escapingScalars(where: isHidden)
     }
 
     /// Controls (C0, DEL, C1), the two non-characters XML forbids, and the bidirectional

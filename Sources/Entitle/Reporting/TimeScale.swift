@@ -9,34 +9,11 @@ struct TimeScale {
     let left: Double
     let right: Double
 
-    /// A tick of the axis: where it is and its date.
-    struct Tick: Equatable {
-        var x: Double
-        var label: String
-    }
-
     /// An axis showing everything `rows` draws, and `at`.
     init(rows: [TimelineSVG.Row], at: Int64, left: Double, right: Double) {
-        var low = at
-        var high = at
-        for row in rows {
-            for lane in row.lanes {
-                for bar in lane.bars {
-                    if let start = bar.start {
-                        low = min(low, start)
-                        high = max(high, start)
-                    }
-                    if let end = bar.end {
-                        low = min(low, end)
-                        high = max(high, end)
-                    }
-                }
-                for mark in lane.marks {
-                    low = min(low, mark.at)
-                    high = max(high, mark.at)
-                }
-            }
-        }
+        let lanes = rows.flatMap(\.lanes)
+        let drawn = lanes.flatMap { lane in lane.bars.flatMap { [$0.start, $0.end].compactMap { $0 } } + lane.marks.map(\.at) }
+        let (low, high) = (min(at, drawn.min() ?? at), max(at, drawn.max() ?? at))
         self.init(from: low, to: high, left: left, right: right)
     }
 
@@ -85,6 +62,12 @@ struct TimeScale {
             ]
                 + [1, 2, 3, 6, 12, 24, 60, 120, 240, 600, 1200, 2400, 6000, 12000, 24000].map { .months($0) }
         }()
+    }
+
+    /// A tick of the axis: where it is and its date.
+    struct Tick: Equatable {
+        var x: Double
+        var label: String
     }
 
     /// The ticks: the shortest step giving at most eight, each at a round instant, labelled as

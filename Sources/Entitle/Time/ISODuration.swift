@@ -29,14 +29,21 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     /// months and a month as 31 days (so `P1200M` and `P36525D` are within it too).
     public static let maximumNominalDays = 37_200
 
+    /// The parts in the order ISO 8601 writes them: each one's designator, whether it follows
+    /// `T`, and where its value is kept.
+    private static let parts: [(designator: UInt8, inTime: Bool, value: WritableKeyPath<ISODuration, Int> & Sendable)] = [
+        (UInt8(ascii: "Y"), false, \.years), (UInt8(ascii: "M"), false, \.months), (UInt8(ascii: "W"), false, \.weeks),
+        (UInt8(ascii: "D"), false, \.days), (UInt8(ascii: "H"), true, \.hours), (UInt8(ascii: "M"), true, \.minutes),
+        (UInt8(ascii: "S"), true, \.seconds),
+    ]
+
     /// Parses `PnYnMnWnDTnHnMnS`, any parts present in that order, whole numbers only.
     public init?(_ text: String) {
         var scalars = Array(text.utf8)[...]
         guard scalars.first == UInt8(ascii: "P") else { return nil }
         scalars = scalars.dropFirst()
         var inTime = false
-        var sawPart = false
-        var order = 0  // position of the last designator seen, to enforce the ISO order
+        var next = 0  // the first of `parts` that may follow, to enforce the ISO order
         while let first = scalars.first {
             if first == UInt8(ascii: "T") {
                 guard !inTime else { return nil }
@@ -55,36 +62,12 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
             }
             guard digits > 0, let designator = scalars.first else { return nil }
             scalars = scalars.dropFirst()
-            let position: Int
-            switch (inTime, designator) {
-            case (false, UInt8(ascii: "Y")):
-                position = 1
-                years = value
-            case (false, UInt8(ascii: "M")):
-                position = 2
-                months = value
-            case (false, UInt8(ascii: "W")):
-                position = 3
-                weeks = value
-            case (false, UInt8(ascii: "D")):
-                position = 4
-                days = value
-            case (true, UInt8(ascii: "H")):
-                position = 5
-                hours = value
-            case (true, UInt8(ascii: "M")):
-                position = 6
-                minutes = value
-            case (true, UInt8(ascii: "S")):
-                position = 7
-                seconds = value
-            default: return nil
-            }
-            guard position > order else { return nil }
-            order = position
-            sawPart = true
+            guard let position = Self.parts.firstIndex(where: { $0.designator == designator && $0.inTime == inTime }), position >= next
+            else { return nil }
+            self[keyPath: Self.parts[position].value] = value
+            next = position + 1
         }
-        guard sawPart else { return nil }
+        guard next > 0 else { return nil }  // no part at all
     }
 
     /// The duration `count` times over (`P1M` × 3 = `P3M`), or `nil` when a part would pass the
@@ -92,7 +75,7 @@ public struct ISODuration: Hashable, Sendable, CustomStringConvertible {
     func repeated(_ count: Int) -> ISODuration? {
         guard count >= 1, count <= ISODuration.componentLimit else { return nil }
         var result = self
-        for keyPath in [\ISODuration.years, \.months, \.weeks, \.days, \.hours, \.minutes, \.seconds] {
+        for keyPath in Self.parts.map(\.value) {
             let (value, overflow) = self[keyPath: keyPath].multipliedReportingOverflow(by: count)
             guard !overflow, value <= ISODuration.componentLimit else { return nil }
             result[keyPath: keyPath] = value

@@ -67,11 +67,7 @@ enum CheckCommand {
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let json = try arguments.value(format) == .json
-        let diagnostics = try DiagnosticsOption(arguments)
-        let verify = try VerifyOption.parse(arguments)
-        let appOption = try arguments.value(SharedOptions.app)
-        let at = try arguments.value(SharedOptions.at) ?? environment.now()
-        let account = try arguments.value(SharedOptions.account)
+        let options = try EvaluationInputs.Options(arguments, environment: environment)
         if arguments.contains(customers) {
             let environments = arguments.texts(SharedOptions.environment)
             var parts: Entitlements.JSONParts = []
@@ -79,32 +75,17 @@ enum CheckCommand {
                 parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
             }
             let request = BatchCheck.Request(
-                app: appOption, at: at, account: account, environments: environments.isEmpty ? nil : Set(environments), verify: verify,
+                app: options.app, at: options.at, account: options.account, environments: environments.isEmpty ? nil : Set(environments),
+                verify: options.verify,
                 parts: parts, compact: arguments.contains(compact),
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
-            return BatchCheck.run(arguments, request: request, diagnostics: diagnostics, environment: environment)
+            return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)
         }
 
-        var inputs: EvaluationInputs
-        switch EvaluationInputs.load(
-            arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment)
-        {
-        case .success(let loaded): inputs = loaded
-        case .failure(let failed): return failed.output
+        return EvaluationInputs.run(
+            arguments, options, json: json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate
+        ) { result, inputs in
+            CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text, standardError: inputs.errorText)
         }
-        let result: Entitlements
-        do {
-            result = try inputs.portfolio.evaluate(
-                app: inputs.app, receipts: inputs.receipts, at: at, environments: inputs.environments,
-                account: account)
-        } catch {
-            return inputs.failure(
-                [error.diagnostic], "nothing to evaluate",
-                exitCode: CommandOutput.misuse)
-        }
-        inputs.noteOtherCatalogErrors()
-        return CommandOutput(
-            exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text,
-            standardError: inputs.errorText)
     }
 }

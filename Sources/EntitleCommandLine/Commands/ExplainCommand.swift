@@ -28,6 +28,15 @@ enum ExplainCommand {
         case json
         /// A picture of the customer's timeline.
         case svg
+
+        /// The one of three values that is this format's (only it is computed).
+        func pick<Value>(json: @autoclosure () -> Value, svg: @autoclosure () -> Value, text: @autoclosure () -> Value) -> Value {
+            switch self {
+            case .json: json()
+            case .svg: svg()
+            case .text: text()
+            }
+        }
     }
 
     /// `--format text|json|svg`: its own option, not ``SharedOptions/format``, for the picture.
@@ -72,12 +81,7 @@ enum ExplainCommand {
         guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let chosen = try arguments.value(format) ?? .text
-        let json = chosen == .json
-        let diagnostics = try DiagnosticsOption(arguments)
-        let verify = try VerifyOption.parse(arguments)
-        let appOption = try arguments.value(SharedOptions.app)
-        let at = try arguments.value(SharedOptions.at) ?? environment.now()
-        let account = try arguments.value(SharedOptions.account)
+        let options = try EvaluationInputs.Options(arguments, environment: environment)
         var selectors: [(option: Option<String>, id: String)] = []
         for option in [feature, product, offer, balance] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
@@ -93,54 +97,32 @@ enum ExplainCommand {
             )
         }
 
-        var inputs: EvaluationInputs
-        switch EvaluationInputs.load(
-            arguments, app: appOption, at: at, json: json, diagnostics: diagnostics, verify: verify, environment: environment)
-        {
-        case .success(let loaded): inputs = loaded
-        case .failure(let failed): return failed.output
+        return EvaluationInputs.run(
+            arguments, options, json: chosen == .json, environment: environment, nothing: "nothing to explain", EvaluationInputs.explain
+        ) { explanation, inputs in
+            output(explanation, selector: selector, format: chosen, inputs: inputs)
         }
-        let explanation: Explanation
-        do {
-            explanation = try inputs.portfolio.explain(
-                app: inputs.app, receipts: inputs.receipts, at: at,
-                environments: inputs.environments, account: account)
-        } catch {
-            return inputs.failure(
-                [error.diagnostic], "nothing to explain",
-                exitCode: CommandOutput.misuse)
-        }
-        inputs.noteOtherCatalogErrors()
-        let output: String?
-        switch selector?.option.name {
-        case feature.name?:
-            let id = selector!.id
-            output =
-                switch chosen {
-                case .json: explanation.json(feature: id)
-                case .svg: explanation.svg(feature: id)
-                case .text: explanation.text(feature: id)
-                }
-        case product.name?:
-            let id = selector!.id
-            output =
-                switch chosen {
-                case .json: explanation.json(product: id)
-                case .svg: explanation.svg(product: id)
-                case .text: explanation.text(product: id)
-                }
-        case offer.name?: output = json ? explanation.json(offer: selector!.id) : explanation.text(offer: selector!.id)
-        case balance.name?: output = json ? explanation.json(balance: selector!.id) : explanation.text(balance: selector!.id)
-        default:
-            output =
-                switch chosen {
-                case .json: explanation.json
-                case .svg: explanation.svg
-                case .text: explanation.text
-                }
-        }
+    }
+
+    /// The explanation in `format`: whole, or of the one item `selector` picks, which must be in
+    /// it (else a misuse naming the ids there are).
+    private static func output(
+        _ explanation: Explanation, selector: (option: Option<String>, id: String)?, format chosen: Format, inputs: EvaluationInputs
+    ) -> CommandOutput {
+        let json = chosen == .json
+        let id = selector?.id ?? ""
+        let output: String? =
+            switch selector?.option.name {
+            case feature.name?:
+                chosen.pick(json: explanation.json(feature: id), svg: explanation.svg(feature: id), text: explanation.text(feature: id))
+            case product.name?:
+                chosen.pick(json: explanation.json(product: id), svg: explanation.svg(product: id), text: explanation.text(product: id))
+            case offer.name?: json ? explanation.json(offer: id) : explanation.text(offer: id)
+            case balance.name?: json ? explanation.json(balance: id) : explanation.text(balance: id)
+            default: chosen.pick(json: explanation.json, svg: explanation.svg, text: explanation.text)
+            }
         guard let output else {
-            let (option, id) = (selector!.option.name, selector!.id)
+            let option = selector!.option.name
             let kind = option == feature.name ? "feature" : option == balance.name ? "currency" : "product"
             let known =
                 option == feature.name

@@ -51,18 +51,16 @@ enum GraphCommand {
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> CommandOutput {
         let format = try arguments.value(Self.format) ?? .mermaid
-        guard !arguments.positional.isEmpty else { throw UsageError(message: "give at least one catalog path") }
-        let given = CatalogArguments.compile(arguments.positional)
-        let diagnostics = given.diagnostics
+        let given = try CatalogArguments.compileOperands(arguments)
         // A graph of a catalog with errors would show what the catalog does not say.
         guard let portfolio = given.compilation.portfolio else {
             return CommandOutput(
                 exitCode: CommandOutput.invalidInput,
-                standardError: EntitleCommand.render(diagnostics)
-                    + "entitle: nothing drawn: \(EntitleCommand.summary(diagnostics))\n")
+                standardError: EntitleCommand.render(given.diagnostics)
+                    + "entitle: nothing drawn: \(EntitleCommand.summary(given.diagnostics))\n")
         }
         let graph = CatalogGraph(portfolio.catalogs)
-        var errorText = EntitleCommand.render(diagnostics)
+        var errorText = EntitleCommand.render(given.diagnostics)
         let output: String
         switch format {
         case .mermaid:

@@ -52,8 +52,7 @@ enum ValidateCommand {
 
     static func run(_ arguments: ParsedArguments) throws(UsageError) -> CommandOutput {
         let format = try arguments.value(Self.format) ?? .text
-        guard !arguments.positional.isEmpty else { throw UsageError(message: "give at least one catalog path") }
-        let given = CatalogArguments.compile(arguments.positional)
+        let given = try CatalogArguments.compileOperands(arguments)
         let sources = given.sources
         var diagnostics = given.diagnostics
         let severity: Diagnostic.Severity = arguments.contains(strict) ? .error : .warning

@@ -45,4 +45,12 @@ enum CatalogArguments {
             sources: sources, unreadable: unreadable, compilation: compilation,
             diagnostics: unreadable + (nothingRead ? [] : compilation.diagnostics))
     }
+
+    /// Reads and compiles the catalogs given as a command's operands (`validate`, `graph`).
+    ///
+    /// - Throws: ``UsageError`` when there is none.
+    static func compileOperands(_ arguments: ParsedArguments) throws(UsageError) -> Compiled {
+        guard !arguments.positional.isEmpty else { throw UsageError(message: "give at least one catalog path") }
+        return compile(arguments.positional)
+    }
 }

@@ -12,6 +12,7 @@ struct EvaluationInputs {
     var catalogDiagnostics: [Diagnostic]
     var errorText: String
     var json: Bool
+    var options: Options
 
     /// A failure before evaluation, as the command's output.
     struct Failed: Error {
@@ -29,9 +30,9 @@ struct EvaluationInputs {
 
     /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
     static func load(
-        _ arguments: ParsedArguments, app appOption: String?, at: Instant, json: Bool, diagnostics: DiagnosticsOption,
-        verify: VerifyOption? = nil, environment: CommandEnvironment
+        _ arguments: ParsedArguments, _ options: Options, json: Bool, environment: CommandEnvironment
     ) -> Result<EvaluationInputs, Failed> {
+        let (appOption, diagnostics, verify) = (options.app, options.diagnostics, options.verify)
         var errorText = ""
         let catalogs = CatalogArguments.compile(arguments.texts(SharedOptions.catalog))
         let (compilation, unreadable, catalogDiagnostics) = (catalogs.compilation, catalogs.unreadable, catalogs.diagnostics)
@@ -85,7 +86,40 @@ struct EvaluationInputs {
         return .success(
             EvaluationInputs(
                 portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
-                catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json))
+                catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json, options: options))
+    }
+
+    /// What `check` and `explain` do once their options are read: load the inputs
+    /// (``load(_:_:json:environment:)``), evaluate them with `evaluate` (``evaluate()`` or ``explain()``), note the errors of other
+    /// catalogs and write the value with `output`. Or the output of what failed: an evaluation
+    /// error is misuse, with `nothing` ("nothing to evaluate") as its summary line.
+    static func run<Value>(
+        _ arguments: ParsedArguments, _ options: Options, json: Bool, environment: CommandEnvironment, nothing: String,
+        _ evaluate: (EvaluationInputs) -> () throws(PortfolioError) -> Value, output: (Value, EvaluationInputs) -> CommandOutput
+    ) -> CommandOutput {
+        var inputs: EvaluationInputs
+        switch load(arguments, options, json: json, environment: environment) {
+        case .success(let loaded): inputs = loaded
+        case .failure(let failed): return failed.output
+        }
+        let value: Value
+        do {
+            value = try evaluate(inputs)()
+        } catch {
+            return inputs.failure([error.diagnostic], nothing, exitCode: CommandOutput.misuse)
+        }
+        inputs.noteOtherCatalogErrors()
+        return output(value, inputs)
+    }
+
+    /// The entitlements of the app at the instant.
+    func evaluate() throws(PortfolioError) -> Entitlements {
+        try portfolio.evaluate(app: app, receipts: receipts, at: options.at, environments: environments, account: options.account)
+    }
+
+    /// Why the app has what it has at the instant.
+    func explain() throws(PortfolioError) -> Explanation {
+        try portfolio.explain(app: app, receipts: receipts, at: options.at, environments: environments, account: options.account)
     }
 
     /// The error for an app without a catalog. Without `--app` the app is the first receipt's:
@@ -124,6 +158,25 @@ struct EvaluationInputs {
     mutating func noteOtherCatalogErrors() {
         if catalogDiagnostics.contains(where: \.isError) {
             errorText += "entitle: other catalogs have errors (\(EntitleCommand.summary(catalogDiagnostics))); `\(app)` is not affected\n"
+        }
+    }
+}
+
+extension EvaluationInputs {
+    /// The options `check` and `explain` share, read in this order (after `--format`).
+    struct Options {
+        var diagnostics: DiagnosticsOption
+        var verify: VerifyOption?
+        var app: String?
+        var at: Instant
+        var account: String?
+
+        init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
+            diagnostics = try DiagnosticsOption(arguments)
+            verify = try VerifyOption.parse(arguments)
+            app = try arguments.value(SharedOptions.app)
+            at = try arguments.value(SharedOptions.at) ?? environment.now()
+            account = try arguments.value(SharedOptions.account)
         }
     }
 }

@@ -34,17 +34,7 @@ enum GitHubAnnotations {
 
     /// A message: `%`, carriage returns and newlines escaped, as GitHub's runner unescapes them.
     static func escapeData(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "%": escaped += "%25"
-            case "\r": escaped += "%0D"
-            case "\n": escaped += "%0A"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        text.replacingScalars(["%": "%25", "\r": "%0D", "\n": "%0A"])
     }
 
     /// A property value: as a message, and `:` and `,`, which separate properties, too.

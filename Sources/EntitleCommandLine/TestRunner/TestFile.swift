@@ -79,22 +79,10 @@ struct TestFile {
     /// Reads and checks a test file's bytes; `path` names it and resolves the paths it holds.
     static func read(path: String, data: Data) -> (file: TestFile?, diagnostics: [Diagnostic]) {
         var reader = JSONShapeReader(file: path, data: data)
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(data, limits: .catalog)
-        } catch let error as JSONSyntaxError {
-            reader.report(.malformedJSON, error.message, at: error.offset, path: "", help: error.help)
-            return (nil, reader.diagnostics)
-        } catch {
-            reader.report(.malformedJSON, "\(error)", at: 0, path: "")
-            return (nil, reader.diagnostics)
-        }
-        for duplicate in document.duplicateKeys {
-            let first = reader.lines.location(of: duplicate.firstOffset)
-            reader.report(
-                .duplicateKey, "duplicate key `\(duplicate.key)`", at: duplicate.offset, path: "",
-                help: "the first `\(duplicate.key)` is at line \(first.line), column \(first.column); keep one")
-        }
+        guard
+            let document = JSONDocument.parse(
+                data, limits: .catalog, lines: reader.lines, name: { $0 }, report: { reader.report($0, $1, at: $2, path: "", help: $3) })
+        else { return (nil, reader.diagnostics) }
         guard let members = reader.object(document.root, path: "", allowed: keys, required: ["catalog", "cases"], what: "test file")
         else { return (nil, reader.diagnostics) }
         if let schema = members["$schema"] { _ = reader.string(schema.value, path: "$schema") }

@@ -6,17 +6,11 @@ import Testing
 /// One catalog mistake (a file of `Corpus/rejections/`) and the diagnostic it must produce.
 struct Rejection: CustomTestStringConvertible, Sendable {
     var name: String
-    /// The file in `Corpus/rejections/`, which is the name the diagnostic is located in.
-    var file: String
     var json: String
     var code: DiagnosticCode
-    var message: String
-    var line: Int
-    var column: Int
-    var path: String
+    /// Located in the file of `Corpus/rejections/` that holds `json`.
+    var expected: ExpectedError
     var help: String?
-    /// The text the location must point at.
-    var token: String?
     var testDescription: String { name }
 }
 
@@ -53,9 +47,11 @@ struct CatalogCheckerTests {
                 let bytes = try? Data(contentsOf: directory.appendingPathComponent(file))
             else { return nil }
             return Rejection(
-                name: name, file: file, json: String(decoding: bytes, as: UTF8.self), code: DiagnosticCode(rawValue: code),
-                message: message, line: line, column: column, path: path,
-                help: entry["help"] as? String, token: entry["token"] as? String)
+                name: name, json: String(decoding: bytes, as: UTF8.self), code: DiagnosticCode(rawValue: code),
+                expected: ExpectedError(
+                    message: message, location: SourceLocation(file: file, line: line, column: column), path: path,
+                    token: entry["token"] as? String),
+                help: entry["help"] as? String)
         }
     }()
 
@@ -64,24 +60,16 @@ struct CatalogCheckerTests {
         let directory = Fixtures.corpusDirectory.appendingPathComponent("rejections")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "expected.json" }.sorted()
         #expect(Self.rejections.count >= 43)
-        #expect(files == Self.rejections.map(\.file).sorted())
+        #expect(files == Self.rejections.map(\.expected.location.file).sorted())
     }
 
     @Test("each mistake is rejected with its message, location and help", arguments: rejections)
     func rejection(_ given: Rejection) throws {
-        let compilation = Fixtures.compile(given.json, name: given.file)
+        let compilation = Fixtures.compile(given.json, name: given.expected.location.file)
         #expect(compilation.portfolio == nil, "a catalog with an error must not compile")
         let matching = compilation.diagnostics.filter { $0.code == given.code && $0.isError }
         let diagnostic = try #require(matching.first, "no \(given.code) among: \(compilation.diagnostics.map(\.description))")
-        #expect(diagnostic.message == given.message)
-        #expect(diagnostic.location == SourceLocation(file: given.file, line: given.line, column: given.column))
-        #expect(diagnostic.path == given.path)
-        if let token = given.token {
-            let lines = given.json.split(separator: "\n", omittingEmptySubsequences: false)
-            let line = Array(lines[given.line - 1].unicodeScalars)
-            let text = String(String.UnicodeScalarView(line[(given.column - 1)...]))
-            #expect(text.hasPrefix(token), "at \(given.line):\(given.column) the text is `\(text.prefix(20))`")
-        }
+        given.expected.check(message: diagnostic.message, location: diagnostic.location, path: diagnostic.path, in: given.json)
         if let help = given.help { #expect(diagnostic.help == help) }
     }
 

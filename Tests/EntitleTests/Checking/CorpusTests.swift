@@ -35,29 +35,28 @@ struct CorpusTests {
 
     @Test("entitle check --format json prints the expected result", arguments: cases)
     func commandLine(_ corpusCase: CorpusCase) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-corpus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var arguments = [
-            "check", "--catalog", Fixtures.packageRoot.appendingPathComponent(corpusCase.catalog).path,
-            "--at", corpusCase.at, "--format", "json",
-        ]
-        for (index, source) in corpusCase.receipts.enumerated() {
-            switch source {
-            case .path(let path):
-                arguments += ["--receipt", Fixtures.packageRoot.appendingPathComponent(path).path]
-            case .inline(let json):
-                let file = directory.appendingPathComponent("receipt\(index).json")
-                try Data(json.utf8).write(to: file)
-                arguments += ["--receipt", file.path]
+        try Fixtures.withTemporaryDirectory("entitle-corpus") { directory in
+            var arguments = [
+                "check", "--catalog", Fixtures.packageRoot.appendingPathComponent(corpusCase.catalog).path,
+                "--at", corpusCase.at, "--format", "json",
+            ]
+            for (index, source) in corpusCase.receipts.enumerated() {
+                switch source {
+                case .path(let path):
+                    arguments += ["--receipt", Fixtures.packageRoot.appendingPathComponent(path).path]
+                case .inline(let json):
+                    let file = directory.appendingPathComponent("receipt\(index).json")
+                    try Data(json.utf8).write(to: file)
+                    arguments += ["--receipt", file.path]
+                }
             }
+            if let app = corpusCase.app { arguments += ["--app", app] }
+            let output = EntitleCommand.run(arguments, environment: CLITests.environment())
+            #expect(output.exitCode == 0, "\(output.standardError)")
+            let problem = JSONSubset.mismatch(
+                expected: try JSONSubset.parse(corpusCase.expect), actual: try JSONSubset.parse(output.standardOutput))
+            #expect(problem == nil, "\(corpusCase.file): \(problem ?? "")")
         }
-        if let app = corpusCase.app { arguments += ["--app", app] }
-        let output = EntitleCommand.run(arguments, environment: CLITests.environment())
-        #expect(output.exitCode == 0, "\(output.standardError)")
-        let problem = JSONSubset.mismatch(
-            expected: try JSONSubset.parse(corpusCase.expect), actual: try JSONSubset.parse(output.standardOutput))
-        #expect(problem == nil, "\(corpusCase.file): \(problem ?? "")")
     }
 }
 

@@ -74,21 +74,20 @@ struct AccountCLITests {
 
     @Test("check --customers --account evaluates every customer as that account")
     func batchAccount() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-account-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(Self.receipt.utf8).write(to: directory.appendingPathComponent("c1.json"))
-        let output = Self.run([
-            "check", "--catalog", CLITests.products, "--customers", directory.path, "--at", "2026-01-10",
-            "--account", Self.theirs,
-        ])
-        #expect(output.exitCode == 0, "\(output.standardError)")
-        let line = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
-        #expect(line["customer"] as? String == "c1")
-        let features = try #require(line["features"] as? [String: [String: Any]])
-        #expect(features["pro"]?["enabled"] as? Bool == false)
-        #expect(features["cloud.sync"]?["enabled"] as? Bool == true)
-        #expect((line["warnings"] as? [[String: Any]])?.first?["code"] as? String == "other-account")
+        try Fixtures.withTemporaryDirectory("entitle-account") { directory in
+            try Data(Self.receipt.utf8).write(to: directory.appendingPathComponent("c1.json"))
+            let output = Self.run([
+                "check", "--catalog", CLITests.products, "--customers", directory.path, "--at", "2026-01-10",
+                "--account", Self.theirs,
+            ])
+            #expect(output.exitCode == 0, "\(output.standardError)")
+            let line = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            #expect(line["customer"] as? String == "c1")
+            let features = try #require(line["features"] as? [String: [String: Any]])
+            #expect(features["pro"]?["enabled"] as? Bool == false)
+            #expect(features["cloud.sync"]?["enabled"] as? Bool == true)
+            #expect((line["warnings"] as? [[String: Any]])?.first?["code"] as? String == "other-account")
+        }
     }
 
     @Test(

@@ -12,14 +12,17 @@ struct CLITests {
         return CommandEnvironment(readStandardInput: { bytes }, now: { instant })
     }
 
+    /// Runs the command line in the default test environment (``environment(stdin:now:)``).
+    static func run(_ arguments: [String]) -> CommandOutput {
+        EntitleCommand.run(arguments, environment: environment())
+    }
+
     static var products: String { Fixtures.productsDirectory }
     static func receipt(_ name: String) -> String { Fixtures.packageRoot.appendingPathComponent("products/receipts/\(name)").path }
 
     @Test("check prints features first, aligned, with why and until when")
     func checkText() {
-        let output = EntitleCommand.run(
-            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z"],
-            environment: Self.environment())
+        let output = Self.run(["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z"])
         #expect(output.exitCode == 0)
         let lines = output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0] == "com.example.diagrams at 2026-01-10T00:00:00Z")
@@ -32,9 +35,7 @@ struct CLITests {
         // to paid-too-little then.
         #expect(output.standardOutput.contains("promotional sync.loyal: do not offer (never-paid)\n"))
         #expect(output.standardOutput.contains("reevaluate at 2026-01-10T12:00:00Z"))
-        let noon = EntitleCommand.run(
-            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T12:00:00Z"],
-            environment: Self.environment())
+        let noon = Self.run(["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T12:00:00Z"])
         #expect(noon.standardOutput.contains("promotional sync.loyal: do not offer (paid-too-little)\n"))
         // The consumption recorded for 2026-01-12 changes the balance then.
         #expect(noon.standardOutput.contains("reevaluate at 2026-01-12T16:45:00Z"))
@@ -52,12 +53,10 @@ struct CLITests {
 
     @Test("--format json prints exactly one object with every feature, currency and product")
     func jsonShape() throws {
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams6-owner.json"),
-                "--app", "com.example.diagrams", "--at", "2026-01-01T00:00:00.250Z", "--format", "json",
-            ],
-            environment: Self.environment())
+        let output = Self.run([
+            "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams6-owner.json"),
+            "--app", "com.example.diagrams", "--at", "2026-01-01T00:00:00.250Z", "--format", "json",
+        ])
         #expect(output.exitCode == 0, "\(output.standardError)")
         let root = try JSONSubset.parse(output.standardOutput)
         guard case .object(let members) = root.value else {
@@ -119,7 +118,7 @@ struct CLITests {
             (["validate", "--format", "sarif", "--format", "json", "products"], "entitle validate: `--format` is given more than once", "validate"),
         ])
     func misuse(_ arguments: [String], problem: String, command: String) {
-        let output = EntitleCommand.run(arguments, environment: Self.environment())
+        let output = Self.run(arguments)
         #expect(output.exitCode == 2)
         let lines = output.standardError.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first.map(String.init)?.hasPrefix(problem) == true, "\(output.standardError)")
@@ -130,48 +129,47 @@ struct CLITests {
 
     @Test("no command or an unknown one points to the overview")
     func unknownCommand() {
-        #expect(EntitleCommand.run([], environment: Self.environment()).standardError.contains("usage: entitle <command>"))
-        let unknown = EntitleCommand.run(["chek"], environment: Self.environment())
+        #expect(Self.run([]).standardError.contains("usage: entitle <command>"))
+        let unknown = Self.run(["chek"])
         #expect(unknown.exitCode == 2)
         #expect(unknown.standardError == "entitle: unknown command `chek`; did you mean `check`?\nrun 'entitle --help' for the commands\n")
     }
 
     @Test("`entitle help check` prints the help of check, as `check --help` does")
     func helpCommand() {
-        let help = EntitleCommand.run(["help", "check"], environment: Self.environment())
+        let help = Self.run(["help", "check"])
         #expect(help.exitCode == 0)
         #expect(help.standardOutput.hasPrefix("usage: entitle check"))
-        #expect(help.standardOutput == EntitleCommand.run(["check", "--help"], environment: Self.environment()).standardOutput)
-        #expect(EntitleCommand.run(["help", "validate"], environment: Self.environment()).standardOutput.hasPrefix("usage: entitle validate"))
+        #expect(help.standardOutput == Self.run(["check", "--help"]).standardOutput)
+        #expect(Self.run(["help", "validate"]).standardOutput.hasPrefix("usage: entitle validate"))
     }
 
     @Test("--at with a date alone means midnight UTC")
     func dateAlone() {
-        let output = EntitleCommand.run(
-            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--format", "json"],
-            environment: Self.environment())
+        let output = Self.run([
+            "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--format", "json",
+        ])
         #expect(output.exitCode == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("\"at\": \"2026-01-15T00:00:00Z\""))
     }
 
     @Test("a missing receipt file, a directory and an unreadable file each get their own message")
     func receiptFileProblems() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let unreadable = directory.appendingPathComponent("locked.json")
-        try Data("{}".utf8).write(to: unreadable)
-        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: unreadable.path)
-        let running = getuid() != 0  // root reads any file
-        for (path, message) in [
-            (directory.appendingPathComponent("nope.json").path, "no such receipt file"),
-            (directory.path, "is a directory, not a receipt file"),
-            (unreadable.path, "cannot read the receipt file: permission denied"),
-        ] {
-            if path == unreadable.path && !running { continue }
-            let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", path], environment: Self.environment())
-            #expect(output.exitCode == 1)
-            #expect(output.standardError.contains("\(path):1:1: error: \(message)"), "\(output.standardError)")
+        try Fixtures.withTemporaryDirectory("entitle-cli") { directory in
+            let unreadable = directory.appendingPathComponent("locked.json")
+            try Data("{}".utf8).write(to: unreadable)
+            try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: unreadable.path)
+            let running = getuid() != 0  // root reads any file
+            for (path, message) in [
+                (directory.appendingPathComponent("nope.json").path, "no such receipt file"),
+                (directory.path, "is a directory, not a receipt file"),
+                (unreadable.path, "cannot read the receipt file: permission denied"),
+            ] {
+                if path == unreadable.path && !running { continue }
+                let output = Self.run(["check", "--catalog", Self.products, "--receipt", path])
+                #expect(output.exitCode == 1)
+                #expect(output.standardError.contains("\(path):1:1: error: \(message)"), "\(output.standardError)")
+            }
         }
     }
 
@@ -188,10 +186,10 @@ struct CLITests {
 
     @Test("validate: an unreadable path is one error, and a catalog named twice is one catalog")
     func validatePaths() {
-        let nope = EntitleCommand.run(["validate", "nope"], environment: Self.environment())
+        let nope = Self.run(["validate", "nope"])
         #expect(nope.exitCode == 1)
         #expect(nope.standardError == "nope:1:1: error: no such file or directory\nentitle: 0 catalogs checked: 1 error, 0 warnings\n")
-        let twice = EntitleCommand.run(["validate", Self.products, Self.products + "/diagrams.json"], environment: Self.environment())
+        let twice = Self.run(["validate", Self.products, Self.products + "/diagrams.json"])
         #expect(twice.exitCode == 0, "\(twice.standardError)")
         #expect(twice.standardError.hasSuffix("entitle: 4 catalogs valid: 0 errors, 0 warnings\n"))
     }
@@ -201,9 +199,9 @@ struct CLITests {
         let broken = #"{ "app": "com.example.other", "features": {}, "products": [ { "id": "x", "type": "thing", "name": "X" } ] }"#
         let directory = try Self.catalogDirectory(extra: ["other.json": broken])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = EntitleCommand.run(
-            ["check", "--catalog", directory.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z"],
-            environment: Self.environment())
+        let output = Self.run([
+            "check", "--catalog", directory.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z",
+        ])
         #expect(output.exitCode == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("pro         on"))
         #expect(output.standardError.contains("other.json:1:82: error: products[0].type: unknown product type `thing`"))
@@ -213,12 +211,10 @@ struct CLITests {
         let brokenOld = #"{ "app": "com.example.diagrams6", "features": {}, "products": "oops" }"#
         let second = try Self.catalogDirectory(extra: ["diagrams6.json": brokenOld])
         defer { try? FileManager.default.removeItem(at: second) }
-        let affected = EntitleCommand.run(
-            [
-                "check", "--catalog", second.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z",
-                "--format", "json",
-            ],
-            environment: Self.environment())
+        let affected = Self.run([
+            "check", "--catalog", second.path, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z",
+            "--format", "json",
+        ])
         #expect(affected.exitCode == 1)
         #expect(affected.standardError.contains("entitle: the catalogs of `com.example.diagrams` have errors"))
         #expect(affected.standardOutput.contains("\"errors\""))
@@ -229,7 +225,7 @@ struct CLITests {
         let receipt = try String(contentsOfFile: Self.receipt("diagrams-trial.json"), encoding: .utf8)
         let directory = try Self.catalogDirectory(extra: ["customer.json": receipt], without: ["diagrams6.json"])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let validate = EntitleCommand.run(["validate", directory.path], environment: Self.environment())
+        let validate = Self.run(["validate", directory.path])
         #expect(validate.exitCode == 1)
         #expect(validate.standardError.contains("customer.json:1:1: error: this looks like a receipt (it has `transactions`), not a catalog"))
         #expect(validate.standardError.contains("help: check a receipt with `entitle check --receipt`"))
@@ -237,22 +233,18 @@ struct CLITests {
             validate.standardError.hasSuffix("entitle: 3 catalogs (and 1 file that is not one) checked: 1 error, 0 warnings\n"),
             "\(validate.standardError)")
         #expect(!validate.standardError.contains("missing required key"))
-        let repeated = EntitleCommand.run(
-            [
-                "check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.json",
-                "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"),
-                "--at", "2026-01-15T09:00:00Z", "--format", "json",
-            ],
-            environment: Self.environment())
+        let repeated = Self.run([
+            "check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.json",
+            "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"),
+            "--at", "2026-01-15T09:00:00Z", "--format", "json",
+        ])
         #expect(repeated.exitCode == 0, "\(repeated.standardError)")
         #expect(repeated.standardOutput.contains("\"upgrade-available\""))
     }
 
     @Test("check --format json prints {\"errors\": [...]} on standard output when it fails")
     func jsonErrors() throws {
-        let output = EntitleCommand.run(
-            ["check", "--catalog", Self.products, "--receipt", "/nonexistent/receipt.json", "--format", "json"],
-            environment: Self.environment())
+        let output = Self.run(["check", "--catalog", Self.products, "--receipt", "/nonexistent/receipt.json", "--format", "json"])
         #expect(output.exitCode == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
         let errors = try #require(object["errors"] as? [[String: Any]])
@@ -265,9 +257,9 @@ struct CLITests {
 
     @Test("check and explain --format json print misuse as JSON too, with code `usage`", arguments: ["check", "explain"])
     func jsonMisuse(command: String) throws {
-        let output = EntitleCommand.run(
-            [command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30", "--format", "json"],
-            environment: Self.environment())
+        let output = Self.run([
+            command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30", "--format", "json",
+        ])
         #expect(output.exitCode == 2)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
         let errors = try #require(object["errors"] as? [[String: Any]])
@@ -275,9 +267,7 @@ struct CLITests {
         #expect(errors.first?["message"] as? String == "`--at 2026-02-30`: 2026-02-30 does not exist: February 2026 has 28 days")
         #expect(output.standardError.hasPrefix("entitle \(command): `--at 2026-02-30`"))
         // Text output: nothing on standard output.
-        let text = EntitleCommand.run(
-            [command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30"],
-            environment: Self.environment())
+        let text = Self.run([command, "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-02-30"])
         #expect(text.exitCode == 2 && text.standardOutput.isEmpty)
     }
 
@@ -347,19 +337,17 @@ struct CLITests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-empty-\(UUID().uuidString).json")
         try Data().write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", file.path], environment: Self.environment())
+        let output = Self.run(["check", "--catalog", Self.products, "--receipt", file.path])
         #expect(output.exitCode == 1)
         #expect(output.standardError.contains("\(file.path):1:1: error: the receipt file is empty"))
     }
 
     @Test("a catalog that cannot be read keeps check from answering for an app that may require it")
     func unreadableRequiredCatalog() throws {
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.jsn",
-                "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"), "--at", "2026-01-15T09:00:00Z",
-            ],
-            environment: Self.environment())
+        let output = Self.run([
+            "check", "--catalog", Self.products + "/diagrams.json", "--catalog", Self.products + "/diagrams6.jsn",
+            "--receipt", Self.receipt("diagrams-trial.json"), "--receipt", Self.receipt("diagrams6-owner.json"), "--at", "2026-01-15T09:00:00Z",
+        ])
         #expect(output.exitCode == 1, "\(output.standardOutput)")
         #expect(output.standardOutput.isEmpty)
         #expect(output.standardError.contains("diagrams6.jsn:1:1: error: no such file or directory"))
@@ -393,7 +381,7 @@ struct CLITests {
             ("/dev/null", "is a device, not a receipt file"),
             (link, "is a link to nothing that can be read (a missing file, or a loop of links)"),
         ] {
-            let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", path], environment: Self.environment())
+            let output = Self.run(["check", "--catalog", Self.products, "--receipt", path])
             #expect(output.exitCode == 1)
             #expect(output.standardError.hasPrefix("\(path):1:1: error: \(message)\n"), "\(output.standardError)")
         }
@@ -418,11 +406,10 @@ struct CLITests {
     @Test("a --diagnostics-file that cannot be written is misuse, found before any work")
     func unwritableDiagnosticsFile() {
         for (file, problem) in [("/nonexistent-entitle/x.sarif", "no such directory `/nonexistent-entitle`"), ("/tmp", "is a directory")] {
-            let output = EntitleCommand.run(
-                [
-                    "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"),
-                    "--diagnostics", "sarif", "--diagnostics-file", file,
-                ], environment: Self.environment())
+            let output = Self.run([
+                "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"),
+                "--diagnostics", "sarif", "--diagnostics-file", file,
+            ])
             #expect(output.exitCode == 2)
             #expect(output.standardError.contains(problem), "\(output.standardError)")
         }
@@ -430,43 +417,41 @@ struct CLITests {
 
     @Test("files past the size limits are refused before they are read, by the library and the CLI")
     func oversizedFiles() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-big-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // Sparse files: their size is past the limit, their blocks cost nothing.
-        func sparse(_ name: String, size: Int) throws -> String {
-            let path = directory.appendingPathComponent(name).path
-            FileManager.default.createFile(atPath: path, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-            try handle.truncate(atOffset: UInt64(size))
-            try handle.close()
-            return path
+        try Fixtures.withTemporaryDirectory("entitle-big") { directory in
+            // Sparse files: their size is past the limit, their blocks cost nothing.
+            func sparse(_ name: String, size: Int) throws -> String {
+                let path = directory.appendingPathComponent(name).path
+                FileManager.default.createFile(atPath: path, contents: nil)
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                try handle.truncate(atOffset: UInt64(size))
+                try handle.close()
+                return path
+            }
+            let catalog = try sparse("big.json", size: CatalogLimits.maxBytes + 1)
+            let store = PortfolioStore()
+            let compilation = store.reload(path: directory.path)
+            #expect(
+                compilation.diagnostics.map(\.description) == [
+                    "\(catalog):1:1: error: file is \(CatalogLimits.maxBytes + 1) bytes, over the limit of \(CatalogLimits.maxBytes) bytes"
+                ])
+            #expect(compilation.diagnostics.first?.code == .limitExceeded)
+            let receipt = try sparse("big-receipt.bin", size: ReceiptLimits.maxBytes + 1)
+            let output = Self.run(["check", "--catalog", Self.products, "--receipt", receipt])
+            #expect(output.exitCode == 1)
+            #expect(
+                output.standardError.hasPrefix(
+                    "\(receipt):1:1: error: the receipt file is \(ReceiptLimits.maxBytes + 1) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes\n"
+                )
+            )
         }
-        let catalog = try sparse("big.json", size: CatalogLimits.maxBytes + 1)
-        let store = PortfolioStore()
-        let compilation = store.reload(path: directory.path)
-        #expect(
-            compilation.diagnostics.map(\.description) == [
-                "\(catalog):1:1: error: file is \(CatalogLimits.maxBytes + 1) bytes, over the limit of \(CatalogLimits.maxBytes) bytes"
-            ])
-        #expect(compilation.diagnostics.first?.code == .limitExceeded)
-        let receipt = try sparse("big-receipt.bin", size: ReceiptLimits.maxBytes + 1)
-        let output = EntitleCommand.run(["check", "--catalog", Self.products, "--receipt", receipt], environment: Self.environment())
-        #expect(output.exitCode == 1)
-        #expect(
-            output.standardError.hasPrefix(
-                "\(receipt):1:1: error: the receipt file is \(ReceiptLimits.maxBytes + 1) bytes, over the limit of \(ReceiptLimits.maxBytes) bytes\n")
-        )
     }
 
     @Test("when no catalog path can be read, check says so once, with no knock-on error")
     func noCatalogRead() {
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", "/nonexistent-entitle/a", "--catalog", "/nonexistent-entitle/b",
-                "--receipt", Self.receipt("diagrams-trial.json"),
-            ],
-            environment: Self.environment())
+        let output = Self.run([
+            "check", "--catalog", "/nonexistent-entitle/a", "--catalog", "/nonexistent-entitle/b",
+            "--receipt", Self.receipt("diagrams-trial.json"),
+        ])
         #expect(output.exitCode == 1)
         #expect(
             output.standardError == """
@@ -479,52 +464,47 @@ struct CLITests {
 
     @Test("a receipt for an app with no catalog is misuse, with a suggestion")
     func unknownApp() {
-        let output = EntitleCommand.run(
-            ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram"],
-            environment: Self.environment())
+        let output = Self.run(["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram"])
         #expect(output.exitCode == 2)
         #expect(output.standardError.contains("no catalog for app `com.example.diagram`\n  help: did you mean `com.example.diagrams`?\n"))
         // In JSON the suggestion is the diagnostic's help.
-        let json = EntitleCommand.run(
-            [
-                "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram",
-                "--format", "json",
-            ], environment: Self.environment())
+        let json = Self.run([
+            "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--app", "com.example.diagram",
+            "--format", "json",
+        ])
         #expect(json.standardOutput.contains(#""help": "did you mean `com.example.diagrams`?""#), "\(json.standardOutput)")
         #expect(json.standardOutput.contains(#""message": "no catalog for app `com.example.diagram`""#))
     }
 
     @Test("--help and --version")
     func helpAndVersion() {
-        #expect(EntitleCommand.run(["--version"], environment: Self.environment()).standardOutput == "entitle \(EntitleCommand.version)\n")
-        #expect(EntitleCommand.run(["--help"], environment: Self.environment()).standardOutput.contains("commands:"))
-        #expect(EntitleCommand.run(["check", "--help"], environment: Self.environment()).standardOutput.contains("--receipt FILE"))
-        #expect(EntitleCommand.run(["validate", "--help"], environment: Self.environment()).exitCode == 0)
+        #expect(Self.run(["--version"]).standardOutput == "entitle \(EntitleCommand.version)\n")
+        #expect(Self.run(["--help"]).standardOutput.contains("commands:"))
+        #expect(Self.run(["check", "--help"]).standardOutput.contains("--receipt FILE"))
+        #expect(Self.run(["validate", "--help"]).exitCode == 0)
     }
 
     @Test("validate exits 0 on the examples and 1 with located diagnostics on a bad catalog")
     func validate() throws {
-        let good = EntitleCommand.run(["validate", Self.products], environment: Self.environment())
+        let good = Self.run(["validate", Self.products])
         #expect(good.exitCode == 0)
         #expect(good.standardError == "entitle: 4 catalogs valid: 0 errors, 0 warnings\n")
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-validate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let bad = directory.appendingPathComponent("bad.json")
-        try Data(catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grants": ["export.pfd"] }"#).utf8).write(to: bad)
-        let output = EntitleCommand.run(["validate", bad.path], environment: Self.environment())
-        #expect(output.exitCode == 1)
-        #expect(
-            output.standardError.contains(
-                "\(bad.path):9:69: error: products[2].grants[0]: undeclared feature `export.pfd`\n  help: did you mean `export.pdf`?\n"))
-        #expect(output.standardError.hasSuffix("entitle: 1 catalog checked: 1 error, 0 warnings\n"))
-        // check refuses to evaluate against a bad catalog.
-        let check = EntitleCommand.run(
-            ["check", "--catalog", bad.path, "--receipt", Self.receipt("diagrams-trial.json")],
-            environment: Self.environment())
-        #expect(check.exitCode == 1)
-        #expect(check.standardOutput.isEmpty)
+        try Fixtures.withTemporaryDirectory("entitle-validate") { directory in
+            let bad = directory.appendingPathComponent("bad.json")
+            try Data(catalogText(products: #"    { "id": "p1", "type": "non-consumable", "name": "P", "grants": ["export.pfd"] }"#).utf8).write(
+                to: bad)
+            let output = Self.run(["validate", bad.path])
+            #expect(output.exitCode == 1)
+            #expect(
+                output.standardError.contains(
+                    "\(bad.path):9:69: error: products[2].grants[0]: undeclared feature `export.pfd`\n  help: did you mean `export.pdf`?\n"))
+            #expect(output.standardError.hasSuffix("entitle: 1 catalog checked: 1 error, 0 warnings\n"))
+            // check refuses to evaluate against a bad catalog.
+            let check = Self.run(["check", "--catalog", bad.path, "--receipt", Self.receipt("diagrams-trial.json")])
+            #expect(check.exitCode == 1)
+            #expect(check.standardOutput.isEmpty)
+        }
     }
 
     @Test("a bad receipt exits 1 with its location")
@@ -548,9 +528,9 @@ struct AppleCommandLineTests {
 
     @Test("check reads the Xcode-signed transaction and turns on the premium features, with the unverified notice")
     func checkXcodeTransaction() throws {
-        let output = EntitleCommand.run(
-            ["check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-10-20T00:00:00Z", "--format", "json"],
-            environment: CLITests.environment())
+        let output = CLITests.run([
+            "check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-10-20T00:00:00Z", "--format", "json",
+        ])
         #expect(output.exitCode == 0, "\(output.standardError)")
         #expect(output.standardError.hasPrefix(AppleImport.notice + "\n"))
         let expected = try JSONSubset.parse(
@@ -565,30 +545,24 @@ struct AppleCommandLineTests {
             """)
         #expect(JSONSubset.mismatch(expected: expected, actual: try JSONSubset.parse(output.standardOutput)) == nil)
         // After the period ends, nothing is on.
-        let later = EntitleCommand.run(
-            ["check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-11-19T01:45:36.049Z"],
-            environment: CLITests.environment())
+        let later = CLITests.run(["check", "--catalog", CLITests.products, "--receipt", Self.xcodeTransaction, "--at", "2023-11-19T01:45:36.049Z"])
         #expect(later.standardOutput.contains("  pass          off"))
     }
 
     @Test("check applies --app to Apple data that names no app, and keeps other apps' data as theirs")
     func checkFillsInApp() throws {
         let renewal = Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", renewal,
-                "--receipt", CLITests.receipt("diagrams-trial.json"), "--at", "2026-01-15T09:00:00Z",
-            ],
-            environment: CLITests.environment())
+        let output = CLITests.run([
+            "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", renewal,
+            "--receipt", CLITests.receipt("diagrams-trial.json"), "--at", "2026-01-15T09:00:00Z",
+        ])
         #expect(output.exitCode == 0, "\(output.standardError)")
         #expect(!output.standardError.contains("give the app"))
         // Another app's data with --app: evaluated for --app, the data stays the other app's receipt.
-        let other = EntitleCommand.run(
-            [
-                "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeTransaction,
-                "--at", "2023-10-20T00:00:00Z", "--format", "json",
-            ],
-            environment: CLITests.environment())
+        let other = CLITests.run([
+            "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeTransaction,
+            "--at", "2023-10-20T00:00:00Z", "--format", "json",
+        ])
         #expect(other.exitCode == 0, "\(other.standardError)")
         #expect(other.standardOutput.contains("\"app\": \"com.example.diagrams\""))
         #expect(!other.standardOutput.contains("\"enabled\": true"))
@@ -596,7 +570,7 @@ struct AppleCommandLineTests {
 
     @Test("normalize --app refuses data that names another app")
     func normalizeRefusesRelabel() {
-        let output = EntitleCommand.run(["normalize", "--app", "com.other", Self.xcodeTransaction], environment: CLITests.environment())
+        let output = CLITests.run(["normalize", "--app", "com.other", Self.xcodeTransaction])
         #expect(output.exitCode == 1)
         #expect(
             output.standardError.contains(
@@ -606,7 +580,7 @@ struct AppleCommandLineTests {
 
     @Test("normalize prints a normalized receipt that check then accepts")
     func normalize() throws {
-        let output = EntitleCommand.run(["normalize", Self.xcodeTransaction], environment: CLITests.environment())
+        let output = CLITests.run(["normalize", Self.xcodeTransaction])
         #expect(output.exitCode == 0)
         // The notice, then what was left out, listed once, on a line without a double space.
         #expect(
@@ -627,31 +601,29 @@ struct AppleCommandLineTests {
     @Test("normalize with --from reads the named format and refuses another")
     func from() {
         let pkcs7 = Self.fixture("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases")
-        #expect(EntitleCommand.run(["normalize", "--from", "pkcs7", pkcs7], environment: CLITests.environment()).exitCode == 0)
-        let wrong = EntitleCommand.run(["normalize", "--from", "verify-receipt", pkcs7], environment: CLITests.environment())
+        #expect(CLITests.run(["normalize", "--from", "pkcs7", pkcs7]).exitCode == 0)
+        let wrong = CLITests.run(["normalize", "--from", "verify-receipt", pkcs7])
         #expect(wrong.exitCode == 1)
-        #expect(EntitleCommand.run(["normalize", "--from", "plist", pkcs7], environment: CLITests.environment()).exitCode == 2)
+        #expect(CLITests.run(["normalize", "--from", "plist", pkcs7]).exitCode == 2)
     }
 
     @Test("normalize names the status of a failed verifyReceipt response and the formats it tried for unknown data")
     func errors() {
-        let status = EntitleCommand.run(
-            ["normalize", Self.fixture("verifyreceipt/aporat-store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json")],
-            environment: CLITests.environment())
+        let status = CLITests.run([
+            "normalize", Self.fixture("verifyreceipt/aporat-store-receipt-validator/inAppPurchaseInvalidReceiptResponse.json"),
+        ])
         #expect(status.exitCode == 1)
         #expect(status.standardError.contains("error: status: verifyReceipt status 21002"))
         let unknown = EntitleCommand.run(["normalize", "-"], environment: CLITests.environment(stdin: "hello"))
         #expect(unknown.exitCode == 1)
         #expect(unknown.standardError.contains("<stdin>:1:1: error: unrecognized receipt format"))
         #expect(unknown.standardError.contains("verifyReceipt response"))
-        let renewal = EntitleCommand.run(
-            ["normalize", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")],
-            environment: CLITests.environment())
+        let renewal = CLITests.run(["normalize", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")])
         #expect(renewal.exitCode == 1)
         #expect(renewal.standardError.contains("help: renewal info carries no bundle id: give the app (`--app`)"))
-        let given = EntitleCommand.run(
-            ["normalize", "--app", "com.example", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")],
-            environment: CLITests.environment())
+        let given = CLITests.run([
+            "normalize", "--app", "com.example", Self.fixture("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json"),
+        ])
         #expect(given.exitCode == 0)
     }
 }

@@ -58,28 +58,27 @@ struct ReportedProblemsTests {
 
     @Test("the same through the command line, on products/ with the upgrade's anyOf left out")
     func upgradeWithoutAnyOfCommand() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-anyof-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(Self.anyReceiptCatalog.utf8).write(to: directory.appendingPathComponent("diagrams.json"))
-        try FileManager.default.copyItem(
-            atPath: Fixtures.productsDirectory + "/diagrams6.json", toPath: directory.appendingPathComponent("diagrams6.json").path)
-        let output = EntitleCommand.run(
-            [
-                "explain", "--catalog", directory.path, "--receipt", CLITests.receipt("diagrams-sync-history.json"),
-                "--receipt", CLITests.receipt("diagrams6-owner.json"), "--at", "2026-03-01", "--offer", Diagrams.upgrade,
-            ],
-            environment: CLITests.environment())
-        #expect(output.exitCode == 0, "\(output.standardError)")
-        #expect(
-            output.standardOutput == """
-                com.example.diagrams at 2026-03-01T00:00:00Z
+        try Fixtures.withTemporaryDirectory("entitle-anyof") { directory in
+            try Data(Self.anyReceiptCatalog.utf8).write(to: directory.appendingPathComponent("diagrams.json"))
+            try FileManager.default.copyItem(
+                atPath: Fixtures.productsDirectory + "/diagrams6.json", toPath: directory.appendingPathComponent("diagrams6.json").path)
+            let output = EntitleCommand.run(
+                [
+                    "explain", "--catalog", directory.path, "--receipt", CLITests.receipt("diagrams-sync-history.json"),
+                    "--receipt", CLITests.receipt("diagrams6-owner.json"), "--at", "2026-03-01", "--offer", Diagrams.upgrade,
+                ],
+                environment: CLITests.environment())
+            #expect(output.exitCode == 0, "\(output.standardError)")
+            #expect(
+                output.standardOutput == """
+                    com.example.diagrams at 2026-03-01T00:00:00Z
 
-                offer com.example.diagrams.pro.upgrade: offer
-                  qualifies: receipt 1 of com.example.diagrams6 counts (it has no originalPurchaseDate)
-                  buying it adds pro, export.pdf
+                    offer com.example.diagrams.pro.upgrade: offer
+                      qualifies: receipt 1 of com.example.diagrams6 counts (it has no originalPurchaseDate)
+                      buying it adds pro, export.pdf
 
-                """)
+                    """)
+        }
     }
 
     /// A catalog with a trial of an upgrade whose `replaces` is `replaces`.

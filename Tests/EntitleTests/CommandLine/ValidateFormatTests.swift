@@ -17,13 +17,27 @@ struct ValidateFormatTests {
         }
         """
 
-    /// Writes the typo catalog to a new directory; the caller removes it.
-    static func typoCatalog() throws -> (directory: URL, file: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-formats-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("typo.json")
-        try Data(typo.utf8).write(to: file)
-        return (directory, file.path)
+    /// Runs `body` with a new directory and the path of the typo catalog written to it.
+    static func withTypoCatalog(_ body: (URL, String) throws -> Void) throws {
+        try Fixtures.withTemporaryDirectory("entitle-formats") { directory in
+            let file = directory.appendingPathComponent("typo.json")
+            try Data(typo.utf8).write(to: file)
+            try body(directory, file.path)
+        }
+    }
+
+    /// `validate --format FORMAT` of the typo catalog, checked for what every format but text
+    /// shares (it fails, with the summary alone on standard error); `body` gets the output and the
+    /// catalog's path.
+    static func validateTypo(
+        format: String, sourceLocation: Testing.SourceLocation = #_sourceLocation, _ body: (CommandOutput, String) throws -> Void
+    ) throws {
+        try withTypoCatalog { _, file in
+            let output = validate(["--format", format, file])
+            #expect(output.exitCode == 1, sourceLocation: sourceLocation)
+            #expect(output.standardError == "entitle: 1 catalog checked: 1 error, 1 warning\n", sourceLocation: sourceLocation)
+            try body(output, file)
+        }
     }
 
     static func validate(_ arguments: [String]) -> CommandOutput {
@@ -32,50 +46,47 @@ struct ValidateFormatTests {
 
     @Test("text, the default, prints diagnostics and the summary on standard error and nothing on standard output")
     func text() throws {
-        let (directory, file) = try Self.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = Self.validate([file])
-        #expect(output.exitCode == 1)
-        #expect(output.standardOutput.isEmpty)
-        #expect(
-            output.standardError == """
-                \(file):3:31: warning: features.extra: feature `extra` is declared but no product grants it
-                \(file):5:89: error: products[0].grants[0]: undeclared feature `pr0`
-                  help: did you mean `pro`?
-                entitle: 1 catalog checked: 1 error, 1 warning
+        try Self.withTypoCatalog { _, file in
+            let output = Self.validate([file])
+            #expect(output.exitCode == 1)
+            #expect(output.standardOutput.isEmpty)
+            #expect(
+                output.standardError == """
+                    \(file):3:31: warning: features.extra: feature `extra` is declared but no product grants it
+                    \(file):5:89: error: products[0].grants[0]: undeclared feature `pr0`
+                      help: did you mean `pro`?
+                    entitle: 1 catalog checked: 1 error, 1 warning
 
-                """)
-        #expect(Self.validate(["--format", "text", file]) == output)
-        #expect(Self.validate(["--format=text", file]) == output)
+                    """)
+            #expect(Self.validate(["--format", "text", file]) == output)
+            #expect(Self.validate(["--format=text", file]) == output)
+        }
     }
 
     @Test("json prints an array of located diagnostics on standard output, the summary on standard error")
     func json() throws {
-        let (directory, file) = try Self.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = Self.validate(["--format", "json", file])
-        #expect(output.exitCode == 1)
-        #expect(output.standardError == "entitle: 1 catalog checked: 1 error, 1 warning\n")
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]])
-        #expect(array.count == 2)
-        let error = try #require(array.first { $0["severity"] as? String == "error" })
-        #expect(Set(error.keys) == ["file", "line", "column", "severity", "code", "path", "message", "help"])
-        #expect(error["file"] as? String == file)
-        #expect(error["line"] as? Int == 5)
-        #expect(error["column"] as? Int == 89)
-        #expect(error["code"] as? String == "undeclared-feature")
-        #expect(error["path"] as? String == "products[0].grants[0]")
-        #expect(error["message"] as? String == "undeclared feature `pr0`")
-        #expect(error["help"] as? String == "did you mean `pro`?")
-        let warning = try #require(array.first { $0["severity"] as? String == "warning" })
-        #expect(warning["code"] as? String == "unused-feature")
-        #expect(warning["help"] is NSNull, "no help is null, not missing")
+        try Self.validateTypo(format: "json") { output, file in
+            let array = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]])
+            #expect(array.count == 2)
+            let error = try #require(array.first { $0["severity"] as? String == "error" })
+            #expect(Set(error.keys) == ["file", "line", "column", "severity", "code", "path", "message", "help"])
+            #expect(error["file"] as? String == file)
+            #expect(error["line"] as? Int == 5)
+            #expect(error["column"] as? Int == 89)
+            #expect(error["code"] as? String == "undeclared-feature")
+            #expect(error["path"] as? String == "products[0].grants[0]")
+            #expect(error["message"] as? String == "undeclared feature `pr0`")
+            #expect(error["help"] as? String == "did you mean `pro`?")
+            let warning = try #require(array.first { $0["severity"] as? String == "warning" })
+            #expect(warning["code"] as? String == "unused-feature")
+            #expect(warning["help"] is NSNull, "no help is null, not missing")
 
-        // A valid catalog prints an empty array and exits 0.
-        let valid = Self.validate(["--format", "json", CLITests.products])
-        #expect(valid.exitCode == 0)
-        #expect(try JSONSerialization.jsonObject(with: Data(valid.standardOutput.utf8)) as? [Any] != nil)
-        #expect(valid.standardOutput == "[]\n")
+            // A valid catalog prints an empty array and exits 0.
+            let valid = Self.validate(["--format", "json", CLITests.products])
+            #expect(valid.exitCode == 0)
+            #expect(try JSONSerialization.jsonObject(with: Data(valid.standardOutput.utf8)) as? [Any] != nil)
+            #expect(valid.standardOutput == "[]\n")
+        }
     }
 
     @Test("json gives null file, line and column to a diagnostic without a location")
@@ -92,17 +103,14 @@ struct ValidateFormatTests {
 
     @Test("github prints one workflow command per diagnostic, the summary on standard error")
     func github() throws {
-        let (directory, file) = try Self.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = Self.validate(["--format", "github", file])
-        #expect(output.exitCode == 1)
-        #expect(output.standardError == "entitle: 1 catalog checked: 1 error, 1 warning\n")
-        #expect(
-            output.standardOutput == """
-                ::warning file=\(file),line=3,col=31,title=entitle unused-feature::features.extra: feature `extra` is declared but no product grants it
-                ::error file=\(file),line=5,col=89,title=entitle undeclared-feature::products[0].grants[0]: undeclared feature `pr0`%0Ahelp: did you mean `pro`?
+        try Self.validateTypo(format: "github") { output, file in
+            #expect(
+                output.standardOutput == """
+                    ::warning file=\(file),line=3,col=31,title=entitle unused-feature::features.extra: feature `extra` is declared but no product grants it
+                    ::error file=\(file),line=5,col=89,title=entitle undeclared-feature::products[0].grants[0]: undeclared feature `pr0`%0Ahelp: did you mean `pro`?
 
-                """)
+                    """)
+        }
     }
 
     @Test("github escapes % and newlines in messages, and : and , in properties too")
@@ -120,42 +128,39 @@ struct ValidateFormatTests {
 
     @Test("sarif prints a SARIF 2.1.0 log: the tool, a rule per code used, located results")
     func sarif() throws {
-        let (directory, file) = try Self.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = Self.validate(["--format", "sarif", file])
-        #expect(output.exitCode == 1)
-        #expect(output.standardError == "entitle: 1 catalog checked: 1 error, 1 warning\n")
-        let log = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
-        #expect(log["version"] as? String == "2.1.0")
-        #expect(log["$schema"] as? String == "https://json.schemastore.org/sarif-2.1.0.json")
-        let runs = try #require(log["runs"] as? [[String: Any]])
-        #expect(runs.count == 1)
-        let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
-        #expect(driver["name"] as? String == "entitle")
-        #expect(driver["version"] as? String == EntitleCommand.version)
-        let rules = try #require(driver["rules"] as? [[String: Any]])
-        #expect(rules.compactMap { $0["id"] as? String } == ["unused-feature", "undeclared-feature"])
-        #expect((rules[1]["shortDescription"] as? [String: Any])?["text"] as? String == "a grant of a feature the catalog does not declare")
-        let results = try #require(runs[0]["results"] as? [[String: Any]])
-        #expect(results.count == 2)
-        let error = results[1]
-        #expect(error["ruleId"] as? String == "undeclared-feature")
-        #expect(error["ruleIndex"] as? Int == 1)
-        #expect(error["level"] as? String == "error")
-        #expect(
-            (error["message"] as? [String: Any])?["text"] as? String
-                == "products[0].grants[0]: undeclared feature `pr0`\nhelp: did you mean `pro`?")
-        let location = try #require((error["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
-        #expect((location["artifactLocation"] as? [String: Any])?["uri"] as? String == "file://" + file)
-        let region = try #require(location["region"] as? [String: Any])
-        #expect(region["startLine"] as? Int == 5)
-        #expect(region["startColumn"] as? Int == 89)
-        #expect(results[0]["level"] as? String == "warning")
+        try Self.validateTypo(format: "sarif") { output, file in
+            let log = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            #expect(log["version"] as? String == "2.1.0")
+            #expect(log["$schema"] as? String == "https://json.schemastore.org/sarif-2.1.0.json")
+            let runs = try #require(log["runs"] as? [[String: Any]])
+            #expect(runs.count == 1)
+            let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
+            #expect(driver["name"] as? String == "entitle")
+            #expect(driver["version"] as? String == EntitleCommand.version)
+            let rules = try #require(driver["rules"] as? [[String: Any]])
+            #expect(rules.compactMap { $0["id"] as? String } == ["unused-feature", "undeclared-feature"])
+            #expect((rules[1]["shortDescription"] as? [String: Any])?["text"] as? String == "a grant of a feature the catalog does not declare")
+            let results = try #require(runs[0]["results"] as? [[String: Any]])
+            #expect(results.count == 2)
+            let error = results[1]
+            #expect(error["ruleId"] as? String == "undeclared-feature")
+            #expect(error["ruleIndex"] as? Int == 1)
+            #expect(error["level"] as? String == "error")
+            #expect(
+                (error["message"] as? [String: Any])?["text"] as? String
+                    == "products[0].grants[0]: undeclared feature `pr0`\nhelp: did you mean `pro`?")
+            let location = try #require((error["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+            #expect((location["artifactLocation"] as? [String: Any])?["uri"] as? String == "file://" + file)
+            let region = try #require(location["region"] as? [String: Any])
+            #expect(region["startLine"] as? Int == 5)
+            #expect(region["startColumn"] as? Int == 89)
+            #expect(results[0]["level"] as? String == "warning")
 
-        let valid = Self.validate(["--format", "sarif", CLITests.products])
-        #expect(valid.exitCode == 0)
-        let empty = try #require(try JSONSerialization.jsonObject(with: Data(valid.standardOutput.utf8)) as? [String: Any])
-        #expect(((empty["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.isEmpty == true)
+            let valid = Self.validate(["--format", "sarif", CLITests.products])
+            #expect(valid.exitCode == 0)
+            let empty = try #require(try JSONSerialization.jsonObject(with: Data(valid.standardOutput.utf8)) as? [String: Any])
+            #expect(((empty["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.isEmpty == true)
+        }
     }
 
     @Test(
@@ -204,62 +209,62 @@ struct DiagnosticsOptionTests {
 
     @Test("`github` prints the catalog's errors as workflow commands on standard error, for check, explain and diff")
     func github() throws {
-        let (directory, file) = try ValidateFormatTests.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let receipt = directory.appendingPathComponent("receipt.json.txt")
-        try Data(Self.receipt.utf8).write(to: receipt)
-        for command in [["check"], ["explain"]] {
-            let output = Self.run(command + ["--catalog", file, "--receipt", receipt.path, "--at", "2026-01-01", "--diagnostics", "github"])
-            #expect(output.exitCode == 1)
-            #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(command): \(output.standardError)")
-            #expect(output.standardError.contains("title=entitle undeclared-feature::"))
-            #expect(!output.standardError.contains("\(file):5:"), "the text form is replaced, not repeated")
+        try ValidateFormatTests.withTypoCatalog { directory, file in
+            let receipt = directory.appendingPathComponent("receipt.json.txt")
+            try Data(Self.receipt.utf8).write(to: receipt)
+            for command in [["check"], ["explain"]] {
+                let output = Self.run(command + ["--catalog", file, "--receipt", receipt.path, "--at", "2026-01-01", "--diagnostics", "github"])
+                #expect(output.exitCode == 1)
+                #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(command): \(output.standardError)")
+                #expect(output.standardError.contains("title=entitle undeclared-feature::"))
+                #expect(!output.standardError.contains("\(file):5:"), "the text form is replaced, not repeated")
+            }
+            let diff = Self.run(["diff", file, file, "--diagnostics", "github"])
+            #expect(diff.exitCode == 1)
+            #expect(diff.standardError.components(separatedBy: "::error file=").count == 3, "one annotation per version")
         }
-        let diff = Self.run(["diff", file, file, "--diagnostics", "github"])
-        #expect(diff.exitCode == 1)
-        #expect(diff.standardError.components(separatedBy: "::error file=").count == 3, "one annotation per version")
     }
 
     @Test("`sarif` and `json` need a file; the file holds one document, written even when nothing is wrong")
     func documents() throws {
-        let (directory, file) = try ValidateFormatTests.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let misuse = Self.run(["diff", file, file, "--diagnostics", "sarif"])
-        #expect(misuse.exitCode == 2)
-        #expect(misuse.standardError.contains("give `--diagnostics-file FILE` too"))
-        let wrong = Self.run(["diff", file, file, "--diagnostics", "sarf"])
-        #expect(wrong.exitCode == 2)
-        #expect(wrong.standardError.contains("did you mean `sarif`?"))
+        try ValidateFormatTests.withTypoCatalog { directory, file in
+            let misuse = Self.run(["diff", file, file, "--diagnostics", "sarif"])
+            #expect(misuse.exitCode == 2)
+            #expect(misuse.standardError.contains("give `--diagnostics-file FILE` too"))
+            let wrong = Self.run(["diff", file, file, "--diagnostics", "sarf"])
+            #expect(wrong.exitCode == 2)
+            #expect(wrong.standardError.contains("did you mean `sarif`?"))
 
-        let sarif = directory.appendingPathComponent("out.sarif").path
-        let output = Self.run(["diff", file, file, "--diagnostics", "sarif", "--diagnostics-file", sarif])
-        #expect(output.exitCode == 1)
-        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sarif))) as? [String: Any])
-        #expect(log["version"] as? String == "2.1.0")
-        let results = ((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
-        #expect(results.count == 4, "an error and a warning, in each version")
-        #expect(output.standardError.contains("\(file):5:"), "people still read the text on standard error")
+            let sarif = directory.appendingPathComponent("out.sarif").path
+            let output = Self.run(["diff", file, file, "--diagnostics", "sarif", "--diagnostics-file", sarif])
+            #expect(output.exitCode == 1)
+            let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sarif))) as? [String: Any])
+            #expect(log["version"] as? String == "2.1.0")
+            let results = ((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]) ?? []
+            #expect(results.count == 4, "an error and a warning, in each version")
+            #expect(output.standardError.contains("\(file):5:"), "people still read the text on standard error")
 
-        // A clean catalog still gets its (empty) document.
-        let clean = Fixtures.packageRoot.appendingPathComponent("products").path
-        let json = directory.appendingPathComponent("out.json").path
-        let passing = Self.run(["diff", clean, clean, "--diagnostics", "json", "--diagnostics-file", json])
-        #expect(passing.exitCode == 0)
-        #expect(try String(contentsOfFile: json, encoding: .utf8) == "[]\n")
+            // A clean catalog still gets its (empty) document.
+            let clean = Fixtures.packageRoot.appendingPathComponent("products").path
+            let json = directory.appendingPathComponent("out.json").path
+            let passing = Self.run(["diff", clean, clean, "--diagnostics", "json", "--diagnostics-file", json])
+            #expect(passing.exitCode == 0)
+            #expect(try String(contentsOfFile: json, encoding: .utf8) == "[]\n")
+        }
     }
 
     @Test("`entitle test` reports a test file's catalog errors in the chosen format")
     func testCommand() throws {
-        let (directory, file) = try ValidateFormatTests.typoCatalog()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let test = directory.appendingPathComponent("typo.test.json")
-        try Data(
-            #"{"catalog": "typo.json", "app": "com.example.typo", "receipts": [], "cases": [{"name": "x", "at": "2026-01-01T00:00:00Z", "expect": {}}]}"#
-                .utf8
-        )
-        .write(to: test)
-        let output = Self.run(["test", test.path, "--diagnostics", "github"])
-        #expect(output.exitCode == 2)
-        #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(output.standardError)")
+        try ValidateFormatTests.withTypoCatalog { directory, file in
+            let test = directory.appendingPathComponent("typo.test.json")
+            try Data(
+                #"{"catalog": "typo.json", "app": "com.example.typo", "receipts": [], "cases": [{"name": "x", "at": "2026-01-01T00:00:00Z", "expect": {}}]}"#
+                    .utf8
+            )
+            .write(to: test)
+            let output = Self.run(["test", test.path, "--diagnostics", "github"])
+            #expect(output.exitCode == 2)
+            #expect(output.standardError.contains("::error file=\(file),line=5,col="), "\(output.standardError)")
+        }
     }
 }

@@ -95,11 +95,10 @@ struct DiffTests {
         let corpus = try Self.corpus(10_000)
         let new = try Self.edited(Self.replacing(Self.dayPassGrants, #""duration": "P1D", "grants": []"#))
         let at = "2025-06-15T00:00:00Z"
-        let output = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", at,
-                "--format", "json",
-            ], environment: CLITests.environment())
+        let output = CLITests.run([
+            "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", at,
+            "--format", "json",
+        ])
         #expect(output.exitCode == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
         let impact = try #require((object["impact"] as? [[String: Any]])?.first)
@@ -124,22 +123,20 @@ struct DiffTests {
         #expect((lost["customers"] as? [String]) == Array(expected.prefix(ImpactReport.keptIds)))
         #expect(impact["losing"] as? Int == expected.count)
 
-        let gate = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", at,
-                "--fail-on-loss",
-            ], environment: CLITests.environment())
+        let gate = CLITests.run([
+            "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", at,
+            "--fail-on-loss",
+        ])
         #expect(gate.exitCode == 1)
         #expect(gate.standardOutput.contains("    feature pro: on -> off for \(ImpactReport.count(expected.count)) of 10,000: c-"))
         #expect(gate.standardOutput.contains("DANGEROUS: its buyers lose pro"))
         #expect(
             gate.standardError.hasSuffix(
                 "entitle: 1 catalog change (1 dangerous); \(ImpactReport.count(expected.count)) customers lose a feature or balance\n"))
-        let same = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--customers", corpus.path,
-                "--at", at, "--fail-on-loss",
-            ], environment: CLITests.environment())
+        let same = CLITests.run([
+            "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--customers", corpus.path,
+            "--at", at, "--fail-on-loss",
+        ])
         #expect(same.exitCode == 0)
         #expect(
             same.standardOutput == "catalog changes\n  none\n\nimpact on 10,000 customers at 2025-06-15T00:00:00Z\n  no customer's answer changes\n")
@@ -156,18 +153,15 @@ struct DiffTests {
         try FileManager.default.copyItem(
             atPath: CLITests.receipt("diagrams6-owner.json"), toPath: directory.appendingPathComponent("c-3/b.json").path)
         let new = try Self.edited(Self.replacing(Self.dayPassGrants, #""duration": "P1D", "grants": []"#))
-        let output = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, new.path, "--customers", directory.path,
-                "--at", "2026-01-15T09:00:00Z",
-            ], environment: CLITests.environment())
+        let output = CLITests.run([
+            "diff", Fixtures.productsDirectory, new.path, "--customers", directory.path,
+            "--at", "2026-01-15T09:00:00Z",
+        ])
         #expect(output.exitCode == 0)
         #expect(output.standardOutput.contains("impact on 2 customers at 2026-01-15T09:00:00Z\n"))
         #expect(output.standardOutput.contains("    feature pro: on -> off for 2 of 2: c-1, c-3  LOSS\n"))
         #expect(output.standardOutput.contains("  1 customer could not be read:\n    \(directory.path)/c-2.json:1:10: error: "))
-        let missing = EntitleCommand.run(
-            ["diff", Fixtures.productsDirectory, new.path, "--customers", "/nonexistent/corpus"],
-            environment: CLITests.environment())
+        let missing = CLITests.run(["diff", Fixtures.productsDirectory, new.path, "--customers", "/nonexistent/corpus"])
         #expect(missing.standardError.contains("/nonexistent/corpus:1:1: error: no such customer corpus"))
         #expect(missing.exitCode == 1)
     }
@@ -184,11 +178,10 @@ struct DiffTests {
         try (#"{"customer": "a", "receipts": [\#(trial)]}"# + "\n").write(to: good, atomically: true, encoding: .utf8)
         defer { for file in [empty, oneBad, good] { try? FileManager.default.removeItem(at: file) } }
         func gate(_ corpus: String) -> CommandOutput {
-            EntitleCommand.run(
-                [
-                    "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--customers", corpus,
-                    "--at", "2026-01-15T09:00:00Z", "--fail-on-loss",
-                ], environment: CLITests.environment())
+            CLITests.run([
+                "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--customers", corpus,
+                "--at", "2026-01-15T09:00:00Z", "--fail-on-loss",
+            ])
         }
         for corpus in ["/nonexistent/corpus", empty.path, oneBad.path] {
             let output = gate(corpus)
@@ -208,11 +201,10 @@ struct DiffTests {
             try? FileManager.default.removeItem(at: corpus)
             try? FileManager.default.removeItem(at: new)
         }
-        let output = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path,
-                "--at", "2026-03-05T00:00:00Z", "--fail-on-loss",
-            ], environment: CLITests.environment())
+        let output = CLITests.run([
+            "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path,
+            "--at", "2026-03-05T00:00:00Z", "--fail-on-loss",
+        ])
         #expect(output.exitCode == 1)
         #expect(
             output.standardOutput.contains("  com.example.diagrams6\n    feature pro: on -> off for 1 of 1: d6  LOSS\n"), "\(output.standardOutput)")
@@ -232,11 +224,10 @@ struct DiffTests {
             try? FileManager.default.removeItem(at: corpus)
             try? FileManager.default.removeItem(at: new)
         }
-        let json = EntitleCommand.run(
-            [
-                "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z",
-                "--format", "json",
-            ], environment: CLITests.environment())
+        let json = CLITests.run([
+            "diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z",
+            "--format", "json",
+        ])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let impact = try #require((object["impact"] as? [[String: Any]])?.first)
         let balance = try #require((impact["changes"] as? [[String: Any]])?.first { $0["kind"] as? String == "balance" })
@@ -246,9 +237,7 @@ struct DiffTests {
         #expect(impact["losing"] as? Int == 2)
         #expect(impact["customers"] as? Int == 2)
         #expect(impact["unreadable"] as? Int == 1)
-        let text = EntitleCommand.run(
-            ["diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z"],
-            environment: CLITests.environment())
+        let text = CLITests.run(["diff", Fixtures.productsDirectory, new.path, "--customers", corpus.path, "--at", "2026-03-05T00:00:00Z"])
         #expect(text.standardOutput.contains("    balance stencils: lower for 2 of 2: alice, bob  LOSS\n"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("customer `alice` appears more than once in the corpus; only its first entry counts"))
         #expect(text.standardOutput.contains("\(corpus.path):3:1: error: customer `alice` appears more than once"), "located at the repeat")
@@ -265,11 +254,10 @@ struct DiffTests {
         let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("pkcs7-\(UUID().uuidString).jsonl")
         try #"{"customer": "a", "receipts": ["\#(base64)"]}"#.write(to: corpus, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: corpus) }
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", Fixtures.productsDirectory, "--customers", corpus.path,
-                "--at", "2026-01-15T00:00:00Z", "--app", "com.example.diagrams",
-            ], environment: CLITests.environment())
+        let output = CLITests.run([
+            "check", "--catalog", Fixtures.productsDirectory, "--customers", corpus.path,
+            "--at", "2026-01-15T00:00:00Z", "--app", "com.example.diagrams",
+        ])
         #expect(output.standardOutput.hasPrefix(#"{"customer":"a","app":"com.example.diagrams""#), "\(output.standardOutput.prefix(300))")
         #expect(
             output.standardError.hasSuffix("1 customer: 1 evaluated, 0 could not be\n") || output.standardError.contains("1 evaluated"),
@@ -279,55 +267,53 @@ struct DiffTests {
     @Test("customers are told apart exactly; dangling links are unreadable customers; a corpus named twice is read once")
     func corpusIdentities() throws {
         let receipt = #"{"app": "com.example.diagrams", "transactions": []}"#
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let lines = directory.appendingPathComponent("ids.jsonl")
-        try [
-            #"{"customer": "\#u{E9}", "receipts": [\#(receipt)]}"#, #"{"customer": "e\#u{301}", "receipts": [\#(receipt)]}"#,
-            #"{"customer": 1, "receipts": [\#(receipt)]}"#, #"{"customer": "1", "receipts": [\#(receipt)]}"#,
-            #"{"customer": "c-9", "receipts": []}"#,
-        ].joined(separator: "\n").write(to: lines, atomically: true, encoding: .utf8)
-        func impact(_ arguments: [String]) throws -> [String: Any] {
-            let output = EntitleCommand.run(
-                [
-                    "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--at", "2026-01-15T00:00:00Z",
-                    "--format", "json",
-                ] + arguments, environment: CLITests.environment())
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
-            return try #require((object["impact"] as? [[String: Any]])?.first)
-        }
-        // é composed and decomposed, 1 and "1": four customers; the empty list is unreadable, with its id.
-        let byLine = try impact(["--customers", lines.path, "--customers", "\(directory.path)/./ids.jsonl"])
-        #expect(byLine["customers"] as? Int == 4)
-        #expect(byLine["unreadable"] as? Int == 1)
-        let error = try #require((byLine["errors"] as? [[String: Any]])?.first)
-        #expect(error["message"] as? String == "customer `c-9` has an empty `receipts` list: nothing to evaluate")
-        #expect(error["line"] as? Int == 5)
-        // A directory with a receipt, a dangling link and a link to itself: two unreadable customers.
-        let files = directory.appendingPathComponent("files")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-        try receipt.write(to: files.appendingPathComponent("ok.json"), atomically: true, encoding: .utf8)
-        try FileManager.default.createSymbolicLink(
-            atPath: files.appendingPathComponent("dangling.json").path, withDestinationPath: "/nonexistent-entitle")
-        try FileManager.default.createSymbolicLink(atPath: files.appendingPathComponent("loop.json").path, withDestinationPath: "loop.json")
-        let byFile = try impact(["--customers", files.path])
-        #expect(byFile["customers"] as? Int == 1)
-        #expect(byFile["unreadable"] as? Int == 2)
-        let gate = EntitleCommand.run(
-            [
+        try Fixtures.withTemporaryDirectory("ids") { directory in
+            let lines = directory.appendingPathComponent("ids.jsonl")
+            try [
+                #"{"customer": "\#u{E9}", "receipts": [\#(receipt)]}"#, #"{"customer": "e\#u{301}", "receipts": [\#(receipt)]}"#,
+                #"{"customer": 1, "receipts": [\#(receipt)]}"#, #"{"customer": "1", "receipts": [\#(receipt)]}"#,
+                #"{"customer": "c-9", "receipts": []}"#,
+            ].joined(separator: "\n").write(to: lines, atomically: true, encoding: .utf8)
+            func impact(_ arguments: [String]) throws -> [String: Any] {
+                let output = CLITests.run(
+                    [
+                        "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--at", "2026-01-15T00:00:00Z",
+                        "--format", "json",
+                    ] + arguments)
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+                return try #require((object["impact"] as? [[String: Any]])?.first)
+            }
+            // é composed and decomposed, 1 and "1": four customers; the empty list is unreadable, with its id.
+            let byLine = try impact(["--customers", lines.path, "--customers", "\(directory.path)/./ids.jsonl"])
+            #expect(byLine["customers"] as? Int == 4)
+            #expect(byLine["unreadable"] as? Int == 1)
+            let error = try #require((byLine["errors"] as? [[String: Any]])?.first)
+            #expect(error["message"] as? String == "customer `c-9` has an empty `receipts` list: nothing to evaluate")
+            #expect(error["line"] as? Int == 5)
+            // A directory with a receipt, a dangling link and a link to itself: two unreadable customers.
+            let files = directory.appendingPathComponent("files")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+            try receipt.write(to: files.appendingPathComponent("ok.json"), atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(
+                atPath: files.appendingPathComponent("dangling.json").path, withDestinationPath: "/nonexistent-entitle")
+            try FileManager.default.createSymbolicLink(atPath: files.appendingPathComponent("loop.json").path, withDestinationPath: "loop.json")
+            let byFile = try impact(["--customers", files.path])
+            #expect(byFile["customers"] as? Int == 1)
+            #expect(byFile["unreadable"] as? Int == 2)
+            let gate = CLITests.run([
                 "diff", Fixtures.productsDirectory, Fixtures.productsDirectory, "--at", "2026-01-15T00:00:00Z",
                 "--customers", files.path, "--fail-on-loss",
-            ], environment: CLITests.environment())
-        #expect(gate.exitCode == 1, "a corpus with unreadable customers does not pass the gate")
+            ])
+            #expect(gate.exitCode == 1, "a corpus with unreadable customers does not pass the gate")
+        }
     }
 
     @Test("diff misuse and broken catalogs")
     func misuse() throws {
-        let one = EntitleCommand.run(["diff", Fixtures.productsDirectory], environment: CLITests.environment())
+        let one = CLITests.run(["diff", Fixtures.productsDirectory])
         #expect(one.exitCode == 2 && one.standardError.hasPrefix("entitle diff: give the OLD and the NEW catalogs\n"))
         let broken = try Self.edited(Self.replacing(#""grants": ["pro"]"#, #""grants": ["pr0"]"#))
-        let output = EntitleCommand.run(["diff", Fixtures.productsDirectory, broken.path], environment: CLITests.environment())
+        let output = CLITests.run(["diff", Fixtures.productsDirectory, broken.path])
         #expect(output.exitCode == 1)
         #expect(output.standardError.contains("undeclared feature `pr0`"))
         #expect(output.standardError.hasSuffix("entitle: the catalogs have errors: nothing to compare\n"))
@@ -370,21 +356,19 @@ struct DiffTests {
             """
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl")
         try lines.write(to: file, atomically: true, encoding: .utf8)
-        let output = EntitleCommand.run(
-            [
-                "check", "--catalog", Fixtures.productsDirectory, "--customers", file.path,
-                "--at", "2026-01-15T09:00:00Z",
-            ], environment: CLITests.environment())
+        let output = CLITests.run([
+            "check", "--catalog", Fixtures.productsDirectory, "--customers", file.path,
+            "--at", "2026-01-15T09:00:00Z",
+        ])
         #expect(output.exitCode == 1)
         let printed = output.standardOutput.split(separator: "\n").map(String.init)
         #expect(printed.count == 3)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(printed[0].utf8)) as? [String: Any])
         #expect(first["customer"] as? String == "a")
-        let single = EntitleCommand.run(
-            [
-                "check", "--catalog", Fixtures.productsDirectory, "--receipt", CLITests.receipt("diagrams-trial.json"),
-                "--at", "2026-01-15T09:00:00Z", "--format", "json",
-            ], environment: CLITests.environment())
+        let single = CLITests.run([
+            "check", "--catalog", Fixtures.productsDirectory, "--receipt", CLITests.receipt("diagrams-trial.json"),
+            "--at", "2026-01-15T09:00:00Z", "--format", "json",
+        ])
         var expected = try #require(try JSONSerialization.jsonObject(with: Data(single.standardOutput.utf8)) as? [String: Any])
         expected["customer"] = "a"
         #expect(NSDictionary(dictionary: first).isEqual(to: expected))
@@ -396,11 +380,10 @@ struct DiffTests {
         #expect(error["path"] as? String == "receipts[0].transactions[0]")
         #expect(printed[2].hasPrefix(#"{"customer":"c","app":"com.example.diagrams""#))
         #expect(output.standardError.hasSuffix("entitle: 3 customers: 2 evaluated, 1 could not be\n"))
-        let both = EntitleCommand.run(
-            [
-                "check", "--catalog", Fixtures.productsDirectory, "--customers", file.path,
-                "--receipt", CLITests.receipt("diagrams-trial.json"),
-            ], environment: CLITests.environment())
+        let both = CLITests.run([
+            "check", "--catalog", Fixtures.productsDirectory, "--customers", file.path,
+            "--receipt", CLITests.receipt("diagrams-trial.json"),
+        ])
         #expect(both.exitCode == 2)
     }
 }

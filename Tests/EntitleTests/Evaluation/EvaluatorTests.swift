@@ -117,14 +117,21 @@ struct EvaluatorTests {
 
     @Test("a quantity multiplies the duration in one calendar step: Jan 31 + 2 x P1M is Mar 31")
     func quantityMultipliesMonths() {
-        let catalog = T.catalog(
-            """
-            { "app": "com.example.news", "features": { "read": "Read" },
-              "legal": { "non-renewing-subscription": "Does not renew." },
-              "products": [ { "id": "month", "type": "non-renewing-subscription", "name": "Month", "duration": "P1M", "grants": ["read"] } ] }
-            """)
-        let receipt = Receipt(app: "com.example.news", transactions: [T.transaction("month", "1", "2026-01-31T10:00:00Z", quantity: 2)])
-        #expect(catalog.evaluate([receipt], at: T.instant("2026-02-01T00:00:00Z")).feature("read")?.until == T.instant("2026-03-31T10:00:00Z"))
+        let twoMonths = [T.transaction("month", "1", "2026-01-31T10:00:00Z", quantity: 2)]
+        #expect(Self.newsReading(twoMonths, at: "2026-02-01T00:00:00Z")?.until == T.instant("2026-03-31T10:00:00Z"))
+    }
+
+    /// A news app selling `month`, a non-renewing subscription of P1M that grants `read`.
+    static let news = T.catalog(
+        """
+        { "app": "com.example.news", "features": { "read": "Read" },
+          "legal": { "non-renewing-subscription": "Does not renew." },
+          "products": [ { "id": "month", "type": "non-renewing-subscription", "name": "Month", "duration": "P1M", "grants": ["read"] } ] }
+        """)
+
+    /// The news app's `read` with `transactions` at `at`.
+    static func newsReading(_ transactions: [Transaction], at: String) -> FeatureStatus? {
+        news.evaluate([Receipt(app: "com.example.news", transactions: transactions)], at: T.instant(at)).feature("read")
     }
 
     @Test("balances at the limits add up exactly, and past Int64 they stop at its end with a warning")
@@ -175,23 +182,10 @@ struct EvaluatorTests {
 
     @Test("stacked months clamp to the month's end: Jan 31 + P1M is Feb 28, and the next starts there")
     func monthEndStacking() {
-        let catalog = T.catalog(
-            """
-            { "app": "com.example.news", "features": { "read": "Read" },
-              "legal": { "non-renewing-subscription": "Does not renew." },
-              "products": [ { "id": "month", "type": "non-renewing-subscription", "name": "Month", "duration": "P1M", "grants": ["read"] } ] }
-            """)
-        let receipt = Receipt(
-            app: "com.example.news",
-            transactions: [
-                T.transaction("month", "1", "2026-01-31T10:00:00Z"), T.transaction("month", "2", "2026-02-10T10:00:00Z"),
-            ])
-        let result = catalog.evaluate([receipt], at: T.instant("2026-02-27T00:00:00Z"))
-        #expect(result.feature("read")?.until == T.instant("2026-03-28T10:00:00Z"))
-        let leap = Receipt(app: "com.example.news", transactions: [T.transaction("month", "1", "2024-01-31T10:00:00Z")])
-        #expect(
-            catalog.evaluate([leap], at: T.instant("2024-02-01T00:00:00Z")).feature("read")?.until
-                == T.instant("2024-02-29T10:00:00Z"))
+        let stacked = [T.transaction("month", "1", "2026-01-31T10:00:00Z"), T.transaction("month", "2", "2026-02-10T10:00:00Z")]
+        #expect(Self.newsReading(stacked, at: "2026-02-27T00:00:00Z")?.until == T.instant("2026-03-28T10:00:00Z"))
+        let leap = [T.transaction("month", "1", "2024-01-31T10:00:00Z")]
+        #expect(Self.newsReading(leap, at: "2024-02-01T00:00:00Z")?.until == T.instant("2024-02-29T10:00:00Z"))
     }
 
     // MARK: Auto-renewable subscriptions

@@ -5,6 +5,7 @@ import Testing
 @testable import EntitleCommandLine
 
 private typealias T = Fixtures
+private typealias S = Streaming
 
 /// A catalog with a subscription group with levels, one without, a pass group, a lifetime product
 /// and grandfather rules, for the rules of renewal info, levels, passes, grandfathering, grants
@@ -57,8 +58,6 @@ enum Streaming {
 
 @Suite("Renewal info as Apple sends it")
 struct RenewalInfoTests {
-    typealias S = Streaming
-
     @Test("a renewal snapshot counts from its signedDate on: no grace before it, grace from it")
     func signedDate() {
         let chain = [S.monthly("1", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")]
@@ -236,8 +235,6 @@ struct RenewalInfoTests {
 
 @Suite("Subscription levels")
 struct LevelTests {
-    typealias S = Streaming
-
     @Test("while a product of a leveled group is active, the others' offers say upgrade, downgrade or crossgrade, and when")
     func changes() throws {
         let basic = [S.monthly("1", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", product: "basic.monthly")]
@@ -288,8 +285,6 @@ struct LevelTests {
 
 @Suite("Passes that add up")
 struct PassGroupTests {
-    typealias S = Streaming
-
     @Test("passes of one group stack across products, each span its own product's, and a queued pass is scheduled")
     func stacking() throws {
         let passes = [T.transaction("pass.3m", "1", "2026-01-10T00:00:00Z"), T.transaction("pass.1m", "2", "2026-01-20T00:00:00Z")]
@@ -324,8 +319,6 @@ struct PassGroupTests {
 
 @Suite("Grandfathered customers")
 struct GrandfatherTests {
-    typealias S = Streaming
-
     @Test(
         "a receipt's original application version below the rule's matches, comparing numbers",
         arguments: [
@@ -413,8 +406,6 @@ struct GrandfatherTests {
 
 @Suite("Access granted outside the App Store")
 struct GrantTests {
-    typealias S = Streaming
-
     @Test("a grant covers [start, end) from when it is known, until revoked")
     func span() {
         let grant = Grant(id: "support-42", features: ["uhd"], start: T.instant("2026-01-10T00:00:00Z"), end: T.instant("2026-01-20T00:00:00Z"))
@@ -456,8 +447,6 @@ struct GrantTests {
 
 @Suite("Environments")
 struct EnvironmentTests {
-    typealias S = Streaming
-
     @Test("a receipt from an environment not accepted is ignored entirely, with one warning; none means production")
     func accepted() {
         let purchase = [T.transaction("classic", "1", "2026-01-01T00:00:00Z")]

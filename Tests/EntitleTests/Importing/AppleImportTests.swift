@@ -272,14 +272,20 @@ struct AppleImportTests {
         #expect(receipt.app == "net.zachariadis.cyclemaps")
     }
 
+    /// What an app receipt (PKCS#7) at `pkcs7` holds, and what the fixture at `other`, of the same
+    /// purchases in `format`, holds.
+    static func samePurchases(_ pkcs7: String, _ other: String, as format: AppleFormat) throws -> (Receipt, Receipt) {
+        (
+            try AppleImport.unverifiedReceipt(from: data(pkcs7), format: .pkcs7).receipt,
+            try AppleImport.unverifiedReceipt(from: data(other), format: format).receipt
+        )
+    }
+
     @Test("the RevenueCat PKCS#7 receipt and its verifyReceipt response hold the same transactions")
     func revenueCatPair() throws {
-        let pkcs7 = try AppleImport.unverifiedReceipt(
-            fromPKCS7: Self.data("receipts-pkcs7/revenuecat-purchases-ios/base64encoded_sandboxReceipt.txt")
-        ).receipt
-        let response = try AppleImport.unverifiedReceipt(
-            fromVerifyReceipt: Self.data("verifyreceipt/revenuecat-purchases-ios/verifyReceiptSample1.json")
-        ).receipt
+        let (pkcs7, response) = try Self.samePurchases(
+            "receipts-pkcs7/revenuecat-purchases-ios/base64encoded_sandboxReceipt.txt",
+            "verifyreceipt/revenuecat-purchases-ios/verifyReceiptSample1.json", as: .verifyReceipt)
         func key(_ transaction: Transaction) -> String {
             "\(transaction.transactionId) \(transaction.productId) \(transaction.purchaseDate) \(transaction.expiresDate.map(\.rfc3339) ?? "-")"
         }
@@ -312,12 +318,9 @@ struct AppleImportTests {
 
     @Test("the Xcode receipt and the Xcode JWS describe the same pass.premium purchase")
     func xcodePair() throws {
-        let receipt = try AppleImport.unverifiedReceipt(
-            fromPKCS7: Self.data("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases")
-        ).receipt
-        let jws = try AppleImport.unverifiedReceipt(
-            fromAppStore: Self.data("storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction")
-        ).receipt
+        let (receipt, jws) = try Self.samePurchases(
+            "receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases",
+            "storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction", as: .appStore)
         let a = try #require(receipt.transactions.first)
         let b = try #require(jws.transactions.first)
         #expect(receipt.app == jws.app)

@@ -129,6 +129,14 @@ struct ProofTests {
 
     /// The example portfolio without the game and the bird app (the arguments' tests search
     /// what the argument would skip, which takes longer).
+    /// The small portfolio compared with itself after `edits`, under `first` and then under
+    /// `second` options.
+    static func compareSmall(_ edits: [(String, String)], _ first: ProofOptions, _ second: ProofOptions) throws -> (ProofReport, ProofReport) {
+        let old = try smallPortfolio()
+        let new = try smallPortfolio(edits)
+        return (CatalogProof.compare(old, new, options: first), CatalogProof.compare(old, new, options: second))
+    }
+
     static func smallPortfolio(_ edits: [(String, String)] = []) throws -> Portfolio {
         let directory = try CLITests.catalogDirectory(without: ["starquest.json", "backyard-birds.json"])
         let url = directory.appendingPathComponent("diagrams.json")
@@ -140,13 +148,10 @@ struct ProofTests {
 
     @Test("searching only related elements, and only what changed, loses nothing", arguments: [plants[0], plants[5]])
     func argumentsLoseNothing(_ plant: Plant) throws {
-        let old = try Self.smallPortfolio()
-        let new = try Self.smallPortfolio(plant.edits)
-        let focused = CatalogProof.compare(old, new)
         var options = ProofOptions()
         options.relatedOnly = false
         options.skipsUnchanged = false
-        let everything = CatalogProof.compare(old, new, options: options)
+        let (focused, everything) = try Self.compareSmall(plant.edits, ProofOptions(), options)
         #expect(everything.statistics.customers > focused.statistics.customers)
         func directions(_ report: ProofReport) -> [String] {
             report.items.map { "\($0.item) \($0.verdict) \($0.witnesses.map(\.direction.rawValue))" }
@@ -158,10 +163,7 @@ struct ProofTests {
 
     @Test("the report does not depend on the number of threads")
     func threadsDoNotMatter() throws {
-        let old = try Self.smallPortfolio()
-        let new = try Self.smallPortfolio(Self.plants[1].edits)
-        let one = CatalogProof.compare(old, new, options: ProofOptions(threads: 1))
-        let two = CatalogProof.compare(old, new, options: ProofOptions(threads: 3))
+        let (one, two) = try Self.compareSmall(Self.plants[1].edits, ProofOptions(threads: 1), ProofOptions(threads: 3))
         #expect(one.text == two.text)
         #expect(one.json == two.json)
         #expect(one.statistics == two.statistics)
@@ -169,10 +171,7 @@ struct ProofTests {
 
     @Test("a deeper search finds what a shallower finds, with the same smallest witnesses, and searches more")
     func deeperSearch() throws {
-        let old = try Self.smallPortfolio()
-        let new = try Self.smallPortfolio(Self.plants[0].edits)
-        let one = CatalogProof.compare(old, new, options: ProofOptions(depth: 1))
-        let two = CatalogProof.compare(old, new, options: ProofOptions(depth: 2))
+        let (one, two) = try Self.compareSmall(Self.plants[0].edits, ProofOptions(depth: 1), ProofOptions(depth: 2))
         #expect(two.statistics.customers > one.statistics.customers)
         for (shallow, deep) in zip(one.items, two.items) where shallow.verdict != .same {
             #expect(deep.verdict != .same)
@@ -197,18 +196,15 @@ struct ProofTests {
 
     @Test("a search past its budget of customers says it is not complete, and still shows what single elements show")
     func budget() throws {
-        let old = try Self.smallPortfolio()
-        let new = try Self.smallPortfolio(Self.plants[0].edits)
         var options = ProofOptions()
         options.maxCustomers = 10
-        let report = CatalogProof.compare(old, new, options: options)
+        let (report, full) = try Self.compareSmall(Self.plants[0].edits, options, ProofOptions())
         #expect(!report.statistics.isComplete && report.statistics.unsearchedCombinations > 0 && report.statistics.combinations == 0)
         #expect(
             report.searched.contains(
                 "; not complete: \(report.statistics.unsearchedCombinations) combinations of elements past the search's limit were not searched, so `same` is not proven for what they read"
             ))
         #expect(report.items.first { $0.item.kind == .feature && $0.item.id == "pro" }?.verdict == .less)
-        let full = CatalogProof.compare(old, new)
         #expect(full.statistics.isComplete && full.statistics.incompleteness == nil && !full.searched.contains("not complete"))
     }
 

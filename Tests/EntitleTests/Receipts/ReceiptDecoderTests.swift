@@ -47,13 +47,15 @@ struct ReceiptDecoderTests {
     struct BadReceipt: Sendable, CustomTestStringConvertible {
         var name: String
         var json: String
-        var message: String
-        var line: Int
-        var column: Int
-        var path: String
-        /// The text the location must point at.
-        var token: String? = nil
+        /// Located in `r.json`.
+        var expected: ExpectedError
         var testDescription: String { name }
+
+        init(name: String, json: String, message: String, line: Int, column: Int, path: String, token: String? = nil) {
+            self.name = name
+            self.json = json
+            expected = ExpectedError(message: message, location: SourceLocation(file: "r.json", line: line, column: column), path: path, token: token)
+        }
     }
 
     static let bad: [BadReceipt] = [
@@ -110,13 +112,7 @@ struct ReceiptDecoderTests {
             _ = try ReceiptDecoder.decode(Data(bad.json.utf8), name: "r.json")
             Issue.record("accepted a bad receipt")
         } catch {
-            #expect(error.message == bad.message)
-            #expect(error.location == SourceLocation(file: "r.json", line: bad.line, column: bad.column))
-            #expect(error.path == bad.path)
-            if let token = bad.token {
-                let line = bad.json.split(separator: "\n", omittingEmptySubsequences: false)[bad.line - 1]
-                #expect(String(line.dropFirst(bad.column - 1)).hasPrefix(token))
-            }
+            bad.expected.check(message: error.message, location: error.location, path: error.path, in: bad.json)
         }
     }
 

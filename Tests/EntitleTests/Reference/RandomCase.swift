@@ -69,38 +69,31 @@ struct RandomCase {
             if chosen.count < atLeast, let first = from.randomElement(using: &random) { chosen = [first] }
             return chosen
         }
+        var standardIndices: [Int] {
+            products.indices.filter {
+                if case .standard = products[$0].kind { return true }
+                return false
+            }
+        }
         let count = 3 + random.below(9)
         for index in 0..<count {
             let id = "p\(index)"
-            switch random.below(11) {
-            case 0, 1:
+            let choice = random.below(11)
+            // A trial or an upgrade stands in for an earlier standard product: a standard one while there is none.
+            let earlier = choice == 2 || choice == 3 ? standardIndices.randomElement(using: &random) : nil
+            switch (choice, earlier) {
+            case (2, let paid?):
+                // A trial, granting a subset of what its paid product grants.
+                products.append(
+                    Product(
+                        id: id, kind: .trial(days: [1, 7, 14, 30][random.below(4)], paid: paid),
+                        grants: someGrants(products[paid].grants)))
+            case (3, let full?):
+                let anyOf: [String]? = random.below(3) == 0 ? nil : Array(Self.oldProducts.prefix(1 + random.below(2)))
+                products.append(Product(id: id, kind: .upgrade(replaces: full, anyOf: anyOf), grants: someGrants(features)))
+            case (0...3, _):
                 products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
-            case 2:
-                // A trial of an earlier standard product, granting a subset of what it grants.
-                if let paid = products.indices.filter({
-                    if case .standard = products[$0].kind { return true }
-                    return false
-                })
-                .randomElement(using: &random) {
-                    products.append(
-                        Product(
-                            id: id, kind: .trial(days: [1, 7, 14, 30][random.below(4)], paid: paid),
-                            grants: someGrants(products[paid].grants)))
-                } else {
-                    products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
-                }
-            case 3:
-                if let full = products.indices.filter({
-                    if case .standard = products[$0].kind { return true }
-                    return false
-                })
-                .randomElement(using: &random) {
-                    let anyOf: [String]? = random.below(3) == 0 ? nil : Array(Self.oldProducts.prefix(1 + random.below(2)))
-                    products.append(Product(id: id, kind: .upgrade(replaces: full, anyOf: anyOf), grants: someGrants(features)))
-                } else {
-                    products.append(Product(id: id, kind: .standard, grants: someGrants(features)))
-                }
-            case 4, 5, 10:
+            case (4, _), (5, _), (10, _):
                 products.append(
                     Product(
                         id: id,
@@ -108,7 +101,7 @@ struct RandomCase {
                             ["P1D", "P1M", "P1Y", "PT12H", "P2W", "P1M1D", "P3M"][random.below(7)],
                             group: random.below(3) == 0 ? nil : random.below(2)),
                         grants: someGrants(features)))
-            case 6, 7, 8:
+            case (6...8, _):
                 let group = random.below(2)
                 // Group 0 has levels, group 1 none; periods differ so crossgrades wait or not.
                 products.append(

@@ -402,14 +402,8 @@ enum ReferenceEvaluator {
             }
         }
         // Copies of one grant id: when they differ, the one whose normalized JSON sorts first, with a warning.
-        var grantsById: [String: [Grant]] = [:]
-        for receipt in own { for grant in receipt.grants { grantsById[grant.id, default: []].append(grant) } }
-        for (id, copies) in grantsById.sorted(by: { $0.key < $1.key }) {
-            let grant =
-                copies.count == 1
-                ? copies[0]
-                : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
-            if copies.contains(where: { $0 != grant }) { warnings.append(EvaluationWarning(kind: .conflictingGrant(id: id))) }
+        for (id, grant, conflicting) in Self.byId(own.flatMap(\.grants), id: \.id, json: \.jsonOutput) {
+            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingGrant(id: id))) }
             do {
                 guard grant.start.millisecondsSince1970 <= at, (grant.revokedAt?.millisecondsSince1970 ?? .max) > at else { continue }
                 for feature in grant.features {
@@ -441,14 +435,8 @@ enum ReferenceEvaluator {
         }
 
         // 8. Consumptions, deduplicated by id across the app's receipts.
-        var consumptionsById: [String: [Consumption]] = [:]
-        for receipt in own { for consumption in receipt.consumptions { consumptionsById[consumption.id, default: []].append(consumption) } }
-        for (id, copies) in consumptionsById.sorted(by: { $0.key < $1.key }) {
-            let consumption =
-                copies.count == 1
-                ? copies[0]
-                : copies.map { ($0, Array($0.jsonOutput.compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
-            if copies.contains(where: { $0 != consumption }) { warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: id))) }
+        for (id, consumption, conflicting) in Self.byId(own.flatMap(\.consumptions), id: \.id, json: \.jsonOutput) {
+            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: id))) }
             do {
                 guard consumption.date.millisecondsSince1970 <= at else { continue }
                 guard (1...ReceiptLimits.maxConsumptionAmount).contains(consumption.amount) else {
@@ -721,6 +709,20 @@ enum ReferenceEvaluator {
         result.warnings = warnings.map { "\($0.code): \($0.message)" }.sorted()
         candidates.remove(CoverageSpan.never)
         return (result, candidates)
+    }
+
+    /// The items of each id, in id order: the one copy, or of copies that differ the one whose
+    /// normalized JSON sorts first, and whether they differ.
+    static func byId<Item: Equatable>(
+        _ items: [Item], id: (Item) -> String, json: (Item) -> JSONOutput
+    ) -> [(id: String, item: Item, conflicting: Bool)] {
+        Dictionary(grouping: items, by: id).sorted { $0.key < $1.key }.map { id, copies in
+            let item =
+                copies.count == 1
+                ? copies[0]
+                : copies.map { ($0, Array(json($0).compact().utf8)) }.min { $0.1.lexicographicallyPrecedes($1.1) }!.0
+            return (id, item, copies.contains { $0 != item })
+        }
     }
 
     /// The copy of a transaction that stands for it at `at`, with copies of its rank merged, and

@@ -196,18 +196,14 @@ struct CatalogGraphTests {
                 "subscription group sync", "subscription group vip", "pass group seasons (passes stack)",
             ]),
             "\(titles)", sourceLocation: sourceLocation)
-        let vip = read.boxes.values.first { $0.title == "subscription group vip" }
-        #expect(
-            vip?.members.map(read.name) == [
-                "com.example.starquest.vip.plus.monthly", "com.example.starquest.vip.monthly",
-                "com.example.starquest.vip.yearly",
-            ], sourceLocation: sourceLocation)
-        let seasons = read.boxes.values.first { $0.title == "pass group seasons (passes stack)" }
-        #expect(
-            seasons?.members.map(read.name) == [
-                "com.example.starquest.season.1", "com.example.starquest.season.pass",
-                "com.example.starquest.season.month",
-            ], sourceLocation: sourceLocation)
+        let members = [
+            ("subscription group vip", ["vip.plus.monthly", "vip.monthly", "vip.yearly"]),
+            ("pass group seasons (passes stack)", ["season.1", "season.pass", "season.month"]),
+        ]
+        for (title, products) in members {
+            let box = read.boxes.values.first { $0.title == title }
+            #expect(box?.members.map(read.name) == products.map { "com.example.starquest." + $0 }, "\(title)", sourceLocation: sourceLocation)
+        }
         #expect(read.nodes.values.filter { $0.kind == "feature" }.count == 11, sourceLocation: sourceLocation)
     }
 
@@ -311,34 +307,33 @@ struct CatalogGraphTests {
         #expect(
             alone.nodes.values.contains { $0.kind == "external" && $0.lines == ["com.example.diagrams6", "a purchase of com.example.diagrams6.pro"] })
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-graph-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let broken = directory.appendingPathComponent("broken.json")
-        try Data(
-            #"{ "app": "com.example.x", "features": {}, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pr0"] } ] }"#
-                .utf8
-        )
-        .write(to: broken)
-        let failed = EntitleCommand.run(["graph", broken.path], environment: environment)
-        #expect(failed.exitCode == 1 && failed.standardOutput.isEmpty)
-        #expect(failed.standardError.contains("undeclared feature `pr0`"))
-        #expect(failed.standardError.hasSuffix("entitle: nothing drawn: 1 error, 0 warnings\n"))
+        try Fixtures.withTemporaryDirectory("entitle-graph") { directory in
+            let broken = directory.appendingPathComponent("broken.json")
+            try Data(
+                #"{ "app": "com.example.x", "features": {}, "products": [ { "id": "p", "type": "non-consumable", "name": "P", "grants": ["pr0"] } ] }"#
+                    .utf8
+            )
+            .write(to: broken)
+            let failed = EntitleCommand.run(["graph", broken.path], environment: environment)
+            #expect(failed.exitCode == 1 && failed.standardOutput.isEmpty)
+            #expect(failed.standardError.contains("undeclared feature `pr0`"))
+            #expect(failed.standardError.hasSuffix("entitle: nothing drawn: 1 error, 0 warnings\n"))
 
-        let misuse = EntitleCommand.run(["graph", "--format", "mermiad", CLITests.products], environment: environment)
-        #expect(misuse.exitCode == 2)
-        #expect(misuse.standardError.hasPrefix("entitle graph: `--format` must be `mermaid` or `dot`, not `mermiad`; did you mean `mermaid`?"))
-        #expect(EntitleCommand.run(["graph"], environment: environment).standardError.hasPrefix("entitle graph: give at least one catalog path"))
+            let misuse = EntitleCommand.run(["graph", "--format", "mermiad", CLITests.products], environment: environment)
+            #expect(misuse.exitCode == 2)
+            #expect(misuse.standardError.hasPrefix("entitle graph: `--format` must be `mermaid` or `dot`, not `mermiad`; did you mean `mermaid`?"))
+            #expect(EntitleCommand.run(["graph"], environment: environment).standardError.hasPrefix("entitle graph: give at least one catalog path"))
 
-        // Past Mermaid's default size, a note says so and how else to draw it.
-        let products = (0..<800).map {
-            #"{ "id": "com.example.big.product\#($0)", "type": "non-consumable", "name": "Product number \#($0)", "grants": ["pro"] }"#
+            // Past Mermaid's default size, a note says so and how else to draw it.
+            let products = (0..<800).map {
+                #"{ "id": "com.example.big.product\#($0)", "type": "non-consumable", "name": "Product number \#($0)", "grants": ["pro"] }"#
+            }
+            let big = directory.appendingPathComponent("big.json")
+            try Data(#"{ "app": "com.example.big", "features": { "pro": "Pro" }, "products": [\#(products.joined(separator: ","))] }"#.utf8).write(
+                to: big)
+            let large = EntitleCommand.run(["graph", big.path], environment: environment)
+            #expect(large.exitCode == 0 && large.standardOutput.utf8.count > GraphCommand.mermaidLimit)
+            #expect(large.standardError.contains("Mermaid (GitHub too) draws at most 50000 by default: draw fewer catalogs, or use `--format dot`"))
         }
-        let big = directory.appendingPathComponent("big.json")
-        try Data(#"{ "app": "com.example.big", "features": { "pro": "Pro" }, "products": [\#(products.joined(separator: ","))] }"#.utf8).write(
-            to: big)
-        let large = EntitleCommand.run(["graph", big.path], environment: environment)
-        #expect(large.exitCode == 0 && large.standardOutput.utf8.count > GraphCommand.mermaidLimit)
-        #expect(large.standardError.contains("Mermaid (GitHub too) draws at most 50000 by default: draw fewer catalogs, or use `--format dot`"))
     }
 }

@@ -63,6 +63,15 @@ enum Fixtures {
         return instant
     }
 
+    /// Runs `body` with a new empty directory under the system's temporary one (its name starts
+    /// with `name`), and removes the directory after.
+    static func withTemporaryDirectory<Result>(_ name: String, _ body: (URL) throws -> Result) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+
     /// A transaction for the diagrams app with terse arguments.
     static func transaction(
         _ product: String, _ id: String, _ purchase: String, expires: String? = nil, cancelled: String? = nil,

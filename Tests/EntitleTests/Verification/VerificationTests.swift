@@ -21,14 +21,21 @@ struct VerificationTests {
 
     static func path(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
 
+    /// The folders of the fixtures most tests here read: TPInAppReceipt's receipts and
+    /// certificates, the App Store Server Library's test chain and signed data, and data Apple
+    /// really signed.
+    static let tikhop = "receipts-pkcs7/tikhop-TPInAppReceipt/"
+    static let serverLibrary = "storekit2/apple-app-store-server-library-swift/"
+    static let realSigned = "storekit2/real-apple-signed/"
+
     static let appleRootG3 = "certs/apple-real/AppleRootCA-G3.cer"
-    static let appleRootCA = "receipts-pkcs7/tikhop-TPInAppReceipt/AppleIncRootCertificate.cer"
-    static let storeKitTest = "receipts-pkcs7/tikhop-TPInAppReceipt/StoreKitTestCertificate.cer"
-    static let testCA = "storekit2/apple-app-store-server-library-swift/certs/testCA.der"
-    static let mock = "storekit2/apple-app-store-server-library-swift/mock_signed_data/"
-    static let realTransaction = "storekit2/real-apple-signed/mingos-app_store_server_api/sandbox-consumable-signedTransaction.jws"
-    static let realNotification = "storekit2/real-apple-signed/imdhemy-appstore-iap/test-notification-signed-payload.json"
-    static let xcodeTransaction = "storekit2/apple-app-store-server-library-swift/xcode/xcode-signed-transaction"
+    static let appleRootCA = tikhop + "AppleIncRootCertificate.cer"
+    static let storeKitTest = tikhop + "StoreKitTestCertificate.cer"
+    static let testCA = serverLibrary + "certs/testCA.der"
+    static let mock = serverLibrary + "mock_signed_data/"
+    static let realTransaction = realSigned + "mingos-app_store_server_api/sandbox-consumable-signedTransaction.jws"
+    static let realNotification = realSigned + "imdhemy-appstore-iap/test-notification-signed-payload.json"
+    static let xcodeTransaction = serverLibrary + "xcode/xcode-signed-transaction"
 
     static func verifier(_ roots: [String], app: String, environments: Set<String>? = nil, at: String? = nil) throws -> AppleSignatureVerifier {
         AppleSignatureVerifier(trustedRoots: try roots.map(data), app: app, environments: environments, at: at.map(Fixtures.instant))
@@ -110,7 +117,7 @@ struct VerificationTests {
                 ["explain", "--catalog", "products", "--receipt", "x.json"],
                 ["check", "--catalog", "products", "--customers", "corpus"],
             ] {
-                let output = EntitleCommand.run(command + ["--verify", "--root", "root.cer"], environment: CLITests.environment())
+                let output = CLITests.run(command + ["--verify", "--root", "root.cer"])
                 #expect(output.exitCode == 2, "\(command)")
                 #expect(
                     output.standardError.contains("`--verify` needs entitle built with the `SystemCrypto` trait"),
@@ -351,7 +358,7 @@ struct VerificationTests {
         @Test("unsigned data fails with `unsigned`: a decoded payload, a verifyReceipt response, a normalized receipt")
         func unsignedData() throws {
             let verifier = try V.verifier([V.testCA], app: "com.example")
-            let decoded = try V.data("storekit2/apple-app-store-server-library-swift/models/signedTransaction.json")
+            let decoded = try V.data(V.serverLibrary + "models/signedTransaction.json")
             #expect(V.failure { try verifier.verifiedReceipt(fromAppStore: decoded) }?.code == .unsigned)
             // A decoded transaction beside a signed one is refused too: it would count unsigned.
             let good = try V.text(V.mock + "transactionInfo")
@@ -381,7 +388,7 @@ struct VerificationTests {
             let imported = try own.verifiedReceipt(fromAppStore: Data(jws.utf8))
             #expect(imported.receipt.environment == "xcode")
             for name in ["xcode-signed-renewal-info", "xcode-signed-app-transaction"] {
-                _ = try own.verifiedReceipt(fromAppStore: V.data("storekit2/apple-app-store-server-library-swift/xcode/" + name))
+                _ = try own.verifiedReceipt(fromAppStore: V.data(V.serverLibrary + "xcode/" + name))
             }
             let receiptCertificate = try V.verifier([V.storeKitTest], app: app)
             #expect(V.failure { try receiptCertificate.verifiedReceipt(fromAppStore: Data(jws.utf8)) }?.code == .untrustedChain)
@@ -521,26 +528,24 @@ struct VerificationTests {
 
         // MARK: The command line
 
-        static let xcodeReceipt = V.path("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode-with-purchases")
+        static let xcodeReceipt = V.path(V.tikhop + "receipt-xcode-with-purchases")
 
         @Test("check, explain and normalize --verify read data that verifies, and say nothing about unverified data")
         func commandLineVerifies() throws {
             let root = V.path(V.storeKitTest)
-            let check = EntitleCommand.run(
-                [
-                    "check", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
-                    "--at", "2023-10-20T00:00:00Z",
-                ], environment: CLITests.environment())
+            let check = CLITests.run([
+                "check", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
+                "--at", "2023-10-20T00:00:00Z",
+            ])
             #expect(check.exitCode == 0, "\(check.standardError)")
             #expect(check.standardOutput.contains("pass.premium"))
             #expect(!check.standardError.contains(AppleImport.notice))
-            let explain = EntitleCommand.run(
-                [
-                    "explain", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
-                    "--at", "2023-10-20T00:00:00Z",
-                ], environment: CLITests.environment())
+            let explain = CLITests.run([
+                "explain", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
+                "--at", "2023-10-20T00:00:00Z",
+            ])
             #expect(explain.exitCode == 0, "\(explain.standardError)")
-            let normalize = EntitleCommand.run(["normalize", "--verify", "--root", root, Self.xcodeReceipt], environment: CLITests.environment())
+            let normalize = CLITests.run(["normalize", "--verify", "--root", root, Self.xcodeReceipt])
             #expect(normalize.exitCode == 0, "\(normalize.standardError)")
             #expect(normalize.standardOutput.contains("\"app\": \"com.example.naturelab.backyardbirds.example\""))
         }
@@ -548,41 +553,35 @@ struct VerificationTests {
         @Test("a receipt that fails verification is an error located like any other, never evaluated")
         func commandLineRefuses() throws {
             let root = V.path(V.appleRootG3)
-            let check = EntitleCommand.run(
-                [
-                    "check", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
-                    "--at", "2023-10-20T00:00:00Z", "--format", "json",
-                ], environment: CLITests.environment())
+            let check = CLITests.run([
+                "check", "--catalog", CLITests.products, "--receipt", Self.xcodeReceipt, "--verify", "--root", root,
+                "--at", "2023-10-20T00:00:00Z", "--format", "json",
+            ])
             #expect(check.exitCode == 1)
             #expect(check.standardError.contains("\(Self.xcodeReceipt):1:1: error: untrusted-chain: "), "\(check.standardError)")
             #expect(check.standardOutput.contains("\"code\": \"verification-failed\""))
-            let normalize = EntitleCommand.run(
-                ["normalize", "--verify", "--root", root, V.path(V.xcodeTransaction)], environment: CLITests.environment())
+            let normalize = CLITests.run(["normalize", "--verify", "--root", root, V.path(V.xcodeTransaction)])
             #expect(normalize.exitCode == 1)
             #expect(normalize.standardOutput.isEmpty)
             #expect(normalize.standardError.contains("error: untrusted-chain: "), "\(normalize.standardError)")
             // normalize --app names the app the signed data must be for; check --app only the app to evaluate.
             let storeKit = V.path(V.storeKitTest)
-            let wrongApp = EntitleCommand.run(
-                ["normalize", "--verify", "--root", storeKit, "--app", "com.example.other", Self.xcodeReceipt],
-                environment: CLITests.environment())
+            let wrongApp = CLITests.run(["normalize", "--verify", "--root", storeKit, "--app", "com.example.other", Self.xcodeReceipt])
             #expect(wrongApp.exitCode == 1)
             #expect(
                 wrongApp.standardError.contains(
                     "error: wrong-app: the receipt is for app `com.example.naturelab.backyardbirds.example`, not `com.example.other`"),
                 "\(wrongApp.standardError)")
-            let otherApp = EntitleCommand.run(
-                [
-                    "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeReceipt,
-                    "--verify", "--root", storeKit, "--at", "2023-10-20T00:00:00Z",
-                ], environment: CLITests.environment())
+            let otherApp = CLITests.run([
+                "check", "--catalog", CLITests.products, "--app", "com.example.diagrams", "--receipt", Self.xcodeReceipt,
+                "--verify", "--root", storeKit, "--at", "2023-10-20T00:00:00Z",
+            ])
             #expect(otherApp.exitCode == 0, "\(otherApp.standardError)")
             // A normalized receipt carries no signature.
-            let unsigned = EntitleCommand.run(
-                [
-                    "check", "--catalog", CLITests.products, "--receipt", CLITests.receipt("diagrams-trial.json"),
-                    "--verify", "--root", root,
-                ], environment: CLITests.environment())
+            let unsigned = CLITests.run([
+                "check", "--catalog", CLITests.products, "--receipt", CLITests.receipt("diagrams-trial.json"),
+                "--verify", "--root", root,
+            ])
             #expect(unsigned.exitCode == 1)
             #expect(
                 unsigned.standardError.contains("error: unsigned: a normalized receipt carries no signature to verify"), "\(unsigned.standardError)")
@@ -590,38 +589,35 @@ struct VerificationTests {
 
         @Test("--verify needs a --root, --root needs --verify, and a root must be a readable file")
         func commandLineMisuse() throws {
-            let noRoot = EntitleCommand.run(["normalize", "--verify", Self.xcodeReceipt], environment: CLITests.environment())
+            let noRoot = CLITests.run(["normalize", "--verify", Self.xcodeReceipt])
             #expect(noRoot.exitCode == 2)
             #expect(noRoot.standardError.contains("`--verify` needs at least one `--root FILE`"), "\(noRoot.standardError)")
-            let noVerify = EntitleCommand.run(["normalize", "--root", V.path(V.appleRootG3), Self.xcodeReceipt], environment: CLITests.environment())
+            let noVerify = CLITests.run(["normalize", "--root", V.path(V.appleRootG3), Self.xcodeReceipt])
             #expect(noVerify.exitCode == 2)
-            let missing = EntitleCommand.run(
-                ["normalize", "--verify", "--root", "/nonexistent.cer", Self.xcodeReceipt], environment: CLITests.environment())
+            let missing = CLITests.run(["normalize", "--verify", "--root", "/nonexistent.cer", Self.xcodeReceipt])
             #expect(missing.exitCode == 2)
             #expect(missing.standardError.contains("/nonexistent.cer"), "\(missing.standardError)")
         }
 
         @Test("in a customer corpus, a customer whose receipt fails verification is unreadable with the error")
         func batchCheck() throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-verify-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            try FileManager.default.copyItem(atPath: Self.xcodeReceipt, toPath: directory.appendingPathComponent("good.pkcs7").path)
-            try FileManager.default.copyItem(
-                atPath: V.path("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-production"),
-                toPath: directory.appendingPathComponent("other.pkcs7").path)
-            let output = EntitleCommand.run(
-                [
+            try Fixtures.withTemporaryDirectory("entitle-verify") { directory in
+                try FileManager.default.copyItem(atPath: Self.xcodeReceipt, toPath: directory.appendingPathComponent("good.pkcs7").path)
+                try FileManager.default.copyItem(
+                    atPath: V.path(V.tikhop + "receipt-production"),
+                    toPath: directory.appendingPathComponent("other.pkcs7").path)
+                let output = CLITests.run([
                     "check", "--catalog", CLITests.products, "--customers", directory.path, "--verify",
                     "--root", V.path(V.storeKitTest), "--at", "2023-10-20T00:00:00Z",
-                ], environment: CLITests.environment())
-            #expect(output.exitCode == 1)
-            let lines = output.standardOutput.split(separator: "\n").map(String.init)
-            #expect(lines.count == 2)
-            #expect(lines[0].hasPrefix("{\"customer\":\"good\",\"app\":"), "\(lines)")
-            #expect(lines[1].hasPrefix("{\"customer\":\"other\",\"errors\":[{"), "\(lines)")
-            #expect(lines[1].contains("\"code\":\"verification-failed\""))
-            #expect(lines[1].contains("untrusted-chain"))
+                ])
+                #expect(output.exitCode == 1)
+                let lines = output.standardOutput.split(separator: "\n").map(String.init)
+                #expect(lines.count == 2)
+                #expect(lines[0].hasPrefix("{\"customer\":\"good\",\"app\":"), "\(lines)")
+                #expect(lines[1].hasPrefix("{\"customer\":\"other\",\"errors\":[{"), "\(lines)")
+                #expect(lines[1].contains("\"code\":\"verification-failed\""))
+                #expect(lines[1].contains("untrusted-chain"))
+            }
         }
     }
 #endif
