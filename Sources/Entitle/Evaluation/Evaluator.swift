@@ -66,24 +66,15 @@ enum Evaluator {
         var boundary = Int64.max
     }
 
-    /// The receipts an evaluation reads, found once for all the instants it looks at; one object,
-    /// since a result keeps it for its next-change search.
-    final class Inputs: Sendable {
-        let receipts: [ParsedReceipt]
+    /// The receipts an evaluation reads, found once for all the instants it looks at.
+    struct Inputs {
+        var receipts: [ParsedReceipt]
         /// Indices of the evaluated app's receipts, and of other apps' (upgrade prerequisites).
-        let own: [Int]
-        let others: [Int]
-        let deduplicated: Deduplicated
+        var own: [Int]
+        var others: [Int]
+        var deduplicated: Deduplicated
         /// Warnings that do not depend on the instant.
-        let warnings: [EvaluationWarning]
-
-        init(receipts: [ParsedReceipt], own: [Int], others: [Int], deduplicated: Deduplicated, warnings: [EvaluationWarning]) {
-            self.receipts = receipts
-            self.own = own
-            self.others = others
-            self.deduplicated = deduplicated
-            self.warnings = warnings
-        }
+        var warnings: [EvaluationWarning]
     }
 
     static func evaluate(
@@ -107,7 +98,7 @@ enum Evaluator {
     /// ``evaluate(_:receipts:at:options:)`` returns, for callers that evaluate one customer at many
     /// instants (the search of `Proving`).
     static func evaluate<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, _ inputs: Inputs, at given: Instant, options: Options, recorder: inout R
+        _ catalog: CompiledCatalog, _ inputs: consuming Inputs, at given: Instant, options: Options, recorder: inout R
     ) -> Entitlements {
         let instant = given.clampedToRange
         let at = instant.millisecondsSince1970
