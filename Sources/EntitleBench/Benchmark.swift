@@ -33,6 +33,11 @@ struct Benchmark {
         if let key, let number { figures.append((key, number)) }
     }
 
+    /// Records a ratio, written `1.23x`, under `key`.
+    mutating func ratio(_ section: String, _ name: String, _ value: Double, key: String) {
+        record(section, name, String(format: "%.2fx", value), key: key, number: value)
+    }
+
     static func compile(_ json: String, name: String = "bench.json") -> CompiledCatalog {
         let compilation = Portfolio.compile([CatalogSource(name: name, data: Data(json.utf8))])
         guard let catalog = compilation.portfolio?.catalogs.first else {
@@ -180,12 +185,9 @@ struct Benchmark {
         record(
             section, "hand-written Swift for this catalog, on a Receipt value", String(format: "%.2f µs", handWritten * 1e6),
             key: "handWrittenMicroseconds20", number: handWritten * 1e6)
-        record(
-            section, "compiled / hand-written", String(format: "%.2fx", compiled / handWritten),
-            key: "evaluationVsHandWritten", number: compiled / handWritten)
-        record(
-            section, "compiled from a Receipt value / hand-written", String(format: "%.2fx", compiledFromValues / handWritten),
-            key: "evaluationFromReceiptValueVsHandWritten", number: compiledFromValues / handWritten)
+        ratio(section, "compiled / hand-written", compiled / handWritten, key: "evaluationVsHandWritten")
+        ratio(
+            section, "compiled from a Receipt value / hand-written", compiledFromValues / handWritten, key: "evaluationFromReceiptValueVsHandWritten")
     }
 
     // MARK: 4. Scaling
@@ -220,14 +222,10 @@ struct Benchmark {
             evaluation[size] = time
             record(section, "evaluate 20 transactions, \(size)-product catalog", String(format: "%.2f µs", time * 1e6))
         }
-        record(
-            section, "evaluation time, 10,000 / 10 products", String(format: "%.2fx", evaluation[10_000]! / evaluation[10]!),
-            key: "catalogScaling10To10000", number: evaluation[10_000]! / evaluation[10]!)
+        ratio(section, "evaluation time, 10,000 / 10 products", evaluation[10_000]! / evaluation[10]!, key: "catalogScaling10To10000")
         let perProduct10 = compile[10]! / 10
         let perProduct10000 = compile[10_000]! / 10_000
-        record(
-            section, "compile time per product, 10,000 / 10 products", String(format: "%.2fx", perProduct10000 / perProduct10),
-            key: "compilePerProductScaling10To10000", number: perProduct10000 / perProduct10)
+        ratio(section, "compile time per product, 10,000 / 10 products", perProduct10000 / perProduct10, key: "compilePerProductScaling10To10000")
 
         var generator = WorkloadGenerator(seed: 4)
         let shape = generator.catalog(products: 50)
@@ -358,19 +356,11 @@ struct Benchmark {
         let section = "5. concurrency (one shared compiled catalog, 20 transactions)"
         record(section, "1 thread", String(format: "%.0f receipts/s", one), key: "oneThreadReceiptsPerSecond", number: one)
         record(section, "2 threads", String(format: "%.0f receipts/s", two), key: "twoThreadReceiptsPerSecond", number: two)
-        record(section, "2 threads / 1 thread", String(format: "%.2fx", two / one), key: "twoThreadSpeedup", number: two / one)
-        record(
-            section, "control: 2 threads, each with its own catalog / 1 thread", String(format: "%.2fx", privateTwo / one),
-            key: "twoThreadPrivateCatalogSpeedup", number: privateTwo / one)
-        record(
-            section, "shared catalog / private catalogs, 2 threads", String(format: "%.2fx", two / privateTwo),
-            key: "sharedOverPrivateCatalog", number: two / privateTwo)
-        record(
-            section, "the machine: 2 / 1 threads of a multiply chain (no memory)", String(format: "%.2fx", machine),
-            key: "machineTwoThreadArithmetic", number: machine)
-        record(
-            section, "the machine: 2 / 1 threads of a branchy byte scan (own data)", String(format: "%.2fx", scanning),
-            key: "machineTwoThreadByteScan", number: scanning)
+        ratio(section, "2 threads / 1 thread", two / one, key: "twoThreadSpeedup")
+        ratio(section, "control: 2 threads, each with its own catalog / 1 thread", privateTwo / one, key: "twoThreadPrivateCatalogSpeedup")
+        ratio(section, "shared catalog / private catalogs, 2 threads", two / privateTwo, key: "sharedOverPrivateCatalog")
+        ratio(section, "the machine: 2 / 1 threads of a multiply chain (no memory)", machine, key: "machineTwoThreadArithmetic")
+        ratio(section, "the machine: 2 / 1 threads of a branchy byte scan (own data)", scanning, key: "machineTwoThreadByteScan")
     }
 
     /// Work items per second with `threads` threads, each running `perThread` calls of `body`.

@@ -26,7 +26,6 @@ final class Answer: Sendable {
     private let sortedWarnings: Mutex<[EvaluationWarning]?>
 
     struct Search: Sendable {
-        var catalog: CompiledCatalog
         var inputs: Evaluator.Inputs
         var at: Int64
         var options: Evaluator.Options
@@ -59,8 +58,8 @@ final class Answer: Sendable {
     var reevaluateAt: Instant? {
         next.withLock { found in
             if let known = found { return known }
-            guard let search else { return nil }
-            let next = Evaluator.nextChange(search.catalog, search.inputs, at: search.at, options: search.options, core: core)
+            guard let search, let catalog else { return nil }
+            let next = Evaluator.nextChange(catalog, search.inputs, at: search.at, options: search.options, core: core)
             let instant = next == .max ? nil : Instant(millisecondsSince1970: next)
             found = .some(instant)
             return instant

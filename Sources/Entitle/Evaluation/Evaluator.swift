@@ -106,7 +106,7 @@ enum Evaluator {
         // `reevaluateAt` and the warnings' order are worked out when first read.
         return Entitlements(
             at: instant,
-            answer: Answer(catalog: catalog, core: core, search: Answer.Search(catalog: catalog, inputs: inputs, at: at, options: options)))
+            answer: Answer(catalog: catalog, core: core, search: Answer.Search(inputs: inputs, at: at, options: options)))
     }
 
     /// The accepted receipts, split into the app's own and others', and its transactions found

@@ -97,7 +97,10 @@ extension ParsedReceipt {
     }
 
     /// The hash of a stored range, as the decoder computes it.
-    func hash(_ range: TextRange) -> UInt64 {
+    func hash(_ range: TextRange) -> UInt64 { Self.hash(range, in: arena) }
+
+    /// The hash of the text at `range` of `arena`, as ``ByteKeyTable`` computes it.
+    static func hash(_ range: TextRange, in arena: [UInt8]) -> UInt64 {
         arena.withUnsafeBytes { raw in
             ByteKeyTable.hash(UnsafeRawBufferPointer(rebasing: raw[Int(range.start)..<Int(range.start + range.count)]))
         }

@@ -47,11 +47,7 @@ public struct ParsedReceipt: Sendable {
         }
 
         /// The hash of the text at `range`, as ``ByteKeyTable`` computes it.
-        func hash(_ range: TextRange) -> UInt64 {
-            arena.withUnsafeBytes { raw in
-                ByteKeyTable.hash(UnsafeRawBufferPointer(rebasing: raw[Int(range.start)..<Int(range.start + range.count)]))
-            }
-        }
+        func hash(_ range: TextRange) -> UInt64 { ParsedReceipt.hash(range, in: arena) }
     }
 
     /// The fields, in one object that never changes: evaluation copies receipts often (into
