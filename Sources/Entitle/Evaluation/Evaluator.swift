@@ -179,9 +179,11 @@ enum Evaluator {
     ) -> Core {
         let rules = catalog.rules
         let receipts = inputs.receipts
-        var core = Core()
-        if !inputs.deduplicated.chains.orphans.isEmpty { core.warnings = orphanWarnings(inputs.deduplicated.chains, at: at) }
-        var entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &core.warnings)
+        var warnings: [EvaluationWarning] = []
+        var outcomes: [ProductOutcome] = []
+        var boundary = Int64.max
+        if !inputs.deduplicated.chains.orphans.isEmpty { warnings = orphanWarnings(inputs.deduplicated.chains, at: at) }
+        var entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &warnings)
 
         // 1. Keep what is known at `at` and counts for this account; credit consumables; note
         //    intro offers used.
@@ -203,18 +205,20 @@ enum Evaluator {
                 if R.records { recorder.excluded(entry, because: .unknownProduct) }
                 continue
             }
-            let receipt = receipts[Int(entry.receipt)]
-            guard accepts(record.accountToken, of: receipt, account: options.account) else {
-                otherAccounts.insert(receipt.text(record.accountToken)!)
+            // Without an account every transaction counts: the receipt is not looked at.
+            guard options.account == nil || accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
+            else {
+                otherAccounts.insert(receipts[Int(entry.receipt)].text(record.accountToken)!)
                 if R.records { recorder.excluded(entry, because: .otherAccount) }
                 continue
             }
             let rule = rules[Int(entry.product)]
             if rule.ignores(record) {
-                core.warnings.append(
+                warnings.append(
                     EvaluationWarning(
                         kind: .notFamilyShareable(
-                            transactionId: receipt.text(record.transactionId)!, productId: catalog.compiledProducts[Int(entry.product)].id)))
+                            transactionId: receipts[Int(entry.receipt)].text(record.transactionId)!,
+                            productId: catalog.compiledProducts[Int(entry.product)].id)))
                 if R.records { recorder.excluded(entry, because: .notFamilyShareable) }
                 continue
             }
@@ -242,17 +246,17 @@ enum Evaluator {
                 }
                 continue
             }
-            entries[kept] = entry
+            if kept != position { entries[kept] = entry }
             kept += 1
         }
         entries.removeLast(entries.count - kept)
-        if !unknown.isEmpty { core.warnings += unknownProductWarnings(unknown, receipts: receipts) }
-        for account in otherAccounts { core.warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
+        if !unknown.isEmpty { warnings += unknownProductWarnings(unknown, receipts: receipts) }
+        for account in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.
         let renewals = renewalFacts(
             catalog, receipts: receipts, deduplicated: inputs.deduplicated, entries: entries, at: at,
-            options: options, recorder: &recorder, warnings: &core.warnings)
+            options: options, recorder: &recorder, warnings: &warnings)
 
         // 3. Passes of one group stack across their products.
         let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
@@ -264,62 +268,61 @@ enum Evaluator {
         var graceCursor = 0
         var passCursor = 0
         var groupStart = 0
-        core.outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
+        outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
         var lapses = catalog.offerGroups.isEmpty ? [] : [GroupLapse](filling: GroupLapse(), count: catalog.groups.count)
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
-            core.outcomes.append(
+            outcomes.append(
                 evaluateProduct(
                     catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
                     graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                    spans: &spans, lapses: &lapses, boundary: &core.boundary, recorder: &recorder, warnings: &core.warnings))
+                    spans: &spans, lapses: &lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings))
             groupStart = groupEnd
         }
 
         // 5. Grandfather rules and grants.
-        core.access = accessSpans(
-            catalog, receipts: receipts, own: inputs.own, at: at, boundary: &core.boundary,
-            recorder: &recorder, warnings: &core.warnings)
+        let access = accessSpans(
+            catalog, receipts: receipts, own: inputs.own, at: at, boundary: &boundary,
+            recorder: &recorder, warnings: &warnings)
 
         // 6. Features: the union of their sources' spans.
-        core.features = evaluateFeatures(
-            catalog, outcomes: core.outcomes, spans: spans, access: core.access, at: at,
-            boundary: &core.boundary)
+        let features = evaluateFeatures(
+            catalog, outcomes: outcomes, spans: spans, access: access, at: at,
+            boundary: &boundary)
 
         // 7. Consumptions, deduplicated by id across the app's receipts.
         spend(
-            catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &core.warnings,
+            catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &warnings,
             recorder: &recorder)
         for (index, balance) in balances.enumerated() where balance < 0 {
-            core.warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
+            warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
         if overflowed.count > 1 { overflowed = Array(Set(overflowed)).sorted() }
         for currency in overflowed {
-            core.warnings.append(
+            warnings.append(
                 EvaluationWarning(
                     kind: .balanceOutOfRange(
                         currency: catalog.currencyIds[Int(currency)], balance: balances[Int(currency)])))
         }
-        core.balances = balances
-        core.introUsed = introUsed.members
-        core.prerequisites = UpgradePrerequisites(
+        let prerequisites = UpgradePrerequisites(
             catalog, receipts: inputs.others.map { receipts[$0] }, indices: inputs.others, at: at,
             catalogs: options.catalogs)
 
         // 8. What win-back and promotional offers read, for the groups that have them; where Apple's
         //    list of eligible win-back offers and the catalog's conditions disagree, a warning.
+        var groups: [GroupFacts] = []
         if !catalog.offerGroups.isEmpty {
-            core.groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
-            for facts in core.groups where facts.appleWinBack != nil {
-                let subscribed = core.outcomes.contains { outcome in
+            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
+            for facts in groups where facts.appleWinBack != nil {
+                let subscribed = outcomes.contains { outcome in
                     catalog.rules[Int(outcome.product)].group == facts.group
                         && (outcome.state == .active || outcome.state == .gracePeriod || outcome.state == .billingRetry)
                 }
                 for item in catalog.offers(inGroup: facts.group) where item.offer.type == .winBack {
                     let decision = promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at)
                     if decision.disagrees {
-                        core.warnings.append(
+                        warnings.append(
                             EvaluationWarning(
                                 kind: .winBackCriteriaDisagree(
                                     offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
@@ -327,8 +330,9 @@ enum Evaluator {
                 }
             }
         }
-        core.spans = spans
-        return core
+        return Core(
+            outcomes: outcomes, features: features, access: access, balances: balances, introUsed: introUsed.members,
+            prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary)
     }
 
     /// The units of a consumable purchase that credit at `at`, and those refunded: all of them
