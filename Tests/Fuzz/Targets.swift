@@ -301,6 +301,7 @@ func fixedReceipts(for catalog: CompiledCatalog) -> [Receipt] {
 
 /// Bytes as a normalized receipt, evaluated against products/ when it decodes.
 func fuzzReceipt(_ data: Data) {
+    checkReadInPlace(data)
     let parsed: ParsedReceipt
     do {
         parsed = try ParsedReceipt(json: data)
@@ -311,6 +312,18 @@ func fuzzReceipt(_ data: Data) {
     let receipt = parsed.receipt
     evaluateAgainstProducts(parsed, receipt: receipt)
     checkRoundTrip(receipt, what: "ParsedReceipt.receipt")
+}
+
+/// Invariant: a receipt on a corpus line, read in place, reads as its bytes alone do.
+func checkReadInPlace(_ data: Data) {
+    var line = Data(#"{"customer": "c", "receipts": ["#.utf8)
+    line.append(data)
+    line.append(contentsOf: "]}".utf8)
+    guard let read = try? CustomerLine(line, name: "corpus", line: 1, readingNormalized: true), read.count == 1 else { return }
+    let alone = try? ParsedReceipt(json: read.receipt(at: 0))
+    guard read.normalized[0]?.receipt == alone?.receipt, (read.normalized[0] == nil) == (alone == nil) else {
+        fatalError("invariant: a receipt read in place on a corpus line differs from its bytes read alone")
+    }
 }
 
 // MARK: - Apple data

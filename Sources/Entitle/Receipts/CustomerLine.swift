@@ -8,24 +8,40 @@ package struct CustomerLine: Sendable {
     package var customer: String
     /// Whether the id was written as a whole number (`"customer": 2`), so output can write it the same way.
     package var customerIsInteger = false
-    /// Each receipt's bytes, as written in the line.
-    package var receipts: [Data]
     /// The line, kept to locate a receipt's problem.
     private let line: Data
-    /// Where each receipt starts in the line, in bytes from its start.
-    private let offsets: [Int]
+    /// Where each receipt is in the line, in bytes from its start.
+    private let ranges: [Range<Int>]
+    /// Per receipt, the normalized receipt read from the line as it was read, when asked for
+    /// (`nil` for one that is not a normalized receipt: Apple's data, a string).
+    package let normalized: [ParsedReceipt?]
+
+    /// The number of receipts.
+    package var count: Int { ranges.count }
+
+    /// Each receipt's bytes, as written in the line (copied when asked).
+    package var receipts: [Data] { ranges.indices.map(receipt(at:)) }
+
+    /// The bytes of receipt `index`, as written in the line.
+    package func receipt(at index: Int) -> Data {
+        Data(line[line.startIndex + ranges[index].lowerBound..<line.startIndex + ranges[index].upperBound])
+    }
 
     /// Where each receipt starts in the line: its column (from 1, counting characters). Counted
     /// when asked, in one pass over the line: only a receipt with a problem needs it.
     package var columns: [Int] {
         let table = LineTable(line)
-        return offsets.map { table.location(of: $0).column }
+        return ranges.map { table.location(of: $0.lowerBound).column }
     }
 
     /// Reads one line.
     ///
+    /// - Parameters:
+    ///   - readingNormalized: read each receipt that is an object as a normalized receipt while
+    ///     the line is read (``normalized``), rather than scanning it here and decoding its bytes
+    ///     again later. One that does not read as one is scanned as any other JSON value.
     /// - Throws: ``ReceiptError`` located at `line` of `name` with the column of the mistake.
-    package init(_ bytes: Data, name: String, line: Int) throws(ReceiptError) {
+    package init(_ bytes: Data, name: String, line: Int, readingNormalized: Bool = false) throws(ReceiptError) {
         func failure(_ message: String, at offset: Int, help: String? = nil) -> ReceiptError {
             let column = String(decoding: bytes.prefix(offset), as: UTF8.self).count + 1
             return ReceiptError(
@@ -35,6 +51,7 @@ package struct CustomerLine: Sendable {
         var customer: String?
         var customerIsInteger = false
         var ranges: [Range<Int>] = []
+        var normalized: [ParsedReceipt?] = []
         let result: Result<Void, JSONSyntaxError> = bytes.withUnsafeBytes { raw in
             var reader = JSONReader(bytes: raw, maxDepth: ReceiptLimits.maxDepth)
             do {
@@ -56,10 +73,22 @@ package struct CustomerLine: Sendable {
                             throw JSONSyntaxError(offset: reader.valueOffset, message: "`receipts` must be an array")
                         }
                         try reader.readArray { reader, _ in
-                            _ = try reader.peek()
+                            let kind = try reader.peek()
                             let start = reader.valueOffset
+                            if readingNormalized, kind == .object {
+                                // Read in place; on any problem the value is scanned as JSON from its
+                                // start, and its bytes are decoded again later (with the located error).
+                                var attempt = reader
+                                if let receipt = try? ReceiptDecoder.decodeValue(&attempt) {
+                                    reader = attempt
+                                    ranges.append(start..<reader.offset)
+                                    normalized.append(receipt)
+                                    return
+                                }
+                            }
                             try reader.skipValue()
                             ranges.append(start..<reader.offset)
+                            normalized.append(nil)
                         }
                     default:
                         throw JSONSyntaxError(
@@ -81,7 +110,7 @@ package struct CustomerLine: Sendable {
         self.customer = customer
         self.customerIsInteger = customerIsInteger
         self.line = bytes
-        self.offsets = ranges.map(\.lowerBound)
-        self.receipts = ranges.map { bytes[bytes.startIndex + $0.lowerBound..<bytes.startIndex + $0.upperBound] }.map { Data($0) }
+        self.ranges = ranges
+        self.normalized = normalized
     }
 }

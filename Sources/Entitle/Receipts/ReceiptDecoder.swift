@@ -102,11 +102,19 @@ public enum ReceiptDecoder {
 
     static func parse(_ bytes: UnsafeRawBufferPointer) throws -> ParsedReceipt {
         var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
+        let receipt = try decodeValue(&reader)
+        try reader.finish()
+        return receipt
+    }
+
+    /// Decodes the normalized receipt that starts at the reader's position and leaves the reader
+    /// after it: a receipt inside a larger text (a line of a customer corpus) read where it is,
+    /// as ``parse(_:)`` reads the same bytes on their own.
+    static func decodeValue(_ reader: inout JSONReader) throws -> ParsedReceipt {
         var receipt = ParsedReceipt.Fields()
         // Ids are most of a receipt's text; a quarter of its size is a generous first guess.
-        receipt.arena.reserveCapacity(bytes.count / 4)
+        receipt.arena.reserveCapacity((reader.bytes.count - reader.offset) / 4)
         try decodeReceipt(&reader, into: &receipt)
-        try reader.finish()
         return ParsedReceipt(receipt)
     }
 

@@ -48,7 +48,7 @@ extension Entitlements: Codable {
         writer.key("app")
         writer.string(app)
         writer.key("at")
-        writer.string(at.rfc3339)
+        writer.instant(at)
         if parts.contains(.features) {
             writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
         }
@@ -62,7 +62,7 @@ extension Entitlements: Codable {
             writer.object("offers", of: offers, id: \.productId) { $1.write(to: &$0, legal: !compact) }
         }
         writer.key("reevaluateAt")
-        writer.string(reevaluateAt?.rfc3339)
+        writer.instant(reevaluateAt)
         if parts.contains(.warnings) {
             writer.key("warnings")
             writer.beginArray()
@@ -137,7 +137,7 @@ extension FeatureStatus {
         writer.key("enabled")
         writer.bool(enabled)
         writer.key("until")
-        writer.string(until?.rfc3339)
+        writer.instant(until)
         writer.key("sources")
         writer.strings(sources)
         writer.endObject()
@@ -162,10 +162,10 @@ extension ProductStatus {
         writer.key("state")
         writer.string(state.rawValue)
         writer.key("until")
-        writer.string(until?.rfc3339)
+        writer.instant(until)
         if let startsAt {
             writer.key("startsAt")
-            writer.string(startsAt.rfc3339)
+            writer.instant(startsAt)
         }
         if let willRenew {
             writer.key("willRenew")
@@ -183,7 +183,7 @@ extension ProductStatus {
             writer.key("periods")
             writer.integer(Int64(commitment.periods))
             writer.key("endsAt")
-            writer.string(commitment.endsAt.rfc3339)
+            writer.instant(commitment.endsAt)
             writer.endObject()
         }
         writer.endObject()

@@ -70,6 +70,15 @@ package struct JSONLineWriter: JSONWriter {
         needsComma = true
     }
 
+    package mutating func instant(_ value: Instant?) {
+        guard let value else { return null() }
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        Instant.appendRFC3339(value.millisecondsSince1970, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     package mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)

@@ -23,9 +23,15 @@ package protocol JSONWriter {
     mutating func bool(_ value: Bool)
     /// `null`.
     mutating func null()
+    /// An instant as an RFC 3339 string, or `null` when there is none.
+    mutating func instant(_ value: Instant?)
 }
 
 extension JSONWriter {
+    package mutating func instant(_ value: Instant?) {
+        string(value?.rfc3339)
+    }
+
     /// A string, or `null` when there is none.
     package mutating func string(_ value: String?) {
         if let value { string(value) } else { null() }

@@ -142,33 +142,44 @@ extension Instant {
 
     /// Formats milliseconds as RFC 3339 UTC (`2026-01-15T09:00:00Z`, or `...:00.250Z`).
     static func format(_ milliseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendRFC3339(milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``format(_:)``'s text, appended to `bytes` without building a string.
+    static func appendRFC3339(_ milliseconds: Int64, to bytes: inout [UInt8]) {
         let (days, timeOfDay) = CivilCalendar.floorDivide(milliseconds, CivilCalendar.millisecondsPerDay)
         let (year, month, day) = CivilCalendar.date(dayNumber: days)
         let ms = Int(timeOfDay)
-        var text = ""
-        text.reserveCapacity(24)
+        let digit = UInt8(ascii: "0")
         func pad(_ value: Int, _ width: Int) {
-            let digits = String(value)
-            if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
-            text += digits
+            var divisor = 1
+            for _ in 1..<width { divisor &*= 10 }
+            // A year past 9999 keeps all its digits.
+            while value / divisor >= 10 { divisor &*= 10 }
+            while divisor > 0 {
+                bytes.append(digit &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+                divisor /= 10
+            }
         }
-        if year < 0 { text += "-" }
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
         pad(abs(year), 4)
-        text += "-"
+        bytes.append(UInt8(ascii: "-"))
         pad(month, 2)
-        text += "-"
+        bytes.append(UInt8(ascii: "-"))
         pad(day, 2)
-        text += "T"
+        bytes.append(UInt8(ascii: "T"))
         pad(ms / 3_600_000, 2)
-        text += ":"
+        bytes.append(UInt8(ascii: ":"))
         pad(ms / 60_000 % 60, 2)
-        text += ":"
+        bytes.append(UInt8(ascii: ":"))
         pad(ms / 1000 % 60, 2)
         if ms % 1000 != 0 {
-            text += "."
+            bytes.append(UInt8(ascii: "."))
             pad(ms % 1000, 3)
         }
-        text += "Z"
-        return text
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

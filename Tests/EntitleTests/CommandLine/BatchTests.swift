@@ -207,6 +207,39 @@ struct BatchTests {
         #expect(Set(try Self.lines(both)[0].keys) == ["customer", "app", "at", "offers", "reevaluateAt"] && !both.standardOutput.contains("legal"))
     }
 
+    @Test("a corpus line reads its normalized receipts in place, each as its bytes alone read; anything else is kept as bytes")
+    func receiptsReadInPlace() throws {
+        var generator = WorkloadGenerator(seed: 5)
+        let odd =
+            #"{"app": "com.example.diagrams", "transactions": [{"productId": "com.example.\"odd\"\n\u0001é", "transactionId": "t\\1", "purchaseDate": "2025-03-01T00:00:00.250Z"}]}"#
+        let values = [
+            generator.receipt(for: .diagrams, transactions: 7).replacingOccurrences(of: "\n", with: " "), odd, Self.unknownProduct,
+            // Not normalized receipts: an unknown member, a bad instant, a repeated key, Apple's
+            // JSON, a string, a number.
+            #"{"app": "x", "extra": 1}"#,
+            #"{"app": "x", "transactions": [{"productId": "p", "transactionId": "1", "purchaseDate": "2025-02-30T00:00:00Z"}]}"#,
+            #"{"app": "x", "app": "y"}"#, #"{"receipt": {"bundle_id": "x", "in_app": []}, "status": 0}"#, #""eyJhbGciOiJFUzI1NiJ9.e30.sig""#, "7",
+        ]
+        let line = #"{"customer": "c", "receipts": [ "# + values.joined(separator: " ,\n") + " ]}"
+        let inPlace = try CustomerLine(Data(line.utf8), name: "corpus", line: 1, readingNormalized: true)
+        let scanned = try CustomerLine(Data(line.utf8), name: "corpus", line: 1)
+        #expect(inPlace.count == values.count)
+        #expect(scanned.normalized.allSatisfy { $0 == nil })
+        #expect(inPlace.receipts == scanned.receipts)
+        #expect(inPlace.columns == scanned.columns)
+        for index in values.indices {
+            #expect(String(decoding: inPlace.receipt(at: index), as: UTF8.self) == values[index])
+            let alone = try? ParsedReceipt(json: Data(values[index].utf8))
+            #expect(inPlace.normalized[index]?.receipt == alone?.receipt, "receipt \(index)")
+            #expect((inPlace.normalized[index] == nil) == (alone == nil), "receipt \(index)")
+        }
+        #expect(inPlace.normalized.prefix(3).allSatisfy { $0 != nil })
+        // A line broken inside a receipt that reads in place is still refused where it breaks.
+        #expect(throws: ReceiptError.self) {
+            try CustomerLine(Data((#"{"customer": "c", "receipts": ["# + values[0] + "}").utf8), name: "corpus", line: 1, readingNormalized: true)
+        }
+    }
+
     @Test("a batch line is the result's JSON written straight into bytes: the same as the tree, for every part and with or without prose")
     func lineWriterMatchesTheTree() throws {
         var generator = WorkloadGenerator(seed: 21)

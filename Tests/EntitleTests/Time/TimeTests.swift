@@ -83,6 +83,20 @@ struct TimeTests {
         bytes.withUnsafeBytes { Instant.parseMillisecondUTC($0, at: 0) }
     }
 
+    @Test("instants are written with four-digit years, milliseconds only when there are some, and every digit of a year past 9999")
+    func formatting() {
+        #expect(Instant.format(0) == "1970-01-01T00:00:00Z")
+        #expect(Instant.format(1_768_467_600_250) == "2026-01-15T09:00:00.250Z")
+        #expect(Instant.format(1_768_467_600_007) == "2026-01-15T09:00:00.007Z")
+        #expect(Instant.format(Instant.earliest.millisecondsSince1970) == "0001-01-01T00:00:00Z")
+        #expect(Instant.format(Instant.latest.millisecondsSince1970) == "9999-12-31T23:59:59.999Z")
+        #expect(Instant.format(Instant.latest.millisecondsSince1970 + 1) == "10000-01-01T00:00:00Z")
+        #expect(Instant.format(Instant.earliest.millisecondsSince1970 - 1) == "0000-12-31T23:59:59.999Z")
+        var bytes = Array("x".utf8)
+        Instant.appendRFC3339(86_399_999, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x1970-01-01T23:59:59.999Z")
+    }
+
     @Test("compact offsets only where Apple uses them")
     func compactOffset() {
         var text = "2020-07-22T18:33:15+0100"
