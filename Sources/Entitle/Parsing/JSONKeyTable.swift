@@ -54,18 +54,33 @@ struct JSONKeyTable: @unchecked Sendable {
     /// The guessed next members of one kind of object, learnt while reading one text.
     struct Prediction {
         /// Slot `i` holds the name last seen after name `i` (slot 31: first).
-        fileprivate var recent: SIMD32<UInt8>
+        fileprivate var recent: Slots
         /// The same, for the name seen there before that one.
-        fileprivate var earlier: SIMD32<UInt8>
+        fileprivate var earlier: Slots
 
         /// A prediction that first guesses the names in their declared order: slot `i` guesses
         /// name `i + 1`, and the start slot (31) name 0.
         init() {
-            var order = SIMD32<UInt8>()
+            var order = Slots()
             for slot in 0..<31 { order[slot] = UInt8(slot + 1) }
             order[31] = 0
             recent = order
             earlier = order
+        }
+    }
+
+    /// 32 one-byte slots, read and written in place where the prediction lives (a vector type
+    /// would be copied to the stack for each byte read).
+    struct Slots {
+        private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        subscript(slot: Int) -> UInt8 {
+            @inline(__always) mutating get {
+                withUnsafeMutableBytes(of: &storage) { $0[slot & 31] }
+            }
+            @inline(__always) set {
+                withUnsafeMutableBytes(of: &storage) { $0[slot & 31] = newValue }
+            }
         }
     }
 

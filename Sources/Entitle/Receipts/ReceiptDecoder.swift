@@ -144,12 +144,16 @@ public enum ReceiptDecoder {
                 }
             case 3:
                 try expectArray(&reader, path: "renewals")
+                // A few per receipt: room for them at once, not grown one at a time.
+                receipt.renewals.reserveCapacity(4)
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxRenewals, "renewals", &reader)
                     receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
             case 4:
                 try expectArray(&reader, path: "consumptions")
+                receipt.consumptions.reserveCapacity(4)
+                consumptionOffsets.reserveCapacity(4)
                 try reader.readArray { reader, index in
                     try checkCount(index, ReceiptLimits.maxConsumptions, "consumptions", &reader)
                     consumptionOffsets.append(Int32(try reader.peekOffset()))

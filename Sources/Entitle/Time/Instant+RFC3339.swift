@@ -124,15 +124,22 @@ extension Instant {
             ((d0 &+ (sixes & digits0)) & ~digits0) | ((d1 &+ (sixes & digits1)) & ~digits1)
             | ((d2 &+ (sixes & digits2)) & ~digits2)
         guard outside | overNine == 0 else { return nil }
-        @inline(__always) func digit(_ word: UInt64, _ byte: UInt64) -> Int { Int((word >> (8 * byte)) & 0xF) }
-        let year = digit(d0, 0) * 1000 + digit(d0, 1) * 100 + digit(d0, 2) * 10 + digit(d0, 3)
-        let month = digit(d0, 5) * 10 + digit(d0, 6)
-        let day = digit(d1, 0) * 10 + digit(d1, 1)
-        let hour = digit(d1, 3) * 10 + digit(d1, 4)
-        let minute = digit(d1, 6) * 10 + digit(d1, 7)
-        let second = digit(d2, 1) * 10 + digit(d2, 2)
-        let millisecond = digit(d2, 4) * 100 + digit(d2, 5) * 10 + digit(d2, 6)
-        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilCalendar.daysInMonth(year: year, month: month),
+        // Each byte i of `pairs` is the two-digit number of digits i and i + 1: ten times a digit
+        // is at most 90, plus the next at most 99, so no byte carries into the next.
+        @inline(__always) func pairs(_ word: UInt64) -> UInt64 { word &* 10 &+ (word >> 8) }
+        @inline(__always) func byte(_ word: UInt64, _ index: UInt64) -> Int { Int(truncatingIfNeeded: (word >> (8 * index)) & 0xFF) }
+        let p0 = pairs(d0)
+        let p1 = pairs(d1)
+        let p2 = pairs(d2)
+        let year = byte(p0, 0) &* 100 &+ byte(p0, 2)
+        let month = byte(p0, 5)
+        let day = byte(p1, 0)
+        let hour = byte(p1, 3)
+        let minute = byte(p1, 6)
+        let second = byte(p2, 1)
+        let millisecond = byte(p2, 4) &* 10 &+ byte(d2, 6)
+        // Every month has 28 days: only the days after need its length.
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= 28 || day <= CivilCalendar.daysInMonth(year: year, month: month),
             hour < 24, minute < 60, second < 60
         else { return nil }
         // Years 0001-9999 in UTC always lie within ``Instant/earliest``...``Instant/latest``.
