@@ -7,41 +7,50 @@ extension Evaluator {
         _ catalog: CompiledCatalog, outcomes: [ProductOutcome], spans: [CoverageSpan], access: [AccessSpan], at: Int64,
         boundary: inout Int64
     ) -> [FeatureOutcome] {
-        var featureSpans: [(feature: Int32, span: CoverageSpan)] = []
         var count = access.count
         for outcome in outcomes { count += catalog.rules[Int(outcome.product)].grants.count * outcome.spans.count }
-        featureSpans.reserveCapacity(count)
-        for outcome in outcomes where !outcome.spans.isEmpty {
-            for grant in catalog.rules[Int(outcome.product)].grants {
-                let feature = catalog.ruleGrants[Int(grant)]
-                for index in outcome.spans { featureSpans.append((feature, spans[Int(index)])) }
+        guard count > 0 else { return [] }
+        // The spans and each feature's runs are worked on where they are made: on the stack when
+        // few, never an array's storage.
+        return withUnsafeTemporaryAllocation(of: (feature: Int32, span: CoverageSpan).self, capacity: count) { buffer in
+            var filled = 0
+            func add(_ feature: Int32, _ span: CoverageSpan) {
+                (buffer.baseAddress! + filled).initialize(to: (feature, span))
+                filled += 1
             }
+            for outcome in outcomes where !outcome.spans.isEmpty {
+                for grant in catalog.rules[Int(outcome.product)].grants {
+                    let feature = catalog.ruleGrants[Int(grant)]
+                    for index in outcome.spans { add(feature, spans[Int(index)]) }
+                }
+            }
+            for item in access where item.span.end > item.span.start { add(item.feature, item.span) }
+            guard filled > 0 else { return [] }
+            var featureSpans = UnsafeMutableBufferPointer(rebasing: buffer[0..<filled])
+            featureSpans.sort { $0.feature != $1.feature ? $0.feature < $1.feature : $0.span.start < $1.span.start }
+            var features: [FeatureOutcome] = []
+            features.reserveCapacity(min(filled, catalog.featureIds.count))
+            withUnsafeTemporaryAllocation(of: CoverageSpan.self, capacity: filled) { runs in
+                var groupStart = 0
+                while groupStart < filled {
+                    let feature = featureSpans[groupStart].feature
+                    var groupEnd = groupStart
+                    while groupEnd < filled, featureSpans[groupEnd].feature == feature {
+                        (runs.baseAddress! + (groupEnd - groupStart)).initialize(to: featureSpans[groupEnd].span)
+                        groupEnd += 1
+                    }
+                    let (coveringEnd, nextStart) = CoverageSpan.locate(
+                        UnsafeMutableBufferPointer(rebasing: runs[0..<(groupEnd - groupStart)]), at: at)
+                    if let coveringEnd {
+                        features.append(FeatureOutcome(feature: feature, until: coveringEnd))
+                        if coveringEnd != CoverageSpan.never { boundary = min(boundary, coveringEnd) }
+                    } else if let nextStart {
+                        boundary = min(boundary, nextStart)
+                    }
+                    groupStart = groupEnd
+                }
+            }
+            return features
         }
-        for item in access where item.span.end > item.span.start { featureSpans.append((item.feature, item.span)) }
-        var features: [FeatureOutcome] = []
-        guard !featureSpans.isEmpty else { return features }
-        features.reserveCapacity(min(featureSpans.count, catalog.featureIds.count))
-        featureSpans.sort { $0.feature != $1.feature ? $0.feature < $1.feature : $0.span.start < $1.span.start }
-        var groupStart = 0
-        var runs: [CoverageSpan] = []
-        runs.reserveCapacity(featureSpans.count)
-        while groupStart < featureSpans.count {
-            let feature = featureSpans[groupStart].feature
-            var groupEnd = groupStart
-            runs.removeAll(keepingCapacity: true)
-            while groupEnd < featureSpans.count, featureSpans[groupEnd].feature == feature {
-                runs.append(featureSpans[groupEnd].span)
-                groupEnd += 1
-            }
-            let (coveringEnd, nextStart) = runs.withUnsafeMutableBufferPointer { CoverageSpan.locate($0, at: at) }
-            if let coveringEnd {
-                features.append(FeatureOutcome(feature: feature, until: coveringEnd))
-                if coveringEnd != CoverageSpan.never { boundary = min(boundary, coveringEnd) }
-            } else if let nextStart {
-                boundary = min(boundary, nextStart)
-            }
-            groupStart = groupEnd
-        }
-        return features
     }
 }

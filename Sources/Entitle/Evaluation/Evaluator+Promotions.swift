@@ -31,13 +31,15 @@ extension Evaluator {
             }
             return low < facts.count && facts[low].group == group ? low : nil
         }
-        // Each group's paid spans in one allocation: counted first.
-        var paying = [Int32](filling: 0, count: facts.count)
-        for entry in entries where entry.cancellation > at && !entry.isUpgraded {
-            let rule = catalog.rules[Int(entry.product)]
-            if rule.type == .autoRenewableSubscription, let index = place(rule.group) { paying[index] += 1 }
+        // Each group's paid spans in one allocation: counted first (the counts on the stack).
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: facts.count) { paying in
+            paying.initialize(repeating: 0)
+            for entry in entries where entry.cancellation > at && !entry.isUpgraded {
+                let rule = catalog.rules[Int(entry.product)]
+                if rule.type == .autoRenewableSubscription, let index = place(rule.group) { paying[index] += 1 }
+            }
+            for index in facts.indices where paying[index] > 0 { facts[index].paying.reserveCapacity(Int(paying[index])) }
         }
-        for index in facts.indices where paying[index] > 0 { facts[index].paying.reserveCapacity(Int(paying[index])) }
         for entry in entries where entry.cancellation > at && !entry.isUpgraded {
             let rule = catalog.rules[Int(entry.product)]
             guard rule.type == .autoRenewableSubscription, let index = place(rule.group) else { continue }

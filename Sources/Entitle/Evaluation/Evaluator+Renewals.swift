@@ -61,6 +61,7 @@ extension Evaluator {
         init(receipts: [ParsedReceipt], own: [Int], chains: Chains) {
             guard !chains.chainOfItem.isEmpty else { return }
             var items: [(chain: Int, copy: Snapshot)] = []
+            items.reserveCapacity(own.reduce(0) { $0 + receipts[$1].renewals.count })
             for receiptIndex in own {
                 for (index, renewal) in receipts[receiptIndex].renewals.enumerated() {
                     items.append(
@@ -71,27 +72,27 @@ extension Evaluator {
                 }
             }
             items.sort { $0.chain != $1.chain ? $0.chain < $1.chain : $0.copy.rank < $1.copy.rank }
+            // The entries in that order, then each chain's put in its final order where it lies.
+            entries.reserveCapacity(items.count)
+            for item in items { entries.append(item.copy) }
             var start = 0
             while start < items.count {
                 var end = start + 1
                 while end < items.count, items[end].chain == items[start].chain { end += 1 }
-                var group = items[start..<end].map(\.copy)
-                if group.count > 1 { Evaluator.sortRenewals(&group, receipts: receipts) }
-                let first = Int32(entries.count)
-                entries += group
-                self.chains.append((items[start].chain, first..<Int32(entries.count)))
+                if end - start > 1 { Evaluator.sortRenewals(&entries, start..<end, receipts: receipts) }
+                self.chains.append((items[start].chain, Int32(start)..<Int32(end)))
                 start = end
             }
         }
     }
 
-    /// Orders one chain's entries by rank, and entries of one rank by the bytes of their
-    /// normalized JSON (computed only when entries of one rank differ).
-    static func sortRenewals(_ group: inout [Snapshot], receipts: [ParsedReceipt]) {
-        var start = 0
-        while start < group.count {
+    /// Orders one chain's entries, at `range` of `group`, by rank, and entries of one rank by the
+    /// bytes of their normalized JSON (computed only when entries of one rank differ).
+    static func sortRenewals(_ group: inout [Snapshot], _ range: Range<Int>, receipts: [ParsedReceipt]) {
+        var start = range.lowerBound
+        while start < range.upperBound {
             var end = start + 1
-            while end < group.count, group[end].rank == group[start].rank { end += 1 }
+            while end < range.upperBound, group[end].rank == group[start].rank { end += 1 }
             let first = receipts[Int(group[start].receipt)]
             let record = first.renewals[Int(group[start].index)]
             if group[(start + 1)..<end].contains(where: { copy in
