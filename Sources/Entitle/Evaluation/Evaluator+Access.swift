@@ -45,7 +45,11 @@ extension Evaluator {
             if case .originalApplicationVersionBefore = $0.condition { return true }
             return false
         }
-        var starts = [Int64?](repeating: nil, count: catalog.grandfatherRules.count)
+        let rules = catalog.grandfatherRules
+        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
+        let starts = UnsafeMutableBufferPointer<Int64?>.allocate(capacity: max(1, rules.count))
+        starts.initialize(repeating: nil)
+        defer { starts.deallocate() }
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
             var version: [Int]?
@@ -53,7 +57,7 @@ extension Evaluator {
                 version = CatalogChecker.versionComponents(text)
                 if version == nil { warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text))) }
             }
-            for (index, rule) in catalog.grandfatherRules.enumerated() {
+            for (index, rule) in rules.enumerated() {
                 var start: Int64?
                 var decision = GrandfatherDecision.notBefore
                 switch rule.condition {
@@ -77,7 +81,7 @@ extension Evaluator {
                 if R.records { recorder.grandfather(rule: index, receipt: receiptIndex, decision) }
             }
         }
-        for (index, rule) in catalog.grandfatherRules.enumerated() {
+        for (index, rule) in rules.enumerated() {
             guard let start = starts[index] else { continue }
             for feature in rule.grants {
                 access.append(

@@ -294,7 +294,10 @@ extension Evaluator {
         guard !deduplicated.renewals.chains.isEmpty else { return .empty }
         // Per chain: its latest expiry among its counted transactions and the product holding it
         // (others holding it too in `tied`).
-        var chain = [ChainExpiry](filling: ChainExpiry(), count: chains.transactionCount)
+        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
+        let chain = UnsafeMutableBufferPointer<ChainExpiry>.allocate(capacity: max(1, chains.transactionCount))
+        chain.initialize(repeating: ChainExpiry())
+        defer { chain.deallocate() }
         var tied: [Int: [Int32]] = [:]
         for entry in entries
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {

@@ -269,7 +269,10 @@ enum Evaluator {
         var passCursor = 0
         var groupStart = 0
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
-        var lapses = catalog.offerGroups.isEmpty ? [] : [GroupLapse](filling: GroupLapse(), count: catalog.groups.count)
+        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
+        let lapses = UnsafeMutableBufferPointer<GroupLapse>.allocate(capacity: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
+        lapses.initialize(repeating: GroupLapse())
+        defer { lapses.deallocate() }
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
@@ -277,7 +280,7 @@ enum Evaluator {
                 evaluateProduct(
                     catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
                     graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                    spans: &spans, lapses: &lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings))
+                    spans: &spans, lapses: lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings))
             groupStart = groupEnd
         }
 
@@ -313,7 +316,7 @@ enum Evaluator {
         //    list of eligible win-back offers and the catalog's conditions disagree, a warning.
         var groups: [GroupFacts] = []
         if !catalog.offerGroups.isEmpty {
-            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
+            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: UnsafeBufferPointer(lapses), renewals: renewals, at: at)
             for facts in groups where facts.appleWinBack != nil {
                 let subscribed = outcomes.contains { outcome in
                     catalog.rules[Int(outcome.product)].group == facts.group
