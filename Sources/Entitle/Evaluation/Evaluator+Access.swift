@@ -47,8 +47,8 @@ extension Evaluator {
         }
         let rules = catalog.grandfatherRules
         // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
-        let starts = UnsafeMutableBufferPointer<Int64?>.allocate(capacity: max(1, rules.count))
-        starts.initialize(repeating: nil)
+        guard !rules.isEmpty else { return }
+        let starts = UnsafeMutableBufferPointer<Int64?>.filled(with: nil, count: rules.count)
         defer { starts.deallocate() }
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]

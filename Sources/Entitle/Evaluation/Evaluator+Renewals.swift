@@ -295,8 +295,7 @@ extension Evaluator {
         // Per chain: its latest expiry among its counted transactions and the product holding it
         // (others holding it too in `tied`).
         // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
-        let chain = UnsafeMutableBufferPointer<ChainExpiry>.allocate(capacity: max(1, chains.transactionCount))
-        chain.initialize(repeating: ChainExpiry())
+        let chain = UnsafeMutableBufferPointer.filled(with: ChainExpiry(), count: chains.transactionCount)
         defer { chain.deallocate() }
         var tied: [Int: [Int32]] = [:]
         for entry in entries

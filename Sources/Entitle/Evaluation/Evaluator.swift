@@ -270,8 +270,7 @@ enum Evaluator {
         var groupStart = 0
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
         // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
-        let lapses = UnsafeMutableBufferPointer<GroupLapse>.allocate(capacity: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
-        lapses.initialize(repeating: GroupLapse())
+        let lapses = UnsafeMutableBufferPointer.filled(with: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
         defer { lapses.deallocate() }
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
