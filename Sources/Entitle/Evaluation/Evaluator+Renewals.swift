@@ -32,7 +32,9 @@ extension Evaluator {
         /// The product holding the latest expiry, and its transaction: of several, the one bought
         /// last (purchase order).
         var holder: Int32 = -1
-        var holderEntry: Entry?
+        /// Where that transaction is among the evaluation's entries (an index: an `Entry` here
+        /// would make a table of thousands of chains several hundred kilobytes).
+        var holderEntry: Int32 = -1
     }
 
     /// What a chain's counted renewal entries say, attached to a product.
@@ -298,22 +300,22 @@ extension Evaluator {
         let chain = UnsafeMutableBufferPointer.filled(with: ChainExpiry(), count: chains.transactionCount)
         defer { chain.deallocate() }
         var tied: [Int: [Int32]] = [:]
-        for entry in entries
+        for (position, entry) in entries.enumerated()
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {
             guard !entry.isUpgraded, entry.expires != TransactionRecord.absentDate else { continue }
             let number = chains.chain(ofTransaction: entry.index, in: entry.receipt)
             if entry.expires > chain[number].expires {
                 chain[number].expires = entry.expires
                 chain[number].holder = entry.product
-                chain[number].holderEntry = entry
+                chain[number].holderEntry = Int32(position)
                 if !tied.isEmpty { tied[number] = nil }
             } else if entry.expires == chain[number].expires {
                 var other = entry.product
-                if precedes(chain[number].holderEntry!, entry, receipts: receipts) {
+                if precedes(entries[Int(chain[number].holderEntry)], entry, receipts: receipts) {
                     // Bought later: it holds the chain now.
                     other = chain[number].holder
                     chain[number].holder = entry.product
-                    chain[number].holderEntry = entry
+                    chain[number].holderEntry = Int32(position)
                 }
                 if other != chain[number].holder, !(tied[number]?.contains(other) ?? false) {
                     tied[number, default: []].append(other)
