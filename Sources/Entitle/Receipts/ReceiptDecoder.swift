@@ -42,6 +42,10 @@ public enum ReceiptDecoder {
         var renewal = JSONKeyTable.Prediction()
         var grant = JSONKeyTable.Prediction()
         var consumption = JSONKeyTable.Prediction()
+        /// The last transaction's product id and original transaction id, when their text had no
+        /// escapes: the next transaction often repeats them (see ``repeatedText(_:_:in:)``).
+        var productId = TextRange.none
+        var originalTransactionId = TextRange.none
     }
 
     /// Decodes one normalized receipt.
@@ -257,12 +261,27 @@ public enum ReceiptDecoder {
             if let index { try seen.insert(index, key) }
             switch index {
             case 0:
-                record.productId = try nonEmptyText(&reader, into: &receipt, path: path(".productId"))
+                if let same = repeatedText(predictions.productId, &reader, in: receipt) {
+                    record.productId = same
+                } else {
+                    let token = try stringToken(&reader, path: path(".productId"))
+                    guard token.raw.count > 0 else {
+                        throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path(".productId"))
+                    }
+                    record.productId = try store(token, into: &receipt, path: path(".productId"))
+                    predictions.productId = token.hasEscapes ? .none : record.productId
+                }
             case 1:
                 record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path(".transactionId"))
                 record.transactionIdHash = receipt.hash(record.transactionId)
             case 2:
-                record.originalTransactionId = try optionalText(&reader, into: &receipt, path: path(".originalTransactionId"))
+                if let same = repeatedText(predictions.originalTransactionId, &reader, in: receipt) {
+                    record.originalTransactionId = same
+                } else if try !readNull(&reader) {
+                    let token = try stringToken(&reader, path: path(".originalTransactionId"))
+                    record.originalTransactionId = try store(token, into: &receipt, path: path(".originalTransactionId"))
+                    predictions.originalTransactionId = token.hasEscapes ? .none : record.originalTransactionId
+                }
             case 3:
                 record.purchase = try instant(&reader, path: path(".purchaseDate"))
             case 4:
@@ -581,6 +600,27 @@ public enum ReceiptDecoder {
     private static func stringToken(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> JSONString {
         guard reader.nextByte() == UInt8(ascii: "\"") else { throw try wrongValue(&reader, expected: "a string", path: path()) }
         return try reader.readStringAtQuote()
+    }
+
+    /// `previous` when the string value at the reader is its text again, which it then steps
+    /// over without scanning or storing it; `nil` otherwise. `previous` was stored from a token
+    /// without escapes, so its bytes are the token's raw bytes: equal raw bytes followed by the
+    /// closing quote are the same valid string.
+    @inline(__always)
+    private static func repeatedText(_ previous: TextRange, _ reader: inout JSONReader, in receipt: ParsedReceipt.Fields) -> TextRange? {
+        guard !previous.isNone, reader.nextByte() == UInt8(ascii: "\"") else { return nil }
+        let quote = reader.valueOffset
+        let count = Int(previous.count)
+        let bytes = reader.bytes
+        guard quote + count + 1 < bytes.count, bytes[quote + count + 1] == UInt8(ascii: "\"") else { return nil }
+        let same =
+            count == 0
+            || receipt.arena.withUnsafeBytes { arena in
+                memcmp(bytes.baseAddress! + quote + 1, arena.baseAddress! + Int(previous.start), count) == 0
+            }
+        guard same else { return nil }
+        reader.skip(count + 2)
+        return previous
     }
 
     /// Whether the next value is `null`, which it then reads.

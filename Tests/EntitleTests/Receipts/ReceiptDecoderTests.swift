@@ -6,6 +6,34 @@ import Testing
 
 @Suite("Receipt decoding")
 struct ReceiptDecoderTests {
+    @Test("a product id or original transaction id repeated from the transaction before reads as itself, escapes and prefixes included")
+    func repeatedIds() throws {
+        func transaction(_ product: String, _ original: String?) -> String {
+            #"{"productId": \#(product), "transactionId": "t", "originalTransactionId": \#(original ?? "null"), "purchaseDate": "2026-01-01T00:00:00Z"}"#
+        }
+        // Raw text after each: what the transaction's product id and original id decode to.
+        let cases: [(product: String, original: String?, expected: (String, String?))] = [
+            (#""p.pro""#, #""1""#, ("p.pro", "1")),
+            (#""p.pro""#, #""1""#, ("p.pro", "1")),
+            (#"  "p.pro"  "#, #" "1" "#, ("p.pro", "1")),
+            (#""p.pr""#, #""10""#, ("p.pr", "10")),
+            (#""p.pro""#, #""1""#, ("p.pro", "1")),
+            (#""p.pro2""#, nil, ("p.pro2", nil)),
+            (#""a\\b""#, #""x\\y""#, (#"a\b"#, #"x\y"#)),
+            (#""a\b""#, #""x\\y""#, ("a\u{8}", #"x\y"#)),
+            (#""a\b""#, #""""#, ("a\u{8}", "")),
+            (#""é""#, #""""#, ("é", "")),
+            (#""é""#, #""""#, ("é", "")),
+        ]
+        let json = #"{"app": "a", "transactions": ["# + cases.map { transaction($0.product, $0.original) }.joined(separator: ", ") + "]}"
+        let receipt = try ReceiptDecoder.decode(Data(json.utf8))
+        #expect(receipt.transactions.map(\.productId) == cases.map(\.expected.0))
+        #expect(receipt.transactions.map(\.originalTransactionId) == cases.map(\.expected.1))
+        // An empty product id after a repeated one is still refused.
+        let empty = #"{"app": "a", "transactions": ["# + transaction(#""p""#, nil) + ", " + transaction(#""""#, nil) + "]}"
+        #expect(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(empty.utf8)) }
+    }
+
     @Test("a full receipt decodes with defaults filled in")
     func decodes() throws {
         let receipt = try ReceiptDecoder.decode(
