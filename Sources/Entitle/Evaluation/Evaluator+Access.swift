@@ -41,13 +41,12 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], into access: inout [AccessSpan],
         recorder: inout R, warnings: inout [EvaluationWarning]
     ) {
-        let readsVersions = catalog.grandfatherRules.contains {
+        let rules = catalog.grandfatherRules
+        guard !rules.isEmpty else { return }
+        let readsVersions = rules.contains {
             if case .originalApplicationVersionBefore = $0.condition { return true }
             return false
         }
-        let rules = catalog.grandfatherRules
-        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
-        guard !rules.isEmpty else { return }
         let starts = UnsafeMutableBufferPointer<Int64?>.filled(with: nil, count: rules.count)
         defer { starts.deallocate() }
         for receiptIndex in own {

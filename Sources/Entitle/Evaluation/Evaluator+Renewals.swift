@@ -296,7 +296,6 @@ extension Evaluator {
         guard !deduplicated.renewals.chains.isEmpty else { return .empty }
         // Per chain: its latest expiry among its counted transactions and the product holding it
         // (others holding it too in `tied`).
-        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
         let chain = UnsafeMutableBufferPointer.filled(with: ChainExpiry(), count: chains.transactionCount)
         defer { chain.deallocate() }
         var tied: [Int: [Int32]] = [:]

@@ -269,7 +269,6 @@ enum Evaluator {
         var passCursor = 0
         var groupStart = 0
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
-        // Worked on here only: a buffer, not an array (whose storage costs a metadata lookup).
         let lapses = UnsafeMutableBufferPointer.filled(with: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
         defer { lapses.deallocate() }
         while groupStart < entries.count {

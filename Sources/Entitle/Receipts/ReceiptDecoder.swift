@@ -43,7 +43,7 @@ public enum ReceiptDecoder {
         var grant = JSONKeyTable.Prediction()
         var consumption = JSONKeyTable.Prediction()
         /// The last transaction's product id and original transaction id, when their text had no
-        /// escapes: the next transaction often repeats them (see ``repeatedText(_:_:in:)``).
+        /// escapes: the next transaction often repeats them (see ``text(repeating:_:into:read:)``).
         var productId = TextRange.none
         var originalTransactionId = TextRange.none
     }
@@ -261,26 +261,15 @@ public enum ReceiptDecoder {
             if let index { try seen.insert(index, key) }
             switch index {
             case 0:
-                if let same = repeatedText(predictions.productId, &reader, in: receipt) {
-                    record.productId = same
-                } else {
-                    let token = try stringToken(&reader, path: path(".productId"))
-                    guard token.raw.count > 0 else {
-                        throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path(".productId"))
-                    }
-                    record.productId = try store(token, into: &receipt, path: path(".productId"))
-                    predictions.productId = token.hasEscapes ? .none : record.productId
+                record.productId = try text(repeating: &predictions.productId, &reader, into: &receipt) {
+                    try nonEmptyText(&$0, into: &$1, path: path(".productId"))
                 }
             case 1:
                 record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path(".transactionId"))
                 record.transactionIdHash = receipt.hash(record.transactionId)
             case 2:
-                if let same = repeatedText(predictions.originalTransactionId, &reader, in: receipt) {
-                    record.originalTransactionId = same
-                } else if try !readNull(&reader) {
-                    let token = try stringToken(&reader, path: path(".originalTransactionId"))
-                    record.originalTransactionId = try store(token, into: &receipt, path: path(".originalTransactionId"))
-                    predictions.originalTransactionId = token.hasEscapes ? .none : record.originalTransactionId
+                record.originalTransactionId = try text(repeating: &predictions.originalTransactionId, &reader, into: &receipt) {
+                    try optionalText(&$0, into: &$1, path: path(".originalTransactionId"))
                 }
             case 3:
                 record.purchase = try instant(&reader, path: path(".purchaseDate"))
@@ -602,25 +591,33 @@ public enum ReceiptDecoder {
         return try reader.readStringAtQuote()
     }
 
-    /// `previous` when the string value at the reader is its text again, which it then steps
-    /// over without scanning or storing it; `nil` otherwise. `previous` was stored from a token
-    /// without escapes, so its bytes are the token's raw bytes: equal raw bytes followed by the
-    /// closing quote are the same valid string.
+    /// A string value as `read` reads it, or `previous`'s text again, without scanning or storing
+    /// it, when the value repeats it byte for byte. `previous` becomes what was read when it was
+    /// stored as written: escapes only shorten a string, so text as long as the token between
+    /// its quotes had none, and equal raw bytes followed by the closing quote are then the same
+    /// valid string.
     @inline(__always)
-    private static func repeatedText(_ previous: TextRange, _ reader: inout JSONReader, in receipt: ParsedReceipt.Fields) -> TextRange? {
-        guard !previous.isNone, reader.nextByte() == UInt8(ascii: "\"") else { return nil }
-        let quote = reader.valueOffset
-        let count = Int(previous.count)
-        let bytes = reader.bytes
-        guard quote + count + 1 < bytes.count, bytes[quote + count + 1] == UInt8(ascii: "\"") else { return nil }
-        let same =
-            count == 0
-            || receipt.arena.withUnsafeBytes { arena in
-                memcmp(bytes.baseAddress! + quote + 1, arena.baseAddress! + Int(previous.start), count) == 0
+    private static func text(
+        repeating previous: inout TextRange, _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields,
+        read: (inout JSONReader, inout ParsedReceipt.Fields) throws -> TextRange
+    ) throws -> TextRange {
+        let quote = reader.nextByte() == UInt8(ascii: "\"") ? reader.valueOffset : -1
+        if quote >= 0, !previous.isNone {
+            let count = Int(previous.count)
+            let bytes = reader.bytes
+            if quote + count + 1 < bytes.count, bytes[quote + count + 1] == UInt8(ascii: "\""),
+                count == 0
+                    || receipt.arena.withUnsafeBytes({ arena in
+                        memcmp(bytes.baseAddress! + quote + 1, arena.baseAddress! + Int(previous.start), count) == 0
+                    })
+            {
+                reader.skip(count + 2)
+                return previous
             }
-        guard same else { return nil }
-        reader.skip(count + 2)
-        return previous
+        }
+        let range = try read(&reader, &receipt)
+        if quote >= 0 { previous = reader.offset - quote - 2 == Int(range.count) ? range : .none }
+        return range
     }
 
     /// Whether the next value is `null`, which it then reads.
