@@ -12,7 +12,8 @@ extension CatalogChecker {
         }
         for group in order {
             let products = subscriptionGroups[group]!
-            guard let leveled = products.first(where: { $0.level != nil }),
+            // A level already rejected says nothing about whether the product has one.
+            guard !products.contains(where: \.levelBroken), let leveled = products.first(where: { $0.level != nil }),
                 let unleveled = products.first(where: { $0.level == nil })
             else { continue }
             let at = unleveled.id ?? Located(value: "", offset: unleveled.offset, path: unleveled.path)

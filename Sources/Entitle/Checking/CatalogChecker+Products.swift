@@ -44,7 +44,10 @@ extension CatalogChecker {
             product.durationBroken = product.duration == nil
         }
         product.group = read(.group)?.text
-        product.level = read(.level)?.integer.map { Located(value: Int($0.value), offset: $0.offset, path: $0.path) }
+        if members[CatalogKey.level.name] != nil {
+            product.level = read(.level)?.integer.map { Located(value: Int($0.value), offset: $0.offset, path: $0.path) }
+            product.levelBroken = product.level == nil
+        }
         if let member = members[CatalogKey.introOffer.name] { product.introOffer = introOffer(member.value, path: keyPath(.introOffer)) }
         if let member = members[CatalogKey.offers.name] { product.offers = subscriptionOffers(member.value, path: keyPath(.offers)) }
         product.trialOf = read(.trialOf)?.text
@@ -126,8 +129,12 @@ extension CatalogChecker {
             .flatMap { IntroOfferMode(rawValue: $0.value) }
         let duration = members[CatalogKey.duration.name]
             .flatMap { scalar($0, .duration, in: .introductoryOffer, path: Self.path(path, key: CatalogKey.duration.name))?.duration }
+        let audience = members[CatalogKey.audience.name]
+            .flatMap { scalar($0, .audience, in: .introductoryOffer, path: Self.path(path, key: CatalogKey.audience.name))?.text }
+            .flatMap { IntroOfferAudience(rawValue: $0.value) }
         guard let mode, let duration else { return nil }
-        return IntroOfferDefinition(mode: mode, duration: duration.value)
+        // A value outside the choices is reported by `scalar`, which fails the catalog.
+        return IntroOfferDefinition(mode: mode, duration: duration.value, audience: audience ?? .noIntroYet)
     }
 
     private mutating func upgrade(_ node: JSONNode, path: String) -> UpgradeDefinition? {

@@ -69,6 +69,8 @@ struct ProductDefinition {
     var group: Located<String>?
     /// An auto-renewable's level in its group, 1 the highest service.
     var level: Located<Int>?
+    /// `level` is there but not a valid level (reported already: no other check reads it).
+    var levelBroken = false
     var introOffer: IntroOfferDefinition?
     /// An auto-renewable's win-back and promotional offers.
     var offers: [SubscriptionOfferDefinition] = []
@@ -91,6 +93,7 @@ struct ProductDefinition {
 struct IntroOfferDefinition {
     var mode: IntroOfferMode
     var duration: ISODuration
+    var audience: IntroOfferAudience = .noIntroYet
 }
 
 /// A non-consumable sold at upgrade pricing to owners of another app.

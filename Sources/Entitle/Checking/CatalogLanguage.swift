@@ -291,6 +291,13 @@ extension CatalogKey {
         "mode",
         place(.introductoryOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required),
         place(.subscriptionOffer, .choice(IntroOfferMode.allCases.map(\.rawValue), what: "offer mode"), "how the offer is paid", .required))
+    /// Who may have an introductory offer.
+    package static let audience = CatalogKey(
+        "for",
+        place(
+            .introductoryOffer, .choice(IntroOfferAudience.allCases.map(\.rawValue), what: "intro offer audience"),
+            "who may have it: `no-intro-yet` (default: no trial or intro offer in the group before) or `new-subscribers` (never bought in the group)")
+    )
     /// How many periods a pay-as-you-go offer lasts.
     package static let periods = CatalogKey(
         "periods",
@@ -352,7 +359,7 @@ extension CatalogKey {
             comment, id, type, name, priceTier, legal, available, familyShareable,
             grants, trialOf, upgrade, group, level, duration, introOffer, offers, credits,
         ],
-        .introductoryOffer: [comment, mode, duration],
+        .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
         .upgradeRequirement: [comment, app, anyOf],
         .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore],

@@ -35,6 +35,17 @@ public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
     case payUpFront = "pay-up-front"
 }
 
+/// Who may have an auto-renewable subscription's introductory offer, once per subscription group.
+public enum IntroOfferAudience: String, CaseIterable, Hashable, Sendable, Codable {
+    /// Customers who never had a free trial or an introductory offer in the group (no transaction
+    /// of it with `isTrialPeriod` or `isIntroOfferPeriod`), as Apple's receipt documentation
+    /// reads: a lapsed customer who paid is eligible again. The default.
+    case noIntroYet = "no-intro-yet"
+    /// Customers who never bought in the group: any transaction of it uses the offer up, the
+    /// stricter reading of Apple's staff ("only for new users that have never been subscribed").
+    case newSubscribers = "new-subscribers"
+}
+
 /// The kinds of subscription offer a catalog declares beside the introductory offer.
 public enum SubscriptionOfferType: String, CaseIterable, Hashable, Sendable, Codable {
     /// For customers whose subscription in the group lapsed (Apple's win-back offers, `offerType` 4).

@@ -72,6 +72,19 @@ public enum CatalogDiff {
                     dangerous: dangerous, why: dangerous ? why : nil))
         }
         for key in CatalogObject.product.keys() where key != .id && key != .comment {
+            // Objects and lists of objects change field by field: `offers[back].lapsedAtMost`.
+            switch key {
+            case .offers:
+                changes += offers(old.offers, new.offers, product: new.id, app: app)
+                continue
+            case .introOffer:
+                changes += members(
+                    of: .introductoryOffer, "introOffer", old.introOffer.map { offer in { offer.text(of: $0) } },
+                    new.introOffer.map { offer in { offer.text(of: $0) } }, product: new.id, app: app)
+                continue
+            default:
+                break
+            }
             let (dangerous, why) = danger(of: key, old, new)
             note(key.name, old.text(of: key), new.text(of: key), dangerous: dangerous, why: why)
             if key == .duration {
@@ -81,6 +94,50 @@ public enum CatalogDiff {
             }
         }
         return changes
+    }
+
+    /// The offers added, removed and changed (field by field), matched by id, in `new`'s order
+    /// then removed ones.
+    private static func offers(_ old: [SubscriptionOffer], _ new: [SubscriptionOffer], product: String, app: String) -> [CatalogChange] {
+        let before = Dictionary(old.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let after = Set(new.map(\.id))
+        var changes: [CatalogChange] = []
+        for offer in new {
+            changes += members(
+                of: .subscriptionOffer, "offers[\(offer.id)]", before[offer.id].map { offer in { offer.text(of: $0) } },
+                { offer.text(of: $0) }, product: product, app: app)
+        }
+        for offer in old where !after.contains(offer.id) {
+            changes += members(of: .subscriptionOffer, "offers[\(offer.id)]", { offer.text(of: $0) }, nil, product: product, app: app)
+        }
+        return changes
+    }
+
+    /// The changes of one object of a product (`field`, as `introOffer` or `offers[back]`): the
+    /// whole object added or removed, else each of its keys that changed. An object is given as
+    /// the text of each of its keys.
+    private static func members(
+        of object: CatalogObject, _ field: String, _ old: ((CatalogKey) -> String?)?, _ new: ((CatalogKey) -> String?)?,
+        product: String, app: String
+    ) -> [CatalogChange] {
+        let keys = object.keys().filter { $0 != .comment && $0 != .id }
+        func whole(_ text: (CatalogKey) -> String?) -> String {
+            keys.compactMap { key in text(key).map { "\(key.name) \($0)" } }.joined(separator: ", ")
+        }
+        switch (old, new) {
+        case (nil, nil):
+            return []
+        case (nil, let new?):
+            return [CatalogChange(app: app, kind: .productChanged, id: product, field: field, to: whole(new))]
+        case (let old?, nil):
+            return [CatalogChange(app: app, kind: .productChanged, id: product, field: field, from: whole(old))]
+        case (let old?, let new?):
+            return keys.compactMap { key in
+                let (from, to) = (old(key), new(key))
+                guard from != to else { return nil }
+                return CatalogChange(app: app, kind: .productChanged, id: product, field: "\(field).\(key.name)", from: from, to: to)
+            }
+        }
     }
 
     /// Whether changing a key of a product takes something from its buyers, and why.

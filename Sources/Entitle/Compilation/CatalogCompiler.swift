@@ -77,7 +77,8 @@ enum CatalogCompiler {
                         currencyIndex[credit.currency.value].map { ($0, credit.amount) }
                     },
                     upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
-                    period: type == .autoRenewableSubscription ? product.duration?.value : nil))
+                    period: type == .autoRenewableSubscription ? product.duration?.value : nil,
+                    introAudience: product.introOffer?.audience ?? .noIntroYet))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
                 upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
@@ -89,7 +90,8 @@ enum CatalogCompiler {
                     id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
                     priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
                     duration: product.duration?.value,
-                    introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration) }, offers: offers,
+                    introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration, audience: $0.audience) },
+                    offers: offers,
                     legal: product.legal ?? definition.legal[type], available: product.available,
                     familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
                     trialDays: trialDays, upgrade: upgrade,

@@ -45,6 +45,36 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
         public let mode: IntroOfferMode
         /// How long the offer lasts.
         public let duration: ISODuration
+        /// Who may have it (the catalog's `for`).
+        public let audience: IntroOfferAudience
+
+        /// An introductory offer.
+        public init(mode: IntroOfferMode, duration: ISODuration, audience: IntroOfferAudience = .noIntroYet) {
+            self.mode = mode
+            self.duration = duration
+            self.audience = audience
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case mode, duration
+            case audience = "for"
+        }
+
+        /// Reads an offer; `for` left out is ``IntroOfferAudience/noIntroYet``.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mode = try container.decode(IntroOfferMode.self, forKey: .mode)
+            duration = try container.decode(ISODuration.self, forKey: .duration)
+            audience = try container.decodeIfPresent(IntroOfferAudience.self, forKey: .audience) ?? .noIntroYet
+        }
+
+        /// Writes an offer; `for` only when it is not the default, as a catalog would.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(duration, forKey: .duration)
+            if audience != .noIntroYet { try container.encode(audience, forKey: .audience) }
+        }
     }
 
     /// Upgrade pricing: the product it replaces and the purchase in another app it requires.
@@ -86,9 +116,44 @@ extension CatalogProduct {
         case .group: group
         case .level: level.map(String.init)
         case .duration: duration?.description
-        case .introOffer: introOffer.map { "\($0.mode.rawValue) \($0.duration)" }
+        case .introOffer:
+            introOffer.map { "\($0.mode.rawValue) \($0.duration)" + ($0.audience == .noIntroYet ? "" : " for \($0.audience.rawValue)") }
         case .offers: offers.isEmpty ? nil : offers.map(\.description).joined(separator: "; ")
         case .credits: credits.isEmpty ? nil : credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
+        default: nil
+        }
+    }
+}
+
+extension CatalogProduct.IntroOffer {
+    /// The value a key of the introductory offer has, as one line (what `entitle diff` compares).
+    package func text(of key: CatalogKey) -> String? {
+        switch key {
+        case .mode: mode.rawValue
+        case .duration: duration.description
+        case .audience: audience.rawValue
+        default: nil
+        }
+    }
+}
+
+extension SubscriptionOffer {
+    /// The value a key of the offer has, as one line (what `entitle diff` compares); `nil` when the
+    /// offer states none.
+    package func text(of key: CatalogKey) -> String? {
+        switch key {
+        case .id: id
+        case .type: type.rawValue
+        case .mode: mode.rawValue
+        case .duration: duration.description
+        case .periods: periods.map(String.init)
+        case .from: from?.rfc3339
+        case .until: until?.rfc3339
+        case .subscribed: subscribed.map(String.init)
+        case .paidAtLeast: paidAtLeast?.description
+        case .lapsedAtLeast: lapsedAtLeast?.description
+        case .lapsedAtMost: lapsedAtMost?.description
+        case .waitBetween: waitBetween?.description
         default: nil
         }
     }

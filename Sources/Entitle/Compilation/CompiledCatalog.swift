@@ -58,8 +58,14 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// The apps named by an upgrade requirement without `anyOf`: any receipt of theirs counts,
     /// from its original purchase on.
     let appsRequiringAnyPurchase: Set<String>
-    /// Per subscription group: whether a product of it has an intro offer (so that using one shows).
+    /// Per subscription group: whether a product of it has an intro offer that a trial or intro
+    /// period uses up (the default audience), so that using one shows.
     let groupHasIntroOffer: [Bool]
+    /// Per subscription group: whether an intro offer of it is for new subscribers only, so
+    /// that evaluation notes whether the customer bought in it.
+    let groupIntroForNewSubscribers: [Bool]
+    /// Whether any group's is.
+    let introForNewSubscribers: Bool
     /// The win-back and promotional offers of every product, in catalog order, and their ids by
     /// their bytes (for the offer a transaction names).
     let offerList: [(product: Int, offer: SubscriptionOffer)]
@@ -141,13 +147,21 @@ public final class CompiledCatalog: @unchecked Sendable {
         var appsListingProducts: Set<String> = []
         var appsRequiringAnyPurchase: Set<String> = []
         var groupHasIntroOffer = [Bool](repeating: false, count: groups.count)
+        var groupIntroForNewSubscribers = [Bool](repeating: false, count: groups.count)
         for product in products {
             if case .upgrade(_, let requirement) = product.role {
                 if seenApps.insert(requirement.app).inserted { requiredApps.append(requirement.app) }
                 if requirement.anyOf != nil { appsListingProducts.insert(requirement.app) } else { appsRequiringAnyPurchase.insert(requirement.app) }
             }
-            if product.introductoryOffer != nil, groups.indices.contains(product.group) { groupHasIntroOffer[product.group] = true }
+            if product.introductoryOffer != nil, product.introAudience == .noIntroYet, groups.indices.contains(product.group) {
+                groupHasIntroOffer[product.group] = true
+            }
+            if product.introductoryOffer != nil, product.introAudience == .newSubscribers, groups.indices.contains(product.group) {
+                groupIntroForNewSubscribers[product.group] = true
+            }
         }
+        self.groupIntroForNewSubscribers = groupIntroForNewSubscribers
+        self.introForNewSubscribers = groupIntroForNewSubscribers.contains(true)
         self.requiredApps = requiredApps
         self.appsListingProducts = appsListingProducts
         self.appsRequiringAnyPurchase = appsRequiringAnyPurchase

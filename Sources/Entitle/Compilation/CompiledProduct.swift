@@ -32,6 +32,8 @@ final class CompiledProduct: Sendable {
     let group: Int
     /// The introductory offer's mode, if it has one.
     let introductoryOffer: IntroOfferMode?
+    /// Who may have the introductory offer.
+    let introAudience: IntroOfferAudience
     /// Credits per unit: currency index and amount.
     let credits: [(currency: Int, amount: Int64)]
     /// Indices of upgrades that stand in for this product.
@@ -49,7 +51,8 @@ final class CompiledProduct: Sendable {
         id: String, name: String, type: ProductType, role: Role, available: Bool, sharesWithFamily: Bool, legal: String?,
         grants: [Int], durationMonths: Int, durationDays: Int64, durationMilliseconds: Int64, group: Int,
         introductoryOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
-        offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil
+        offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil,
+        introAudience: IntroOfferAudience = .noIntroYet
     ) {
         self.id = id
         self.name = name
@@ -64,6 +67,7 @@ final class CompiledProduct: Sendable {
         self.durationMilliseconds = durationMilliseconds
         self.group = group
         self.introductoryOffer = introductoryOffer
+        self.introAudience = introAudience
         self.credits = credits
         self.upgrades = upgrades
         self.offers = offers

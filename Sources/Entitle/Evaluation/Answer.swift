@@ -73,7 +73,12 @@ final class Answer: Sendable {
         guard let search else { return core.warnings }
         return sortedWarnings.withLock { sorted in
             if let sorted { return sorted }
-            let result = EvaluationWarning.sorted(search.inputs.warnings.isEmpty ? core.warnings : search.inputs.warnings + core.warnings)
+            var found = search.inputs.warnings.isEmpty ? core.warnings : search.inputs.warnings + core.warnings
+            if let catalog {
+                var budget = Suggestion.Budget.perCall
+                found = found.map { $0.suggesting(in: catalog, budget: &budget) }
+            }
+            let result = EvaluationWarning.sorted(found)
             sorted = result
             return result
         }

@@ -25,6 +25,8 @@ public struct Entitlements: Sendable {
     var access: [Evaluator.AccessSpan] { answer.core.access }
     var balanceValues: [Int64] { answer.core.balances }
     var introUsed: [Int32] { answer.core.introUsed }
+    /// Groups with an intro offer for new subscribers only that the customer bought in.
+    var boughtInGroups: [Int32] { answer.core.boughtInGroups }
     /// What other apps' receipts show, for upgrade requirements.
     var prerequisites: UpgradePrerequisites { answer.core.prerequisites }
     /// The evaluation's coverage spans, which outcomes index (offers read passes' stacks).
@@ -387,4 +389,71 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The problem and its help on one line.
     public var description: String { help.map { "\(problem); \($0)" } ?? problem }
+}
+
+/// Receipts of both forms in one list (`[receipt, parsed]`), as a caller holds them: the same
+/// calls as for a list of one form, each receipt converted once.
+extension CompiledCatalog {
+    /// Evaluates receipts of either form, mixed in one list, at an instant, as a list of one form
+    /// is evaluated.
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
+    /// - Returns: the customer's entitlements at `at`.
+    public func evaluate(
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) -> Entitlements {
+        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+    }
+
+    /// Explains receipts of either form, mixed in one list.
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account; transactions naming another count for nothing.
+    /// - Returns: what the customer has at `at`, and why.
+    public func explain(
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) -> Explanation {
+        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+    }
+}
+
+extension Portfolio {
+    /// Evaluates receipts of either form, mixed in one list, for one app of the portfolio.
+    ///
+    /// - Parameters:
+    ///   - app: the app to evaluate.
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
+    /// - Returns: the customer's entitlements at `at`.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func evaluate(
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) throws(PortfolioError) -> Entitlements {
+        try evaluate(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+    }
+
+    /// Explains receipts of either form, mixed in one list, for one app of the portfolio.
+    ///
+    /// - Parameters:
+    ///   - app: the app to explain.
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account; transactions naming another count for nothing.
+    /// - Returns: what the customer has at `at`, and why.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func explain(
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+    ) throws(PortfolioError) -> Explanation {
+        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+    }
 }

@@ -18,11 +18,16 @@ protocol EvaluationRecorder {
     mutating func later(_ entry: Evaluator.Entry)
     /// A counted consumable transaction, with the units that credit (after a partial refund).
     mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64)
+    /// A transaction of a subscription group known at the instant, counting for the account:
+    /// what intro offer eligibility reads (`usesIntro`: a trial or intro offer period).
+    mutating func boughtInGroup(_ entry: Evaluator.Entry, usesIntro: Bool)
     /// A consumption that counts at the instant, spending from `currency`.
     mutating func spent(receipt: Int, index: Int, currency: Int)
     /// The span a counted transaction covers (`nil`: it counts but adds nothing, as a second
     /// purchase of a non-consumable owned already).
     mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?)
+    /// What a transaction cancelled at or before the instant covered before its cancellation.
+    mutating func refunded(_ entry: Evaluator.Entry, span: CoverageSpan)
     /// What a renewal entry is at the instant.
     mutating func renewal(_ decision: RenewalDecision)
     /// A product's state and the fact that decides it.
@@ -46,8 +51,10 @@ extension Evaluator {
         @inline(__always) mutating func excluded(_ entry: Evaluator.Entry, because exclusion: TransactionExclusion) {}
         @inline(__always) mutating func later(_ entry: Evaluator.Entry) {}
         @inline(__always) mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64) {}
+        @inline(__always) mutating func boughtInGroup(_ entry: Evaluator.Entry, usesIntro: Bool) {}
         @inline(__always) mutating func spent(receipt: Int, index: Int, currency: Int) {}
         @inline(__always) mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?) {}
+        @inline(__always) mutating func refunded(_ entry: Evaluator.Entry, span: CoverageSpan) {}
         @inline(__always) mutating func renewal(_ decision: RenewalDecision) {}
         @inline(__always) mutating func state(of product: Int32, _ decision: StateDecision) {}
         @inline(__always) mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) {}

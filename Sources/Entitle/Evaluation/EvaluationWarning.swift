@@ -5,8 +5,9 @@
 public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The kinds of warning, each carrying the ids it concerns.
     public enum Kind: Hashable, Sendable {
-        /// Transactions for a product the catalog does not define; they grant nothing.
-        case unknownProduct(productId: String, count: Int)
+        /// Transactions for a product the catalog does not define; they grant nothing. `suggestion`:
+        /// the catalog's product id closest to it, a probable typo.
+        case unknownProduct(productId: String, count: Int, suggestion: String? = nil)
         /// An auto-renewable subscription transaction without `expiresDate`; it grants nothing.
         case missingExpiry(transactionId: String, productId: String)
         /// A family-shared transaction for a product that is not family-shareable; it grants nothing.
@@ -20,8 +21,9 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         /// Receipts disagree on a consumption with one id; the one whose normalized JSON sorts
         /// first is used.
         case conflictingConsumption(id: String)
-        /// A consumption in a currency the catalog does not declare; it is ignored.
-        case unknownCurrency(consumptionId: String, currency: String)
+        /// A consumption in a currency the catalog does not declare; it is ignored. `suggestion`:
+        /// the declared currency closest to it.
+        case unknownCurrency(consumptionId: String, currency: String, suggestion: String? = nil)
         /// More was consumed than bought.
         case negativeBalance(currency: String, balance: Int64)
         /// Credits or consumptions summed past what a balance can hold (±9,223,372,036,854,775,807);
@@ -129,8 +131,9 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
     /// The warning in words, as `entitle check` prints it.
     public var message: String {
         switch kind {
-        case .unknownProduct(let product, let count):
+        case .unknownProduct(let product, let count, let suggestion):
             "\(count) transaction\(count == 1 ? "" : "s") for `\(product)`, which the catalog does not define, grant\(count == 1 ? "s" : "") nothing"
+                + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
         case .missingExpiry(let transaction, let product):
             "transaction `\(transaction)` of auto-renewable `\(product)` has no `expiresDate` and grants nothing"
         case .notFamilyShareable(let transaction, let product):
@@ -147,8 +150,8 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
                 : "the catalog's conditions hold for win-back offer `\(offer)` but Apple does not list it as eligible; Apple's list decides"
         case .conflictingConsumption(let id):
             "receipts disagree on consumption `\(id)`; the one whose normalized JSON sorts first is used"
-        case .unknownCurrency(let id, let currency):
-            "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored"
+        case .unknownCurrency(let id, let currency, let suggestion):
+            "consumption `\(id)` is in undeclared currency `\(currency)` and is ignored" + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
         case .negativeBalance(let currency, let balance):
             "balance of `\(currency)` is negative (\(balance)): more was consumed than bought"
         case .reported(_, let message):
@@ -183,4 +186,20 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
     }
 
     public var description: String { "warning: \(message)" }
+
+    /// The warning with its did-you-mean: for an unknown product or currency, the catalog's
+    /// closest id, found when warnings are read rather than on every evaluation (all of one
+    /// result's suggestions share `budget`, so a receipt naming many unknown ids stays linear).
+    func suggesting(in catalog: CompiledCatalog, budget: inout Suggestion.Budget) -> EvaluationWarning {
+        switch kind {
+        case .unknownProduct(let id, let count, nil):
+            let suggestion = Suggestion.closest(to: id, in: catalog.compiledProducts.lazy.map(\.id), budget: &budget)
+            return EvaluationWarning(kind: .unknownProduct(productId: id, count: count, suggestion: suggestion))
+        case .unknownCurrency(let consumption, let currency, nil):
+            let suggestion = Suggestion.closest(to: currency, in: catalog.currencyIds, budget: &budget)
+            return EvaluationWarning(kind: .unknownCurrency(consumptionId: consumption, currency: currency, suggestion: suggestion))
+        default:
+            return self
+        }
+    }
 }

@@ -105,15 +105,10 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64, into access: inout [AccessSpan],
         recorder: inout R, warnings: inout [EvaluationWarning]
     ) {
-        var items: [(receipt: Int32, index: Int32)] = []
-        for receiptIndex in own {
-            for index in receipts[receiptIndex].grants.indices { items.append((Int32(receiptIndex), Int32(index))) }
+        let items = grantItems(own: own, receipts: receipts)
+        let standing = standingGrants(items, receipts: receipts) { receipt, index in
+            warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(receipt.grants[index].id)!)))
         }
-        let standing = standingCopies(
-            items, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash },
-            same: { a, i, b, j in a.sameGrant(a.grants[i], b, b.grants[j]) },
-            canonical: { receipt, index in receipt.grant(receipt.grants[index]).jsonOutput.compact() },
-            conflict: { receipt, index in warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(receipt.grants[index].id)!))) })
         var features: [Int32] = []
         for (item, (receiptIndex, index)) in items.enumerated() {
             let receipt = receipts[Int(receiptIndex)]
@@ -150,6 +145,27 @@ extension Evaluator {
                         isGrandfathered: false))
             }
         }
+    }
+
+    /// Every grant of the app's receipts, in receipt then entry order.
+    static func grantItems(own: [Int], receipts: [ParsedReceipt]) -> [(receipt: Int32, index: Int32)] {
+        var items: [(receipt: Int32, index: Int32)] = []
+        for receiptIndex in own {
+            for index in receipts[receiptIndex].grants.indices { items.append((Int32(receiptIndex), Int32(index))) }
+        }
+        return items
+    }
+
+    /// Which of the grants `items` count: of copies of one id that differ, the one whose
+    /// normalized JSON sorts first by bytes (`conflict` is told once per such id).
+    static func standingGrants(
+        _ items: [(receipt: Int32, index: Int32)], receipts: [ParsedReceipt], conflict: (ParsedReceipt, Int) -> Void
+    ) -> [Bool] {
+        standingCopies(
+            items, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash },
+            same: { a, i, b, j in a.sameGrant(a.grants[i], b, b.grants[j]) },
+            canonical: { receipt, index in receipt.grant(receipt.grants[index]).jsonOutput.compact() },
+            conflict: conflict)
     }
 
     /// For items of the app's receipts that an id identifies (grants, consumptions), whether each

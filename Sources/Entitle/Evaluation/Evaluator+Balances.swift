@@ -4,24 +4,8 @@ extension Evaluator {
         _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
         balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning], recorder: inout R
     ) {
-        // One receipt's consumptions are already unique (the decoder checks); several need merging.
-        var standing: [Bool] = []
-        if own.count > 1 {
-            var items: [(receipt: Int32, index: Int32)] = []
-            for receiptIndex in own {
-                for index in receipts[receiptIndex].consumptions.indices { items.append((Int32(receiptIndex), Int32(index))) }
-            }
-            standing = standingCopies(
-                items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash },
-                same: { a, i, b, j in
-                    let x = a.consumptions[i]
-                    let y = b.consumptions[j]
-                    return a.bytesEqual(x.currency, b, y.currency) && x.amount == y.amount && x.date == y.date
-                },
-                canonical: { receipt, index in receipt.consumption(receipt.consumptions[index]).jsonOutput.compact() },
-                conflict: { receipt, index in
-                    warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
-                })
+        let standing = standingConsumptions(receipts: receipts, own: own) { receipt, index in
+            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
         }
         var item = 0
         for receiptIndex in own {
@@ -56,6 +40,31 @@ extension Evaluator {
                 }
             }
         }
+    }
+}
+
+extension Evaluator {
+    /// Which consumptions of the app's receipts count, in receipt then entry order: of copies of
+    /// one id that differ, the one whose normalized JSON sorts first by bytes (`conflict` is told
+    /// once per such id). Empty when every one counts: one receipt's consumptions are unique
+    /// already (the decoder checks).
+    static func standingConsumptions(
+        receipts: [ParsedReceipt], own: [Int], conflict: (ParsedReceipt, Int) -> Void
+    ) -> [Bool] {
+        guard own.count > 1 else { return [] }
+        var items: [(receipt: Int32, index: Int32)] = []
+        for receiptIndex in own {
+            for index in receipts[receiptIndex].consumptions.indices { items.append((Int32(receiptIndex), Int32(index))) }
+        }
+        return standingCopies(
+            items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash },
+            same: { a, i, b, j in
+                let x = a.consumptions[i]
+                let y = b.consumptions[j]
+                return a.bytesEqual(x.currency, b, y.currency) && x.amount == y.amount && x.date == y.date
+            },
+            canonical: { receipt, index in receipt.consumption(receipt.consumptions[index]).jsonOutput.compact() },
+            conflict: conflict)
     }
 }
 

@@ -5,9 +5,11 @@
 /// Two things make the answer change. With what is known at `at`, coverage runs out or begins (a
 /// trial ends, a subscription enters its grace period or billing retry, a queued pass starts): the
 /// evaluation notes the first such instant as it goes (``Core/boundary``). (What an offer
-/// `extends` compares with the instant itself, moving with every millisecond: it is not followed.) And facts dated after `at` become known (a purchase, a cancellation, a
-/// consumption, a grant, a renewal or transaction snapshot), or an offer's condition may turn (an
-/// offer starts, paid time or a lapse reaches a threshold). Most
+/// `extends` changes at one instant per feature, where buying's coverage crosses the feature's
+/// `until`: it is not followed.) And facts dated after `at` become known (a purchase, a
+/// cancellation, a consumption, a grant, a renewal or transaction snapshot, a snapshot of a
+/// required app's transaction), or an offer's condition may turn (an offer starts, paid time or
+/// a lapse reaches a threshold). Most
 /// of those surely change the answer (a consumable's credits, a first purchase of a product); for
 /// the others (buying again a product one owns) the answer is evaluated at the fact's instant and
 /// compared, and from there the search goes on with what is known then. After a number of such
@@ -213,7 +215,8 @@ extension Evaluator {
                 } else if catalog.rules[Int(entry.product)].ignores(record) {
                     add((entry.purchase, true, false))  // one more not-family-shareable warning
                 } else if consumable {
-                    if counts && entry.cancellation > entry.purchase { add((entry.purchase, true, true)) }  // credits
+                    // Credits, unless a refund at the purchase instant took every unit back.
+                    if counts && creditedUnits(record, at: entry.purchase).units > 0 { add((entry.purchase, true, true)) }
                 } else if !hasOutcome(entry.product) {
                     add((entry.purchase, true, false))  // from not-purchased to something
                 } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) || stacksOn(entry) {
@@ -241,22 +244,26 @@ extension Evaluator {
                 }
             }
         }
-        // Consumptions: the first copy of each id counts; a new one changes a balance or warns.
-        // (Ids are compared only when some consumption is dated after `at`.)
+        // Consumptions: the copy of each id that evaluation counts (the same copy whatever the
+        // order of the receipts); a new one changes a balance or warns. (Ids are compared only
+        // when some consumption is dated after `at`.)
         if own.contains(where: { receipts[$0].consumptions.contains { $0.date > at } }) {
-            let items = items(own, receipts: receipts, count: { $0.consumptions.count })
-            let first = firstCopies(items, receipts: receipts, id: { $0.consumptions[$1].id }, hash: { $0.consumptions[$1].idHash })
-            for (item, (receiptIndex, index)) in items.enumerated() where Int(first[item]) == item {
-                let date = receipts[Int(receiptIndex)].consumptions[Int(index)].date
-                if date > at { facts.append((date, true, true)) }
+            let standing = standingConsumptions(receipts: receipts, own: own, conflict: { _, _ in })
+            var item = 0
+            for receiptIndex in own {
+                for consumption in receipts[receiptIndex].consumptions {
+                    defer { item += 1 }
+                    if (standing.isEmpty || standing[item]) && consumption.date > at { facts.append((consumption.date, true, true)) }
+                }
             }
         }
-        // Grants: the first copy of each id counts, with declared features (sources) or not (warnings).
+        // Grants: the copy of each id that evaluation counts, with declared features (sources) or
+        // not (warnings).
         let grantItems =
             own.contains(where: { receipts[$0].grants.contains { $0.start > at || ($0.revoked > at && $0.revoked != .max) } })
-            ? items(own, receipts: receipts, count: { $0.grants.count }) : []
-        let firstGrant = firstCopies(grantItems, receipts: receipts, id: { $0.grants[$1].id }, hash: { $0.grants[$1].idHash })
-        for (item, (receiptIndex, index)) in grantItems.enumerated() where Int(firstGrant[item]) == item {
+            ? grantItems(own: own, receipts: receipts) : []
+        let standingGrant = standingGrants(grantItems, receipts: receipts, conflict: { _, _ in })
+        for (item, (receiptIndex, index)) in grantItems.enumerated() where standingGrant[item] {
             let grant = receipts[Int(receiptIndex)].grants[Int(index)]
             guard !grant.features.isEmpty else { continue }
             if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false, false)) }
@@ -281,6 +288,8 @@ extension Evaluator {
                 let receipt = receipts[receiptIndex]
                 guard catalog.appsListingProducts.contains(receipt.app) else { continue }
                 for record in receipt.transactions {
+                    // A later snapshot (a refund, its reversal) may say otherwise from its signing on.
+                    if record.signed > at { facts.append((record.signed, false, false)) }
                     if record.purchase > at { facts.append((record.purchase, false, false)) }
                     if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation {
                         facts.append((record.cancellation, false, false))
@@ -347,12 +356,11 @@ extension Evaluator {
             }
             if covering(a.access, atA) != covering(b.access, atB) { return .different }
         }
-        if a.introUsed != b.introUsed {
-            let shown = { (groups: [Int32]) in
-                groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] }
-            }
-            if shown(a.introUsed) != shown(b.introUsed) { return .different }
+        let shown = { (groups: [Int32]) in
+            groups.filter { catalog.groupHasIntroOffer.indices.contains(Int($0)) && catalog.groupHasIntroOffer[Int($0)] }
         }
+        if a.introUsed != b.introUsed, shown(a.introUsed) != shown(b.introUsed) { return .different }
+        if a.boughtInGroups != b.boughtInGroups { return .different }
         return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
     }
 
@@ -361,29 +369,5 @@ extension Evaluator {
         guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return true }
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return true }
         return a.warnings != b.warnings && a.warnings.sorted() != b.warnings.sorted()
-    }
-
-    /// Every (receipt, index) of some list of the app's receipts.
-    private static func items(
-        _ own: [Int], receipts: [ParsedReceipt], count: (ParsedReceipt) -> Int
-    ) -> [(receipt: Int32, index: Int32)] {
-        var items: [(receipt: Int32, index: Int32)] = []
-        for receiptIndex in own {
-            for index in 0..<count(receipts[receiptIndex]) { items.append((Int32(receiptIndex), Int32(index))) }
-        }
-        return items
-    }
-
-    /// For each item, the index of the first item with the same id across the app's receipts.
-    private static func firstCopies(
-        _ items: [(receipt: Int32, index: Int32)], receipts: [ParsedReceipt],
-        id: (ParsedReceipt, Int) -> TextRange, hash: (ParsedReceipt, Int) -> UInt64
-    ) -> [Int32] {
-        func key(_ item: Int) -> (ParsedReceipt, TextRange) {
-            let receipt = receipts[Int(items[item].receipt)]
-            return (receipt, id(receipt, Int(items[item].index)))
-        }
-        return DuplicateFinder.firstOccurrences(
-            count: items.count, hash: { hash(receipts[Int(items[$0].receipt)], Int(items[$0].index)) }, text: key)
     }
 }

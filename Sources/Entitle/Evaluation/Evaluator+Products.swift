@@ -109,6 +109,16 @@ extension Evaluator {
             break
         }
         if R.records { for (entry, span) in covered { recorder.covers(entry, span: span) } }
+        // A refund ends coverage; it does not erase it: what a cancelled transaction covered
+        // before its cancellation is history that a group's lapse and an explanation read.
+        let tracksLapse = rule.group >= 0 && !lapses.isEmpty
+        if R.records || tracksLapse {
+            for entry in entries where entry.cancellation <= at && !entry.isUpgraded {
+                guard let span = historySpan(rule, entry) else { continue }
+                if tracksLapse { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
+                if R.records { recorder.refunded(entry, span: span) }
+            }
+        }
         var outcome = ProductOutcome(
             product: productIndex, state: .expired, until: CoverageSpan.never,
             spans: Int32(first)..<Int32(spans.count))
@@ -164,6 +174,35 @@ extension Evaluator {
         }
         outcome.spans = Int32(first)..<Int32(compactRelevant(&spans, from: first, at: at))
         return outcome
+    }
+
+    /// What a cancelled transaction covered before its cancellation, on its own: an
+    /// auto-renewable to its expiry, a pass its duration from its purchase, a trial its days from
+    /// its original purchase, a non-consumable from its purchase; each cut at the cancellation.
+    /// `nil` when that is nothing (a consumable, no expiry, a cancellation at or before the start).
+    static func historySpan(_ rule: ProductRule, _ entry: Entry) -> CoverageSpan? {
+        let record = entry.record
+        var start = entry.purchase
+        var end: Int64
+        switch rule.type {
+        case .consumable:
+            return nil
+        case .autoRenewableSubscription:
+            guard record.expires != TransactionRecord.absentDate else { return nil }
+            end = record.expires
+        case .nonRenewingSubscription:
+            end = passEnd(rule, entry, from: start)
+        case .nonConsumable:
+            if rule.trialDays > 0 {
+                if record.originalPurchase != TransactionRecord.absentDate { start = min(start, record.originalPurchase) }
+                let (sum, overflow) = start.addingReportingOverflow(Int64(rule.trialDays) * CivilCalendar.millisecondsPerDay)
+                end = overflow ? Int64.max : sum
+            } else {
+                end = CoverageSpan.never
+            }
+        }
+        end = min(end, entry.cancellation)
+        return end > start ? CoverageSpan(start: start, end: end) : nil
     }
 
     /// A trial covers its N days from the earliest original purchase of its transactions, so

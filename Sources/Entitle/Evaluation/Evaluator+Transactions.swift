@@ -224,6 +224,8 @@ extension Evaluator {
         return Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
     }
 
+    /// One warning per unknown product id, with its count; the did-you-mean is added when the
+    /// warnings are read (``EvaluationWarning/suggesting(in:budget:)``), not on every evaluation.
     static func unknownProductWarnings(
         _ unknown: [(receipt: Int32, range: TextRange)], receipts: [ParsedReceipt]
     ) -> [EvaluationWarning] {

@@ -56,6 +56,9 @@ enum Evaluator {
         var access: [AccessSpan] = []
         var balances: [Int64] = []
         var introUsed: [Int32] = []
+        /// Groups with any transaction known at the instant, for intro offers to new subscribers
+        /// only (empty unless the catalog has one).
+        var boughtInGroups: [Int32] = []
         var prerequisites = UpgradePrerequisites.none
         var warnings: [EvaluationWarning] = []
         /// What the offer conditions of groups with win-back or promotional offers read.
@@ -190,6 +193,8 @@ enum Evaluator {
         var balances = [Int64](filling: 0, count: catalog.currencyIds.count)
         var overflowed: [Int32] = []
         var introUsed = GroupSet()
+        var boughtIn = GroupSet()
+        let notesGroupsBought = catalog.introForNewSubscribers
         var unknown: [(receipt: Int32, range: TextRange)] = []
         var otherAccounts: Set<String> = []
         var kept = 0
@@ -222,8 +227,11 @@ enum Evaluator {
                 if R.records { recorder.excluded(entry, because: .notFamilyShareable) }
                 continue
             }
-            if rule.group >= 0, record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0 {
-                introUsed.insert(rule.group)
+            if rule.group >= 0 {
+                let usesIntro = record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0
+                if usesIntro { introUsed.insert(rule.group) }
+                if notesGroupsBought, catalog.groupIntroForNewSubscribers[Int(rule.group)] { boughtIn.insert(rule.group) }
+                if R.records { recorder.boughtInGroup(entry, usesIntro: usesIntro) }
             }
             if rule.type == .consumable {
                 // An upgraded transaction grants nothing, credits included; a refund takes back
@@ -333,6 +341,7 @@ enum Evaluator {
         }
         return Core(
             outcomes: outcomes, features: features, access: access, balances: balances, introUsed: introUsed.members,
+            boughtInGroups: boughtIn.members,
             prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary)
     }
 

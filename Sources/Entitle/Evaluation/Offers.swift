@@ -3,7 +3,8 @@
 /// The rule order, each rule's deciding fact a value (``OfferFact``) that explanations format:
 /// `retired` first; for auto-renewables `subscribed` (active or in grace), then `billing-issue`
 /// (a product of the group in billing retry), and for the other products of a group with levels,
-/// while one is subscribed, the `change` buying it would be and when it takes `effective`; for
+/// while one is subscribed, the `change` buying it would be and when it takes `effective`
+/// (whatever keeps it from sale); for
 /// non-consumables `owned` (it, its upgrade or its paid product active, or grandfather rules
 /// covering all it grants), `trial-used`, `prerequisite-missing`, `upgrade-available` (an
 /// upgrade of it is itself eligible). Win-back and promotional offers (`Evaluator+Promotions`),
@@ -75,9 +76,12 @@ extension Entitlements {
         var decision = OfferDecision(fact: ineligibility(index, context: context))
         if product.type == .autoRenewableSubscription {
             if product.introductoryOffer != nil {
-                decision.introOfferEligible = !introUsed.contains(group) && context.retryingGroups[group] == nil
+                let used = product.introAudience == .newSubscribers ? boughtInGroups.contains(group) : introUsed.contains(group)
+                decision.introOfferEligible = !used && context.retryingGroups[group] == nil
             }
-            if decision.reason == nil { decision.change = levelChange(to: index) }
+            // Every other product of a group the customer is subscribed in says what buying it
+            // would change, whatever else keeps it from sale (billing retry, retired).
+            if decision.reason != .subscribed { decision.change = levelChange(to: index) }
             if !product.offers.isEmpty, let facts = groupFacts(group) {
                 let subscribed = context.subscribedGroups.contains(group) || context.retryingGroups[group] != nil
                 let offers = compiled.offers(inGroup: group).filter { $0.product == index }

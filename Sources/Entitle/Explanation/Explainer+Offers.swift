@@ -6,13 +6,10 @@ extension Explainer {
         let product = catalog.compiledProducts[index]
         let decision = context.result.offerDecision(index, context: offers)
         var because = fact(decision, index, context)
-        if decision.introOfferEligible == false {
-            if let used = introOfferUse(group: product.group, context) {
-                because += "; intro offer used: \(used)"
-            } else if case .billingIssue = decision.fact {
-            } else if offers.retryingGroups[Int32(product.group)] != nil {
-                because += "; intro offer not eligible while billing is retried in the group"
-            }
+        if let eligible = decision.introOfferEligible,
+            let intro = introOffer(eligible: eligible, product, context, offers: offers, billingIssue: decision.reason == .billingIssue)
+        {
+            because += "; " + intro
         }
         return OfferExplanation(
             productId: product.id, eligible: decision.reason == nil, reason: decision.reason,
@@ -114,19 +111,35 @@ extension Explainer {
                 }.joined(separator: ", ")
     }
 
-    /// The transaction that first used a group's intro offer, in words: of the transactions the
-    /// evaluation read for the group, the first in purchase order marked as a trial or intro period.
-    private func introOfferUse(group: Int, _ context: Context) -> String? {
-        guard group >= 0 else { return nil }
-        let flags = TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod
-        var read = covered.map(\.entry) + credited.map(\.entry)
-        read += exclusions.filter { $0.exclusion == .cancelled || $0.exclusion == .upgraded || $0.exclusion == .noExpiry }.map(\.entry)
-        let first = read.filter { $0.product >= 0 && context.catalog.rules[Int($0.product)].group == Int32(group) && $0.record.flags & flags != 0 }
-            .min { Evaluator.precedes($0, $1, receipts: context.receipts) }
-        guard let first else { return nil }
-        return "transaction \(context.receipts[Int(first.receipt)].text(first.record.transactionId) ?? "") of "
-            + context.catalog.compiledProducts[Int(first.product)].id
-            + " (\(first.record.flags & TransactionRecord.trialPeriod != 0 ? "isTrialPeriod" : "isIntroOfferPeriod"))"
+    /// Why a subscription's intro offer is eligible or not, from the group's transactions the
+    /// evaluation recorded: the first in purchase order that used the offer up (one with a trial or
+    /// intro offer period; for an offer to new subscribers, any).
+    private func introOffer(
+        eligible: Bool, _ product: CompiledProduct, _ context: Context, offers: Entitlements.OfferContext, billingIssue: Bool
+    ) -> String? {
+        let group = Int32(product.group)
+        let name = product.group >= 0 ? "`\(context.catalog.groups[product.group])`" : "its group"
+        let forNew = product.introAudience == .newSubscribers
+        let first = groupPurchases.filter { item in
+            context.catalog.rules[Int(item.entry.product)].group == group && (forNew || item.usesIntro)
+        }.min { Evaluator.precedes($0.entry, $1.entry, receipts: context.receipts) }
+        if eligible {
+            return forNew
+                ? "intro offer eligible: never bought in \(name) (the offer is for new subscribers)"
+                : "intro offer eligible: no trial or intro offer in \(name) before"
+        }
+        if let first {
+            let entry = first.entry
+            let transaction =
+                "transaction \(context.receipts[Int(entry.receipt)].text(entry.record.transactionId) ?? "") of "
+                + context.catalog.compiledProducts[Int(entry.product)].id
+            if forNew { return "intro offer is for new subscribers: \(transaction) was bought in \(name)" }
+            return
+                "intro offer used: \(transaction) (\(entry.record.flags & TransactionRecord.trialPeriod != 0 ? "isTrialPeriod" : "isIntroOfferPeriod"))"
+        }
+        // Billing retry in the group: the offer's own reason says so already.
+        if billingIssue { return nil }
+        return "intro offer not eligible while billing is retried in the group"
     }
 
     /// A win-back or promotional offer's deciding fact, with its figures.

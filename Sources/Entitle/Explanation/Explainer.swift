@@ -15,7 +15,9 @@ struct Explainer: EvaluationRecorder {
     var later: [Evaluator.Entry] = []
     var credited: [(entry: Evaluator.Entry, units: Int64, refunded: Int64)] = []
     var covered: [(entry: Evaluator.Entry, span: CoverageSpan?)] = []
+    var history: [(entry: Evaluator.Entry, span: CoverageSpan)] = []
     var spending: [(receipt: Int, index: Int, currency: Int)] = []
+    var groupPurchases: [(entry: Evaluator.Entry, usesIntro: Bool)] = []
     var renewalDecisions: [RenewalDecision] = []
     var states: [Int32: StateDecision] = [:]
     var grandfatherDecisions: [(rule: Int, receipt: Int, decision: GrandfatherDecision)] = []
@@ -27,7 +29,9 @@ struct Explainer: EvaluationRecorder {
     mutating func later(_ entry: Evaluator.Entry) { later.append(entry) }
     mutating func credited(_ entry: Evaluator.Entry, units: Int64, refunded: Int64) { credited.append((entry, units, refunded)) }
     mutating func spent(receipt: Int, index: Int, currency: Int) { spending.append((receipt, index, currency)) }
+    mutating func boughtInGroup(_ entry: Evaluator.Entry, usesIntro: Bool) { groupPurchases.append((entry, usesIntro)) }
     mutating func covers(_ entry: Evaluator.Entry, span: CoverageSpan?) { covered.append((entry, span)) }
+    mutating func refunded(_ entry: Evaluator.Entry, span: CoverageSpan) { history.append((entry, span)) }
     mutating func renewal(_ decision: RenewalDecision) { renewalDecisions.append(decision) }
     mutating func state(of product: Int32, _ decision: StateDecision) { states[product] = decision }
     mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) { grandfatherDecisions.append((rule, receipt, decision)) }
@@ -100,9 +104,9 @@ struct Explainer: EvaluationRecorder {
             explanation.counted = true
             explanation.reason =
                 item.refunded == 0
-                ? "counts: \(item.units) unit\(item.units == 1 ? "" : "s") credit"
+                ? "counts: \(item.units) unit\(item.units == 1 ? " credits" : "s credit")"
                 : "\(Self.revocation(item.entry.record, units: (item.refunded, item.units + item.refunded))): "
-                    + "\(item.units) unit\(item.units == 1 ? "" : "s") still credit"
+                    + "\(item.units) unit\(item.units == 1 ? " still credits" : "s still credit")"
             items.append((item.entry, explanation))
         }
         for item in exclusions where item.entry.product == product {
@@ -233,11 +237,12 @@ struct Explainer: EvaluationRecorder {
         for decision in renewalDecisions where decision.product == Int32(index) {
             if case .counted(_, let grace?, _) = decision.verdict { spans.append(grace) }
         }
+        let refunded = history.filter { $0.entry.product == Int32(index) }.map(\.span)
         return ProductExplanation(
             id: product.id, type: product.type, state: status.state, until: status.until, startsAt: status.startsAt,
             willRenew: status.willRenew, renewsTo: status.renewsTo, commitment: status.commitment,
             billingRetrySince: { if case .billingRetry(let ended)? = states[Int32(index)] { Self.instant(ended) } else { nil } }(),
-            reason: reason(index, transactions: transactions, context), coverage: Self.merged(spans).map(Self.span),
+            reason: reason(index, transactions: transactions, context), coverage: coverage(spans, refunded: refunded),
             transactions: transactions, renewals: renewals)
     }
 
@@ -319,6 +324,19 @@ struct Explainer: EvaluationRecorder {
 
     static func span(_ span: CoverageSpan) -> ExplainedSpan {
         ExplainedSpan(start: Instant(millisecondsSince1970: span.start), end: instant(span.end), grace: span.isGrace)
+    }
+
+    /// A product's coverage: what covers, merged by kind, and what refunded transactions had
+    /// covered, merged among themselves and marked, in order of start.
+    private func coverage(_ spans: [CoverageSpan], refunded: [CoverageSpan]) -> [ExplainedSpan] {
+        var result = Self.merged(spans).map(Self.span)
+        guard !refunded.isEmpty else { return result }
+        for span in Self.merged(refunded) {
+            var explained = Self.span(span)
+            explained.refunded = true
+            result.append(explained)
+        }
+        return result.sorted { ($0.start, $0.refunded ? 1 : 0) < ($1.start, $1.refunded ? 1 : 0) }
     }
 
     /// An instant, `nil` for the absent and never markers.

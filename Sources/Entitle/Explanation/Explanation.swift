@@ -153,7 +153,8 @@ public struct ProductExplanation: Hashable, Sendable, Codable {
     public var billingRetrySince: Instant?
     /// Why it has that state, in one line.
     public var reason: String
-    /// Its coverage: the spans of its counted transactions and grace periods, merged, in order.
+    /// Its coverage: the spans of its counted transactions and grace periods, merged, and what
+    /// transactions cancelled since had covered until their cancellation (`refunded`), in order.
     public var coverage: [ExplainedSpan]
     /// Every transaction of the app's receipts for this product, in purchase order.
     public var transactions: [TransactionExplanation]
@@ -169,6 +170,43 @@ public struct ExplainedSpan: Hashable, Sendable, Codable {
     public var end: Instant?
     /// Whether it is a grace period (access while Apple retries billing).
     public var grace: Bool
+    /// Whether a refund or revocation since took it back: coverage the customer had until the
+    /// cancellation, which grants nothing any more (history, not access).
+    public var refunded: Bool
+
+    /// A span of coverage.
+    ///
+    /// - Parameters:
+    ///   - start: where it begins.
+    ///   - end: where it ends; `nil` when it never ends.
+    ///   - grace: whether it is a grace period.
+    ///   - refunded: whether a cancellation since took it back.
+    public init(start: Instant, end: Instant?, grace: Bool, refunded: Bool = false) {
+        self.start = start
+        self.end = end
+        self.grace = grace
+        self.refunded = refunded
+    }
+
+    private enum CodingKeys: String, CodingKey { case start, end, grace, refunded }
+
+    /// Reads a span; `refunded` is `false` when left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        start = try container.decode(Instant.self, forKey: .start)
+        end = try container.decodeIfPresent(Instant.self, forKey: .end)
+        grace = try container.decode(Bool.self, forKey: .grace)
+        refunded = try container.decodeIfPresent(Bool.self, forKey: .refunded) ?? false
+    }
+
+    /// Writes a span; `refunded` only when true, so coverage that stands reads as it always did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(start, forKey: .start)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encode(grace, forKey: .grace)
+        if refunded { try container.encode(true, forKey: .refunded) }
+    }
 }
 
 /// One transaction: whether it counted at the instant, and why not, and what it covers.

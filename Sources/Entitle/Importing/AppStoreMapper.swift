@@ -84,6 +84,7 @@ struct AppStoreMapper {
             return [
                 "transactionId", "originalTransactionId", "signedTransactions", "signedPayload", "signedTransactionInfo",
                 "signedRenewalInfo", "appTransactionId", "autoRenewProductId", "notificationType", "bundleId", "signedDate",
+                "signedAppTransactionInfo", "notificationHistory",
             ]
             .contains { root[$0] != nil }
         default: return false
@@ -153,7 +154,7 @@ struct AppStoreMapper {
             notificationSignedDate = try value.instant(key: "signedDate", path: join("signedDate"))
         }
         defer { notificationSignedDate = outerSignedDate }
-        for key in ["signedPayload", "signedTransactionInfo", "signedRenewalInfo"] {
+        for key in ["signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedAppTransactionInfo"] {
             if let value = node[key] {
                 recognized = true
                 try signed(value, path: join(key), depth: depth)
@@ -165,6 +166,21 @@ struct AppStoreMapper {
                 throw ImportFailure(offset: list.offset, message: "expected an array of JWS strings", path: join("signedTransactions"))
             }
             for (index, element) in elements.enumerated() { try signed(element, path: join("signedTransactions[\(index)]"), depth: depth) }
+        }
+        // Get Notification History: each notification's `signedPayload`, as Apple sent it.
+        if let list = node["notificationHistory"] {
+            recognized = true
+            guard let elements = list.elements else {
+                throw ImportFailure(offset: list.offset, message: "expected an array of notifications", path: join("notificationHistory"))
+            }
+            for (index, element) in elements.enumerated() {
+                guard let payload = element["signedPayload"] else {
+                    throw ImportFailure(
+                        offset: element.offset, message: "a notification history item without `signedPayload`",
+                        path: join("notificationHistory[\(index)]"))
+                }
+                try signed(payload, path: join("notificationHistory[\(index)].signedPayload"), depth: depth)
+            }
         }
         if let data = node["data"] {
             recognized = true

@@ -226,7 +226,9 @@ public enum AppleImport {
 
     /// Top-level member names that only verifyReceipt responses, or only App Store data, have.
     private static let verifyReceiptKeys: Set<String> = ["status", "receipt", "latest_receipt_info", "pending_renewal_info"]
-    private static let appStoreKeys: Set<String> = ["signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedTransactions"]
+    private static let appStoreKeys: Set<String> = [
+        "signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedTransactions", "signedAppTransactionInfo", "notificationHistory",
+    ]
 
     /// The member names of a top-level JSON object, read without building values; `nil` when the
     /// text is not one well-formed object. Nesting deeper than any format allows is still read

@@ -136,7 +136,9 @@ extension Explanation {
         if !product.coverage.isEmpty {
             lines.append(indent + "coverage")
             for span in product.coverage {
-                lines.append(indent + "  [\(span.start.rfc3339), \(span.end?.rfc3339 ?? "no end"))" + (span.grace ? " grace" : ""))
+                lines.append(
+                    indent + "  [\(span.start.rfc3339), \(span.end?.rfc3339 ?? "no end"))" + (span.grace ? " grace" : "")
+                        + (span.refunded ? " refunded" : ""))
             }
         }
         if !product.transactions.isEmpty {

@@ -21,6 +21,8 @@ struct SVGDocument {
     enum Value: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
         case text(String)
         case number(Double)
+        /// No attribute at all: one written only in some cases.
+        case absent
 
         init(stringLiteral value: String) { self = .text(value) }
         init(floatLiteral value: Double) { self = .number(value) }
@@ -30,6 +32,7 @@ struct SVGDocument {
             switch self {
             case .text(let text): SVGDocument.escaped(text)
             case .number(let number): SVGDocument.format(number)
+            case .absent: ""
             }
         }
     }
@@ -84,7 +87,10 @@ struct SVGDocument {
     }
 
     private static func attributes(_ attributes: KeyValuePairs<StaticString, Value>) -> String {
-        attributes.map { " \($0.key)=\"\($0.value.rendered)\"" }.joined()
+        attributes.map { item in
+            if case .absent = item.value { return "" }
+            return " \(item.key)=\"\(item.value.rendered)\""
+        }.joined()
     }
 
     /// Text as XML character data or an attribute value: the five markup characters as

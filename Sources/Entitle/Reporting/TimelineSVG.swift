@@ -49,7 +49,7 @@ struct TimelineSVG {
     }
 
     struct Bar {
-        enum Kind { case covered, grace, billingRetry }
+        enum Kind { case covered, grace, billingRetry, refunded }
         var kind: Kind
         /// Milliseconds; `nil` when open (always before, never ending).
         var start: Int64?
@@ -150,11 +150,17 @@ struct TimelineSVG {
             guard let product = products[source.id] else { return nil }
             for span in product.coverage {
                 guard spend() else { break }
+                let kind: Bar.Kind = span.refunded ? .refunded : span.grace ? .grace : .covered
+                let what =
+                    switch kind {
+                    case .refunded: "covered until refunded or revoked, no access now "
+                    case .grace: "grace period "
+                    default: "covered "
+                    }
                 lane.bars.append(
                     Bar(
-                        kind: span.grace ? .grace : .covered, start: span.start.millisecondsSince1970,
-                        end: span.end?.millisecondsSince1970,
-                        tooltip: "\(source.id): \(span.grace ? "grace period " : "covered ")\(Self.text(span))"))
+                        kind: kind, start: span.start.millisecondsSince1970, end: span.end?.millisecondsSince1970,
+                        tooltip: "\(source.id): \(what)\(Self.text(span))"))
             }
             if let since = product.billingRetrySince, since <= explanation.at, spend() {
                 lane.bars.append(
@@ -235,6 +241,7 @@ struct TimelineSVG {
         var body = SVGDocument(width: Self.width, height: 0)
         var usedGrace: Set<Int> = []
         var usedRetry: Set<Int> = []
+        var usedRefunded = false
         for (index, row) in rows.enumerated() {
             let height = Self.headerHeight + Self.laneHeight * Double(max(row.lanes.count, 1)) + (row.moreLanes > 0 ? Self.laneHeight : 0)
             if index % 2 == 0 {
@@ -265,6 +272,7 @@ struct TimelineSVG {
                     let pattern = Self.draw(bar, color: lane.color % Self.palette.count, top: laneTop, scale: scale, into: &body)
                     if bar.kind == .grace { usedGrace.insert(pattern) }
                     if bar.kind == .billingRetry { usedRetry.insert(pattern) }
+                    if bar.kind == .refunded { usedRefunded = true }
                 }
                 let middle = laneTop + Self.laneHeight / 2
                 for mark in lane.marks {
@@ -320,7 +328,7 @@ struct TimelineSVG {
                 "font-size": 10, "font-weight": "bold",
             ], text: "at " + explanation.at.rfc3339)
 
-        y = Self.legend(&svg, top: plotBottom + 14, colors: colors)
+        y = Self.legend(&svg, top: plotBottom + 14, colors: colors, refunded: usedRefunded)
         for note in notes {
             y += 16
             svg.element(
@@ -345,13 +353,16 @@ struct TimelineSVG {
             case .covered: palette[color]
             case .grace: "url(#grace-\(color))"
             case .billingRetry: "url(#retry-\(color))"
+            case .refunded: palette[color]
             }
         svg.element(
             "rect",
             [
                 "x": .number(x0), "y": .number(top), "width": .number(max(x1 - x0, 1.5)), "height": .number(barHeight),
                 "rx": 2, "fill": .text(fill), "stroke": .text(bar.kind == .covered ? "none" : palette[color]),
-                "stroke-dasharray": .text(bar.kind == .billingRetry ? "3 2" : "none"),
+                "stroke-dasharray": .text(bar.kind == .billingRetry || bar.kind == .refunded ? "3 2" : "none"),
+                // Refunded coverage is history: the source's color, faded.
+                "fill-opacity": bar.kind == .refunded ? 0.3 : .absent,
             ],
             tooltip: SVGDocument.truncated(bar.tooltip, to: 300))
         // Open ends (covers always, never ends): a triangle pointing out of the plot.
@@ -417,7 +428,7 @@ struct TimelineSVG {
 
     /// The legend: each source's color, the striped bars, the marks and the line; returns the
     /// baseline of its last line.
-    private static func legend(_ svg: inout SVGDocument, top: Double, colors: [String]) -> Double {
+    private static func legend(_ svg: inout SVGDocument, top: Double, colors: [String], refunded: Bool) -> Double {
         var x = labelX
         var y = top + 10
         func place(_ label: String) -> Double {
@@ -429,13 +440,14 @@ struct TimelineSVG {
             defer { x += width }
             return x
         }
-        func swatch(_ fill: String, stroke: String = "none", dashed: Bool = false, _ label: String) {
+        func swatch(_ fill: String, stroke: String = "none", dashed: Bool = false, opacity: Double = 1, _ label: String) {
             let at = place(label)
             svg.element(
                 "rect",
                 [
                     "x": .number(at), "y": .number(y - 9), "width": 16, "height": 10, "rx": 2, "fill": .text(fill),
-                    "stroke": .text(stroke), "stroke-dasharray": .text(dashed ? "3 2" : "none"),
+                    "fill-opacity": opacity < 1 ? .number(opacity) : .absent, "stroke": .text(stroke),
+                    "stroke-dasharray": .text(dashed ? "3 2" : "none"),
                 ])
             svg.element("text", ["x": .number(at + 22), "y": .number(y), "fill": .text(ink)], text: label)
         }
@@ -452,6 +464,8 @@ struct TimelineSVG {
         y += 20
         swatch("url(#grace-legend)", stroke: muted, "grace period (access while billing is retried)")
         swatch("url(#retry-legend)", stroke: muted, dashed: true, "billing retry (no access)")
+        // Drawn only when a refund took coverage back, so timelines without one read as before.
+        if refunded { swatch(muted, stroke: muted, dashed: true, opacity: 0.3, "refunded (covered until the refund, no access now)") }
         x = labelX + 60
         y += 20
         let marks: [(Mark.Kind, String)] = [

@@ -49,6 +49,14 @@ public struct AppleSignatureVerifier: Sendable {
     /// The instant certificates must be valid at; `nil` for each payload's `signedDate` (an app
     /// receipt's creation date).
     public var instant: Instant?
+    /// The instant a payload that carries no `signedDate` (a `TEST` notification, an app receipt
+    /// without a creation date) is verified at, as Apple's `SignedDataVerifier` verifies it at the
+    /// current time; `nil`: such a payload is refused as `malformed`. `entitle` passes `--at`
+    /// (default now); the library never reads the clock.
+    public var unsignedPayloadInstant: Instant?
+    /// Names for the trusted roots, in their order (the files they came from), that an
+    /// `untrusted-chain` error lists as the roots tried; `nil`: it counts them.
+    public var trustedRootNames: [String]?
 
     /// Creates a verifier.
     ///
@@ -57,11 +65,26 @@ public struct AppleSignatureVerifier: Sendable {
     ///   - app: the bundle id the data must be for.
     ///   - environments: the environments accepted; `nil` for all.
     ///   - instant: when the certificates must be valid; `nil` for when the data was signed.
-    public init(trustedRoots: [Data], app: String, environments: Set<String>? = nil, at instant: Instant? = nil) {
+    ///   - unsignedPayloadInstant: when a payload without `signedDate` is verified; `nil` refuses it.
+    ///   - trustedRootNames: names for the roots (their files), for errors.
+    public init(
+        trustedRoots: [Data], app: String, environments: Set<String>? = nil, at instant: Instant? = nil,
+        unsignedPayloadInstant: Instant? = nil, trustedRootNames: [String]? = nil
+    ) {
         self.trustedRoots = trustedRoots
         self.app = app
         self.environments = environments
         self.instant = instant
+        self.unsignedPayloadInstant = unsignedPayloadInstant
+        self.trustedRootNames = trustedRootNames
+    }
+
+    /// What an `untrusted-chain` error says was tried: `tried AppleRootCA-G3.cer`.
+    private var rootsTried: String {
+        if let names = trustedRootNames, names.count == trustedRoots.count, !names.isEmpty {
+            return "tried " + names.map { Diagnostic.excerpt($0) }.joined(separator: ", ")
+        }
+        return "tried \(trustedRoots.count) trusted root\(trustedRoots.count == 1 ? "" : "s") (`trustedRoots`)"
     }
 
     /// Whether this build verifies signatures: built with the `SystemCrypto` trait on a platform
@@ -157,7 +180,7 @@ public struct AppleSignatureVerifier: Sendable {
             case .appStore:
                 let verification = JWSVerification(
                     checker: try SignatureChecker(trustedRoots: roots), app: expected,
-                    environments: accepted, at: instant)
+                    environments: accepted, at: instant, unsigned: unsignedPayloadInstant)
                 do {
                     return try AppleImport.appStore(data, root: root, name: name, app: option, verification: verification)
                 } catch {
@@ -174,6 +197,9 @@ public struct AppleSignatureVerifier: Sendable {
                 return try verifiedPKCS7(data, name: name, roots: roots, expected: expected, environments: accepted)
             }
         } catch {
+            var error = error
+            // Which roots were tried, not only why the chain does not lead to one of them.
+            if error.code == .untrustedChain, error.help == nil, !trustedRoots.isEmpty { error.help = rootsTried }
             throw located(error)
         }
     }
@@ -207,10 +233,10 @@ public struct AppleSignatureVerifier: Sendable {
             throw unreadable(
                 ReceiptError(code: .malformedJSON, message: "\(error.message) (at byte \(error.offset) of the DER data)", location: start))
         }
-        guard let at = instant ?? creationDate else {
+        guard let at = instant ?? creationDate ?? unsignedPayloadInstant else {
             throw VerificationError(
                 code: .malformed, message: "the app receipt has no creation date (attribute 12) to verify the certificates at",
-                help: "give the verification instant (`at:`)")
+                help: "give the verification instant (`at:` or `unsignedPayloadInstant:`)")
         }
         let checker = try SignatureChecker(trustedRoots: roots)
         let signedByAnchor = try checker.verifyPKCS7(der, at: at)

@@ -20,6 +20,8 @@ final class JWSVerification {
     /// The normalized environments accepted; `nil` accepts all.
     private let environments: Set<String>?
     private let instant: Instant?
+    /// The instant a payload without `signedDate` is verified at; `nil` refuses it.
+    private let unsigned: Instant?
     /// The first failure, kept for the import to report with its location.
     private(set) var failure: VerificationError?
     /// Chains already verified in this import, by certificates and instant: a transaction history
@@ -35,11 +37,12 @@ final class JWSVerification {
     /// The most certificates an `x5c` header may hold before any is decoded.
     static let maxChainLength = 3
 
-    init(checker: SignatureChecker, app: String?, environments: Set<String>?, at instant: Instant?) {
+    init(checker: SignatureChecker, app: String?, environments: Set<String>?, at instant: Instant?, unsigned: Instant? = nil) {
         self.checker = checker
         self.app = app
         self.environments = environments
         self.instant = instant
+        self.unsigned = unsigned
     }
 
     /// Verifies the JWS `text` whose decoded payload is `payload`, before anything reads the payload.
@@ -83,10 +86,10 @@ final class JWSVerification {
             throw VerificationError(code: .malformed, message: "the JWS payload is not JSON")
         }
         let claims = try SignedClaims(root)
-        guard let at = instant ?? claims.signedDate else {
+        guard let at = instant ?? claims.signedDate ?? unsigned else {
             throw VerificationError(
                 code: .malformed, message: "the payload has no `signedDate` to verify the certificates at",
-                help: "give the verification instant (`at:`)")
+                help: "give the verification instant (`at:`, or `unsignedPayloadInstant:` for payloads without one)")
         }
         let environment = claims.environment.map(AppleEnvironment.normalized) ?? "production"
         let chain: [[UInt8]]

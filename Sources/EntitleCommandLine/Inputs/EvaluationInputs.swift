@@ -173,9 +173,10 @@ extension EvaluationInputs {
 
         init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
             diagnostics = try DiagnosticsOption(arguments)
-            verify = try VerifyOption.parse(arguments)
+            let at = try arguments.value(SharedOptions.at) ?? environment.now()
+            verify = try VerifyOption.parse(arguments, unsignedAt: at)
             app = try arguments.value(SharedOptions.app)
-            at = try arguments.value(SharedOptions.at) ?? environment.now()
+            self.at = at
             account = try arguments.value(SharedOptions.account)
         }
     }

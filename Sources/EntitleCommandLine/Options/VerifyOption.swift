@@ -7,7 +7,8 @@ import Foundation
 /// Every receipt must then be signed Apple data that verifies against one of the roots; one that
 /// fails (or carries no signature: a normalized receipt, a verifyReceipt response) is an error
 /// located like any other, never evaluated. Each signature is checked at the instant Apple signed
-/// it (`--at` is the evaluation instant, not this one). A build without the `SystemCrypto` trait
+/// it (`--at` is the evaluation instant, not this one); a payload that carries no `signedDate` (a
+/// `TEST` notification) at `--at`, default now, as Apple's library checks it. A build without the `SystemCrypto` trait
 /// refuses `--verify` as misuse, saying how to build with it.
 struct VerifyOption: Sendable {
     /// `--verify`.
@@ -37,7 +38,10 @@ struct VerifyOption: Sendable {
     ///
     /// - Throws: ``UsageError`` for `--verify` in a build without the trait, without `--root`, or
     ///   with a root that cannot be read; `--root` without `--verify`.
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> VerifyOption? {
+    /// - Parameter unsignedAt: the instant a payload without `signedDate` (a `TEST` notification)
+    ///   is verified at, as Apple's library verifies it at the current time: the command's `--at`,
+    ///   else now.
+    static func parse(_ arguments: ParsedArguments, unsignedAt: Instant) throws(UsageError) -> VerifyOption? {
         let roots = try arguments.values(root)
         guard arguments.contains(verify) else {
             guard roots.isEmpty else { throw UsageError(message: "\(root.quoted) is for \(verify.quoted): give both, or neither") }
@@ -60,7 +64,10 @@ struct VerifyOption: Sendable {
                 throw UsageError(message: "`\(root.name) \(path)`: \(error.message)")
             }
         }
-        return VerifyOption(verifier: AppleSignatureVerifier(trustedRoots: certificates, app: ""))
+        return VerifyOption(
+            verifier: AppleSignatureVerifier(
+                trustedRoots: certificates, app: "", unsignedPayloadInstant: unsignedAt,
+                trustedRootNames: roots.map { URL(fileURLWithPath: $0).lastPathComponent }))
     }
 
     /// Verifies and reads the receipt `data`.

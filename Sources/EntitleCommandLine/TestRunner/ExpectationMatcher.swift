@@ -4,7 +4,9 @@ import Foundation
 /// What a test case expects, checked against the app's catalog and compared with a result.
 ///
 /// An expectation is a part of the object `check --format json` prints: every key given must
-/// match, keys left out are not checked. Objects are matched key by key; arrays (`sources`,
+/// match, keys left out are not checked. Objects are matched key by key; lists of objects with
+/// ids (an offer's `promotions`) entry by entry, each found by its `id`, only the entries listed
+/// (a case with `"exactly": true` compares the whole list); other arrays (`sources`,
 /// `warnings`) and scalars must be equal; instants are compared as instants, so
 /// `2026-01-15T09:00:00Z` equals `2026-01-15T09:00:00.000Z`. A key the result never has (a
 /// feature the catalog does not declare, `feature` for `features`) is an error in the test file,
@@ -24,7 +26,8 @@ struct ExpectationMatcher {
         case strings
         /// The warnings: an array of `{"code", "message"}`, compared whole.
         case warnings
-        /// An array of objects with known keys, compared whole (an offer's `promotions`).
+        /// An array of objects with known keys, each with an `id` it is matched by (an offer's
+        /// `promotions`).
         case records([(key: String, shape: Shape)], what: String)
         /// An object with known keys.
         case record([(key: String, shape: Shape)], what: String)
@@ -162,7 +165,14 @@ struct ExpectationMatcher {
         case .records(let fields, let what):
             guard let elements = reader.array(node, path: path, expected: "an array of \(what)s") else { return }
             for (index, element) in elements.enumerated() {
-                check(element, shape: .record(fields, what: what), path: "\(path)[\(index)]", reader: &reader)
+                let elementPath = "\(path)[\(index)]"
+                check(element, shape: .record(fields, what: what), path: elementPath, reader: &reader)
+                // Entries are found by their id: each needs one.
+                if case .object(let members) = element.value, !members.contains(where: { $0.key == "id" }) {
+                    reader.report(
+                        .missingKey, "missing required key `id` in \(what)", at: element.offset, path: elementPath,
+                        help: "entries are matched by their id: `{ \"id\": \"...\", ... }`")
+                }
             }
         case .record(let fields, let what):
             guard let members = reader.object(node, path: path, allowed: ["$comment"] + fields.map(\.key), required: [], what: what)
@@ -195,21 +205,42 @@ struct ExpectationMatcher {
 
     /// Every difference between a checked expectation and `result` (the object
     /// `check --format json` prints, parsed), in the order of the expectation.
-    func mismatches(_ expect: JSONNode, result: JSONNode) -> [Mismatch] {
+    ///
+    /// - Parameter exactly: compare lists of objects with ids whole, not entry by entry.
+    func mismatches(_ expect: JSONNode, result: JSONNode, exactly: Bool = false) -> [Mismatch] {
         var found: [Mismatch] = []
-        compare(expect, result, shape: shape, path: "", into: &found)
+        compare(expect, result, shape: shape, path: "", exactly: exactly, into: &found)
         return found
     }
 
-    private func compare(_ expected: JSONNode, _ actual: JSONNode?, shape: Shape, path: String, into found: inout [Mismatch]) {
+    private func compare(
+        _ expected: JSONNode, _ actual: JSONNode?, shape: Shape, path: String, exactly: Bool, into found: inout [Mismatch]
+    ) {
         switch shape {
+        case .records(let fields, let what) where !exactly:
+            guard case .array(let elements) = expected.value else { return }
+            var byId: [String: JSONNode] = [:]
+            if let actual, case .array(let present) = actual.value {
+                for element in present {
+                    if case .string(let id)? = Self.member("id", of: element)?.value, byId[id] == nil { byId[id] = element }
+                }
+            }
+            for element in elements {
+                guard case .string(let id)? = Self.member("id", of: element)?.value else { continue }
+                let elementPath = "\(path)[\(id)]"
+                guard let match = byId[id] else {
+                    found.append(mismatch(elementPath, element, nil))
+                    continue
+                }
+                compare(element, match, shape: .record(fields, what: what), path: elementPath, exactly: exactly, into: &found)
+            }
         case .record(let fields, _):
             guard case .object(let members) = expected.value else { return }
             for member in members where member.key != "$comment" {
                 guard let field = fields.first(where: { $0.key == member.key }) else { continue }
                 compare(
                     member.value, Self.member(member.key, of: actual), shape: field.shape,
-                    path: CatalogChecker.path(path, key: member.key), into: &found)
+                    path: CatalogChecker.path(path, key: member.key), exactly: exactly, into: &found)
             }
         case .map(_, _, _, let value, _):
             guard case .object(let members) = expected.value else { return }
@@ -221,7 +252,7 @@ struct ExpectationMatcher {
             for member in members where member.key != "$comment" {
                 compare(
                     member.value, byKey[member.key], shape: value,
-                    path: CatalogChecker.path(path, key: member.key), into: &found)
+                    path: CatalogChecker.path(path, key: member.key), exactly: exactly, into: &found)
             }
         case .instant:
             if !Self.sameInstant(expected, actual) { found.append(mismatch(path, expected, actual)) }

@@ -17,6 +17,8 @@ struct TestCoverage {
     private var featuresOn: Set<String> = []
     private var featuresOff: Set<String> = []
     private var reasons: Set<OfferReason> = []
+    /// Win-back and promotional offers some case found eligible, as `product/offer`.
+    private var eligiblePromotions: Set<String> = []
 
     init(catalog: CompiledCatalog) {
         self.app = catalog.app
@@ -30,7 +32,10 @@ struct TestCoverage {
         for feature in result.features {
             if feature.enabled { featuresOn.insert(feature.id) } else { featuresOff.insert(feature.id) }
         }
-        for offer in result.offers { if let reason = offer.reason { reasons.insert(reason) } }
+        for offer in result.offers {
+            if let reason = offer.reason { reasons.insert(reason) }
+            for promotion in offer.promotions ?? [] where promotion.eligible { eligiblePromotions.insert("\(offer.productId)/\(promotion.id)") }
+        }
     }
 
     var productsNeverPurchased: [String] {
@@ -57,6 +62,13 @@ struct TestCoverage {
 
     var reasonsNeverSeen: [String] { possibleReasons.filter { !reasons.contains($0) }.map(\.rawValue) }
 
+    /// Win-back and promotional offers (ids, unique in a catalog) no case found eligible, in
+    /// catalog order.
+    var promotionsNeverEligible: [String] {
+        catalog.products.flatMap { product in product.offers.map { (product.id, $0.id) } }
+            .filter { !eligiblePromotions.contains("\($0.0)/\($0.1)") }.map(\.1)
+    }
+
     /// The lists, for people:
     ///
     ///     coverage of com.example.diagrams (6 cases)
@@ -67,16 +79,17 @@ struct TestCoverage {
         let lists = [
             ("products never purchased", productsNeverPurchased), ("features never on", featuresNeverOn),
             ("features never off", featuresNeverOff), ("offer reasons never seen", reasonsNeverSeen),
+            ("promotions never eligible", promotionsNeverEligible),
         ]
         for (title, items) in lists where !items.isEmpty {
             text += "  \(title): \(items.joined(separator: ", "))\n"
         }
-        if lists.allSatisfy(\.1.isEmpty) { text += "  every product, feature state and offer reason was seen\n" }
+        if lists.allSatisfy(\.1.isEmpty) { text += "  every product, feature state, offer reason and promotion was seen\n" }
         return text
     }
 
     /// The lists, for scripts: `{"cases", "productsNeverPurchased", "featuresNeverOn",
-    /// "featuresNeverOff", "offerReasonsNeverSeen"}`.
+    /// "featuresNeverOff", "offerReasonsNeverSeen", "promotionsNeverEligible"}`.
     var json: JSONOutput {
         func list(_ items: [String]) -> JSONOutput { .array(items.map(JSONOutput.string)) }
         return .object([
@@ -85,6 +98,7 @@ struct TestCoverage {
             ("featuresNeverOn", list(featuresNeverOn)),
             ("featuresNeverOff", list(featuresNeverOff)),
             ("offerReasonsNeverSeen", list(reasonsNeverSeen)),
+            ("promotionsNeverEligible", list(promotionsNeverEligible)),
         ])
     }
 }

@@ -37,10 +37,14 @@ struct TestFile {
         var hasOwnReceipts: Bool
         /// The `expect` object.
         var expect: JSONNode?
+        /// `exactly`: lists of objects with ids (an offer's `promotions`) must be the result's
+        /// whole list, in order; by default each entry listed is found by its id and only it is
+        /// checked.
+        var exactly = false
     }
 
     static let keys = ["$schema", "$comment", "catalog", "app", "environments", "receipts", "cases"]
-    static let caseKeys = ["$comment", "name", "at", "receipts", "expect"]
+    static let caseKeys = ["$comment", "name", "at", "receipts", "expect", "exactly"]
 
     /// The path the file was found at.
     let path: String
@@ -147,10 +151,18 @@ struct TestFile {
                         reader.wrongType(node, expected: "an object (a part of what `check --format json` prints)", path: casePath + ".expect")
                     }
                 }
+                var exactly = false
+                if let node = fields["exactly"]?.value {
+                    if case .bool(let value) = node.value {
+                        exactly = value
+                    } else {
+                        reader.wrongType(node, expected: "`true` or `false`", path: casePath + ".exactly")
+                    }
+                }
                 cases.append(
                     Case(
                         name: name, path: casePath, offset: element.offset, at: at, receipts: caseReceipts,
-                        hasOwnReceipts: fields["receipts"] != nil, expect: expect))
+                        hasOwnReceipts: fields["receipts"] != nil, expect: expect, exactly: exactly))
             }
         }
         guard let catalogs else { return (nil, reader.diagnostics) }

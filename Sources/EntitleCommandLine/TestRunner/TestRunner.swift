@@ -76,7 +76,7 @@ struct TestRunner {
                 failed += 1
                 continue
             }
-            let mismatches = setup.matcher.mismatches(expect, result: actual)
+            let mismatches = setup.matcher.mismatches(expect, result: actual, exactly: testCase.exactly)
             if mismatches.isEmpty {
                 passed += 1
                 continue

@@ -421,7 +421,7 @@ struct CLITests {
             // Sparse files: their size is past the limit, their blocks cost nothing.
             func sparse(_ name: String, size: Int) throws -> String {
                 let path = directory.appendingPathComponent(name).path
-                FileManager.default.createFile(atPath: path, contents: nil)
+                #expect(FileManager.default.createFile(atPath: path, contents: nil))
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
                 try handle.truncate(atOffset: UInt64(size))
                 try handle.close()

@@ -188,7 +188,7 @@ struct ProofCommandTests {
         #expect(!output.standardError.contains("sync.back"))  // paid six months, lapsed two: it holds
         #expect(output.standardError.contains("entitle: --deep: searched every receipt of up to 2 transactions at every boundary instant: "))
         #expect(output.standardError.hasSuffix("entitle: 1 catalog valid: 0 errors, 4 warnings\n"))
-        let codes = try CatalogProof.review(try Portfolio.load(path: directory.path).get(), sources: []).findings.map(\.code)
+        let codes = CatalogProof.review(try Portfolio.load(path: directory.path).get(), sources: []).findings.map(\.code)
         #expect(codes == [.neverOn, .offerNeverEligible, .ruleRedundant, .ruleNeverMatches])
     }
 

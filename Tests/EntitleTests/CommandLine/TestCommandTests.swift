@@ -65,6 +65,43 @@ struct TestCommandTests {
         #expect(output.standardOutput == "\(cases) passed, 0 failed\n")
     }
 
+    @Test(
+        "promotions are matched by id, only those listed and only the keys given; `exactly` compares the list whole; coverage names promotions never eligible"
+    )
+    func promotionsById() throws {
+        func file(_ promotions: String, exactly: Bool = false) -> String {
+            """
+            { "catalog": "\(Self.products)", "app": "com.example.diagrams",
+              "receipts": ["\(CLITests.receipt("diagrams-sync-history.json"))"],
+              "cases": [ { "name": "loyal", "at": "2025-07-31T00:00:00Z", \(exactly ? "\"exactly\": true," : "")
+                "expect": { "offers": { "com.example.diagrams.sync.monthly": { "promotions": \(promotions) } } } } ] }
+            """
+        }
+        let cases = [
+            (file(#"[{ "id": "sync.loyal", "eligible": true }]"#), 0, "1 passed, 0 failed"),
+            (file(#"[{ "id": "sync.loyal", "eligible": false }]"#), 1, "promotions[sync.loyal].eligible: expected false, got true"),
+            (file(#"[{ "id": "sync.loyal", "eligible": true }]"#, exactly: true), 1, "promotions: expected [{"),
+        ]
+        for (text, exitCode, expected) in cases {
+            let directory = try Self.directory(["promotions.test.json": text])
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let output = Self.test([directory.appendingPathComponent("promotions.test.json").path])
+            #expect(output.exitCode == Int32(exitCode), "\(output.standardOutput)\(output.standardError)")
+            #expect(output.standardOutput.contains(expected), "\(output.standardOutput)")
+        }
+        // An entry without an id cannot be matched: an error in the test file.
+        let directory = try Self.directory(["promotions.test.json": file(#"[{ "eligible": true }]"#)])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = Self.test([directory.appendingPathComponent("promotions.test.json").path])
+        #expect(output.exitCode == 2)
+        #expect(output.standardError.contains("missing required key `id` in promotion"), "\(output.standardError)")
+        // Coverage: at that instant only the loyalty offer is eligible.
+        let covered = try Self.directory(["promotions.test.json": file(#"[{ "id": "sync.loyal", "eligible": true }]"#)])
+        defer { try? FileManager.default.removeItem(at: covered) }
+        let coverage = Self.test([covered.appendingPathComponent("promotions.test.json").path, "--coverage"])
+        #expect(coverage.standardOutput.contains("  promotions never eligible: sync.winback\n"), "\(coverage.standardOutput)")
+    }
+
     @Test("a failing case prints file:line:column of the expected value, the path, expected and got; exit 1")
     func failure() throws {
         let directory = try Self.directory(["trial.test.json": Self.trialFile])
@@ -152,6 +189,7 @@ struct TestCommandTests {
                   products never purchased: com.example.diagrams.pro, com.example.diagrams.pro.upgrade
                   features never off: pro, cloud.sync
                   offer reasons never seen: billing-issue, upgrade-available
+                  promotions never eligible: sync.winback, sync.loyal
                 1 passed, 1 failed
 
                 """), "\(output.standardOutput)")
@@ -162,6 +200,7 @@ struct TestCommandTests {
         #expect(app["productsNeverPurchased"] as? [String] == ["com.example.diagrams.pro", "com.example.diagrams.pro.upgrade"])
         #expect(app["featuresNeverOn"] as? [String] == [])
         #expect(app["featuresNeverOff"] as? [String] == ["pro", "cloud.sync"])
+        #expect(app["promotionsNeverEligible"] as? [String] == ["sync.winback", "sync.loyal"])
         #expect(app["offerReasonsNeverSeen"] as? [String] == ["billing-issue", "upgrade-available"])
         // The example test files leave little out.
         let examples = Self.test([Self.products, "--coverage"])

@@ -31,6 +31,7 @@ struct DifferentialTests {
         var negative = 0
         var commitments = 0
         var reordered = 0
+        var checkedBefore = 0
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
             let random = RandomCase(seed: seed)
@@ -75,6 +76,29 @@ struct DifferentialTests {
                         if failures >= 3 { return }
                     }
                 }
+                // `reevaluateAt` is early, never late: a millisecond before it, and at every instant
+                // between where the reference says something could change, the answer is the one at `at`.
+                if place % 8 == 1 {
+                    let next = result.reevaluateAt?.millisecondsSince1970 ?? Int64.max
+                    var between = ReferenceEvaluator.candidateInstants(
+                        catalog, receipts: random.receipts, at: at, environments: random.environments
+                    ).filter { $0 > at.millisecondsSince1970 && $0 < next }.sorted().prefix(8).map { $0 }
+                    if next != .max, next - 1 > at.millisecondsSince1970 { between.append(next - 1) }
+                    for instant in between where Instant(millisecondsSince1970: instant).isInRange {
+                        let earlier = try portfolio.evaluate(
+                            app: RandomCase.app, receipts: parsed, at: Instant(millisecondsSince1970: instant),
+                            environments: random.environments, account: random.account)
+                        checkedBefore += 1
+                        if !ReferenceResult(earlier, nextChange: false).sameAnswer(as: actual) {
+                            failures += 1
+                            Issue.record(
+                                "seed \(seed) at \(at): the answer changes at \(Instant(millisecondsSince1970: instant)), before reevaluateAt \(String(describing: result.reevaluateAt)): \(ReferenceResult(earlier, nextChange: false).difference(from: actual))"
+                            )
+                            if failures >= 3 { return }
+                            break
+                        }
+                    }
+                }
                 evaluations += 1
                 states.formUnion(expected.products.values.map(\.state))
                 reasons.formUnion(expected.offers.values.compactMap(\.reason))
@@ -111,6 +135,7 @@ struct DifferentialTests {
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0)
         #expect(reordered >= evaluations / 5)
+        #expect(checkedBefore >= evaluations / 16)
     }
 }
 

@@ -375,7 +375,7 @@ struct LanguageServerPartsTests {
         #expect(
             try Self.labels(at: #""type": "non-consumable""#, by: 9)
                 == ["non-consumable", "non-renewing-subscription", "auto-renewable-subscription", "consumable"])
-        #expect(try Self.labels(at: #""introOffer": { "#, by: 16) == ["$comment", "duration"])
+        #expect(try Self.labels(at: #""introOffer": { "#, by: 16) == ["$comment", "duration", "for"])
         #expect(try Self.labels(at: #""requires": { "#, by: 14) == ["$comment"])
         #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore"])
         // A new top-level key: the keys not written yet.

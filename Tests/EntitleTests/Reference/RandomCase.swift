@@ -54,6 +54,8 @@ struct RandomCase {
         var available = true
         var familyShareable = false
         var intro = false
+        /// Whether the intro offer is for new subscribers only (`"for": "new-subscribers"`).
+        var introForNew = false
         /// Win-back and promotional offers, as catalog JSON, with their ids and whether each is win-back.
         var offers: [(id: String, winBack: Bool, json: String)] = []
     }
@@ -110,7 +112,7 @@ struct RandomCase {
                         kind: .subscription(
                             group: group, level: group == 0 ? 1 + random.below(3) : nil,
                             period: random.below(4) == 0 ? nil : ["P1M", "P1Y", "P12M"][random.below(3)]),
-                        grants: someGrants(features), intro: random.below(2) == 0))
+                        grants: someGrants(features), intro: random.below(2) == 0, introForNew: random.below(3) == 0))
             default:
                 var credits: [String: Int64] = [:]
                 for currency in currencies where random.below(2) == 0 || credits.isEmpty { credits[currency] = Int64(1 + random.below(50)) }
@@ -212,7 +214,10 @@ struct RandomCase {
                 fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)""#]
                 if let level { fields.append(#""level":\#(level)"#) }
                 if let period { fields.append(#""duration":"\#(period)""#) }
-                if product.intro { fields.append(#""introOffer":{"mode":"free-trial","duration":"P1W"}"#) }
+                if product.intro {
+                    let audience = product.introForNew ? #","for":"new-subscribers""# : ""
+                    fields.append(#""introOffer":{"mode":"free-trial","duration":"P1W"\#(audience)}"#)
+                }
                 if !product.offers.isEmpty { fields.append(#""offers":[\#(product.offers.map(\.json).joined(separator: ","))]"#) }
             case .consumable:
                 let credits = product.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
@@ -261,7 +266,15 @@ struct RandomCase {
                     millisecondsSince1970: transaction.purchaseDate.millisecondsSince1970 - Int64(random.below(3)) * day)
             }
             switch product.kind {
-            case .pass, .consumable: transaction.quantity = [1, 1, 2, 3][random.below(4)]
+            case .consumable:
+                transaction.quantity = [1, 1, 2, 3][random.below(4)]
+                // Refunded in part at its own purchase instant: only the units left ever credit.
+                if random.below(8) == 0 {
+                    transaction.cancellationDate = transaction.purchaseDate
+                    transaction.revocationType = .refundProrated
+                    transaction.revocationPercentage = [33.333, 50, 100][random.below(3)]
+                }
+            case .pass(_, nil): transaction.quantity = [1, 1, 2, 3][random.below(4)]
             case .subscription:
                 // A chain of renewals, each paying one month.
                 let chain = transaction.transactionId
@@ -328,6 +341,7 @@ struct RandomCase {
                 }
                 continue
             case .pass(_, let group?):
+                transaction.quantity = [1, 1, 2, 3][random.below(4)]
                 // Another pass of the group bought soon after queues behind this one.
                 let mates = products.filter {
                     if $0.id != product.id, case .pass(_, let other?) = $0.kind { return other == group }
@@ -410,7 +424,13 @@ struct RandomCase {
             consumptions[home].append(consumption)
             if receiptCount > 1, random.below(3) == 0 {
                 var copy = consumption
-                if random.below(4) == 0 { copy.amount += 1 }
+                switch random.below(6) {
+                case 0: copy.amount += 1
+                // Copies that disagree on the date, by a millisecond's fraction or by hours.
+                case 1: copy.date = Instant(millisecondsSince1970: consumption.date.millisecondsSince1970 + 500)
+                case 2: copy.date = Instant(millisecondsSince1970: consumption.date.millisecondsSince1970 - 6 * hour)
+                default: break
+                }
                 consumptions[(home + 1) % receiptCount].append(copy)
             }
         }
@@ -428,7 +448,13 @@ struct RandomCase {
             grants[home].append(grant)
             if receiptCount > 1, random.below(3) == 0 {
                 var copy = grant
-                if random.below(3) == 0 { copy.end = nil }
+                switch random.below(5) {
+                case 0: copy.end = nil
+                // Copies that disagree on the start, by a fraction of a second or by hours.
+                case 1: copy.start = Instant(millisecondsSince1970: start + 500)
+                case 2: copy.start = Instant(millisecondsSince1970: start + 6 * hour)
+                default: break
+                }
                 grants[(home + 1) % receiptCount].append(copy)
             }
         }
@@ -449,12 +475,20 @@ struct RandomCase {
         for _ in 0..<random.below(3) {
             var old = Receipt(app: oldApp)
             for _ in 0..<random.below(3) {
-                old.transactions.append(
-                    Transaction(
-                        productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
-                        purchaseDate: Instant(millisecondsSince1970: instant(&random)),
-                        cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil,
-                        ownership: random.below(3) == 0 ? .familyShared : .purchased))
+                var purchase = Transaction(
+                    productId: oldProducts[random.below(oldProducts.count)], transactionId: "o\(random.below(3))",
+                    purchaseDate: Instant(millisecondsSince1970: instant(&random)),
+                    cancellationDate: random.below(3) == 0 ? Instant(millisecondsSince1970: instant(&random)) : nil,
+                    ownership: random.below(3) == 0 ? .familyShared : .purchased)
+                // Snapshots over time: signed copies, a refund signed after its cancellation, its reversal.
+                if random.below(3) == 0 {
+                    purchase.signedDate = Instant(millisecondsSince1970: instant(&random))
+                    var later = purchase
+                    later.signedDate = Instant(millisecondsSince1970: purchase.signedDate!.millisecondsSince1970 + Int64(1 + random.below(10)) * day)
+                    later.cancellationDate = later.cancellationDate == nil ? purchase.signedDate : nil
+                    old.transactions.append(later)
+                }
+                old.transactions.append(purchase)
             }
             result.append(old)
         }

@@ -161,11 +161,15 @@ enum ReferenceEvaluator {
         var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
         var everBought = FeatureSet(capacity: products.count)
         var introUsed = FeatureSet(capacity: catalog.groups.count)
+        // Groups with any transaction known at `at`: an intro offer for new subscribers is used up.
+        var boughtInGroup = FeatureSet(capacity: catalog.groups.count)
         var unknownProducts: [String: Int] = [:]
         var unknownOrder: [String] = []
         var subscriptionTransactions: [(transaction: Transaction, product: Int)] = []
         // Every counted auto-renewable transaction, with an expiry or not (offer conditions read them).
         var countedSubscriptions: [(transaction: Transaction, product: Int)] = []
+        // Per group: the latest end of what a refunded subscription covered before its refund.
+        var refundedEnds: [Int: Int64] = [:]
         for entry in merged {
             let transaction = entry.transaction
             let purchase = transaction.purchaseDate.millisecondsSince1970
@@ -183,6 +187,7 @@ enum ReferenceEvaluator {
             let cancelled = entry.cancellation.map { $0 <= at } ?? false
             everBought.insert(entry.product)
             if product.group >= 0, transaction.isTrialPeriod || transaction.isIntroOfferPeriod { introUsed.insert(product.group) }
+            if product.group >= 0 { boughtInGroup.insert(product.group) }
             if product.type == .consumable {
                 if !transaction.isUpgraded {
                     // A refund takes back its share of the units, rounded half up (all without a share).
@@ -200,6 +205,13 @@ enum ReferenceEvaluator {
                     for (currency, amount) in product.credits { balances[currency] += amount * Int64(units) }
                 }
                 continue
+            }
+            // A refunded subscription covered until its refund: history a group's lapse counts from.
+            if cancelled, !transaction.isUpgraded, product.type == .autoRenewableSubscription, product.group >= 0,
+                let expires = transaction.expiresDate?.millisecondsSince1970, let cancellation = entry.cancellation,
+                min(expires, cancellation) > purchase
+            {
+                refundedEnds[product.group] = max(refundedEnds[product.group] ?? .min, min(expires, cancellation))
             }
             var fact = facts[entry.product]
             fact.visible += 1
@@ -230,7 +242,10 @@ enum ReferenceEvaluator {
             }
             facts[entry.product] = fact
         }
-        for id in unknownOrder { warnings.append(EvaluationWarning(kind: .unknownProduct(productId: id, count: unknownProducts[id]!))) }
+        for id in unknownOrder {
+            let suggestion = Suggestion.closest(to: id, in: products.map(\.id))
+            warnings.append(EvaluationWarning(kind: .unknownProduct(productId: id, count: unknownProducts[id]!, suggestion: suggestion)))
+        }
 
         // 3. Trials, non-consumables and passes.
         var passGroups: [Int: [(transaction: Transaction, product: Int)]] = [:]
@@ -292,7 +307,10 @@ enum ReferenceEvaluator {
             guard let latestExpiry = chain.compactMap({ $0.transaction.expiresDate?.millisecondsSince1970 }).max() else { continue }
             let entries = renewals.filter { $0.originalTransactionId == chainId && counted($0) }
             guard let latestRank = entries.map(rank).max() else { continue }
-            var conflicting = false
+            /// Fields whose entries of the top rank disagree (a class, so the nested function's
+            /// writes are plainly the loop's).
+            final class Conflicts { var any = false }
+            let conflicts = Conflicts()
             /// The value of one field: the latest rank stating it, the first entry of that rank by bytes.
             func field<Value: Equatable>(_ value: (Renewal) -> Value?) -> (value: Value, rank: Int64)? {
                 let stating = entries.filter { value($0) != nil }
@@ -301,7 +319,7 @@ enum ReferenceEvaluator {
                 if sameRank.contains(where: { $0 != sameRank[0] }) {
                     sameRank = sameRank.map { ($0, Array($0.jsonOutput.compact().utf8)) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
                 }
-                if sameRank.contains(where: { value($0)! != value(sameRank[0])! }) { conflicting = true }
+                if sameRank.contains(where: { value($0)! != value(sameRank[0])! }) { conflicts.any = true }
                 return (value(sameRank[0])!, top)
             }
             let named = field { $0.productId }?.value
@@ -316,7 +334,7 @@ enum ReferenceEvaluator {
             let owner = holders.first { products[$0].id == named } ?? holders.last!
             let stale = grace != nil && retry == false
             if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: chainId))) }
-            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId))) }
+            if conflicts.any { warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId))) }
             if let grace = grace?.millisecondsSince1970, !stale, grace > latestExpiry {
                 facts[owner].spans.append(CoverageSpan(start: latestExpiry, end: grace, isGrace: true))
             }
@@ -444,7 +462,10 @@ enum ReferenceEvaluator {
                     continue
                 }
                 guard let currency = catalog.currencyIndex[consumption.currency] else {
-                    warnings.append(EvaluationWarning(kind: .unknownCurrency(consumptionId: consumption.id, currency: consumption.currency)))
+                    let suggestion = Suggestion.closest(to: consumption.currency, in: catalog.currencyIds)
+                    warnings.append(
+                        EvaluationWarning(
+                            kind: .unknownCurrency(consumptionId: consumption.id, currency: consumption.currency, suggestion: suggestion)))
                     continue
                 }
                 balances[currency] -= consumption.amount
@@ -496,6 +517,9 @@ enum ReferenceEvaluator {
                 if span.start <= at && at < span.end { groups[product.group]!.covered = true }
                 if span.end <= at { groups[product.group]!.lastEnd = max(groups[product.group]!.lastEnd ?? .min, span.end) }
             }
+        }
+        for (group, end) in refundedEnds where groups[group] != nil {
+            groups[group]!.lastEnd = max(groups[group]!.lastEnd ?? .min, end)
         }
         func subscribed(_ group: Int) -> Bool {
             products.indices.contains {
@@ -667,7 +691,7 @@ enum ReferenceEvaluator {
             let reason = reason(index)
             var change: SubscriptionChange?
             var effective: ChangeTiming?
-            if product.type == .autoRenewableSubscription, reason == nil, let level = product.level {
+            if product.type == .autoRenewableSubscription, reason != .subscribed, let level = product.level {
                 // The customer's current subscription of the group: the highest level active or in grace.
                 let current = products.indices.filter {
                     $0 != index && products[$0].type == .autoRenewableSubscription && products[$0].group == product.group
@@ -686,7 +710,8 @@ enum ReferenceEvaluator {
             }
             var intro: Bool?
             if product.type == .autoRenewableSubscription, product.introductoryOffer != nil {
-                intro = !introUsed.contains(product.group) && !retrying(product.group)
+                let used = product.introAudience == .newSubscribers ? boughtInGroup.contains(product.group) : introUsed.contains(product.group)
+                intro = !used && !retrying(product.group)
             }
             var promotions: [Promotion]?
             if product.type == .autoRenewableSubscription, !product.offers.isEmpty {
@@ -839,13 +864,14 @@ struct ReferenceResult: Equatable {
     /// `code: message`, sorted.
     var warnings: [String] = []
 
-    /// The same views taken from a compiled evaluation.
-    init(_ result: Entitlements) {
+    /// The same views taken from a compiled evaluation (without its `reevaluateAt`, which costs a
+    /// search, when `nextChange` is false).
+    init(_ result: Entitlements, nextChange: Bool = true) {
         for feature in result.features { features[feature.id] = feature }
         for balance in result.balances { balances[balance.currency] = balance.balance }
         for product in result.products { products[product.id] = product }
         for offer in result.offers { offers[offer.productId] = offer }
-        reevaluateAt = result.reevaluateAt
+        reevaluateAt = nextChange ? result.reevaluateAt : nil
         warnings = result.warnings.map { "\($0.code): \($0.message)" }.sorted()
     }
 

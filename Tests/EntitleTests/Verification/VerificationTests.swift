@@ -164,6 +164,11 @@ struct VerificationTests {
             let verifier = try V.verifier([V.testCA], app: "com.goodheartapp")
             let error = V.failure { try verifier.verifiedReceipt(fromAppStore: V.data(V.realTransaction)) }
             #expect(error?.code == .untrustedChain, "\(String(describing: error))")
+            // The error says which roots were tried: their names when given, else how many.
+            #expect(error?.help == "tried 1 trusted root (`trustedRoots`)", "\(String(describing: error))")
+            var named = verifier
+            named.trustedRootNames = ["testCA.der"]
+            #expect(V.failure { try named.verifiedReceipt(fromAppStore: V.data(V.realTransaction)) }?.help == "tried testCA.der")
             let none = AppleSignatureVerifier(trustedRoots: [], app: "com.goodheartapp")
             #expect(V.failure { try none.verifiedReceipt(fromAppStore: V.data(V.realTransaction)) }?.code == .untrustedChain)
             let garbage = AppleSignatureVerifier(trustedRoots: [Data("not a certificate".utf8)], app: "com.goodheartapp")
@@ -199,6 +204,21 @@ struct VerificationTests {
             let undated = V.failure { try noInstant.verifiedReceipt(fromAppStore: V.data(V.mock + "wrongBundleId")) }
             #expect(undated?.code == .malformed)
             #expect(undated?.message == "the payload has no `signedDate` to verify the certificates at")
+            // With an instant for payloads without one (Apple's library uses the current time), the
+            // signature and chain verify and the bundle id decides: `wrong-app`.
+            var fallback = noInstant
+            fallback.unsignedPayloadInstant = Instant(rfc3339: "2023-06-01T00:00:00Z")
+            #expect(V.failure { try fallback.verifiedReceipt(fromAppStore: V.data(V.mock + "wrongBundleId")) }?.code == .wrongApp)
+            // The command line verifies them at `--at`, default now.
+            let normalize = CLITests.run([
+                "normalize", "--verify", "--root", V.path(V.testCA), "--app", "com.example", V.path(V.mock + "wrongBundleId"),
+            ])
+            #expect(normalize.exitCode == 1)
+            #expect(
+                normalize.standardError.contains("error: wrong-app: the signed data is for app `com.example.wrong`, not `com.example`"),
+                "\(normalize.standardError)")
+            let untrusted = CLITests.run(["normalize", "--verify", "--root", V.path(V.appleRootG3), V.path(V.mock + "transactionInfo")])
+            #expect(untrusted.standardError.contains("help: tried AppleRootCA-G3.cer"), "\(untrusted.standardError)")
         }
 
         @Test("data of an environment the caller does not accept fails with `wrong-environment`")
