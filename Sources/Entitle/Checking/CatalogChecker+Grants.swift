@@ -25,15 +25,18 @@ extension CatalogChecker {
 
     mutating func checkRules(_ catalog: inout CatalogDefinition) {
         var context = RuleContext()
+        // Ids are unique within a store: by key (`stripe:prod_Pro`), the App Store's bare.
         for (index, product) in catalog.products.enumerated() {
-            guard let id = product.id else { continue }
-            context.productIds.append(id.value)
-            if let first = context.productsById[id.value], let firstId = catalog.products[first].id {
+            guard let id = product.id, let key = product.key else { continue }
+            context.productIds.append(key)
+            if let first = context.productsById[key], let firstId = catalog.products[first].id {
                 report(
-                    .duplicateProduct, "duplicate product id `\(id.value)`", at: id.offset, path: id.path,
+                    .duplicateProduct,
+                    "duplicate product id `\(id.value)`" + (product.store == .appStore ? "" : " in store `\(product.store.rawValue)`"),
+                    at: id.offset, path: id.path,
                     help: "it is already defined at \(catalog.products[first].path) (line \(line(of: firstId.offset)))")
             } else {
-                context.productsById[id.value] = index
+                context.productsById[key] = index
             }
         }
         let featureIds = catalog.features.map(\.value)
@@ -100,6 +103,7 @@ extension CatalogChecker {
         checkTrialsPerPaidProduct(catalog, context: context)
         checkOfferIds(catalog)
         checkGroups(catalog)
+        checkStores(catalog)
         for rule in catalog.grandfatherRules {
             for grant in rule.grants {
                 granted.insert(grant.value)

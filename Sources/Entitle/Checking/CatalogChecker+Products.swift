@@ -26,6 +26,10 @@ extension CatalogChecker {
         // `grant` for `grants`, or `grants` on a consumable: what it grants is that key's error.
         product.grantsBroken = misspeltKeys.contains(CatalogKey.grants.name)
         product.creditsBroken = misspeltKeys.contains(CatalogKey.credits.name)
+        product.keyOffsets = members.mapValues(\.keyOffset)
+        if members[CatalogKey.store.name] != nil {
+            if let store = read(.store)?.text.flatMap({ Store(rawValue: $0.value) }) { product.store = store } else { product.storeBroken = true }
+        }
         product.id = read(.id)?.text
         product.name = read(.name)?.text
         if let member = members[CatalogKey.grants.name] { grantList(member.value, path: keyPath(.grants), into: &product) }
@@ -53,6 +57,8 @@ extension CatalogChecker {
         product.trialOf = read(.trialOf)?.text
         if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
         if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }
+        if members[CatalogKey.gracePeriod.name] != nil { product.gracePeriod = read(.gracePeriod)?.duration }
+        if let member = members[CatalogKey.storefronts.name] { product.storefronts = storefronts(member.value, path: keyPath(.storefronts)) }
 
         // Keys some types need, with a message of their own.
         if let type {

@@ -102,7 +102,19 @@ extension CatalogChecker {
                 report(.badInstant, "`\(Diagnostic.excerpt(text.value))` is not an instant", at: node.offset, path: path, help: error.problem)
                 return nil
             }
-        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects:
+        case .url:
+            guard let text = string(node, path: path) else { return nil }
+            let url = text.value
+            guard url.hasPrefix("https://"), url.utf8.count > 8, url.utf8.count <= 2_048,
+                !url.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 })
+            else {
+                report(
+                    .badValue, "`\(Diagnostic.excerpt(url))` is not an `https://` URL", at: node.offset, path: path,
+                    help: "write the full address of the page, e.g. `https://billing.example.com/portal`")
+                return nil
+            }
+            return .text(text)
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts:
             return nil
         }
     }
@@ -155,8 +167,8 @@ extension CatalogChecker {
         let problem: (code: DiagnosticCode, message: String, help: String?)? =
             if id.utf8.count > CatalogLimits.maxIdentifierBytes {
                 (.limitExceeded, "id of \(id.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes", nil)
-            } else if kind == .product, id.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) }) {
-                (.badValue, "product id `\(id)` may contain only letters, digits, `.`, `_` and `-`", nil)
+            } else if kind == .product, id.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) && $0 != ":" }) {
+                (.badValue, "product id `\(id)` may contain only letters, digits, `.`, `_` and `-` (and one `:` in a Play subscription's)", nil)
             } else if kind == .bundle, id.unicodeScalars.contains(where: { !Self.isIdentifierScalar($0) || $0 == "_" }) {
                 (.badValue, "bundle id `\(id)` may contain only letters, digits, `.` and `-`", "a bundle id looks like `com.example.app`")
             } else {

@@ -151,6 +151,7 @@ package struct CatalogChecker {
             currencies: currencies?.ids ?? [], currencyDescriptions: currencies?.descriptions ?? [],
             legal: legal, products: products)
         if let member = members[CatalogKey.grandfathered.name] { definition.grandfatherRules = grandfatherRules(member.value) }
+        if let member = members[CatalogKey.stores.name] { definition.manageURLs = storeSettings(member.value) }
         return definition
     }
 

@@ -18,6 +18,8 @@ struct CatalogDefinition {
     var products: [ProductDefinition]
     /// Rules for customers who bought the app before it turned free.
     var grandfatherRules: [GrandfatherRuleDefinition] = []
+    /// Where customers of each store besides the App Store manage a subscription (`stores`).
+    var manageURLs: [Store: String] = [:]
 }
 
 /// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
@@ -49,6 +51,12 @@ struct ProductDefinition {
     /// The offset of the product object.
     var offset: Int
     var id: Located<String>?
+    /// Where it is sold (`store`; the App Store when left out or unreadable, reported).
+    var store: Store = .appStore
+    /// `store` is there but not a store.
+    var storeBroken = false
+    /// Where each key of the product is, by name: store rules name the keys a store refuses.
+    var keyOffsets: [String: Int] = [:]
     /// `nil` when missing or not a product type (reported).
     var type: ProductType?
     var name: Located<String>?
@@ -72,6 +80,10 @@ struct ProductDefinition {
     /// `level` is there but not a valid level (reported already: no other check reads it).
     var levelBroken = false
     var introOffer: IntroOfferDefinition?
+    /// How long a web subscription's access continues while payment is retried.
+    var gracePeriod: Located<ISODuration>?
+    /// The storefronts (alpha-3) it may be offered in; `nil`: everywhere.
+    var storefronts: [Located<String>]?
     /// An auto-renewable's win-back and promotional offers.
     var offers: [SubscriptionOfferDefinition] = []
     var trialOf: Located<String>?
@@ -85,8 +97,11 @@ struct ProductDefinition {
     /// `credits` is there but not an object, or some amount is not valid.
     var creditsBroken = false
 
-    /// What the product is called in messages: its id, or its path when it has none.
-    var label: String { id.map { "`\($0.value)`" } ?? path }
+    /// What the product is called in messages: its key (`stripe:prod_Pro`), or its path when it
+    /// has no id.
+    var label: String { id.map { "`\(store.key(of: $0.value))`" } ?? path }
+    /// Its key: the id, prefixed with the store outside the App Store.
+    var key: String? { id.map { store.key(of: $0.value) } }
 }
 
 /// An auto-renewable subscription's introductory offer.

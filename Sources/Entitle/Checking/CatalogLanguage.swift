@@ -53,6 +53,10 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case upgradeRequirement
     case grandfatherRule
     case subscriptionOffer
+    /// The catalog's `stores`: settings per store other than the App Store.
+    case stores
+    /// One store's settings in `stores`.
+    case storeSettings
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -64,6 +68,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .upgradeRequirement: "upgrade requirement"
         case .grandfatherRule: "grandfather rule"
         case .subscriptionOffer: "offer"
+        case .stores: "stores"
+        case .storeSettings: "store settings"
         }
     }
 
@@ -125,6 +131,10 @@ package enum CatalogValue: Sendable {
     case legalTexts
     /// An object of declared currency ids to whole amounts from 1 to ``CatalogLimits/maxCredit``.
     case credits
+    /// An `https://` URL.
+    case url
+    /// A non-empty list of distinct storefronts, ISO 3166-1 alpha-3 codes in upper case (`USA`).
+    case storefronts
     /// An object of the language.
     case object(CatalogObject)
     /// A list of objects of the language, at most `max` of them.
@@ -168,7 +178,9 @@ extension CatalogKey {
         place(.upgrade, .comment, "a note for people, ignored by entitle"),
         place(.upgradeRequirement, .comment, "a note for people, ignored by entitle"),
         place(.grandfatherRule, .comment, "a note for people, ignored by entitle"),
-        place(.subscriptionOffer, .comment, "a note for people, ignored by entitle"))
+        place(.subscriptionOffer, .comment, "a note for people, ignored by entitle"),
+        place(.stores, .comment, "a note for people, ignored by entitle"),
+        place(.storeSettings, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -189,6 +201,9 @@ extension CatalogKey {
     /// The products.
     package static let products = CatalogKey(
         "products", place(.catalog, .objects(.product, max: CatalogLimits.maxProducts), "the app's in-app purchases", .required))
+    /// Settings of the stores other than the App Store.
+    package static let stores = CatalogKey(
+        "stores", place(.catalog, .object(.stores), "settings of the stores besides the App Store: where their customers manage a subscription"))
     /// Grandfather rules.
     package static let grandfathered = CatalogKey(
         "grandfathered",
@@ -196,10 +211,19 @@ extension CatalogKey {
 
     // MARK: Products
 
+    /// Where a product is sold.
+    package static let store = CatalogKey(
+        "store",
+        place(
+            .product, .choice(Store.allCases.map(\.rawValue), what: "store"),
+            "where it is sold: `app-store` (the default), `play`, `stripe` or `external` (a checkout the service records)"))
     /// A product's or a grandfather rule's id.
     package static let id = CatalogKey(
         "id",
-        place(.product, .productId, "the App Store product id, unique in the catalog", .required),
+        place(
+            .product, .productId,
+            "the store's product id, unique in its store (Play: `<product>:<basePlan>` for subscriptions; Stripe: the Product id)",
+            .required),
         place(
             .grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`",
             .required),
@@ -280,6 +304,19 @@ extension CatalogKey {
             .product, .objects(.subscriptionOffer, max: CatalogLimits.maxOffersPerProduct),
             "win-back and promotional offers, each with the conditions under which it may be offered",
             types: [.autoRenewableSubscription]))
+    /// How long a web subscription keeps access while its payment is retried.
+    package static let gracePeriod = CatalogKey(
+        "gracePeriod",
+        place(
+            .product, .duration,
+            "for a `stripe` or `external` subscription: how long access continues past the period's end while payment is retried",
+            types: [.autoRenewableSubscription]))
+    /// Where a product may be offered.
+    package static let storefronts = CatalogKey(
+        "storefronts",
+        place(
+            .product, .storefronts, "the storefronts (ISO 3166-1 alpha-3, as Apple writes them: `USA`) where it may be offered; left out, everywhere")
+    )
     /// What a consumable credits.
     package static let credits = CatalogKey(
         "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
@@ -334,6 +371,14 @@ extension CatalogKey {
         place(
             .subscriptionOffer, .duration,
             "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"))
+    /// Stripe's settings.
+    package static let stripe = CatalogKey("stripe", place(.stores, .object(.storeSettings), "settings for products sold through Stripe"))
+    /// Another checkout's settings.
+    package static let external = CatalogKey(
+        "external", place(.stores, .object(.storeSettings), "settings for products sold through the service's own checkout"))
+    /// Where a store's customers manage a subscription.
+    package static let manage = CatalogKey(
+        "manage", place(.storeSettings, .url, "where a customer of the store manages a subscription (the service's billing portal)", .required))
     /// The full-price product an upgrade stands in for.
     package static let replaces = CatalogKey(
         "replaces", place(.upgrade, .productReference, "the full-price non-consumable this stands in for", .required))
@@ -354,10 +399,10 @@ extension CatalogKey {
 
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
-        .catalog: [schema, comment, app, features, currencies, legal, products, grandfathered],
+        .catalog: [schema, comment, app, features, currencies, legal, stores, products, grandfathered],
         .product: [
-            comment, id, type, name, priceTier, legal, available, familyShareable,
-            grants, trialOf, upgrade, group, level, duration, introOffer, offers, credits,
+            comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
+            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits,
         ],
         .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
@@ -366,6 +411,8 @@ extension CatalogKey {
         .subscriptionOffer: [
             comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, lapsedAtLeast, lapsedAtMost, waitBetween,
         ],
+        .stores: [comment, stripe, external],
+        .storeSettings: [comment, manage],
     ]
 
     /// Every key, each once.

@@ -28,6 +28,8 @@ extension CatalogKey {
         case .upgradeRequirement: "What an upgrade requires (`\(upgrade).\(requires)`)"
         case .grandfatherRule: "A grandfather rule (`\(grandfathered)[]`)"
         case .subscriptionOffer: "A win-back or promotional offer (`\(offers)[]`)"
+        case .stores: "The stores besides the App Store (`\(stores)`)"
+        case .storeSettings: "One store's settings (`\(stores).stripe`, `\(stores).external`)"
         }
     }
 
@@ -57,7 +59,7 @@ extension CatalogValue {
         case .comment, .schemaReference: "string"
         case .text: "non-empty string"
         case .bundleId: "bundle id"
-        case .productId: "id: letters, digits, `.`, `_`, `-`"
+        case .productId: "id: letters, digits, `.`, `_`, `-` (Play subscriptions: `<product>:<basePlan>`)"
         case .productReference: "a product id of the catalog"
         case .name: "non-empty name"
         case .productType: ProductType.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
@@ -67,6 +69,8 @@ extension CatalogValue {
         case .flag(let value): value.map { "`true` or `false` (default `\($0)`)" } ?? "`true` or `false`"
         case .duration: "ISO 8601 duration (`P1M`, `P2W`, `PT12H`)"
         case .instant: "RFC 3339 instant, or a date alone (midnight UTC)"
+        case .url: "`https://` URL"
+        case .storefronts: "non-empty list of ISO 3166-1 alpha-3 codes (`USA`)"
         case .version: "version (`2.0`)"
         case .features: "list of declared feature ids"
         case .products: "non-empty list of product ids"

@@ -29,7 +29,8 @@ package enum CatalogSchema {
         var definitions: [(String, JSONOutput)] = [
             ("bundleId", identifier(pattern: "^[A-Za-z0-9.-]+$", minLength: 1)),
             ("declaredId", identifier(pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$")),
-            ("productId", identifier(pattern: "^[A-Za-z0-9._-]+$", minLength: 1)),
+            // `:` only in a Play subscription's `<product>:<basePlan>` (the checker holds the rest).
+            ("productId", identifier(pattern: "^[A-Za-z0-9._-]+(:[A-Za-z0-9._-]+)?$", minLength: 1)),
             (
                 "duration",
                 .object([
@@ -194,6 +195,13 @@ package enum CatalogSchema {
             return reference("duration")
         case .instant:
             return [("type", .string("string")), ("format", .string("date-time"))]
+        case .url:
+            return [("type", .string("string")), ("pattern", .string("^https://\\S+$")), ("maxLength", .integer(2_048))]
+        case .storefronts:
+            return [
+                ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),
+                ("items", .object([("enum", .array(Storefront.alpha3Sorted.map(JSONOutput.string)))])),
+            ]
         case .version:
             return [("type", .string("string")), ("pattern", .string("^[0-9]{1,18}(\\.[0-9]{1,18}){0,127}$"))]
         case .features:

@@ -180,6 +180,28 @@ extension DiagnosticCode {
         example:
             "catalog.json:6:13: error: products[1]: in subscription group `g`, `com.example.app.monthly` has a `level` and `com.example.app.yearly` does not"
     )
+    /// An App Store-only key on another store's product.
+    public static let notForStore = Self(
+        "not-for-store",
+        summary: "a key one store's products take on another store's product",
+        note: "(`priceTier`, `trialOf`, `upgrade`, `familyShareable`, `offers` are the App Store's; `gracePeriod` is Stripe's and other checkouts')",
+        example:
+            "catalog.json:9:49: error: products[3].offers: `offers` is for App Store products, not `stripe` ones\n  help: win-back and promotional offers are App Store Connect's; a web checkout makes its own"
+    )
+    /// A subscription or pass group with products of more than one store.
+    public static let mixedStoreGroup = Self(
+        "mixed-store-group",
+        summary: "a subscription or pass group whose products are sold in more than one store",
+        example:
+            "catalog.json:8:26: error: products[2].group: group `pro` holds products of `app-store` and `stripe`\n  help: a group holds one store's products: name the web products' group e.g. `pro.web`"
+    )
+    /// A Play subscription id without its base plan.
+    public static let badPlayId = Self(
+        "bad-play-id",
+        summary: "a Play subscription id that is not `<productId>:<basePlanId>`, or a `:` in another id",
+        example:
+            "catalog.json:7:15: error: products[2].id: Play subscription id `pro` names no base plan\n  help: write `<productId>:<basePlanId>`, e.g. `pro:yearly`, as Play's subscription and base plan"
+    )
     /// A broken rule of win-back and promotional offers.
     public static let offerRule = Self(
         "offer-rule",
@@ -341,7 +363,8 @@ extension DiagnosticCode {
     package static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue,
         .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant,
-        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .missingLegal, .unusedFeature, .unusedCurrency,
+        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId,
+        .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
     ]

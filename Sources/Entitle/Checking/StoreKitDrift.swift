@@ -27,7 +27,7 @@ public enum StoreKitDrift {
         var best: (source: CatalogSource, shared: Int)?
         for source in sources {
             guard let catalog = Portfolio.compile([source]).compiledCatalogs.first else { continue }
-            let shared = catalog.products.filter { ids.contains($0.id) }.count
+            let shared = catalog.products.filter { $0.store == .appStore && ids.contains($0.id) }.count
             if shared > (best?.shared ?? 0) { best = (source, shared) }
         }
         guard let best else {
@@ -71,6 +71,12 @@ public enum StoreKitDrift {
                     let idNode = members.first(where: { $0.key == CatalogKey.id.name })?.value, case .string(let id) = idNode.value,
                     located[id] == nil
                 else { continue }
+                // Another store's product may share an App Store product's id.
+                if case .string(let store)? = members.first(where: { $0.key == CatalogKey.store.name })?.value.value,
+                    store != Store.appStore.rawValue
+                {
+                    continue
+                }
                 var offers: [JSONNode] = []
                 if case .array(let list)? = members.first(where: { $0.key == CatalogKey.offers.name })?.value.value { offers = list }
                 located[id] = (
@@ -80,7 +86,8 @@ public enum StoreKitDrift {
             }
         }
         let storeProducts = Dictionary(configuration.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for product in catalog.products {
+        // A `.storekit` file holds App Store products only: other stores' are not compared.
+        for product in catalog.products where product.store == .appStore {
             guard let place = located[product.id] else { continue }
             func at(_ key: CatalogKey) -> Int { place.members[key.name] ?? place.offset }
             let path = "\(CatalogKey.products.name)[\(place.index)]"
@@ -129,7 +136,7 @@ public enum StoreKitDrift {
             }
             compareOffers(product, other, offers: place.offers, at: at(.offers), path: path, store: store, report: report)
         }
-        let defined = Set(catalog.products.map(\.id))
+        let defined = Set(catalog.products.filter { $0.store == .appStore }.map(\.id))
         for product in configuration.products where !defined.contains(product.id) {
             report(
                 productsMember?.keyOffset ?? 0, CatalogKey.products.name,

@@ -41,19 +41,20 @@ public enum CatalogDiff {
         changes += added(new.currencyIds, old.currencyIds).map {
             CatalogChange(app: app, kind: .currencyRemoved, id: $0, dangerous: true, why: "balances in it are no longer reported")
         }
-        let oldProducts = Dictionary(old.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let newIds = Set(new.products.map(\.id))
+        // Products are matched by key: the same id in two stores is two products.
+        let oldProducts = Dictionary(old.products.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newIds = Set(new.products.map(\.key))
         for product in new.products {
-            guard let before = oldProducts[product.id] else {
-                changes.append(CatalogChange(app: app, kind: .productAdded, id: product.id, to: product.type.rawValue))
+            guard let before = oldProducts[product.key] else {
+                changes.append(CatalogChange(app: app, kind: .productAdded, id: product.key, to: product.type.rawValue))
                 continue
             }
             changes += fields(before, product, app: app)
         }
-        for product in old.products where !newIds.contains(product.id) {
+        for product in old.products where !newIds.contains(product.key) {
             changes.append(
                 CatalogChange(
-                    app: app, kind: .productRemoved, id: product.id, from: product.type.rawValue, dangerous: true,
+                    app: app, kind: .productRemoved, id: product.key, from: product.type.rawValue, dangerous: true,
                     why: "its buyers' purchases will grant nothing (a renamed id is a new product to the App Store)"))
         }
         changes += rules(old, new)
@@ -68,19 +69,19 @@ public enum CatalogDiff {
             guard from != to else { return }
             changes.append(
                 CatalogChange(
-                    app: app, kind: .productChanged, id: new.id, field: field, from: from, to: to,
+                    app: app, kind: .productChanged, id: new.key, field: field, from: from, to: to,
                     dangerous: dangerous, why: dangerous ? why : nil))
         }
         for key in CatalogObject.product.keys() where key != .id && key != .comment {
             // Objects and lists of objects change field by field: `offers[back].lapsedAtMost`.
             switch key {
             case .offers:
-                changes += offers(old.offers, new.offers, product: new.id, app: app)
+                changes += offers(old.offers, new.offers, product: new.key, app: app)
                 continue
             case .introOffer:
                 changes += members(
                     of: .introductoryOffer, "introOffer", old.introOffer.map { offer in { offer.text(of: $0) } },
-                    new.introOffer.map { offer in { offer.text(of: $0) } }, product: new.id, app: app)
+                    new.introOffer.map { offer in { offer.text(of: $0) } }, product: new.key, app: app)
                 continue
             default:
                 break

@@ -6,8 +6,10 @@ enum CatalogCompiler {
         let featureIndex = Dictionary(uniqueKeysWithValues: definition.features.enumerated().map { ($1.value, $0) })
         let currencyIndex = Dictionary(uniqueKeysWithValues: definition.currencies.enumerated().map { ($1.value, $0) })
         let products = definition.products.filter { $0.id != nil && $0.type != nil && $0.name != nil }
+        // By key: an id is unique within its store (`trialOf` and `upgrade`, App Store-only, name
+        // App Store products, whose key is their id).
         let productIndex = Dictionary(
-            products.enumerated().map { ($1.id!.value, $0) }, uniquingKeysWith: { first, _ in first })
+            products.enumerated().map { ($1.key!, $0) }, uniquingKeysWith: { first, _ in first })
         var groups: [String] = []
         var groupIndex: [String: Int] = [:]
         var passGroups: [String] = []
@@ -65,7 +67,7 @@ enum CatalogCompiler {
             }
             compiled.append(
                 CompiledProduct(
-                    id: product.id!.value, name: product.name!.value, type: type, role: role,
+                    id: product.key!, name: product.name!.value, type: type, role: role,
                     available: product.available, sharesWithFamily: product.familyShareable,
                     legal: product.legal ?? definition.legal[type],
                     grants: product.grants.compactMap { featureIndex[$0.value] },
@@ -78,7 +80,8 @@ enum CatalogCompiler {
                     },
                     upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
                     period: type == .autoRenewableSubscription ? product.duration?.value : nil,
-                    introAudience: product.introOffer?.audience ?? .noIntroYet))
+                    introAudience: product.introOffer?.audience ?? .noIntroYet, store: product.store, storeId: product.id!.value,
+                    storefronts: product.storefronts?.map(\.value), gracePeriod: product.gracePeriod?.value))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
                 upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
@@ -87,7 +90,8 @@ enum CatalogCompiler {
             if case .trial(let days, _) = role { trialDays = days }
             details.append(
                 CatalogProduct(
-                    id: product.id!.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
+                    id: product.id!.value, store: product.store, storefronts: product.storefronts?.map(\.value),
+                    gracePeriod: product.gracePeriod?.value, name: product.name!.value, type: type, grants: product.grants.map(\.value),
                     priceTier: product.priceTier?.value, group: product.group?.value, level: product.level?.value,
                     duration: product.duration?.value,
                     introOffer: product.introOffer.map { CatalogProduct.IntroOffer(mode: $0.mode, duration: $0.duration, audience: $0.audience) },
@@ -105,6 +109,6 @@ enum CatalogCompiler {
             grandfatherRules: definition.grandfatherRules.compactMap { rule in
                 guard let id = rule.id?.value, let condition = rule.condition else { return nil }
                 return GrandfatherRule(id: id, grants: rule.grants.compactMap { featureIndex[$0.value] }, condition: condition)
-            })
+            }, manageURLs: definition.manageURLs)
     }
 }

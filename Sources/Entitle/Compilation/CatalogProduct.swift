@@ -1,8 +1,16 @@
 /// A product as its catalog defines it: what a paywall shows and what a service checks before
 /// selling. Read-only, from ``CompiledCatalog/products``.
 public struct CatalogProduct: Hashable, Sendable, Codable {
-    /// The App Store product id.
+    /// The store's product id (the App Store product id, Play's `<product>:<basePlan>`, Stripe's
+    /// Product id).
     public let id: String
+    /// Where it is sold.
+    public let store: Store
+    /// The storefronts (ISO 3166-1 alpha-3) where it may be offered; `nil`: everywhere.
+    public let storefronts: [String]?
+    /// For a `stripe` or `external` subscription: how long access continues past the period's end
+    /// while payment is retried.
+    public let gracePeriod: ISODuration?
     /// The display name.
     public let name: String
     /// The App Store product type.
@@ -97,12 +105,19 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
 }
 
 extension CatalogProduct {
+    /// How results and messages name it: its id, prefixed with its store outside the App Store
+    /// (`stripe:prod_Pro`).
+    public var key: String { store.key(of: id) }
+
     /// The value a key of the language has for the product, as one line (what `entitle diff`
     /// compares and shows): ids and texts as they are, lists joined by `, ` (`nothing` for an
     /// empty list of grants), nested objects as a phrase; `nil` when the product has no value.
     package func text(of key: CatalogKey) -> String? {
         switch key {
         case .id: id
+        case .store: store.rawValue
+        case .storefronts: storefronts?.joined(separator: ", ")
+        case .gracePeriod: gracePeriod?.description
         case .type: type.rawValue
         case .name: name
         case .priceTier: priceTier.map(String.init)

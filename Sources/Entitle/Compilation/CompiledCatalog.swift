@@ -75,6 +75,11 @@ public final class CompiledCatalog: @unchecked Sendable {
     let offerGroups: [Int32]
     let groupOffers: [[Int32]]
 
+    /// Where customers of each store besides the App Store manage a subscription (`stores`).
+    public let manageURLs: [Store: String]
+    /// The stores the catalog sells in, in ``Store`` order.
+    public let stores: [Store]
+
     /// Credits per unit of a consumable.
     struct Credit {
         var currency: Int32
@@ -84,8 +89,11 @@ public final class CompiledCatalog: @unchecked Sendable {
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
         currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], details: [CatalogProduct],
-        groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = []
+        groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = [], manageURLs: [Store: String] = [:]
     ) {
+        self.manageURLs = manageURLs
+        let sold = Set(products.map(\.store))
+        self.stores = Store.allCases.filter { sold.contains($0) }
         self.products = details
         self.passGroups = passGroups
         self.grandfatherRules = grandfatherRules
@@ -191,10 +199,12 @@ public final class CompiledCatalog: @unchecked Sendable {
         offerTable.deallocate()
     }
 
-    /// Product ids in catalog order.
+    /// Product keys in catalog order: ids, prefixed with their store outside the App Store
+    /// (`stripe:prod_Pro`).
     public var productIds: [String] { compiledProducts.map(\.id) }
 
-    /// A product as the catalog defines it, or `nil` when the catalog does not define it.
+    /// A product as the catalog defines it, by key (`pro.monthly`, `stripe:prod_Pro`), or `nil`
+    /// when the catalog does not define it.
     public func product(_ id: String) -> CatalogProduct? {
         productIndex[id].map { products[$0] }
     }
@@ -215,8 +225,36 @@ public final class CompiledCatalog: @unchecked Sendable {
         currencyIndex[id].map { index in
             CatalogCurrency(
                 id: currencyIds[index], description: currencyDescriptions[index],
-                creditedBy: products.filter { $0.credits.contains { $0.currency == id } }.map(\.id))
+                creditedBy: products.filter { $0.credits.contains { $0.currency == id } }.map(\.key))
         }
+    }
+
+    /// The product a receipt of `store` names by `id` (the store's id, as bytes): its index, or -1.
+    /// App Store ids are looked up as they are; another store's with its key prefix.
+    @inline(__always)
+    func product(_ id: UnsafeRawBufferPointer, store: Store) -> Int32 {
+        guard store != .appStore else { return productTable.find(id) }
+        let prefix = store.keyPrefix
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + id.count) { buffer in
+            for (offset, byte) in prefix.enumerated() { buffer[offset] = byte }
+            for (offset, byte) in id.enumerated() { buffer[prefix.count + offset] = byte }
+            return productTable.find(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// The product a receipt names by the text at `range` in its store; -1 when none.
+    func product(_ range: TextRange, in receipt: ParsedReceipt) -> Int32 {
+        guard !range.isNone else { return -1 }
+        return receipt.arena.withUnsafeBytes { arena in
+            product(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]), store: receipt.store)
+        }
+    }
+
+    /// Where customers of `store` manage a subscription of product `index`, as the answer shows
+    /// it: the App Store's and Play's pages, the catalog's `stores` URL for Stripe and others.
+    func manageURL(of index: Int) -> String? {
+        let product = compiledProducts[index]
+        return product.store.manageURL(productId: product.storeId, app: app) ?? manageURLs[product.store]
     }
 
     /// The type of a product, or `nil` when the catalog does not define it.

@@ -34,6 +34,13 @@ final class CompiledProduct: Sendable {
     let introductoryOffer: IntroOfferMode?
     /// Who may have the introductory offer.
     let introAudience: IntroOfferAudience
+    /// Where it is sold; ``id`` is its key (`stripe:prod_Pro`), ``storeId`` the store's id.
+    let store: Store
+    let storeId: String
+    /// The storefronts (alpha-3) it may be offered in; `nil`: everywhere.
+    let storefronts: [String]?
+    /// A web subscription's grace period while payment is retried.
+    let gracePeriod: ISODuration?
     /// Credits per unit: currency index and amount.
     let credits: [(currency: Int, amount: Int64)]
     /// Indices of upgrades that stand in for this product.
@@ -52,8 +59,13 @@ final class CompiledProduct: Sendable {
         grants: [Int], durationMonths: Int, durationDays: Int64, durationMilliseconds: Int64, group: Int,
         introductoryOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
         offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil,
-        introAudience: IntroOfferAudience = .noIntroYet
+        introAudience: IntroOfferAudience = .noIntroYet, store: Store = .appStore, storeId: String? = nil,
+        storefronts: [String]? = nil, gracePeriod: ISODuration? = nil
     ) {
+        self.store = store
+        self.storeId = storeId ?? id
+        self.storefronts = storefronts
+        self.gracePeriod = gracePeriod
         self.id = id
         self.name = name
         self.type = type

@@ -137,10 +137,7 @@ public struct Entitlements: Sendable {
         guard let outcome = featureOutcome(index) else {
             return FeatureStatus(id: compiled.featureIds[index], enabled: false, until: nil, sources: [])
         }
-        var sources = compiled.granters[index].filter {
-            let state = state(of: $0)
-            return state == .active || state == .gracePeriod
-        }.map { compiled.compiledProducts[$0].id }
+        var sources = compiled.granters[index].filter { state(of: $0).covers }.map { compiled.compiledProducts[$0].id }
         let at = at.millisecondsSince1970
         for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
             sources.append(item.source)
@@ -199,16 +196,18 @@ public struct Entitlements: Sendable {
     private func productStatus(_ index: Int) -> ProductStatus {
         let outcome = outcome(of: index)
         let state = outcome?.state ?? .notPurchased
-        let covering = state == .active || state == .gracePeriod
+        let covering = state.covers
+        let product = compiled.compiledProducts[index]
         return ProductStatus(
-            id: compiled.compiledProducts[index].id, type: compiled.compiledProducts[index].type, state: state,
+            id: product.id, type: product.type, state: state,
             until: covering ? outcome.flatMap { Self.instant($0.until) } : nil,
             startsAt: state == .scheduled ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
             willRenew: outcome.flatMap { $0.willRenew == 2 ? nil : $0.willRenew == 1 },
             renewsTo: outcome?.renewsTo,
             commitment: outcome?.commitment.map {
                 Transaction.Commitment(period: Int($0.period), periods: Int($0.periods), endsAt: Instant(millisecondsSince1970: $0.ends))
-            })
+            }, store: product.store,
+            manage: product.type == .autoRenewableSubscription && state != .notPurchased ? compiled.manageURL(of: index) : nil)
     }
 
     // MARK: Helpers
@@ -275,14 +274,18 @@ extension CompiledCatalog {
     ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
     ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
     ///     any other receipt is ignored entirely, with a warning.
-    ///   - account: the customer's account in the app, a UUID (Apple's `appAccountToken`):
+    ///   - account: the customer's account in the app, 1 to 256 characters: an App Store `appAccountToken` (a UUID, compared without case), another store's `account` (compared exactly):
     ///     transactions and renewal entries naming another count for nothing, with a warning;
     ///     those naming none count. `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     public func evaluate(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) -> Entitlements {
-        Evaluator.evaluate(self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account))
+        Evaluator.evaluate(
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
     }
 
     /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
@@ -293,14 +296,17 @@ extension CompiledCatalog {
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
     ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``ReceiptError`` when the receipt is malformed.
     public func evaluate(
-        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
         return Evaluator.evaluate(
             self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
-            options: .init(environments: environments, account: account))
+            options: .init(environments: environments, account: account, storefront: storefront))
     }
 
     /// Explains what a customer has at an instant and why: every feature's sources, every
@@ -313,11 +319,15 @@ extension CompiledCatalog {
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account (a UUID); transactions naming another count for nothing.
+    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2).
+    /// - Returns: what the customer has at `at`, and why.
     public func explain(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) -> Explanation {
-        Explainer.explain(self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account))
+        Explainer.explain(
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
     }
 }
 
@@ -333,15 +343,18 @@ extension Portfolio {
     ///     ``ParsedReceipt``s).
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account in the app (a UUID); `nil`: every account counts.
+    ///   - account: the customer's account in the app (any id; an App Store `appAccountToken` matches it when it is the same UUID); `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
         return Evaluator.evaluate(
             catalog, receipts: receipts.parsed, at: at,
-            options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
     }
 
     /// Explains what a customer has in one app of the portfolio at an instant, and why.
@@ -351,15 +364,18 @@ extension Portfolio {
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account (a UUID); transactions naming another count for nothing.
+    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func explain(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) throws(PortfolioError) -> Explanation {
         guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
         return Explainer.explain(
             catalog, receipts: receipts.parsed, at: at,
-            options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
     }
 }
 
@@ -402,11 +418,14 @@ extension CompiledCatalog {
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
     ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     public func evaluate(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) -> Entitlements {
-        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
     }
 
     /// Explains receipts of either form, mixed in one list.
@@ -416,11 +435,14 @@ extension CompiledCatalog {
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
     ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: what the customer has at `at`, and why.
     public func explain(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) -> Explanation {
-        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
     }
 }
 
@@ -433,12 +455,15 @@ extension Portfolio {
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
     ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
-        try evaluate(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+        try evaluate(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
     }
 
     /// Explains receipts of either form, mixed in one list, for one app of the portfolio.
@@ -449,11 +474,14 @@ extension Portfolio {
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
     ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: what the customer has at `at`, and why.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func explain(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
     ) throws(PortfolioError) -> Explanation {
-        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account)
+        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
     }
 }

@@ -76,6 +76,8 @@ enum TransactionExclusion: Equatable {
     case upgraded
     /// An auto-renewable transaction without `expiresDate`.
     case noExpiry
+    /// Bought but not paid yet.
+    case pending
 }
 
 /// The copies of one transaction id among the app's receipts, and which one stands for it at
@@ -132,6 +134,10 @@ enum StateDecision {
     case gracePeriod(end: Int64)
     /// Coverage ended at `ended`; the chain's latest entry saying so says billing is retried.
     case billingRetry(ended: Int64)
+    /// Coverage ended; the chain's renewal entries say it is paused until `until`.
+    case paused(until: Int64)
+    /// Its only purchases known are pending (not paid yet), the first bought at `since`.
+    case pending(since: Int64)
     /// Every counted purchase of the pass starts after the instant, the first at `start`.
     case scheduled(start: Int64)
     /// Its latest transaction was cancelled.

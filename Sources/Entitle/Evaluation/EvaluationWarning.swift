@@ -61,6 +61,9 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         /// A receipt of an app that has no catalog in the portfolio and that no upgrade of the
         /// evaluated catalog requires: it counts for nothing (a misspelt app id, usually).
         case unrelatedReceipt(app: String, suggestion: String?)
+        /// A Play purchase the app has not acknowledged: Google refunds it at `deadline`, three days
+        /// after its purchase, and it grants only until then.
+        case unacknowledged(transactionId: String, productId: String, deadline: Instant)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
@@ -124,6 +127,7 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .amountOutOfRange: "amount-out-of-range"
         case .unrelatedReceipt: "unrelated-receipt"
         case .unknownEnvironment: "unknown-environment"
+        case .unacknowledged: "unacknowledged"
         case .reported(let code, _): code
         }
     }
@@ -180,6 +184,8 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .unrelatedReceipt(let app, let suggestion):
             "the receipt of `\(Diagnostic.excerpt(app))` counts for nothing: no catalog is for that app and no upgrade requires it"
                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
+        case .unacknowledged(let transaction, let product, let deadline):
+            "Play purchase `\(transaction)` of `\(product)` is not acknowledged: Google refunds it at \(deadline.rfc3339), three days after its purchase, and it grants only until then"
         case .amountOutOfRange(let id, let amount):
             "consumption `\(id)` has amount \(amount), outside 1 to \(ReceiptLimits.maxConsumptionAmount); it is ignored"
         }

@@ -205,7 +205,11 @@ extension Evaluator {
                 facts.append((fact.date, fact.sure && fact.date < resigned, fact.balance))
             }
             let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
-            let counts = entry.product >= 0 && !entry.isUpgraded && !catalog.rules[Int(entry.product)].ignores(record) && !otherAccount
+            // A purchase not paid yet counts for nothing: when it becomes known, only evaluating says
+            // what changes (a product `pending`, or nothing while another purchase covers it).
+            let pending = record.flags & TransactionRecord.pending != 0
+            let counts =
+                entry.product >= 0 && !entry.isUpgraded && !catalog.rules[Int(entry.product)].ignores(record) && !otherAccount && !pending
             let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
             if entry.purchase > at {
                 if entry.product < 0 {
@@ -214,6 +218,8 @@ extension Evaluator {
                     add((entry.purchase, false, false))  // perhaps a first `other-account` warning
                 } else if catalog.rules[Int(entry.product)].ignores(record) {
                     add((entry.purchase, true, false))  // one more not-family-shareable warning
+                } else if counts, record.flags & TransactionRecord.unacknowledged != 0 {
+                    add((entry.purchase, true, false))  // an `unacknowledged` warning from its purchase on
                 } else if consumable {
                     // Credits, unless a refund at the purchase instant took every unit back.
                     if counts && creditedUnits(record, at: entry.purchase).units > 0 { add((entry.purchase, true, true)) }
@@ -235,7 +241,7 @@ extension Evaluator {
                     }
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
-                    let excluded = catalog.rules[Int(entry.product)].ignores(record) || otherAccount
+                    let excluded = catalog.rules[Int(entry.product)].ignores(record) || otherAccount || pending
                     let only =
                         !excluded && entry.purchase <= at
                         && outcomeIndex(entry.product).map { earliest[$0].first == entry.purchase && earliest[$0].second > entry.cancellation }
@@ -310,7 +316,7 @@ extension Evaluator {
     /// Whether a renewal entry repeats what its chain says at `at` (a service storing the same
     /// renewal info each time it asks): every field it states is the chain's value already, and
     /// its account counts, so from its signing date on nothing changes.
-    private static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], account: [UInt8]?) -> Bool {
+    private static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], account: Options.Account?) -> Bool {
         guard resolved.latestRank != nil else { return false }
         let receipt = receipts[Int(copy.receipt)]
         let record = receipt.renewals[Int(copy.index)]
@@ -322,7 +328,8 @@ extension Evaluator {
             record.willRenew == 2 || record.willRenew == resolved.willRenew,
             record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
             record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
-            record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent
+            record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent,
+            record.pausedUntil == TransactionRecord.absentDate || record.pausedUntil == resolved.pausedUntil
         else { return false }
         guard let range = record.winBackOffers else { return true }
         guard let known = resolved.winBackOffers else { return false }

@@ -25,7 +25,7 @@ extension Evaluator {
         for (position, item) in grouped.enumerated() {
             if position > 0, grouped[position - 1].group != item.group { end = .min }
             let start = max(item.entry.purchase, end)
-            end = max(passEnd(catalog.rules[Int(item.entry.product)], item.entry, from: start), start)
+            end = max(item.entry.capped(passEnd(catalog.rules[Int(item.entry.product)], item.entry, from: start)), start)
             spans.append((item.entry.product, CoverageSpan(start: start, end: end)))
         }
         spans.sort { $0.product != $1.product ? $0.product < $1.product : $0.span.start < $1.span.start }

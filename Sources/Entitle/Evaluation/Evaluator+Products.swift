@@ -16,7 +16,7 @@ extension Evaluator {
         _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt], renewals: RenewalFacts,
         graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)], passCursor: inout Int, at: Int64,
         spans: inout [CoverageSpan], lapses: UnsafeMutableBufferPointer<GroupLapse>, boundary: inout Int64, recorder: inout R,
-        warnings: inout [EvaluationWarning]
+        warnings: inout [EvaluationWarning], pendingSince: Int64? = nil
     ) -> ProductOutcome {
         let productIndex = entries.first!.product
         let rule = catalog.rules[Int(productIndex)]
@@ -44,7 +44,7 @@ extension Evaluator {
                 var owned = false
                 for entry in entries where !excluded(entry) {
                     if !owned {
-                        spans.append(CoverageSpan(start: entry.purchase, end: CoverageSpan.never))
+                        spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(CoverageSpan.never)))
                         owned = true
                         note(entry, spans.last)
                         if !R.records { break }
@@ -78,7 +78,7 @@ extension Evaluator {
                 var end = Int64.min
                 for entry in entries where !excluded(entry) {
                     let start = max(entry.purchase, end)
-                    end = max(passEnd(rule, entry, from: start), start)
+                    end = max(entry.capped(passEnd(rule, entry, from: start)), start)
                     spans.append(CoverageSpan(start: start, end: end))
                     note(entry, spans.last)
                 }
@@ -92,8 +92,8 @@ extension Evaluator {
                             kind: .missingExpiry(
                                 transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
                     if R.records { recorder.excluded(entry, because: .noExpiry) }
-                } else if entry.expires > entry.purchase {
-                    spans.append(CoverageSpan(start: entry.purchase, end: entry.expires))
+                } else if entry.capped(entry.expires) > entry.purchase {
+                    spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(entry.expires)))
                     note(entry, spans.last)
                 } else {
                     note(entry, nil)
@@ -147,6 +147,10 @@ extension Evaluator {
                 }.map(\.entry)
                 decision = paid ? .active(end: coveringEnd, transactions: run) : .gracePeriod(end: coveringEnd)
             }
+        } else if let since = pendingSince {
+            // A purchase not paid yet, and nothing covering: `pending`, whatever else it was.
+            outcome.state = .pending
+            decision = .pending(since: since)
         } else if !spans[first...].isEmpty, spans[first...].allSatisfy({ $0.start > at }) {
             outcome.state = .scheduled
             outcome.startsAt = spans[first].start
@@ -154,6 +158,10 @@ extension Evaluator {
         } else if entries.last!.cancellation <= at {
             outcome.state = .revoked
             decision = .revoked(entries.last!)
+        } else if let paused = status?.pausedUntil, paused > at {
+            outcome.state = .paused
+            decision = .paused(until: paused)
+            boundary = min(boundary, paused)
         } else if status?.isInBillingRetry == 1, spans[first...].contains(where: { $0.end <= at }) {
             outcome.state = .billingRetry
             decision = .billingRetry(ended: ended ?? at)

@@ -6,12 +6,15 @@
 ///   says attaches to the product holding the chain's latest expiry among its counted
 ///   transactions (when two products share that expiry, to the one the chain's entries name).
 /// - Each field (`productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate`,
-///   `renewsTo`, `expirationIntent`, `winBackOffers`) comes from the latest counted entry (by
+///   `renewsTo`, `expirationIntent`, `winBackOffers`, `pausedUntil`) comes from the latest counted entry (by
 ///   `signedDate`, unsigned first) that states it; entries of one rank that disagree resolve by
 ///   the bytes of their normalized JSON, with one `conflicting-renewal` warning per chain.
 /// - The grace date so found extends the chain's coverage from its latest expiry, unless the
 ///   `isInBillingRetry` so found is `false`: then it is stale, ignored, with a warning.
-/// - Billing being retried, once coverage has ended, makes the product's state `billing-retry`.
+/// - Billing being retried, once coverage has ended, makes the product's state `billing-retry`;
+///   for a `stripe` or `external` product whose catalog gives a `gracePeriod`, access continues
+///   that long past the latest expiry first (unless an entry gives its own grace date).
+/// - `pausedUntil` after the instant, once coverage has ended, makes it `paused` until then.
 extension Evaluator {
     /// What renewal entries say at an instant, by product.
     struct RenewalFacts {
@@ -49,6 +52,8 @@ extension Evaluator {
         var willRenew: UInt8
         var isInBillingRetry: UInt8
         var renewsTo: String?
+        /// Until when the chain is paused; `Int64.min` when not.
+        var pausedUntil = TransactionRecord.absentDate
     }
 
     /// The renewal entries of each chain, found once per evaluation: ordered by rank (signing
@@ -120,6 +125,7 @@ extension Evaluator {
         var renewsTo: (receipt: Int32, range: TextRange)?
         var expirationIntent: UInt8 = 0
         var winBackOffers: (receipt: Int32, range: Range<Int32>)?
+        var pausedUntil = TransactionRecord.absentDate
         /// The rank of the entry that gave `winBackOffers`.
         var winBackRank = Int64.min
         /// The latest counted entry's rank; `nil` when no entry counts.
@@ -134,7 +140,7 @@ extension Evaluator {
     /// the latest counted down; within a rank the first entry by bytes that states a field gives
     /// it, and another stating it otherwise is a conflict.
     static func resolveRenewal<R: EvaluationRecorder>(
-        _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, account: [UInt8]?, recorder: R.Type
+        _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, account: Options.Account?, recorder: R.Type
     ) -> ResolvedRenewal {
         var resolved = ResolvedRenewal()
         var stated: UInt8 = 0  // bits of the fields resolved, in the order of `fieldNames`
@@ -198,19 +204,32 @@ extension Evaluator {
                         resolved.winBackOffers = (copy.receipt, record.winBackOffers!)
                         resolved.winBackRank = copy.rank
                     })
+                take(
+                    128, "pausedUntil", states: record.pausedUntil != TransactionRecord.absentDate,
+                    same: { resolved.pausedUntil == record.pausedUntil }, set: { resolved.pausedUntil = record.pausedUntil })
                 if R.records, !decided.isEmpty { resolved.decided[Int32(position)] = decided }
             }
             stated |= rankStated
-            if stated == 127 { break }
+            if stated == 255 { break }
         }
         return resolved
     }
 
     /// Whether an item naming `token` counts for `account`: items without a token always do.
     @inline(__always)
-    static func accepts(_ token: TextRange, of receipt: ParsedReceipt, account: [UInt8]?) -> Bool {
+    static func accepts(_ token: TextRange, of receipt: ParsedReceipt, account: Options.Account?) -> Bool {
         guard let account, !token.isNone else { return true }
-        return account.withUnsafeBufferPointer { receipt.bytesEqual(token, $0) }
+        // An App Store token is a UUID, lowercase: only an account that is one can be it.
+        if receipt.store == .appStore {
+            guard let uuid = account.uuid else { return false }
+            return uuid.withUnsafeBufferPointer { receipt.bytesEqual(token, $0) }
+        }
+        // Another store's account as written; two UUIDs compare without case.
+        if account.exact.withUnsafeBufferPointer({ receipt.bytesEqual(token, $0) }) { return true }
+        guard let uuid = account.uuid, token.count == 36, let text = receipt.text(token), let other = AccountToken.canonical(text) else {
+            return false
+        }
+        return Array(other.utf8) == uuid
     }
 
     /// The subscription chain of each of the app's transactions and renewal entries, found once
@@ -262,9 +281,15 @@ extension Evaluator {
         let first = DuplicateFinder.firstOccurrences(
             count: items.count,
             hash: { receipts[Int(items[$0].receipt)].hash(items[$0].range) },
-            equal: { a, b in receipts[Int(items[a].receipt)].bytesEqual(items[a].range, receipts[Int(items[b].receipt)], items[b].range) },
+            // A chain is one store's: the same id in two stores' receipts is two chains.
+            equal: { a, b in
+                let (x, y) = (receipts[Int(items[a].receipt)], receipts[Int(items[b].receipt)])
+                return x.store == y.store && x.bytesEqual(items[a].range, y, items[b].range)
+            },
             precedes: { a, b in
-                receipts[Int(items[a].receipt)].lexicographicallyPrecedes(items[a].range, receipts[Int(items[b].receipt)], items[b].range)
+                let (x, y) = (receipts[Int(items[a].receipt)], receipts[Int(items[b].receipt)])
+                if x.store != y.store { return x.store.rawValue < y.store.rawValue }
+                return x.lexicographicallyPrecedes(items[a].range, y, items[b].range)
             })
         chains.chainOfItem = first
         chains.transactionCount = transactionItems
@@ -338,23 +363,36 @@ extension Evaluator {
                 owner = chain[number].holder
                 if let others = tied[number], let named = resolved.productId {
                     let receipt = receipts[Int(named.receipt)]
-                    owner = ([owner] + others).first { receipt.bytesEqual(named.range, catalog.compiledProducts[Int($0)].id) } ?? owner
+                    owner = ([owner] + others).first { receipt.bytesEqual(named.range, catalog.compiledProducts[Int($0)].storeId) } ?? owner
                 }
                 if stale {
                     warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: chainId)))
                 } else if resolved.graceExpires != TransactionRecord.absentDate, resolved.graceExpires > chain[number].expires {
                     grace = CoverageSpan(start: chain[number].expires, end: resolved.graceExpires, isGrace: true)
                     facts.grace.append((owner, grace!))
+                } else if resolved.graceExpires == TransactionRecord.absentDate, resolved.isInBillingRetry == 1,
+                    let period = catalog.compiledProducts[Int(owner)].gracePeriod
+                {
+                    // A web checkout's grace period, from the catalog: the store retries, access goes on.
+                    let end = ISODuration.add(
+                        months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds, times: 1,
+                        to: chain[number].expires)
+                    if end > chain[number].expires {
+                        grace = CoverageSpan(start: chain[number].expires, end: end, isGrace: true)
+                        facts.grace.append((owner, grace!))
+                    }
                 }
                 if resolved.conflicting {
                     warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId)))
                 }
-                var renewsTo = resolved.renewsTo.flatMap { receipts[Int($0.receipt)].text($0.range) }
+                // Named as the answer names products: by key (`play:pro:monthly`).
+                var renewsTo = resolved.renewsTo.flatMap { receipts[Int($0.receipt)].text($0.range).map(receipts[Int($0.receipt)].store.key) }
                 if renewsTo == catalog.compiledProducts[Int(owner)].id { renewsTo = nil }
                 facts.latest.append(
                     ChainStatus(
                         product: owner, expires: chain[number].expires, signed: resolved.latestRank!, chainId: chainId,
-                        willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo))
+                        willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo,
+                        pausedUntil: resolved.pausedUntil))
                 if let offers = resolved.winBackOffers {
                     let receipt = receipts[Int(offers.receipt)]
                     facts.winBack.append(
@@ -384,7 +422,7 @@ extension Evaluator {
                             grace: resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true ? grace : nil,
                             stale: stale && resolved.decided[Int32(position)]?.contains("gracePeriodExpiresDate") == true)
                     }
-                    let product = owner >= 0 ? owner : catalog.productTable.index(of: receipt, record.productId)
+                    let product = owner >= 0 ? owner : catalog.product(record.productId, in: receipt)
                     recorder.renewal(RenewalDecision(receipt: Int(copy.receipt), index: Int(copy.index), verdict: verdict, product: product))
                 }
             }
@@ -414,7 +452,7 @@ extension ParsedReceipt {
         func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
         guard a.willRenew == b.willRenew, a.isInBillingRetry == b.isInBillingRetry, a.graceExpires == b.graceExpires,
             a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
-            same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken)
+            same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken), a.pausedUntil == b.pausedUntil
         else { return false }
         switch (a.winBackOffers, b.winBackOffers) {
         case (nil, nil): return true

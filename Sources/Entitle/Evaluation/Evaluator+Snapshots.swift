@@ -71,7 +71,7 @@ extension Evaluator {
             warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: baseReceipt.text(record.transactionId)!)))
         }
         var entry = baseReceipt.arena.withUnsafeBytes { arena in
-            Self.entry(catalog, record, receipt: Int(base.receipt), index: Int(base.index), arena: arena)
+            Self.entry(catalog, record, receipt: Int(base.receipt), index: Int(base.index), arena: arena, store: baseReceipt.store)
         }
         entry.copies = copies
         if R.records {
@@ -99,6 +99,12 @@ extension Evaluator {
             let record = receipts[Int(copy.receipt)].transactions[Int(copy.index)]
             if record.purchase > at { dates.append(record.purchase) }
             if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation { dates.append(record.cancellation) }
+            // A Play purchase not acknowledged is refunded at its deadline, which no field states.
+            if record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged,
+                record.acknowledgementDeadline > at
+            {
+                dates.append(record.acknowledgementDeadline)
+            }
         }
         return dates
     }
@@ -112,7 +118,7 @@ extension ParsedReceipt {
         guard a.purchase == b.purchase, a.originalPurchase == b.originalPurchase, a.quantity == b.quantity, a.flags == b.flags,
             a.offerType == b.offerType, a.billingPlan == b.billingPlan, a.signed == b.signed,
             same(a.productId, b.productId), same(a.originalTransactionId, b.originalTransactionId), same(a.offerId, b.offerId),
-            same(a.accountToken, b.accountToken)
+            same(a.accountToken, b.accountToken), same(a.storefront, b.storefront)
         else { return false }
         let left = a.commitment < 0 ? nil : commitments[Int(a.commitment)]
         let right = b.commitment < 0 ? nil : other.commitments[Int(b.commitment)]

@@ -1,5 +1,5 @@
-/// Copies of one `transactionId` among the app's receipts are one transaction: found once per
-/// evaluation, by hashing ids (sorting instead when ids were crafted to collide). A transaction
+/// Copies of one `transactionId` among the app's receipts of one store are one transaction (two
+/// stores' ids are two transactions, however they are spelled): found once per evaluation, by hashing ids (sorting instead when ids were crafted to collide). A transaction
 /// with several copies keeps them as snapshots, resolved at each instant (`Evaluator+Snapshots`).
 extension Evaluator {
     /// A transaction as evaluation reads it at an instant: its product resolved, the record that
@@ -17,6 +17,13 @@ extension Evaluator {
         @inline(__always) var cancellation: Int64 { record.cancellation }
         @inline(__always) var expires: Int64 { record.expires }
         @inline(__always) var isUpgraded: Bool { record.flags & TransactionRecord.upgraded != 0 }
+
+        /// The end of what it covers: `end`, or for a Play purchase not acknowledged, the deadline
+        /// at which Google refunds it, when earlier (its coverage is known to stop there).
+        @inline(__always) func capped(_ end: Int64) -> Int64 {
+            record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged
+                ? min(end, record.cancellation) : end
+        }
     }
 
     /// One copy of a transaction that has several: where it is and when it was signed
@@ -83,7 +90,8 @@ extension Evaluator {
                             let other = Int(slots[slot])
                             if entries[other].record.transactionIdHash == record.transactionIdHash {
                                 let first = receipts[Int(entries[other].receipt)]
-                                if first.bytesEqual(entries[other].record.transactionId, receipt, record.transactionId) {
+                                if first.store == receipt.store, first.bytesEqual(entries[other].record.transactionId, receipt, record.transactionId)
+                                {
                                     duplicate = other
                                     break
                                 }
@@ -95,7 +103,7 @@ extension Evaluator {
                             continue
                         }
                         slots[slot] = Int32(entries.count)
-                        entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena))
+                        entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena, store: receipt.store))
                         if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
                     }
                     return false
@@ -122,7 +130,13 @@ extension Evaluator {
             return (receipt, receipt.transactions[items[item].index].transactionId)
         }
         let first = DuplicateFinder.sortedFirstOccurrences(
-            count: items.count, text: id)
+            count: items.count,
+            equal: { a, b in receipts[items[a].receipt].store == receipts[items[b].receipt].store && Self.textEqual(id(a), id(b)) },
+            precedes: { a, b in
+                let (x, y) = (receipts[items[a].receipt].store, receipts[items[b].receipt].store)
+                if x != y { return x.rawValue < y.rawValue }
+                return id(a).0.lexicographicallyPrecedes(id(a).1, id(b).0, id(b).1)
+            })
         var entries: [Entry] = []
         var extra: [(entry: Int32, receipt: Int32, index: Int32)] = []
         var position = [Int32](filling: -1, count: items.count)
@@ -135,7 +149,8 @@ extension Evaluator {
                 continue
             }
             position[item] = Int32(entries.count)
-            entries.append(receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0) })
+            entries.append(
+                receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0, store: receipt.store) })
             if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
         }
         return (entries, extra)
@@ -203,6 +218,10 @@ extension Evaluator {
         }
     }
 
+    private static func textEqual(_ a: (ParsedReceipt, TextRange), _ b: (ParsedReceipt, TextRange)) -> Bool {
+        a.0.bytesEqual(a.1, b.0, b.1)
+    }
+
     /// A copy's rank among the snapshots of its transaction: its signing date, unsigned first.
     @inline(__always)
     static func rank(_ record: TransactionRecord) -> Int64 { record.signed }
@@ -213,15 +232,28 @@ extension Evaluator {
         EvaluationWarning(kind: .quantityOutOfRange(transactionId: receipt.text(record.transactionId)!, quantity: Int(record.quantity)))
     }
 
-    /// A copy of a transaction as an entry, its product looked up by the id's bytes.
+    /// A copy of a transaction as an entry, its product looked up by the id's bytes in the
+    /// receipt's store. A Play purchase the app did not acknowledge is cancelled (refunded in
+    /// full) three days after its purchase, if nothing cancelled it before (not while it is still
+    /// pending: nothing is bought to acknowledge yet).
     @inline(__always)
     static func entry(
-        _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer
+        _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer,
+        store: Store = .appStore
     ) -> Entry {
-        let product = catalog.productTable.find(
-            UnsafeRawBufferPointer(
-                rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]))
-        return Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
+        let product = catalog.product(
+            UnsafeRawBufferPointer(rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]),
+            store: store)
+        var entry = Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
+        if record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged {
+            let deadline = record.acknowledgementDeadline
+            if deadline < entry.record.cancellation {
+                entry.record.cancellation = deadline
+                entry.record.revocationType = ParsedReceipt.code(Transaction.RevocationType.refundFull)
+                entry.record.revocationPercentage = -1
+            }
+        }
+        return entry
     }
 
     /// One warning per unknown product id, with its count; the did-you-mean is added when the
@@ -230,7 +262,8 @@ extension Evaluator {
         _ unknown: [(receipt: Int32, range: TextRange)], receipts: [ParsedReceipt]
     ) -> [EvaluationWarning] {
         var counts: [String: Int] = [:]
-        for (receipt, range) in unknown { counts[receipts[Int(receipt)].text(range)!, default: 0] += 1 }
+        // Named by key, as the catalog's products are: `play:pro.montly`.
+        for (receipt, range) in unknown { counts[receipts[Int(receipt)].store.key(of: receipts[Int(receipt)].text(range)!), default: 0] += 1 }
         return counts.keys.sorted().map { EvaluationWarning(kind: .unknownProduct(productId: $0, count: counts[$0]!)) }
     }
 }

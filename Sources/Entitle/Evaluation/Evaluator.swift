@@ -21,17 +21,36 @@ enum Evaluator {
         var environments: Set<String>?
         /// The portfolio's catalogs by app, for upgrade prerequisites met by family sharing.
         var catalogs: [String: CompiledCatalog] = [:]
-        /// The customer's account (a UUID, lowercase, as bytes): transactions and renewal entries
-        /// naming another count for nothing. `nil`: every account counts.
-        var account: [UInt8]?
+        /// The customer's account: transactions and renewal entries naming another count for
+        /// nothing. `nil`: every account counts.
+        var account: Account?
 
-        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:], account: String? = nil) {
+        /// The customer's storefront now (ISO 3166-1 alpha-3), for products that list where they
+        /// are sold; `nil`: unknown, so those are not offered.
+        var storefront: String?
+
+        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:], account: String? = nil, storefront: String? = nil) {
+            self.storefront = storefront.flatMap(Storefront.alpha3)
             self.environments = environments.map { Set($0.map { Evaluator.environment($0) }) }
             self.catalogs = catalogs
-            self.account = account.map { Array($0.lowercased().utf8) }
+            self.account = account.map(Account.init)
         }
 
         static let all = Options(environments: nil)
+
+        /// The account evaluated, as each store's receipts are compared with it.
+        struct Account: Sendable {
+            /// As given: another store's `account` must be these bytes.
+            var exact: [UInt8]
+            /// Lowercase when it is a UUID: an App Store `appAccountToken` must be these bytes, and
+            /// another store's account that is a UUID may differ from it in case; `nil` else.
+            var uuid: [UInt8]?
+
+            init(_ text: String) {
+                exact = Array(text.utf8)
+                uuid = AccountToken.canonical(text).map { Array($0.utf8) }
+            }
+        }
 
         /// Whether a receipt's environment is accepted.
         func accepts(_ receipt: ParsedReceipt) -> Bool {
@@ -67,6 +86,8 @@ enum Evaluator {
         var spans: [CoverageSpan] = []
         /// The next change with what is known at the instant; `Int64.max` when none.
         var boundary = Int64.max
+        /// The customer's storefront (alpha-3), as the options gave it: what offers read.
+        var storefront: String?
     }
 
     /// The receipts an evaluation reads, found once for all the instants it looks at.
@@ -197,6 +218,8 @@ enum Evaluator {
         let notesGroupsBought = catalog.introForNewSubscribers
         var unknown: [(receipt: Int32, range: TextRange)] = []
         var otherAccounts: Set<String> = []
+        // Products with a purchase not paid yet, and when it was bought.
+        var pending: [(product: Int32, since: Int64)] = []
         var kept = 0
         for position in entries.indices {
             let entry = entries[position]
@@ -226,6 +249,21 @@ enum Evaluator {
                             productId: catalog.compiledProducts[Int(entry.product)].id)))
                 if R.records { recorder.excluded(entry, because: .notFamilyShareable) }
                 continue
+            }
+            // Bought but not paid yet: it counts for nothing, and its product is `pending`.
+            if record.flags & TransactionRecord.pending != 0, entry.cancellation > at {
+                // (A consumable has no state: its pending purchase only credits nothing yet.)
+                if rule.type != .consumable { pending.append((entry.product, entry.purchase)) }
+                if R.records { recorder.excluded(entry, because: .pending) }
+                continue
+            }
+            if record.flags & TransactionRecord.unacknowledged != 0 {
+                warnings.append(
+                    EvaluationWarning(
+                        kind: .unacknowledged(
+                            transactionId: receipts[Int(entry.receipt)].text(record.transactionId)!,
+                            productId: catalog.compiledProducts[Int(entry.product)].id,
+                            deadline: Instant(millisecondsSince1970: record.acknowledgementDeadline).clampedToRange)))
             }
             if rule.group >= 0 {
                 let usesIntro = record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0
@@ -279,16 +317,23 @@ enum Evaluator {
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
         let lapses = UnsafeMutableBufferPointer.filled(with: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
         defer { lapses.deallocate() }
+        // Products with a purchase not paid yet: the earliest such purchase of each.
+        var pendingSince: [Int32: Int64] = [:]
+        for item in pending { pendingSince[item.product] = min(pendingSince[item.product] ?? .max, item.since) }
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
+            let product = entries[groupStart].product
             outcomes.append(
                 evaluateProduct(
                     catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
                     graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                    spans: &spans, lapses: lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings))
+                    spans: &spans, lapses: lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings,
+                    pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: product)))
             groupStart = groupEnd
         }
+
+        if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count, recorder: &recorder) }
 
         // 5. Grandfather rules and grants.
         let access = accessSpans(
@@ -326,7 +371,7 @@ enum Evaluator {
             for facts in groups where facts.appleWinBack != nil {
                 let subscribed = outcomes.contains { outcome in
                     catalog.rules[Int(outcome.product)].group == facts.group
-                        && (outcome.state == .active || outcome.state == .gracePeriod || outcome.state == .billingRetry)
+                        && outcome.state.keepsSubscription
                 }
                 for item in catalog.offers(inGroup: facts.group) where item.offer.type == .winBack {
                     let decision = promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at)
@@ -342,7 +387,20 @@ enum Evaluator {
         return Core(
             outcomes: outcomes, features: features, access: access, balances: balances, introUsed: introUsed.members,
             boughtInGroups: boughtIn.members,
-            prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary)
+            prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary,
+            storefront: options.storefront)
+    }
+
+    /// Products whose only purchases known are not paid yet: `pending` (the others were found
+    /// with their transactions, ``evaluateProduct``).
+    private static func addPending<R: EvaluationRecorder>(
+        _ pending: [Int32: Int64], to outcomes: inout [ProductOutcome], spans: Int, recorder: inout R
+    ) {
+        for (product, since) in pending {
+            outcomes.append(ProductOutcome(product: product, state: .pending, until: CoverageSpan.never, spans: Int32(spans)..<Int32(spans)))
+            if R.records { recorder.state(of: product, .pending(since: since)) }
+        }
+        outcomes.sort { $0.product < $1.product }
     }
 
     /// The units of a consumable purchase that credit at `at`, and those refunded: all of them

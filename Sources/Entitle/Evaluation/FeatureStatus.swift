@@ -7,14 +7,20 @@ public struct FeatureStatus: Hashable, Sendable, Codable {
     /// The end of the unbroken span of coverage containing the instant; `nil` when the feature is
     /// off or some source never ends.
     public var until: Instant?
-    /// What covers the instant, sorted: product ids, `grandfathered:<rule id>` and `grant:<grant id>`.
+    /// What covers the instant, sorted: product keys (ids, with their store outside the App Store:
+    /// `stripe:prod_Pro`), `grandfathered:<rule id>` and `grant:<grant id>`.
     public var sources: [String]
 }
 
 /// One product's state at the instant.
 public struct ProductStatus: Hashable, Sendable, Codable {
-    /// The product id.
+    /// The product's key: its id, with its store outside the App Store (`stripe:prod_Pro`).
     public var id: String
+    /// Where the product is sold.
+    public var store: Store
+    /// For an auto-renewable the customer bought: where they manage it (the App Store's or Play's
+    /// subscription page, the catalog's `stores` URL for Stripe and other checkouts).
+    public var manage: String?
     /// The product's type.
     public var type: ProductType
     /// Where the product stands at the instant.
@@ -37,8 +43,11 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     /// Creates a product status.
     public init(
         id: String, type: ProductType, state: ProductState, until: Instant? = nil, startsAt: Instant? = nil,
-        willRenew: Bool? = nil, renewsTo: String? = nil, commitment: Transaction.Commitment? = nil
+        willRenew: Bool? = nil, renewsTo: String? = nil, commitment: Transaction.Commitment? = nil, store: Store = .appStore,
+        manage: String? = nil
     ) {
+        self.store = store
+        self.manage = manage
         self.commitment = commitment
         self.id = id
         self.type = type
@@ -52,8 +61,10 @@ public struct ProductStatus: Hashable, Sendable, Codable {
 
 /// Whether a product may be offered for sale, and the legal text to show with it.
 public struct Offer: Hashable, Sendable, Codable {
-    /// The product id.
+    /// The product's key: its id, with its store outside the App Store (`stripe:prod_Pro`).
     public var productId: String
+    /// Where the product is sold: a paywall shows its store's offers (``Entitlements/offers(in:)``).
+    public var store: Store
     /// Whether the product may be offered for sale to this customer.
     public var eligible: Bool
     /// Why not, when not eligible.
@@ -80,8 +91,9 @@ public struct Offer: Hashable, Sendable, Codable {
     public init(
         productId: String, eligible: Bool, reason: OfferReason? = nil, introOfferEligible: Bool? = nil, legal: String? = nil,
         change: SubscriptionChange? = nil, effective: ChangeTiming? = nil, promotions: [Promotion]? = nil,
-        adds: [String] = [], extends: [String] = []
+        adds: [String] = [], extends: [String] = [], store: Store = .appStore
     ) {
+        self.store = store
         self.promotions = promotions
         self.adds = adds
         self.extends = extends

@@ -17,6 +17,13 @@ extension Entitlements {
         return compiled.compiledProducts.indices.map { offer($0, context: context) }
     }
 
+    /// The offers of one store's products, in catalog order: what that store's paywall shows.
+    public func offers(in store: Store) -> [Offer] {
+        if let decoded { return decoded.offers.filter { $0.store == store } }
+        let context = OfferContext(self)
+        return compiled.compiledProducts.indices.filter { compiled.compiledProducts[$0].store == store }.map { offer($0, context: context) }
+    }
+
     /// One product's offer, or `nil` for a product the catalog does not define.
     public func offer(for productId: String) -> Offer? {
         if let decoded { return decoded.offers.first { $0.productId == productId } }
@@ -30,14 +37,24 @@ extension Entitlements {
         /// Per subscription group: a product of it active or in grace, and one in billing retry.
         var subscribedGroups: Set<Int32> = []
         var retryingGroups: [Int32: Int32] = [:]
+        /// The customer's subscriptions that keep them subscribed (covering, billing retry,
+        /// paused), with their store: a product of another store granting no more is not sold.
+        var subscriptions: [(product: Int32, store: Store)] = []
+        /// The customer's storefront (alpha-3).
+        var storefront: String?
 
         init(_ result: Entitlements) {
             coveredByRules = result.grandfatheredFeatures
+            storefront = result.answer.core.storefront
             for outcome in result.productOutcomes {
+                let rule = result.compiled.compiledProducts[Int(outcome.product)]
+                if rule.type == .autoRenewableSubscription, outcome.state.keepsSubscription {
+                    subscriptions.append((outcome.product, rule.store))
+                }
                 let group = result.compiled.rules[Int(outcome.product)].group
                 guard group >= 0 else { continue }
                 switch outcome.state {
-                case .active, .gracePeriod: subscribedGroups.insert(group)
+                case .active, .gracePeriod, .paused: subscribedGroups.insert(group)
                 case .billingRetry: if retryingGroups[group] == nil { retryingGroups[group] = outcome.product }
                 default: break
                 }
@@ -55,7 +72,8 @@ extension Entitlements {
             promotions: decision.promotions.map { items in
                 items.map { Promotion(id: $0.offer.id, type: $0.offer.type, eligible: $0.decision.eligible, reason: $0.decision.reason) }
             },
-            adds: decision.adds.map { compiled.featureIds[Int($0)] }, extends: decision.extends.map { compiled.featureIds[Int($0)] })
+            adds: decision.adds.map { compiled.featureIds[Int($0)] }, extends: decision.extends.map { compiled.featureIds[Int($0)] },
+            store: product.store)
     }
 
     /// What product `index`'s offer answers beyond what the catalog fixes (its id, legal text and
@@ -108,13 +126,25 @@ extension Entitlements {
     /// fact; ``OfferFact/eligible`` when none does.
     private func ineligibility(_ index: Int, context: OfferContext) -> OfferFact {
         let product = compiled.compiledProducts[index]
+        if let storefronts = product.storefronts, !(context.storefront.map(storefronts.contains) ?? false) {
+            return .notInStorefront(context.storefront)
+        }
+        if product.type == .autoRenewableSubscription, !product.grants.isEmpty,
+            let other = context.subscriptions.first(where: { item in
+                let elsewhere = compiled.compiledProducts[Int(item.product)]
+                return item.store != product.store && product.grants.allSatisfy(elsewhere.grants.contains)
+            })
+        {
+            return .subscribedElsewhere(by: Int(other.product))
+        }
         if !product.available { return .retired }
         switch product.type {
         case .consumable, .nonRenewingSubscription:
             return .eligible
         case .autoRenewableSubscription:
             let state = state(of: index)
-            if state == .active || state == .gracePeriod { return .subscribed(state: state) }
+            // A paused subscription is still the customer's: it resumes by itself.
+            if state.covers || state == .paused { return .subscribed(state: state) }
             if let retrying = context.retryingGroups[Int32(product.group)] { return .billingIssue(retrying: Int(retrying)) }
             return .eligible
         case .nonConsumable:
@@ -273,6 +303,10 @@ struct OfferDecision {
 
 /// The fact behind an offer's reason.
 enum OfferFact {
+    /// The product lists its storefronts; the customer's (given here) is not one of them.
+    case notInStorefront(String?)
+    /// A subscription in another store (this product) grants everything this one would.
+    case subscribedElsewhere(by: Int)
     /// `available` is false.
     case retired
     /// Grandfather rules cover everything it grants.
@@ -295,6 +329,8 @@ enum OfferFact {
 
     var reason: OfferReason? {
         switch self {
+        case .notInStorefront: .notInStorefront
+        case .subscribedElsewhere: .subscribedElsewhere
         case .retired: .retired
         case .ownedThroughGrandfathering, .owned: .owned
         case .trialUsed: .trialUsed

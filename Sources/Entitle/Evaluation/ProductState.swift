@@ -7,19 +7,39 @@ public enum ProductState: String, Hashable, Sendable, CaseIterable {
     /// An auto-renewable whose coverage has ended while Apple retries a failed payment (no grace
     /// period covers the instant): it grants nothing; the app can ask the customer to fix payment.
     case billingRetry = "billing-retry"
+    /// An auto-renewable the customer paused (Google Play's pause): no access until it resumes
+    /// at its renewal entry's `pausedUntil`.
+    case paused
     /// A pass bought but queued behind another pass of its group: every purchase of it starts
     /// after the instant (see ``ProductStatus/startsAt``).
     case scheduled
+    /// Bought but not paid yet (Play's `PENDING`, Stripe's `incomplete`): it grants nothing, and
+    /// is offered as if it were not bought.
+    case pending
     /// It was bought, but its coverage has ended (a lapsed subscription, a trial past its days).
     case expired
     /// Its latest transaction was refunded or revoked.
     case revoked
     /// No transaction for it is known at the instant.
     case notPurchased = "not-purchased"
+
+    /// Whether the product covers its features at the instant: `active` or in its grace period.
+    public var covers: Bool { self == .active || self == .gracePeriod }
+
+    /// Whether an auto-renewable in this state keeps the customer subscribed in its group:
+    /// covering, in billing retry or paused (the store still counts the subscription).
+    public var keepsSubscription: Bool { covers || self == .billingRetry || self == .paused }
 }
 
 /// Why a product may not be offered for sale.
 public enum OfferReason: String, Hashable, Sendable, CaseIterable {
+    /// The product lists the storefronts it is sold in, and the customer's storefront is not one
+    /// of them (or the evaluation names none).
+    case notInStorefront = "not-in-storefront"
+    /// An auto-renewable subscription whose features a subscription of the customer's in another
+    /// store grants already (active, in grace, in billing retry or paused): do not sell what they
+    /// pay for elsewhere.
+    case subscribedElsewhere = "subscribed-elsewhere"
     /// The product is no longer sold (`available: false`).
     case retired
     /// The customer already has it, its upgrade or replaced twin, or (for a trial) the paid product.

@@ -30,6 +30,14 @@ extension Explainer {
         let product = catalog.compiledProducts[index]
         let result = context.result
         switch decision.fact {
+        case .notInStorefront(let storefront):
+            let list = (product.storefronts ?? []).joined(separator: ", ")
+            return storefront.map { "sold in \(list) only; the customer's storefront is \($0)" }
+                ?? "sold in \(list) only, and the evaluation names no storefront (`--storefront`)"
+        case .subscribedElsewhere(let other):
+            let elsewhere = catalog.compiledProducts[other]
+            return "subscribed to \(elsewhere.id) in \(elsewhere.store.phrase) (\(result.state(of: other).rawValue)), "
+                + "which grants all this one would"
         case .retired:
             return "`available` is false in the catalog: honored for its buyers, never offered"
         case .ownedThroughGrandfathering:

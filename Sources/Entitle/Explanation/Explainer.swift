@@ -125,6 +125,13 @@ struct Explainer: EvaluationRecorder {
             case .cancelled:
                 explanation.exclusion = .cancelled
                 explanation.reason = "cancelled \(Self.text(item.entry.cancellation))"
+                if item.entry.record.flags & TransactionRecord.unacknowledged != 0,
+                    item.entry.cancellation == item.entry.record.acknowledgementDeadline
+                {
+                    explanation.reason += ": not acknowledged within three days, so Google Play refunded it"
+                    items.append((item.entry, explanation))
+                    continue
+                }
                 if item.entry.record.revocationType != 0 || item.entry.record.revocationPercentage >= 0 {
                     explanation.reason += ": " + Self.revocation(item.entry.record, units: nil)
                 }
@@ -137,6 +144,9 @@ struct Explainer: EvaluationRecorder {
             case .noExpiry:
                 explanation.exclusion = .noExpiry
                 explanation.reason = "an auto-renewable transaction without expiresDate covers nothing"
+            case .pending:
+                explanation.exclusion = .pending
+                explanation.reason = "pending: bought, not paid yet; it grants nothing until paid"
             }
             items.append((item.entry, explanation))
         }
@@ -278,7 +288,12 @@ struct Explainer: EvaluationRecorder {
                 text += " from the renewal entry of chain \(receipt.text(receipt.renewals[grace.index].originalTransactionId) ?? "")"
             }
         case .billingRetry(let ended):
-            text = "coverage ended \(Self.text(ended)); the chain's renewal entries say the App Store is retrying billing"
+            text =
+                "coverage ended \(Self.text(ended)); the chain's renewal entries say \(context.catalog.compiledProducts[index].store.phrase) is retrying billing"
+        case .paused(let until):
+            text = "paused until \(Self.text(until)): no access until it resumes, as the chain's renewal entries say"
+        case .pending(let since):
+            text = "bought \(Self.text(since)), not paid yet (pending): it grants nothing until it is"
         case .scheduled(let start):
             text = "queued behind other passes of its group: starts \(Self.text(start))"
         case .revoked(let entry):

@@ -231,6 +231,8 @@ public struct TransactionExplanation: Hashable, Sendable, Codable {
         case otherAccount = "other-account"
         /// An auto-renewable transaction without an `expiresDate`.
         case noExpiry = "no-expiry"
+        /// Bought but not paid yet (`pending`).
+        case pending
     }
 
     /// The transaction id.

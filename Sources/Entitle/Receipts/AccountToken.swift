@@ -1,6 +1,9 @@
 /// An app account token (Apple's `appAccountToken`): a UUID the app gives the App Store so a
 /// purchase names the customer's account. Tokens compare without case.
 enum AccountToken {
+    /// The longest account id another store's receipt may carry, in characters (`account`).
+    static let maxAccountCharacters = 256
+
     /// The token in lowercase when it is a UUID (`8-4-4-4-12` hexadecimal digits); `nil` else.
     static func canonical(_ text: String) -> String? {
         let bytes = Array(text.utf8)

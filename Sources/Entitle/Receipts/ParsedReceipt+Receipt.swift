@@ -31,7 +31,7 @@ extension ParsedReceipt {
             signedDate: Self.instant(record.signed, absent: TransactionRecord.absentDate),
             revocationType: Self.value(record.revocationType),
             revocationPercentage: record.revocationPercentage < 0 ? nil : Double(record.revocationPercentage) / 1_000,
-            appAccountToken: text(record.accountToken), billingPlan: Self.value(record.billingPlan),
+            appAccountToken: store == .appStore ? text(record.accountToken) : nil, billingPlan: Self.value(record.billingPlan),
             commitment: record.commitment < 0
                 ? nil
                 : {
@@ -39,7 +39,10 @@ extension ParsedReceipt {
                     return Transaction.Commitment(
                         period: Int(commitment.period), periods: Int(commitment.periods),
                         endsAt: Instant(millisecondsSince1970: commitment.ends))
-                }())
+                }(),
+            pending: record.flags & TransactionRecord.pending != 0,
+            acknowledged: record.flags & TransactionRecord.unacknowledged != 0 ? false : nil,
+            account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront))
     }
 
     /// One renewal record as a value.
@@ -52,7 +55,9 @@ extension ParsedReceipt {
             signedDate: Self.instant(record.signed, absent: TransactionRecord.absentDate),
             renewsTo: text(record.renewsTo), expirationIntent: Self.value(record.expirationIntent),
             winBackOffers: record.winBackOffers.map { range in offerIds[Int(range.lowerBound)..<Int(range.upperBound)].map { text($0)! } },
-            appAccountToken: text(record.accountToken))
+            appAccountToken: store == .appStore ? text(record.accountToken) : nil,
+            pausedUntil: Self.instant(record.pausedUntil, absent: TransactionRecord.absentDate),
+            account: store == .appStore ? nil : text(record.accountToken))
     }
 
     /// One consumption record as a value.
@@ -81,7 +86,7 @@ extension ParsedReceipt {
             consumptions: consumptions.map(consumption), environment: environment,
             originalApplicationVersion: originalApplicationVersion,
             originalPurchaseDate: Self.instant(originalPurchase, absent: TransactionRecord.absentDate),
-            grants: grants.map(grant))
+            grants: grants.map(grant), store: store)
     }
 
     /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.
@@ -113,6 +118,7 @@ extension ParsedReceipt.Fields {
         self.init()
         arena.reserveCapacity(receipt.app.utf8.count + receipt.transactions.count * 48)
         appRange = store(receipt.app)
+        store = receipt.store
         environment = receipt.environment
         originalApplicationVersion = receipt.originalApplicationVersion
         originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
@@ -146,6 +152,8 @@ extension ParsedReceipt.Fields {
         if transaction.isIntroOfferPeriod { flags |= TransactionRecord.introOfferPeriod }
         if transaction.isUpgraded { flags |= TransactionRecord.upgraded }
         if transaction.ownership == .familyShared { flags |= TransactionRecord.familyShared }
+        if transaction.pending { flags |= TransactionRecord.pending }
+        if transaction.acknowledged == false { flags |= TransactionRecord.unacknowledged }
         var record = TransactionRecord(
             productId: store(transaction.productId), transactionId: id, transactionIdHash: hash(id),
             originalTransactionId: transaction.originalTransactionId.map { store($0) } ?? .none,
@@ -160,7 +168,8 @@ extension ParsedReceipt.Fields {
         record.revocationType = ParsedReceipt.code(transaction.revocationType)
         record.billingPlan = ParsedReceipt.code(transaction.billingPlan)
         record.revocationPercentage = transaction.revocationPercentage.map(ParsedReceipt.thousandths) ?? -1
-        record.accountToken = transaction.appAccountToken.map { store($0.lowercased()) } ?? .none
+        record.accountToken = account(appAccountToken: transaction.appAccountToken, account: transaction.account)
+        record.storefront = transaction.storefront.map { store($0) } ?? .none
         if let commitment = transaction.commitment {
             record.commitment = Int32(commitments.count)
             commitments.append(
@@ -169,6 +178,14 @@ extension ParsedReceipt.Fields {
                     ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
         }
         transactions.append(record)
+    }
+
+    /// The account a transaction or renewal entry names, as evaluation compares it: an App Store
+    /// token lowercase; another store's account as written (its `appAccountToken`, lowercase,
+    /// when it has no `account`).
+    private mutating func account(appAccountToken: String?, account: String?) -> TextRange {
+        if store == .appStore { return appAccountToken.map { self.store($0.lowercased()) } ?? .none }
+        return account.map { self.store($0) } ?? appAccountToken.map { self.store($0.lowercased()) } ?? .none
     }
 
     /// Appends a renewal value as a record.
@@ -182,7 +199,8 @@ extension ParsedReceipt.Fields {
             signed: renewal.signedDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate,
             renewsTo: renewal.renewsTo.map { store($0) } ?? .none,
             expirationIntent: ParsedReceipt.code(renewal.expirationIntent))
-        record.accountToken = renewal.appAccountToken.map { store($0.lowercased()) } ?? .none
+        record.accountToken = account(appAccountToken: renewal.appAccountToken, account: renewal.account)
+        record.pausedUntil = renewal.pausedUntil?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
         if let offers = renewal.winBackOffers {
             let first = Int32(offerIds.count)
             for offer in offers { offerIds.append(store(offer)) }

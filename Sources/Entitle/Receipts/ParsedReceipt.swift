@@ -24,6 +24,8 @@ public struct ParsedReceipt: Sendable {
         var offerIds: [TextRange] = []
         /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
         var commitments: [CommitmentRecord] = []
+        /// The store the purchases were made in.
+        var store: Store = .appStore
 
         init() {
             arena = []
@@ -81,6 +83,8 @@ public struct ParsedReceipt: Sendable {
     var offerIds: [TextRange] { storage.fields.offerIds }
     /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
     var commitments: [CommitmentRecord] { storage.fields.commitments }
+    /// The store the purchases were made in.
+    public var store: Store { storage.fields.store }
 
     /// Decodes normalized receipt JSON.
     ///

@@ -18,13 +18,17 @@ public struct Receipt: Hashable, Sendable {
     public var originalPurchaseDate: Instant?
     /// Access the service granted itself: support compensation, press, beta testers.
     public var grants: [Grant]
+    /// The store the receipt's purchases were made in (the App Store unless it says): its
+    /// transactions and renewal entries name that store's products.
+    public var store: Store
 
     /// Creates a receipt.
     public init(
         app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
         environment: String? = nil, originalApplicationVersion: String? = nil, originalPurchaseDate: Instant? = nil,
-        grants: [Grant] = []
+        grants: [Grant] = [], store: Store = .appStore
     ) {
+        self.store = store
         self.app = app
         self.transactions = transactions
         self.renewals = renewals
@@ -91,6 +95,18 @@ public struct Transaction: Hashable, Sendable {
     public var appAccountToken: String?
     /// How the subscription is billed (Apple's `billingPlanType`).
     public var billingPlan: BillingPlan?
+    /// Bought but not paid yet (Play's `PENDING`, Stripe's `incomplete`): it grants nothing and
+    /// counts for nothing; its product is `pending`.
+    public var pending: Bool
+    /// For a Play purchase: whether the app acknowledged it (`nil`: yes). Google refunds a purchase
+    /// not acknowledged within three days: an unacknowledged one grants until then.
+    public var acknowledged: Bool?
+    /// The service's account id as another store carries it (Play's `obfuscatedExternalAccountId`,
+    /// Stripe's `client_reference_id`), 1 to 256 characters; App Store receipts say
+    /// `appAccountToken` instead.
+    public var account: String?
+    /// The storefront of the purchase, ISO 3166-1 alpha-3 (`USA`), as Apple writes it.
+    public var storefront: String?
     /// For a subscription billed monthly with a commitment: which period this is, of how many,
     /// and when the commitment ends (Apple's `commitmentInfo`).
     public var commitment: Commitment?
@@ -103,8 +119,13 @@ public struct Transaction: Hashable, Sendable {
         isIntroOfferPeriod: Bool = false, isUpgraded: Bool = false, ownership: Ownership = .purchased,
         offerType: OfferType? = nil, offerId: String? = nil, revocationReason: RevocationReason? = nil,
         signedDate: Instant? = nil, revocationType: RevocationType? = nil, revocationPercentage: Double? = nil,
-        appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil
+        appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
+        pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil
     ) {
+        self.pending = pending
+        self.acknowledged = acknowledged
+        self.account = account
+        self.storefront = storefront
         self.signedDate = signedDate
         self.revocationType = revocationType
         self.revocationPercentage = revocationPercentage
@@ -209,6 +230,10 @@ public struct Renewal: Hashable, Sendable {
     public var winBackOffers: [String]?
     /// The customer's account in the app, a UUID (Apple's `appAccountToken`).
     public var appAccountToken: String?
+    /// Until when the subscription is paused (Play's `autoResumeTime`): no access, and it renews then.
+    public var pausedUntil: Instant?
+    /// The service's account id as another store carries it (see ``Transaction/account``).
+    public var account: String?
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
@@ -229,8 +254,11 @@ public struct Renewal: Hashable, Sendable {
         productId: String? = nil, originalTransactionId: String, willRenew: Bool? = nil,
         isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil, signedDate: Instant? = nil,
         renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil, winBackOffers: [String]? = nil,
-        appAccountToken: String? = nil
+        appAccountToken: String? = nil,
+        pausedUntil: Instant? = nil, account: String? = nil
     ) {
+        self.pausedUntil = pausedUntil
+        self.account = account
         self.winBackOffers = winBackOffers
         self.appAccountToken = appAccountToken
         self.signedDate = signedDate

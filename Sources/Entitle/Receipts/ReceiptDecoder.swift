@@ -13,17 +13,17 @@ public enum ReceiptDecoder {
 
     static let receiptKeys = [
         "$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion",
-        "originalPurchaseDate", "grants",
+        "originalPurchaseDate", "grants", "store",
     ]
     static let transactionKeys = [
         "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
         "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
-        "billingPlan", "commitment",
+        "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront",
     ]
     static let renewalKeys = [
         "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
-        "expirationIntent", "winBackOffers", "appAccountToken",
+        "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account",
     ]
     static let commitmentKeys = ["period", "periods", "endsAt"]
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
@@ -46,6 +46,17 @@ public enum ReceiptDecoder {
         /// escapes: the next transaction often repeats them (see ``text(repeating:_:into:read:)``).
         var productId = TextRange.none
         var originalTransactionId = TextRange.none
+        /// Where the first key each store allows or refuses is, checked once the receipt's
+        /// `store` is known (it may come after its transactions).
+        var storeKeys = StoreKeys()
+    }
+
+    /// The first `appAccountToken`, `account` and `acknowledged` of a receipt: which store's
+    /// receipt may hold them is known only once the receipt is read.
+    struct StoreKeys {
+        var appAccountToken: (offset: Int, path: String)?
+        var account: (offset: Int, path: String)?
+        var acknowledged: (offset: Int, path: String)?
     }
 
     /// Decodes one normalized receipt.
@@ -176,13 +187,45 @@ public enum ReceiptDecoder {
                     grantOffsets.append(Int32(try reader.peekOffset()))
                     receipt.grants.append(try decodeGrant(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
+            case 9:
+                let token = try stringToken(&reader, path: "store")
+                let text = token.string
+                guard let store = Store(rawValue: text) else {
+                    let names = Store.allCases.map(\.rawValue)
+                    throw Failure(
+                        offset: token.offset, message: "unknown store `\(Diagnostic.excerpt(text))`", code: .badEnumValue, path: "store",
+                        help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
+                }
+                receipt.store = store
             default:
                 throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
             }
         }
         guard !receipt.appRange.isNone else { throw missing("app", in: "receipt", at: start, path: "") }
+        try checkStoreKeys(predictions.storeKeys, store: receipt.store)
         if receipt.consumptions.count > 1 { try removeRepeatedConsumptions(&receipt, offsets: consumptionOffsets) }
         if receipt.grants.count > 1 { try removeRepeatedGrants(&receipt, offsets: grantOffsets) }
+    }
+
+    /// Refuses a key the receipt's store does not take: `appAccountToken` is the App Store's,
+    /// `account` the other stores', `acknowledged` Play's.
+    private static func checkStoreKeys(_ keys: StoreKeys, store: Store) throws {
+        let name = store.rawValue
+        if store == .appStore, let key = keys.account {
+            throw Failure(
+                offset: key.offset, message: "`account` is for receipts of other stores; an App Store receipt says `appAccountToken`",
+                code: .keyNotAllowed, path: key.path, help: "give the receipt its `store` (`play`, `stripe`, `external`), or write `appAccountToken`")
+        }
+        if store != .appStore, let key = keys.appAccountToken {
+            throw Failure(
+                offset: key.offset, message: "`appAccountToken` is the App Store's; a `\(name)` receipt says `account`", code: .keyNotAllowed,
+                path: key.path, help: "write the service's account id as `account`")
+        }
+        if store != .play, let key = keys.acknowledged {
+            throw Failure(
+                offset: key.offset, message: "`acknowledged` is for Play receipts, not `\(name)` ones", code: .keyNotAllowed, path: key.path,
+                help: "only Google Play refunds purchases the app does not acknowledge")
+        }
     }
 
     /// Keeps the first of grants repeated with the same id and content; the same id with
@@ -323,6 +366,9 @@ public enum ReceiptDecoder {
             case 17:
                 record.revocationPercentage = try percentage(&reader, path: path(".revocationPercentage"))
             case 18:
+                if predictions.storeKeys.appAccountToken == nil, reader.nextByte() != UInt8(ascii: "n") {
+                    predictions.storeKeys.appAccountToken = (try reader.peekOffset(), path(".appAccountToken"))
+                }
                 record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
             case 19:
                 record.billingPlan = try optionalEnum(&reader, Transaction.BillingPlan.self, what: "billing plan", path: path(".billingPlan"))
@@ -331,6 +377,18 @@ public enum ReceiptDecoder {
                     record.commitment = Int32(receipt.commitments.count)
                     receipt.commitments.append(try decodeCommitment(&reader, path: path(".commitment")))
                 }
+            case 21:
+                if try optionalBool(&reader, path: path(".pending")) == true { record.flags |= TransactionRecord.pending }
+            case 22:
+                if predictions.storeKeys.acknowledged == nil { predictions.storeKeys.acknowledged = (try reader.peekOffset(), path(".acknowledged")) }
+                if try optionalBool(&reader, path: path(".acknowledged")) == false { record.flags |= TransactionRecord.unacknowledged }
+            case 23:
+                if predictions.storeKeys.account == nil, reader.nextByte() != UInt8(ascii: "n") {
+                    predictions.storeKeys.account = (try reader.peekOffset(), path(".account"))
+                }
+                record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
+            case 24:
+                record.storefront = try storefront(&reader, into: &receipt, path: path(".storefront"))
             default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -383,7 +441,17 @@ public enum ReceiptDecoder {
                     record.winBackOffers = first..<Int32(receipt.offerIds.count)
                 }
             case 9:
+                if predictions.storeKeys.appAccountToken == nil, reader.nextByte() != UInt8(ascii: "n") {
+                    predictions.storeKeys.appAccountToken = (try reader.peekOffset(), path(".appAccountToken"))
+                }
                 record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
+            case 10:
+                record.pausedUntil = try optionalInstant(&reader, path: path(".pausedUntil")) ?? TransactionRecord.absentDate
+            case 11:
+                if predictions.storeKeys.account == nil, reader.nextByte() != UInt8(ascii: "n") {
+                    predictions.storeKeys.account = (try reader.peekOffset(), path(".account"))
+                }
+                record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
@@ -481,6 +549,40 @@ public enum ReceiptDecoder {
                 help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
         return receipt.store(uuid)
+    }
+
+    /// Another store's `account`: the service's account id, 1 to 256 characters, kept as written.
+    private static func account(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
+        -> TextRange
+    {
+        if try readNull(&reader) { return .none }
+        let token = try stringToken(&reader, path: path())
+        let text = token.string
+        guard !text.isEmpty, text.count <= AccountToken.maxAccountCharacters else {
+            throw Failure(
+                offset: token.offset,
+                message: text.isEmpty
+                    ? "`account` must not be empty" : "`account` of \(text.count) characters is longer than \(AccountToken.maxAccountCharacters)",
+                code: .badValue, path: path(), help: "the service's account id as the store carries it, 1 to 256 characters")
+        }
+        return receipt.store(text)
+    }
+
+    /// A purchase's `storefront`: ISO 3166-1 alpha-3, upper case, as Apple writes it.
+    private static func storefront(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
+        -> TextRange
+    {
+        if try readNull(&reader) { return .none }
+        let token = try stringToken(&reader, path: path())
+        let text = token.string
+        guard Storefront.isAlpha3(text) else {
+            throw Failure(
+                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront", code: .badValue,
+                path: path(),
+                help: Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
+                    ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`")
+        }
+        return receipt.store(text)
     }
 
     private static func decodeGrant(

@@ -13,6 +13,10 @@ struct TransactionRecord: Sendable {
     static let introOfferPeriod: UInt8 = 2
     static let upgraded: UInt8 = 4
     static let familyShared: UInt8 = 8
+    /// Bought but not paid yet: it counts for nothing.
+    static let pending: UInt8 = 16
+    /// A Play purchase the app did not acknowledge: refunded three days after its purchase.
+    static let unacknowledged: UInt8 = 32
 
     var productId: TextRange
     var transactionId: TextRange
@@ -41,13 +45,24 @@ struct TransactionRecord: Sendable {
     var billingPlan: UInt8 = 0
     /// The part refunded, in thousandths of a percent (0 to 100,000); -1 when absent.
     var revocationPercentage: Int32 = -1
-    /// The customer's account (a UUID, lowercase), `.none` when absent.
+    /// The customer's account, `.none` when absent: an App Store receipt's `appAccountToken` (a
+    /// UUID, lowercase), another store's `account` as written.
     var accountToken: TextRange = .none
+    /// The purchase's storefront (alpha-3), `.none` when absent.
+    var storefront: TextRange = .none
     /// Index into ``ParsedReceipt/commitments``, -1 when absent.
     var commitment: Int32 = -1
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
+    /// How long Google gives an app to acknowledge a Play purchase before refunding it: 3 days.
+    static let acknowledgementWindow: Int64 = 3 * 86_400_000
+
+    /// When an unacknowledged Play purchase is refunded: three days after its purchase.
+    var acknowledgementDeadline: Int64 {
+        let (deadline, overflow) = purchase.addingReportingOverflow(Self.acknowledgementWindow)
+        return overflow ? Int64.max - 1 : deadline
+    }
     /// A percentage of 100, in thousandths.
     static let wholePercentage: Int32 = 100_000
 }
@@ -76,8 +91,10 @@ struct RenewalRecord: Sendable {
     var renewsTo: TextRange = .none
     /// `Renewal.ExpirationIntent` by its index plus one; 0 when absent.
     var expirationIntent: UInt8 = 0
-    /// The customer's account (a UUID, lowercase), `.none` when absent.
+    /// The customer's account, `.none` when absent (as a transaction's ``TransactionRecord/accountToken``).
     var accountToken: TextRange = .none
+    /// Until when the chain is paused; `Int64.min` when not.
+    var pausedUntil: Int64 = TransactionRecord.absentDate
     /// Apple's eligible win-back offers: a range into ``ParsedReceipt/offerIds``; `nil` when the
     /// entry does not say (an empty range says none is eligible).
     var winBackOffers: Range<Int32>?

@@ -13,6 +13,16 @@ extension Entitlements: Codable {
 
     package var jsonOutput: JSONOutput { jsonOutput(parts: .all) }
 
+    /// The result as JSON with only one store's offers (`check --store`): what that store's
+    /// paywall reads; `nil` gives every offer, as ``json``.
+    public func json(offersOf store: Store?) -> String {
+        var builder = JSONOutput.Builder()
+        builder.beginObject()
+        writeMembers(to: &builder, offersOf: store)
+        builder.endObject()
+        return builder.value.rendered() + "\n"
+    }
+
     /// The parts of a result its JSON may carry (`check --customers --fields`); `app`, `at` and
     /// `reevaluateAt` are always there.
     package struct JSONParts: OptionSet, Sendable {
@@ -44,7 +54,9 @@ extension Entitlements: Codable {
 
     /// Writes the members of the result's JSON object into an object already open (a batch line
     /// puts `customer` first).
-    package func writeMembers<Writer: JSONWriter>(to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false) {
+    package func writeMembers<Writer: JSONWriter>(
+        to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false, offersOf store: Store? = nil
+    ) {
         writer.key("app")
         writer.string(app)
         writer.key("at")
@@ -59,7 +71,7 @@ extension Entitlements: Codable {
             writer.object("products", of: products, id: \.id) { $1.write(to: &$0) }
         }
         if parts.contains(.offers) {
-            writer.object("offers", of: offers, id: \.productId) { $1.write(to: &$0, legal: !compact) }
+            writer.object("offers", of: store.map(offers(in:)) ?? offers, id: \.productId) { $1.write(to: &$0, legal: !compact) }
         }
         writer.key("reevaluateAt")
         writer.instant(reevaluateAt)
@@ -154,9 +166,12 @@ extension FeatureStatus {
 }
 
 extension ProductStatus {
-    /// `{"type", "state", "until", "startsAt"?, "willRenew"?, "renewsTo"?, "commitment"?}`.
+    /// `{"store", "type", "state", "until", "startsAt"?, "willRenew"?, "renewsTo"?, "commitment"?,
+    /// "manage"?}`.
     func write<Writer: JSONWriter>(to writer: inout Writer) {
         writer.beginObject()
+        writer.key("store")
+        writer.string(store.rawValue)
         writer.key("type")
         writer.string(type.rawValue)
         writer.key("state")
@@ -186,10 +201,14 @@ extension ProductStatus {
             writer.instant(commitment.endsAt)
             writer.endObject()
         }
+        if let manage {
+            writer.key("manage")
+            writer.string(manage)
+        }
         writer.endObject()
     }
 
-    private enum Keys: String, CodingKey { case type, state, until, startsAt, willRenew, renewsTo, commitment }
+    private enum Keys: String, CodingKey { case store, type, state, until, startsAt, willRenew, renewsTo, commitment, manage }
 
     init(id: String, from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Keys.self)
@@ -198,15 +217,19 @@ extension ProductStatus {
             until: try object.decodeIfPresent(Instant.self, forKey: .until), startsAt: try object.decodeIfPresent(Instant.self, forKey: .startsAt),
             willRenew: try object.decodeIfPresent(Bool.self, forKey: .willRenew),
             renewsTo: try object.decodeIfPresent(String.self, forKey: .renewsTo),
-            commitment: try object.decodeIfPresent(Transaction.Commitment.self, forKey: .commitment))
+            commitment: try object.decodeIfPresent(Transaction.Commitment.self, forKey: .commitment),
+            store: try object.decodeIfPresent(Store.self, forKey: .store) ?? .appStore,
+            manage: try object.decodeIfPresent(String.self, forKey: .manage))
     }
 }
 
 extension Offer {
-    /// `{"eligible", "reason"?, "introOfferEligible"?, "legal"?, "change"?, "effective"?,
+    /// `{"store", "eligible", "reason"?, "introOfferEligible"?, "legal"?, "change"?, "effective"?,
     /// "promotions"?, "adds", "extends"}`; without `legal` unless `legal` is `true`.
     func write<Writer: JSONWriter>(to writer: inout Writer, legal withLegal: Bool = true) {
         writer.beginObject()
+        writer.key("store")
+        writer.string(store.rawValue)
         writer.key("eligible")
         writer.bool(eligible)
         if let reason {
@@ -253,7 +276,7 @@ extension Offer {
         writer.endObject()
     }
 
-    private enum Keys: String, CodingKey { case eligible, reason, introOfferEligible, legal, change, effective, promotions, adds, extends }
+    private enum Keys: String, CodingKey { case store, eligible, reason, introOfferEligible, legal, change, effective, promotions, adds, extends }
 
     init(productId: String, from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Keys.self)
@@ -266,7 +289,8 @@ extension Offer {
             effective: try object.decodeIfPresent(ChangeTiming.self, forKey: .effective),
             promotions: try object.decodeIfPresent([Promotion].self, forKey: .promotions),
             adds: try object.decodeIfPresent([String].self, forKey: .adds) ?? [],
-            extends: try object.decodeIfPresent([String].self, forKey: .extends) ?? [])
+            extends: try object.decodeIfPresent([String].self, forKey: .extends) ?? [],
+            store: try object.decodeIfPresent(Store.self, forKey: .store) ?? .appStore)
     }
 }
 

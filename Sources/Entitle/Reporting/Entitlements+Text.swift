@@ -1,7 +1,10 @@
 extension Entitlements {
     /// The result for people: features first, aligned, each with why it is on and until when;
     /// then balances, products, offers, when to look again, and warnings.
-    public var text: String {
+    public var text: String { text(offersOf: nil) }
+
+    /// ``text`` with only one store's offers (`check --store`); `nil` gives every offer.
+    public func text(offersOf store: Store?) -> String {
         var lines = ["\(app) at \(at.rfc3339)"]
         lines += section("features", features, name: \.id, always: true) { feature, name in
             guard feature.enabled else { return [name + "  off"] }
@@ -22,9 +25,11 @@ extension Entitlements {
             if let commitment = product.commitment {
                 line += ", billed monthly: period \(commitment.period) of \(commitment.periods), commitment ends \(commitment.endsAt.rfc3339)"
             }
+            // Where to manage it, for another store's subscription (App Store customers know).
+            if product.store != .appStore, let manage = product.manage { line += "; manage at \(manage)" }
             return [line]
         }
-        lines += section("offers", offers, name: \.productId) { offer, name in
+        lines += section("offers", store.map(offers(in:)) ?? offers, name: \.productId) { offer, name in
             var line = name + "  " + (offer.eligible ? "offer" : "do not offer (\(offer.reason!.rawValue))")
             if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
             if let change = offer.change {

@@ -9,6 +9,7 @@ extension Receipt {
     package var jsonOutput: JSONOutput {
         func instant(_ value: Instant) -> JSONOutput { .string(value.rfc3339) }
         var members: [(String, JSONOutput)] = [("app", .string(app))]
+        if store != .appStore { members.append(("store", .string(store.rawValue))) }
         if let environment { members.append(("environment", .string(environment))) }
         if let originalApplicationVersion { members.append(("originalApplicationVersion", .string(originalApplicationVersion))) }
         if let originalPurchaseDate { members.append(("originalPurchaseDate", instant(originalPurchaseDate))) }
@@ -47,6 +48,10 @@ extension Transaction {
         }
         if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
         if let billingPlan { fields.append(("billingPlan", .string(billingPlan.rawValue))) }
+        if pending { fields.append(("pending", .bool(true))) }
+        if let acknowledged { fields.append(("acknowledged", .bool(acknowledged))) }
+        if let account { fields.append(("account", .string(account))) }
+        if let storefront { fields.append(("storefront", .string(storefront))) }
         if let commitment {
             fields.append(
                 (
@@ -86,6 +91,8 @@ extension Renewal {
         if let expirationIntent { fields.append(("expirationIntent", .string(expirationIntent.rawValue))) }
         if let winBackOffers { fields.append(("winBackOffers", .array(winBackOffers.map(JSONOutput.string)))) }
         if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
+        if let pausedUntil { fields.append(("pausedUntil", .string(pausedUntil.rfc3339))) }
+        if let account { fields.append(("account", .string(account))) }
         return .object(fields)
     }
 }

@@ -28,13 +28,14 @@ enum CheckCommand {
         synopses: [
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.format),
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
+                .optional(SharedOptions.store), .optional(SharedOptions.format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
             [
                 .required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(fields), .optional(compact),
-                .optional(SharedOptions.jobs), VerifyOption.synopsis,
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
+                .optional(SharedOptions.store), .optional(fields), .optional(compact), .optional(SharedOptions.jobs), VerifyOption.synopsis,
             ],
         ],
         discussion: """
@@ -75,17 +76,21 @@ enum CheckCommand {
                 parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
             }
             let request = BatchCheck.Request(
-                app: options.app, at: options.at, account: options.account, environments: environments.isEmpty ? nil : Set(environments),
+                app: options.app, at: options.at, account: options.account, storefront: options.storefront,
+                environments: environments.isEmpty ? nil : Set(environments),
                 verify: options.verify,
-                parts: parts, compact: arguments.contains(compact),
+                parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store),
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
             return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)
         }
 
+        let store = try arguments.value(SharedOptions.store)
         return EvaluationInputs.run(
             arguments, options, json: json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate
         ) { result, inputs in
-            CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? result.json : result.text, standardError: inputs.errorText)
+            CommandOutput(
+                exitCode: CommandOutput.success, standardOutput: json ? result.json(offersOf: store) : result.text(offersOf: store),
+                standardError: inputs.errorText)
         }
     }
 }

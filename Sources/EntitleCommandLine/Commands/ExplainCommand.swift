@@ -61,7 +61,8 @@ enum ExplainCommand {
         synopses: [
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
+                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
+                .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
                 .optional(format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]

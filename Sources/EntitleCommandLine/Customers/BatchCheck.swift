@@ -16,12 +16,15 @@ enum BatchCheck {
         var app: String?
         var at: Instant
         var account: String?
+        var storefront: String?
         var environments: Set<String>?
         var verify: VerifyOption?
         /// The parts each line carries (`--fields`).
         var parts: Entitlements.JSONParts = .all
         /// Whether prose is left out (`--compact`).
         var compact = false
+        /// Only this store's offers (`--store`).
+        var offerStore: Store?
         /// Threads evaluating customers (`--jobs`).
         var jobs: Int
     }
@@ -133,12 +136,12 @@ enum BatchCheck {
                 do throws(PortfolioError) {
                     let result = try portfolio.evaluate(
                         app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
-                        account: request.account)
+                        account: request.account, storefront: request.storefront)
                     // Written straight into the chunk's bytes: `customer`, then the result's members.
                     writer.beginObject()
                     writer.key("customer")
                     if customer.idIsInteger, let number = Int64(customer.id) { writer.integer(number) } else { writer.string(customer.id) }
-                    result.writeMembers(to: &writer, parts: request.parts, compact: request.compact)
+                    result.writeMembers(to: &writer, parts: request.parts, compact: request.compact, offersOf: request.offerStore)
                     writer.endObject()
                 } catch {
                     writer.value(errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic))

@@ -114,12 +114,16 @@ struct EvaluationInputs {
 
     /// The entitlements of the app at the instant.
     func evaluate() throws(PortfolioError) -> Entitlements {
-        try portfolio.evaluate(app: app, receipts: receipts, at: options.at, environments: environments, account: options.account)
+        try portfolio.evaluate(
+            app: app, receipts: receipts, at: options.at, environments: environments, account: options.account,
+            storefront: options.storefront)
     }
 
     /// Why the app has what it has at the instant.
     func explain() throws(PortfolioError) -> Explanation {
-        try portfolio.explain(app: app, receipts: receipts, at: options.at, environments: environments, account: options.account)
+        try portfolio.explain(
+            app: app, receipts: receipts, at: options.at, environments: environments, account: options.account,
+            storefront: options.storefront)
     }
 
     /// The error for an app without a catalog. Without `--app` the app is the first receipt's:
@@ -170,6 +174,8 @@ extension EvaluationInputs {
         var app: String?
         var at: Instant
         var account: String?
+        /// The customer's storefront now (alpha-3), `--storefront`.
+        var storefront: String?
 
         init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
             diagnostics = try DiagnosticsOption(arguments)
@@ -178,6 +184,7 @@ extension EvaluationInputs {
             app = try arguments.value(SharedOptions.app)
             self.at = at
             account = try arguments.value(SharedOptions.account)
+            storefront = try arguments.value(SharedOptions.storefront)
         }
     }
 }

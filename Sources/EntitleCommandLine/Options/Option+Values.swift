@@ -33,6 +33,27 @@ extension Option where Value == String {
         }
     }
 
+    /// An account id: 1 to 256 characters, as given.
+    static func account(_ name: String, valueName: String = "ID", help: String) -> Option<String> {
+        Option(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+            guard !text.isEmpty, text.count <= 256 else {
+                throw UsageError(message: "`\(name)`: an account id is 1 to 256 characters, not \(text.count)")
+            }
+            return text
+        }
+    }
+
+    /// A storefront: ISO 3166-1 alpha-3 or alpha-2, in any case, read as alpha-3 (`us` is `USA`).
+    static func storefront(_ name: String, valueName: String = "CODE", help: String) -> Option<String> {
+        Option(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+            guard let code = Storefront.alpha3(text) else {
+                throw UsageError(
+                    message: "`\(name) \(text)`: not an ISO 3166-1 storefront", help: "give three or two letters, as `USA` or `US`")
+            }
+            return code
+        }
+    }
+
     /// What keeps `text` from being a UUID, or `nil` when it is one.
     static func uuidProblem(_ text: String) -> String? {
         let shape = "8-4-4-4-12 hexadecimal digits, like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47`"

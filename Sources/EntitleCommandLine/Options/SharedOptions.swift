@@ -38,13 +38,27 @@ enum SharedOptions {
             default: all. A receipt without one is `production`; others are ignored with a warning
             """)
 
-    /// `--account UUID`: the customer's account in the app (Apple's `appAccountToken`).
-    static let account: Option<String> = .uuid(
+    /// `--account ID`: the customer's account in the app.
+    static let account: Option<String> = .account(
         "--account",
         help: """
-            the customer's account in the app (Apple's `appAccountToken`): transactions and renewal entries naming another
-            account count for nothing, with a warning; those naming none count; default: every account counts
+            the customer's account in the app, 1 to 256 characters: App Store transactions name it as `appAccountToken` (a UUID,
+            compared without case), other stores' as `account` (compared exactly); transactions and renewal entries naming
+            another account count for nothing, with a warning; those naming none count; default: every account counts
             """)
+
+    /// `--storefront CODE`: the customer's storefront now.
+    static let storefront: Option<String> = .storefront(
+        "--storefront",
+        help: """
+            the customer's storefront now, ISO 3166-1 alpha-3 or alpha-2 in any case (`USA`, `us`): products that list
+            `storefronts` are offered only there; default: none, so those products are not offered
+            """)
+
+    /// `--store STORE`: one store's offers.
+    static let store: Option<Store> = .choice(
+        "--store", valueName: "STORE", Store.allCases.map { ($0, help: nil) },
+        help: "show only the offers of this store's products, as that store's paywall needs them (features and products stay whole)")
 
     /// `--format text|json`: how a command prints its own result.
     static let format: Option<OutputFormat> = .choice(

@@ -55,8 +55,10 @@ struct ExpectationMatcher {
             [
                 ("enabled", .bool(nullable: false)), ("until", .instant(nullable: true)), ("sources", .strings),
             ], what: "feature")
+        let store = Shape.choice(Store.allCases.map(\.rawValue), what: "store", nullable: false)
         let product = Shape.record(
             [
+                ("store", store),
                 ("type", .choice(ProductType.allCases.map(\.rawValue), what: "product type", nullable: false)),
                 ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
                 ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
@@ -67,9 +69,11 @@ struct ExpectationMatcher {
                         [("period", .integer), ("periods", .integer), ("endsAt", .instant(nullable: false))],
                         what: "commitment")
                 ),
+                ("manage", .string(nullable: true)),
             ], what: "product")
         let offer = Shape.record(
             [
+                ("store", store),
                 ("eligible", .bool(nullable: false)),
                 ("reason", .choice(OfferReason.allCases.map(\.rawValue), what: "offer reason", nullable: true)),
                 ("introOfferEligible", .bool(nullable: true)),

@@ -51,6 +51,10 @@ struct TestCoverage {
         let products = catalog.products
         return OfferReason.allCases.filter { reason in
             switch reason {
+            case .notInStorefront: products.contains { $0.storefronts != nil }
+            case .subscribedElsewhere:
+                products.contains { $0.type == .autoRenewableSubscription }
+                    && Set(products.filter { $0.type == .autoRenewableSubscription }.map(\.store)).count > 1
             case .retired: products.contains { !$0.available }
             case .owned: products.contains { $0.type == .nonConsumable }
             case .trialUsed: products.contains { $0.trialDays != nil }

@@ -37,14 +37,28 @@ struct TestFile {
         var hasOwnReceipts: Bool
         /// The `expect` object.
         var expect: JSONNode?
+        /// The customer's storefront (alpha-3): the case's `storefront`, else the file's.
+        var storefront: String?
         /// `exactly`: lists of objects with ids (an offer's `promotions`) must be the result's
         /// whole list, in order; by default each entry listed is found by its id and only it is
         /// checked.
         var exactly = false
     }
 
-    static let keys = ["$schema", "$comment", "catalog", "app", "environments", "receipts", "cases"]
-    static let caseKeys = ["$comment", "name", "at", "receipts", "expect", "exactly"]
+    static let keys = ["$schema", "$comment", "catalog", "app", "environments", "storefront", "receipts", "cases"]
+    static let caseKeys = ["$comment", "name", "at", "storefront", "receipts", "expect", "exactly"]
+
+    /// A `storefront`: ISO 3166-1 alpha-3 or alpha-2, in any case, as alpha-3.
+    static func storefront(_ node: JSONNode, path: String, reader: inout JSONShapeReader) -> String? {
+        guard let text = reader.nonEmptyString(node, path: path) else { return nil }
+        guard let code = Storefront.alpha3(text) else {
+            reader.report(
+                .badValue, "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 storefront", at: node.offset, path: path,
+                help: "three or two letters, as `USA` or `US`")
+            return nil
+        }
+        return code
+    }
 
     /// The path the file was found at.
     let path: String
@@ -113,6 +127,7 @@ struct TestFile {
             reader.nonEmptyString(member.value, path: "app").map { Located(value: $0, offset: member.value.offset, path: "app") }
         }
         let environments = members["environments"].flatMap { reader.strings($0.value, path: "environments") }.map(Set.init)
+        let storefront = members["storefront"].flatMap { Self.storefront($0.value, path: "storefront", reader: &reader) }
         let receipts = members["receipts"].flatMap { receiptSources($0.value, path: "receipts", file: path, data: data, reader: &reader) }
 
         var cases: [Case] = []
@@ -162,7 +177,10 @@ struct TestFile {
                 cases.append(
                     Case(
                         name: name, path: casePath, offset: element.offset, at: at, receipts: caseReceipts,
-                        hasOwnReceipts: fields["receipts"] != nil, expect: expect, exactly: exactly))
+                        hasOwnReceipts: fields["receipts"] != nil, expect: expect,
+                        storefront: fields["storefront"].flatMap { Self.storefront($0.value, path: casePath + ".storefront", reader: &reader) }
+                            ?? storefront,
+                        exactly: exactly))
             }
         }
         guard let catalogs else { return (nil, reader.diagnostics) }

@@ -62,7 +62,7 @@ struct TestRunner {
             do {
                 result = try setup.portfolio.evaluate(
                     app: setup.app, receipts: setup.receipts, at: at,
-                    environments: file.environments)
+                    environments: file.environments, storefront: testCase.storefront)
             } catch {
                 // Checked when preparing: the portfolio has the app.
                 failed += 1

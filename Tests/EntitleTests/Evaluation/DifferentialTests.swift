@@ -59,16 +59,16 @@ struct DifferentialTests {
             for (place, at) in random.boundaries(catalog).enumerated() {
                 let expected = ReferenceEvaluator.evaluate(
                     catalog, receipts: random.receipts, at: at, environments: random.environments,
-                    catalogs: [RandomCase.oldApp: old], account: random.account)
+                    catalogs: [RandomCase.oldApp: old], account: random.account, storefront: random.storefront)
                 let result = try portfolio.evaluate(
                     app: RandomCase.app, receipts: parsed, at: at, environments: random.environments,
-                    account: random.account)
+                    account: random.account, storefront: random.storefront)
                 let actual = ReferenceResult(result)
                 // The order of receipts and of their entries never changes a byte of the answer.
                 if place % 4 == 0 {
                     let other = try portfolio.evaluate(
                         app: RandomCase.app, receipts: shuffled, at: at, environments: random.environments,
-                        account: random.account)
+                        account: random.account, storefront: random.storefront)
                     reordered += 1
                     if other.json != result.json {
                         failures += 1
@@ -87,7 +87,7 @@ struct DifferentialTests {
                     for instant in between where Instant(millisecondsSince1970: instant).isInRange {
                         let earlier = try portfolio.evaluate(
                             app: RandomCase.app, receipts: parsed, at: Instant(millisecondsSince1970: instant),
-                            environments: random.environments, account: random.account)
+                            environments: random.environments, account: random.account, storefront: random.storefront)
                         checkedBefore += 1
                         if !ReferenceResult(earlier, nextChange: false).sameAnswer(as: actual) {
                             failures += 1
@@ -113,7 +113,7 @@ struct DifferentialTests {
                     Issue.record(
                         """
                         seed \(seed) at \(at): \(expected.difference(from: actual))
-                        environments: \(String(describing: random.environments)), account: \(random.account ?? "any")
+                        environments: \(String(describing: random.environments)), account: \(random.account ?? "any"), storefront: \(random.storefront ?? "none")
                         catalog: \(random.catalogJSON)
                         receipts: \(random.receipts.map(\.json).joined(separator: "\n"))
                         """)
@@ -130,7 +130,7 @@ struct DifferentialTests {
         let expectedWarnings: Set<String> = [
             "unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
             "conflicting-consumption", "unknown-currency", "negative-balance", "orphan-renewal",
-            "conflicting-renewal", "other-account", "win-back-criteria-disagree",
+            "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged",
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0)

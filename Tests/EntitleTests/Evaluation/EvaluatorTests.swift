@@ -226,7 +226,7 @@ struct EvaluatorTests {
             inGrace.product(Diagrams.sync)
                 == ProductStatus(
                     id: Diagrams.sync, type: .autoRenewableSubscription, state: .gracePeriod, until: T.instant("2026-02-17T00:00:00Z"),
-                    willRenew: true))
+                    willRenew: true, manage: "https://apps.apple.com/account/subscriptions"))
         #expect(inGrace.offer(for: Diagrams.sync)?.reason == .subscribed)
         let over = Diagrams.evaluate(chain, renewals: renewal, at: "2026-02-17T00:00:00Z")
         #expect(!over.isEnabled("cloud.sync"))

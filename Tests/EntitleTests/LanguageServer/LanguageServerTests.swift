@@ -175,7 +175,8 @@ struct LanguageServerTests {
             contains: """
                 {"id": 7, "result": {"items": [
                   {"label": "$comment", "kind": 10, "textEdit": {"newText": "$comment\\": "}},
-                  {"label": "priceTier"}, {"label": "legal"}, {"label": "available"}, {"label": "familyShareable"}, {"label": "group"}]}}
+                  {"label": "store"}, {"label": "priceTier"}, {"label": "legal"}, {"label": "available"}, {"label": "familyShareable"},
+                  {"label": "storefronts"}, {"label": "group"}]}}
                 """)
         server.notify("textDocument/didChange", #"{"textDocument":{"uri":"\#(uri)","version":5},"contentChanges":[{"text":\#(Self.quoted(text))}]}"#)
         #expect(server.diagnostics(for: uri)?.count == 0)

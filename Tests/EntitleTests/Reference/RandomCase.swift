@@ -25,6 +25,8 @@ struct RandomCase {
     let environments: Set<String>?
     /// The account to evaluate for, or `nil` for any.
     let account: String?
+    /// The customer's storefront, or `nil` when unknown.
+    let storefront: String?
 
     /// The pool of account tokens (UUIDs), so that receipts name the account asked for and others.
     static let accounts = ["6F1C1C9E-3A5B-4C1D-9E2F-0A1B2C3D4E5F", "0b6e4c1a-9d2f-4e3a-8c7b-5a4d3e2f1a0b"]
@@ -58,6 +60,10 @@ struct RandomCase {
         var introForNew = false
         /// Win-back and promotional offers, as catalog JSON, with their ids and whether each is win-back.
         var offers: [(id: String, winBack: Bool, json: String)] = []
+        /// Where it is sold; a web subscription's grace period; the storefronts it is sold in.
+        var store: Store = .appStore
+        var gracePeriod: String?
+        var storefronts: [String]?
     }
 
     init(seed: UInt64) {
@@ -71,9 +77,10 @@ struct RandomCase {
             if chosen.count < atLeast, let first = from.randomElement(using: &random) { chosen = [first] }
             return chosen
         }
+        // Trials and upgrades are App Store Connect's: they stand in for App Store products.
         var standardIndices: [Int] {
             products.indices.filter {
-                if case .standard = products[$0].kind { return true }
+                if case .standard = products[$0].kind { return products[$0].store == .appStore }
                 return false
             }
         }
@@ -120,11 +127,33 @@ struct RandomCase {
             }
             products[products.count - 1].available = random.below(8) != 0
             products[products.count - 1].familyShareable = random.below(3) == 0
+            // Now and then sold in another store: Play (subscriptions `<product>:<basePlan>`), Stripe,
+            // or the service's own checkout; App Store-only keys left out.
+            let last = products.count - 1
+            switch products[last].kind {
+            case .standard, .pass, .subscription, .consumable:
+                guard random.below(4) == 0 else { break }
+                let store = [Store.play, .stripe, .external][random.below(3)]
+                products[last].store = store
+                products[last].familyShareable = false
+                switch products[last].kind {
+                case .pass, .subscription:
+                    if store == .play { products[last].id += ":base\(random.below(2))" }
+                    if case .subscription = products[last].kind, store != .play, random.below(2) == 0 {
+                        products[last].gracePeriod = ["P3D", "P1W"][random.below(2)]
+                    }
+                default: break
+                }
+            default: break
+            }
+            if random.below(6) == 0 {
+                products[last].storefronts = Array(["USA", "DEU", "JPN"].shuffled(using: &random).prefix(1 + random.below(2)))
+            }
         }
         // Win-back and promotional offers on some subscriptions, conditions drawn from small pools.
         var offerCount = 0
         for index in products.indices {
-            guard case .subscription = products[index].kind, random.below(2) == 0 else { continue }
+            guard case .subscription = products[index].kind, products[index].store == .appStore, random.below(2) == 0 else { continue }
             for _ in 0..<(1 + random.below(2)) {
                 products[index].offers.append(Self.offer(id: "o\(offerCount)", random: &random))
                 offerCount += 1
@@ -138,16 +167,23 @@ struct RandomCase {
                 : #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
             rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(condition)}"#)
         }
-        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products, grandfathered: rules)
+        var stores: [String] = []
+        for store in [Store.stripe, .external] where random.below(2) == 0 {
+            stores.append(#""\#(store.rawValue)":{"manage":"https://billing.example.com/\#(store.rawValue)"}"#)
+        }
+        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products, grandfathered: rules, stores: stores)
         oldCatalogJSON = #"""
             {"app":"\#(Self.oldApp)","features":{"pro":"Pro"},"currencies":{"coins":"Coins"},"products":[
              {"id":"com.example.old.pro","type":"non-consumable","name":"Pro","grants":["pro"],"familyShareable":true},
              {"id":"com.example.old.plus","type":"non-consumable","name":"Plus","grants":["pro"]},
              {"id":"com.example.old.coins","type":"consumable","name":"Coins","credits":{"coins":1}}]}
             """#
-        receipts = Self.receipts(products: products, features: features, currencies: currencies, random: &random)
+        receipts =
+            Self.receipts(products: products, features: features, currencies: currencies, random: &random)
+            + Self.otherStoreReceipts(products: products, random: &random)
         environments = [nil, nil, ["production"], ["production", "sandbox"]][random.below(4)]
-        account = random.below(3) == 0 ? Self.accounts[random.below(2)].lowercased() : nil
+        account = random.below(3) == 0 ? [Self.accounts[0].lowercased(), Self.accounts[1].lowercased(), "acct-7"][random.below(3)] : nil
+        storefront = [nil, "USA", "DEU", "us"][random.below(4)]
     }
 
     /// One offer: win-back or promotional, its conditions each present or not.
@@ -188,13 +224,18 @@ struct RandomCase {
 
     static func quoted(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
 
-    static func catalogJSON(features: [String], currencies: [String], products: [Product], grandfathered: [String]) -> String {
+    static func catalogJSON(features: [String], currencies: [String], products: [Product], grandfathered: [String], stores: [String] = [])
+        -> String
+    {
         var entries: [String] = []
         for product in products {
             var fields = [#""id":"\#(product.id)""#]
+            // A group holds one store's products: another store's groups have names of their own.
+            let suffix = product.store == .appStore ? "" : "-" + product.store.rawValue
             switch product.kind {
             case .standard:
-                fields += [#""type":"non-consumable""#, #""name":"Standard""#, #""priceTier":3"#]
+                fields += [#""type":"non-consumable""#, #""name":"Standard""#]
+                if product.store == .appStore { fields.append(#""priceTier":3"#) }
             case .trial(let days, let paid):
                 fields += [
                     #""type":"non-consumable""#, #""name":"\#(days)-day Trial""#, #""priceTier":0"#,
@@ -209,9 +250,10 @@ struct RandomCase {
                 ]
             case .pass(let duration, let group):
                 fields += [#""type":"non-renewing-subscription""#, #""name":"Pass""#, #""duration":"\#(duration)""#]
-                if let group { fields.append(#""group":"passes\#(group)""#) }
+                if let group { fields.append(#""group":"passes\#(group)\#(suffix)""#) }
             case .subscription(let group, let level, let period):
-                fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)""#]
+                fields += [#""type":"auto-renewable-subscription""#, #""name":"Subscription""#, #""group":"g\#(group)\#(suffix)""#]
+                if let grace = product.gracePeriod { fields.append(#""gracePeriod":"\#(grace)""#) }
                 if let level { fields.append(#""level":\#(level)"#) }
                 if let period { fields.append(#""duration":"\#(period)""#) }
                 if product.intro {
@@ -224,6 +266,8 @@ struct RandomCase {
                 fields += [#""type":"consumable""#, #""name":"Credits""#, #""credits":{\#(credits)}"#]
             }
             if case .consumable = product.kind {} else { fields.append(#""grants":\#(quoted(product.grants))"#) }
+            if product.store != .appStore { fields.append(#""store":"\#(product.store.rawValue)""#) }
+            if let storefronts = product.storefronts { fields.append(#""storefronts":\#(quoted(storefronts))"#) }
             if !product.available { fields.append(#""available":false"#) }
             if product.familyShareable { fields.append(#""familyShareable":true"#) }
             entries.append("{" + fields.joined(separator: ",") + "}")
@@ -234,6 +278,7 @@ struct RandomCase {
             {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},
              "legal":{"auto-renewable-subscription":"Renews.","non-renewing-subscription":"Does not renew."},
              "products":[\(entries.joined(separator: ",\n"))],
+             "stores":{\(stores.joined(separator: ","))},
              "grandfathered":[\(grandfathered.joined(separator: ","))]}
             """
     }
@@ -257,7 +302,9 @@ struct RandomCase {
         }
         let purchases = random.below(12)
         for _ in 0..<purchases {
-            let product = products[random.below(products.count)]
+            // The App Store's products, now and then another store's (an unknown product here).
+            let appStore = products.filter { $0.store == .appStore }
+            let product = appStore.isEmpty || random.below(12) == 0 ? products[random.below(products.count)] : appStore[random.below(appStore.count)]
             var transaction = Transaction(productId: product.id, transactionId: id(), purchaseDate: Instant(millisecondsSince1970: instant(&random)))
             if random.below(6) == 0 { transaction.cancellationDate = Instant(millisecondsSince1970: instant(&random)) }
             if random.below(5) == 0 { transaction.ownership = .familyShared }
@@ -310,7 +357,7 @@ struct RandomCase {
                     // Sometimes the chain moves to another product of the catalog.
                     if random.below(6) == 0,
                         let other = products.filter({
-                            if case .subscription = $0.kind { return true }
+                            if case .subscription = $0.kind { return $0.store == .appStore }
                             return false
                         })
                         .randomElement(using: &random)
@@ -323,7 +370,7 @@ struct RandomCase {
                 // Renewal snapshots, some signed before others, some saying another thing.
                 for _ in 0..<random.below(3) {
                     let others = products.filter {
-                        if case .subscription = $0.kind { return true }
+                        if case .subscription = $0.kind { return $0.store == .appStore }
                         return false
                     }
                     renewals.append(
@@ -502,6 +549,77 @@ struct RandomCase {
         }
         // Through JSON and the decoder, as a service would read them.
         return result.map { try! ReceiptDecoder.decode(Data($0.json.utf8)) }
+    }
+
+    /// Receipts of the other stores the catalog sells in: purchases pending payment (then paid in
+    /// a later snapshot), Play purchases not acknowledged, accounts and storefronts as those stores
+    /// write them, subscription chains with renewal entries that pause, retry billing or give a
+    /// grace date. Transaction ids are drawn from the App Store's pool, so two stores' ids meet.
+    static func otherStoreReceipts(products: [Product], random: inout SplitMix) -> [Receipt] {
+        var result: [Receipt] = []
+        for store in [Store.play, .stripe, .external] {
+            let sold = products.filter { $0.store == store }
+            guard !sold.isEmpty, random.below(4) != 0 else { continue }
+            var transactions: [Transaction] = []
+            var renewals: [Renewal] = []
+            let accounts = [Self.accounts[0], Self.accounts[1].uppercased(), "acct-7"]
+            for _ in 0..<(1 + random.below(5)) {
+                let product = sold[random.below(sold.count)]
+                let id = "\(1 + random.below(12))"
+                var purchase = Transaction(productId: product.id, transactionId: id, purchaseDate: Instant(millisecondsSince1970: instant(&random)))
+                if random.below(6) == 0 { purchase.pending = true }
+                if store == .play, random.below(5) == 0 { purchase.acknowledged = false }
+                if random.below(4) == 0 { purchase.account = accounts[random.below(accounts.count)] }
+                if random.below(4) == 0 { purchase.storefront = ["USA", "DEU", "JPN"][random.below(3)] }
+                if random.below(8) == 0 { purchase.cancellationDate = Instant(millisecondsSince1970: instant(&random)) }
+                switch product.kind {
+                case .subscription:
+                    // A chain of periods, and entries saying what happens next.
+                    var start = purchase.purchaseDate.millisecondsSince1970
+                    for period in 0..<(1 + random.below(3)) {
+                        var renewal = purchase
+                        if period > 0 {
+                            renewal.transactionId = "\(id).\(period)"
+                            renewal.pending = false
+                            renewal.acknowledged = nil
+                        }
+                        let end = ISODuration.add(months: 1, days: 0, milliseconds: 0, to: start)
+                        renewal.originalTransactionId = id
+                        renewal.purchaseDate = Instant(millisecondsSince1970: start)
+                        renewal.expiresDate = Instant(millisecondsSince1970: end)
+                        transactions.append(renewal)
+                        start = end
+                    }
+                    for _ in 0..<random.below(3) {
+                        renewals.append(
+                            Renewal(
+                                productId: product.id, originalTransactionId: id, willRenew: [true, false, nil][random.below(3)],
+                                isInBillingRetry: [true, false, nil][random.below(3)],
+                                gracePeriodExpiresDate: store == .play && random.below(3) == 0
+                                    ? Instant(millisecondsSince1970: start + Int64(random.below(10)) * day) : nil,
+                                signedDate: random.below(2) == 0 ? nil : Instant(millisecondsSince1970: instant(&random)),
+                                pausedUntil: random.below(3) == 0 ? Instant(millisecondsSince1970: start + Int64(random.below(20)) * day) : nil,
+                                account: random.below(5) == 0 ? accounts[random.below(accounts.count)] : nil))
+                    }
+                    continue
+                case .pass, .consumable:
+                    purchase.quantity = [1, 1, 2][random.below(3)]
+                default: break
+                }
+                transactions.append(purchase)
+                // Paid later: a snapshot without `pending`, signed when the payment went through.
+                if purchase.pending, random.below(2) == 0 {
+                    var paid = purchase
+                    paid.pending = false
+                    paid.signedDate = Instant(millisecondsSince1970: purchase.purchaseDate.millisecondsSince1970 + Int64(1 + random.below(5)) * day)
+                    transactions.append(paid)
+                }
+            }
+            var receipt = Receipt(app: app, transactions: transactions, renewals: renewals, store: store)
+            receipt.environment = [nil, "production", "sandbox"][random.below(3)]
+            result.append(try! ReceiptDecoder.decode(Data(receipt.json.utf8)))
+        }
+        return result
     }
 
     // MARK: Instants

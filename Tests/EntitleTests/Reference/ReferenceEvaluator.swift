@@ -20,6 +20,9 @@ enum ReferenceEvaluator {
         var latest: Transaction?
         var latestCancelled = false
         var firstCountedPurchase = Int64.max
+        /// The first counted purchase in purchase order, and where its ownership ends.
+        var firstCounted: Transaction?
+        var firstCountedEnd = CoverageSpan.never
         var hasCounted = false
         var trialStart = Int64.max
         var spans: [CoverageSpan] = []
@@ -27,6 +30,7 @@ enum ReferenceEvaluator {
         var willRenew: Bool?
         var renewsTo: String?
         var retry = false
+        var pausedUntil: Instant?
         /// The chain the status comes from: latest expiry, then latest entry (signing date, place).
         var latestCounted: Transaction?
     }
@@ -34,15 +38,17 @@ enum ReferenceEvaluator {
     /// Evaluates, with `reevaluateAt` found by brute force.
     static func evaluate(
         _ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant, environments: Set<String>? = nil,
-        catalogs: [String: CompiledCatalog] = [:], account: String? = nil
+        catalogs: [String: CompiledCatalog] = [:], account: String? = nil, storefront: String? = nil
     ) -> ReferenceResult {
         let at = instant.millisecondsSince1970
-        var (result, candidates) = answer(catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs, account: account)
+        var (result, candidates) = answer(
+            catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs, account: account, storefront: storefront)
         // Try every instant where something could change, in order, until the answer differs.
         var tried: Set<Int64> = []
         while let next = candidates.filter({ $0 > at && !tried.contains($0) }).min() {
             tried.insert(next)
-            let (later, more) = answer(catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs, account: account)
+            let (later, more) = answer(
+                catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs, account: account, storefront: storefront)
             if !later.sameAnswer(as: result) {
                 result.reevaluateAt = Instant(millisecondsSince1970: next)
                 return result
@@ -65,7 +71,7 @@ enum ReferenceEvaluator {
     /// the data and each start and end of coverage computed.
     private static func answer(
         _ catalog: CompiledCatalog, receipts allReceipts: [Receipt], at: Int64, environments: Set<String>?,
-        catalogs: [String: CompiledCatalog], account: String?
+        catalogs: [String: CompiledCatalog], account: String?, storefront: String? = nil
     ) -> (ReferenceResult, Set<Int64>) {
         let products = catalog.compiledProducts
         var warnings: [EvaluationWarning] = []
@@ -95,7 +101,47 @@ enum ReferenceEvaluator {
                 receipts.append(receipt)
             }
         }
-        let own = receipts.filter { $0.app == catalog.app }
+        // Another store's ids are qualified with the store (`play:5`), as product keys are: one
+        // store's transaction and chain ids never meet another's. `name` gives back the id as the
+        // receipt writes it, for messages; `storeOf` the store of a qualified transaction id.
+        var rawIds: [String: String] = [:]
+        var storeOf: [String: Store] = [:]
+        var chainStore: [String: Store] = [:]
+        func name(_ id: String) -> String { rawIds[id] ?? id }
+        let own = receipts.filter { $0.app == catalog.app }.map { receipt -> Receipt in
+            var qualified = receipt
+            func q(_ id: String) -> String {
+                let key = receipt.store.key(of: id)
+                rawIds[key] = id
+                return key
+            }
+            qualified.transactions = receipt.transactions.map { transaction in
+                var transaction = transaction
+                transaction.transactionId = q(transaction.transactionId)
+                storeOf[transaction.transactionId] = receipt.store
+                transaction.originalTransactionId = transaction.originalTransactionId.map(q)
+                transaction.productId = receipt.store.key(of: transaction.productId)
+                return transaction
+            }
+            qualified.renewals = receipt.renewals.map { renewal in
+                var renewal = renewal
+                renewal.originalTransactionId = q(renewal.originalTransactionId)
+                chainStore[renewal.originalTransactionId] = receipt.store
+                renewal.productId = renewal.productId.map { receipt.store.key(of: $0) }
+                renewal.renewsTo = renewal.renewsTo.map { receipt.store.key(of: $0) }
+                return renewal
+            }
+            return qualified
+        }
+        /// Whether an item naming `token` in a receipt of `store` counts for the account: an App
+        /// Store token is a UUID matching without case; another store's account matches exactly,
+        /// or without case when both are UUIDs.
+        func counts(_ token: String?, store: Store) -> Bool {
+            guard let account, let token else { return true }
+            let uuid = AccountToken.canonical(account)
+            if store == .appStore { return uuid != nil && token.lowercased() == uuid }
+            return token == account || (uuid != nil && AccountToken.canonical(token) == uuid)
+        }
         // Receipts of an app with no catalog in the portfolio that no upgrade requires count for
         // nothing: one warning per such app.
         var unrelated: Set<String> = []
@@ -111,9 +157,15 @@ enum ReferenceEvaluator {
                 candidates.insert(transaction.purchaseDate.millisecondsSince1970)
                 if let date = transaction.cancellationDate { candidates.insert(date.millisecondsSince1970) }
                 if let date = transaction.signedDate { candidates.insert(date.millisecondsSince1970) }
+                if transaction.acknowledged == false, !transaction.pending {
+                    candidates.insert(transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay)
+                }
             }
             for consumption in receipt.consumptions { candidates.insert(consumption.date.millisecondsSince1970) }
-            for renewal in receipt.renewals { if let date = renewal.signedDate { candidates.insert(date.millisecondsSince1970) } }
+            for renewal in receipt.renewals {
+                if let date = renewal.signedDate { candidates.insert(date.millisecondsSince1970) }
+                if let date = renewal.pausedUntil { candidates.insert(date.millisecondsSince1970) }
+            }
             for grant in receipt.grants {
                 candidates.insert(grant.start.millisecondsSince1970)
                 if let date = grant.end { candidates.insert(date.millisecondsSince1970) }
@@ -135,19 +187,32 @@ enum ReferenceEvaluator {
                 copiesById[transaction.transactionId, default: []].append(transaction)
                 if !(1...ReceiptLimits.maxQuantity).contains(transaction.quantity), copiesById[transaction.transactionId]!.count == 1 {
                     warnings.append(
-                        EvaluationWarning(kind: .quantityOutOfRange(transactionId: transaction.transactionId, quantity: transaction.quantity)))
+                        EvaluationWarning(kind: .quantityOutOfRange(transactionId: name(transaction.transactionId), quantity: transaction.quantity)))
                 }
             }
         }
         var otherAccounts: Set<String> = []
         for id in idOrder {
-            let (transaction, conflicting) = standing(copiesById[id]!, at: at)
-            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: id))) }
-            if let account, let token = transaction.appAccountToken, token.lowercased() != account.lowercased() {
+            var (transaction, conflicting) = standing(copiesById[id]!, at: at)
+            if conflicting { warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: name(id)))) }
+            let store = storeOf[id] ?? .appStore
+            let token =
+                store == .appStore ? transaction.appAccountToken?.lowercased() : (transaction.account ?? transaction.appAccountToken?.lowercased())
+            if !counts(token, store: store) {
                 if transaction.purchaseDate.millisecondsSince1970 <= at, catalog.productIndex[transaction.productId] != nil {
-                    otherAccounts.insert(token.lowercased())
+                    otherAccounts.insert(token!)
                 }
                 if catalog.productIndex[transaction.productId] != nil { continue }
+            }
+            // A Play purchase not acknowledged is refunded in full three days after its purchase
+            // (once it is paid: a pending one has nothing to acknowledge yet).
+            if transaction.acknowledged == false, !transaction.pending {
+                let deadline = transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay
+                if deadline < transaction.cancellationDate?.millisecondsSince1970 ?? .max {
+                    transaction.cancellationDate = Instant(millisecondsSince1970: deadline)
+                    transaction.revocationType = .refundFull
+                    transaction.revocationPercentage = nil
+                }
             }
             merged.append(
                 Merged(
@@ -170,6 +235,8 @@ enum ReferenceEvaluator {
         var countedSubscriptions: [(transaction: Transaction, product: Int)] = []
         // Per group: the latest end of what a refunded subscription covered before its refund.
         var refundedEnds: [Int: Int64] = [:]
+        // Products with a purchase not paid yet, and the earliest such purchase.
+        var pendingSince: [Int: Int64] = [:]
         for entry in merged {
             let transaction = entry.transaction
             let purchase = transaction.purchaseDate.millisecondsSince1970
@@ -181,10 +248,24 @@ enum ReferenceEvaluator {
             }
             let product = products[entry.product]
             if transaction.ownership == .familyShared && !product.sharesWithFamily {
-                warnings.append(EvaluationWarning(kind: .notFamilyShareable(transactionId: transaction.transactionId, productId: product.id)))
+                warnings.append(EvaluationWarning(kind: .notFamilyShareable(transactionId: name(transaction.transactionId), productId: product.id)))
                 continue
             }
             let cancelled = entry.cancellation.map { $0 <= at } ?? false
+            // Bought, not paid yet: it counts for nothing; its product is `pending`.
+            if transaction.pending, !cancelled {
+                if product.type != .consumable { pendingSince[entry.product] = min(pendingSince[entry.product] ?? .max, purchase) }
+                continue
+            }
+            if transaction.acknowledged == false {
+                warnings.append(
+                    EvaluationWarning(
+                        kind: .unacknowledged(
+                            transactionId: name(transaction.transactionId), productId: product.id,
+                            deadline: Instant(millisecondsSince1970: purchase + 3 * CivilCalendar.millisecondsPerDay))))
+            }
+            // A Play purchase not acknowledged covers only until Google refunds it.
+            func capped(_ end: Int64) -> Int64 { transaction.acknowledged == false ? min(end, entry.cancellation ?? .max) : end }
             everBought.insert(entry.product)
             if product.group >= 0, transaction.isTrialPeriod || transaction.isIntroOfferPeriod { introUsed.insert(product.group) }
             if product.group >= 0 { boughtInGroup.insert(product.group) }
@@ -226,15 +307,22 @@ enum ReferenceEvaluator {
                 if product.type == .autoRenewableSubscription { countedSubscriptions.append((transaction, entry.product)) }
                 switch product.type {
                 case .nonConsumable:
+                    // Owned from the first counted purchase in purchase order (until Google's refund,
+                    // when that one is an unacknowledged Play purchase).
+                    if fact.firstCounted.map({ comesBefore(transaction, $0) }) ?? true {
+                        fact.firstCounted = transaction
+                        fact.firstCountedEnd = capped(CoverageSpan.never)
+                    }
                     fact.firstCountedPurchase = min(fact.firstCountedPurchase, purchase)
                 case .nonRenewingSubscription:
                     fact.stack.append(transaction)
                 case .autoRenewableSubscription:
                     if let expires = transaction.expiresDate?.millisecondsSince1970 {
-                        if expires > purchase { fact.spans.append(CoverageSpan(start: purchase, end: expires)) }
+                        if capped(expires) > purchase { fact.spans.append(CoverageSpan(start: purchase, end: capped(expires))) }
                         subscriptionTransactions.append((transaction, entry.product))
                     } else {
-                        warnings.append(EvaluationWarning(kind: .missingExpiry(transactionId: transaction.transactionId, productId: product.id)))
+                        warnings.append(
+                            EvaluationWarning(kind: .missingExpiry(transactionId: name(transaction.transactionId), productId: product.id)))
                     }
                 case .consumable:
                     break
@@ -257,7 +345,7 @@ enum ReferenceEvaluator {
                     let start = facts[index].trialStart
                     facts[index].spans.append(CoverageSpan(start: start, end: start + Int64(days) * CivilCalendar.millisecondsPerDay))
                 } else {
-                    facts[index].spans.append(CoverageSpan(start: facts[index].firstCountedPurchase, end: CoverageSpan.never))
+                    facts[index].spans.append(CoverageSpan(start: facts[index].firstCountedPurchase, end: facts[index].firstCountedEnd))
                 }
             case .nonRenewingSubscription where product.passGroup >= 0:
                 passGroups[product.passGroup, default: []] += facts[index].stack.map { ($0, index) }
@@ -265,7 +353,7 @@ enum ReferenceEvaluator {
                 var end = Int64.min
                 for transaction in facts[index].stack.sorted(by: comesBefore) {
                     let start = max(transaction.purchaseDate.millisecondsSince1970, end)
-                    end = passEnd(product, transaction, from: start)
+                    end = max(Self.capped(transaction, passEnd(product, transaction, from: start)), start)
                     facts[index].spans.append(CoverageSpan(start: start, end: end))
                 }
             default:
@@ -276,7 +364,7 @@ enum ReferenceEvaluator {
             var end = Int64.min
             for (transaction, index) in purchases.sorted(by: { comesBefore($0.transaction, $1.transaction) }) {
                 let start = max(transaction.purchaseDate.millisecondsSince1970, end)
-                end = passEnd(products[index], transaction, from: start)
+                end = max(Self.capped(transaction, passEnd(products[index], transaction, from: start)), start)
                 facts[index].spans.append(CoverageSpan(start: start, end: end))
             }
         }
@@ -288,15 +376,16 @@ enum ReferenceEvaluator {
         func rank(_ renewal: Renewal) -> Int64 { renewal.signedDate?.millisecondsSince1970 ?? .min }
         func counted(_ renewal: Renewal) -> Bool {
             guard rank(renewal) <= at else { return false }
-            if let account, let token = renewal.appAccountToken, token.lowercased() != account.lowercased() { return false }
-            return true
+            let store = chainStore[renewal.originalTransactionId] ?? .appStore
+            return counts(
+                store == .appStore ? renewal.appAccountToken?.lowercased() : (renewal.account ?? renewal.appAccountToken?.lowercased()), store: store)
         }
         if !renewals.isEmpty {
             let chains = Set(own.flatMap(\.transactions).map { $0.originalTransactionId ?? $0.transactionId })
             var orphans: Set<String> = []
             for renewal in renewals where !chains.contains(renewal.originalTransactionId) && rank(renewal) <= at {
                 if orphans.insert(renewal.originalTransactionId).inserted {
-                    warnings.append(EvaluationWarning(kind: .orphanRenewal(originalTransactionId: renewal.originalTransactionId)))
+                    warnings.append(EvaluationWarning(kind: .orphanRenewal(originalTransactionId: name(renewal.originalTransactionId))))
                 }
             }
         }
@@ -329,14 +418,20 @@ enum ReferenceEvaluator {
             let renewsTo = field { $0.renewsTo }?.value
             _ = field { $0.expirationIntent }
             let winBack = field { $0.winBackOffers }
+            let paused = field { $0.pausedUntil }?.value
             let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }
                 .sorted { comesBefore($0.transaction, $1.transaction) }.map(\.product)
             let owner = holders.first { products[$0].id == named } ?? holders.last!
             let stale = grace != nil && retry == false
-            if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: chainId))) }
-            if conflicts.any { warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: chainId))) }
+            if stale { warnings.append(EvaluationWarning(kind: .staleGrace(originalTransactionId: name(chainId)))) }
+            if conflicts.any { warnings.append(EvaluationWarning(kind: .conflictingRenewal(originalTransactionId: name(chainId)))) }
             if let grace = grace?.millisecondsSince1970, !stale, grace > latestExpiry {
                 facts[owner].spans.append(CoverageSpan(start: latestExpiry, end: grace, isGrace: true))
+            } else if grace == nil, retry == true, let period = products[owner].gracePeriod {
+                // A web checkout's grace period, from the catalog, while payment is retried.
+                let end = ISODuration.add(
+                    months: period.totalMonths, days: period.totalDays, milliseconds: period.timeMilliseconds, times: 1, to: latestExpiry)
+                if end > latestExpiry { facts[owner].spans.append(CoverageSpan(start: latestExpiry, end: end, isGrace: true)) }
             }
             // One status per product: its chain with the latest expiry, then latest entry, then the least id.
             let key = (latestExpiry, latestRank)
@@ -348,6 +443,7 @@ enum ReferenceEvaluator {
                 chainStatus[owner] = (key, chainId)
                 facts[owner].willRenew = willRenew
                 facts[owner].renewsTo = renewsTo == products[owner].id ? nil : renewsTo
+                facts[owner].pausedUntil = paused
                 facts[owner].retry = retry == true
             }
             if let winBack, products[owner].group >= 0 {
@@ -381,12 +477,21 @@ enum ReferenceEvaluator {
                 startsAt[index] = spans.map(\.start).min()
             } else if facts[index].latestCancelled {
                 states[index] = .revoked
+            } else if let paused = facts[index].pausedUntil?.millisecondsSince1970, paused > at {
+                states[index] = .paused
+                candidates.insert(paused)
             } else if products[index].type == .autoRenewableSubscription, facts[index].retry, spans.contains(where: { $0.end <= at }) {
                 states[index] = .billingRetry
             } else {
                 states[index] = .expired
             }
             facts[index].spans = spans
+        }
+        // A purchase not paid yet: its product is `pending`, unless something covers it.
+        for (index, _) in pendingSince where states[index] != .active && states[index] != .gracePeriod {
+            states[index] = .pending
+            productUntil[index] = CoverageSpan.never
+            startsAt[index] = nil
         }
 
         // 6. Grandfather rules and grants.
@@ -524,7 +629,7 @@ enum ReferenceEvaluator {
         func subscribed(_ group: Int) -> Bool {
             products.indices.contains {
                 products[$0].group == group && products[$0].type == .autoRenewableSubscription
-                    && [.active, .gracePeriod, .billingRetry].contains(states[$0])
+                    && [.active, .gracePeriod, .billingRetry, .paused].contains(states[$0])
             }
         }
         func nominal(_ duration: ISODuration) -> Int64 {
@@ -625,7 +730,19 @@ enum ReferenceEvaluator {
                 until: covering ? instantOrNil(productUntil[index]) : nil,
                 startsAt: startsAt[index].map { Instant(millisecondsSince1970: $0) },
                 willRenew: product.type == .autoRenewableSubscription ? facts[index].willRenew : nil,
-                renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil, commitment: commitment)
+                renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil, commitment: commitment,
+                store: product.store,
+                manage: product.type == .autoRenewableSubscription && states[index] != .notPurchased ? manage(product) : nil)
+        }
+        /// Where a subscriber of the product's store manages it.
+        func manage(_ product: CompiledProduct) -> String? {
+            switch product.store {
+            case .appStore: return "https://apps.apple.com/account/subscriptions"
+            case .play:
+                let sku = product.storeId.split(separator: ":").first.map(String.init) ?? product.storeId
+                return "https://play.google.com/store/account/subscriptions?sku=\(sku)&package=\(catalog.app)"
+            case .stripe, .external: return catalog.manageURLs[product.store]
+            }
         }
         func isActive(_ index: Int) -> Bool { states[index] == .active }
         func grandfathered(_ feature: Int) -> Bool {
@@ -641,12 +758,26 @@ enum ReferenceEvaluator {
         /// Why product `index` may not be offered, or `nil`.
         func reason(_ index: Int) -> OfferReason? {
             let product = products[index]
+            // Sold in some storefronts only: not elsewhere, nor when the storefront is unknown.
+            if let storefronts = product.storefronts, !(storefront.map { storefronts.contains(Storefront.alpha3($0) ?? $0) } ?? false) {
+                return .notInStorefront
+            }
+            // A subscription elsewhere (covering, billing retry, paused) granting all it grants.
+            if product.type == .autoRenewableSubscription, !product.grants.isEmpty,
+                products.indices.contains(where: { other in
+                    products[other].type == .autoRenewableSubscription && products[other].store != product.store
+                        && [.active, .gracePeriod, .billingRetry, .paused].contains(states[other])
+                        && Set(product.grants).isSubset(of: Set(products[other].grants))
+                })
+            {
+                return .subscribedElsewhere
+            }
             if !product.available { return .retired }
             switch product.type {
             case .consumable, .nonRenewingSubscription:
                 return nil
             case .autoRenewableSubscription:
-                if states[index] == .active || states[index] == .gracePeriod { return .subscribed }
+                if states[index] == .active || states[index] == .gracePeriod || states[index] == .paused { return .subscribed }
                 return retrying(product.group) ? .billingIssue : nil
             case .nonConsumable:
                 let family: Int
@@ -729,7 +860,7 @@ enum ReferenceEvaluator {
             result.offers[product.id] = Offer(
                 productId: product.id, eligible: reason == nil, reason: reason,
                 introOfferEligible: intro, legal: product.legal, change: change, effective: effective,
-                promotions: promotions, adds: adds, extends: extends)
+                promotions: promotions, adds: adds, extends: extends, store: product.store)
         }
         result.warnings = warnings.map { "\($0.code): \($0.message)" }.sorted()
         candidates.remove(CoverageSpan.never)
@@ -787,8 +918,16 @@ enum ReferenceEvaluator {
     /// Purchase order: by purchase date, ties by transaction id, numerically when both are digits.
     static func comesBefore(_ a: Transaction, _ b: Transaction) -> Bool {
         if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
-        let x = a.transactionId
-        let y = b.transactionId
+        var x = Substring(a.transactionId)
+        var y = Substring(b.transactionId)
+        // Ids of one other store carry its prefix (`play:9`): compare what the receipts wrote.
+        for store in Store.allCases where store != .appStore {
+            let prefix = store.rawValue + ":"
+            if x.hasPrefix(prefix), y.hasPrefix(prefix) {
+                x = x.dropFirst(prefix.count)
+                y = y.dropFirst(prefix.count)
+            }
+        }
         if !x.isEmpty, !y.isEmpty, x.allSatisfy(\.isASCIIDigit), y.allSatisfy(\.isASCIIDigit) {
             let p = x.drop { $0 == "0" }
             let q = y.drop { $0 == "0" }
@@ -806,6 +945,12 @@ enum ReferenceEvaluator {
             days: product.durationDays * Int64(quantity),
             milliseconds: product.durationMilliseconds * Int64(quantity), to: start)
         return max(end, start)
+    }
+
+    /// The end of what a transaction covers: for a Play purchase not acknowledged, no later than
+    /// its refund three days after its purchase.
+    private static func capped(_ transaction: Transaction, _ end: Int64) -> Int64 {
+        transaction.acknowledged == false ? min(end, transaction.cancellationDate?.millisecondsSince1970 ?? .max) : end
     }
 
     /// A quantity outside 1 to the limit (only in receipts built in code) counts as the nearest.
