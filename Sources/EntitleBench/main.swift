@@ -124,6 +124,7 @@ benchmark.evaluationAlone()
 benchmark.scaling()
 benchmark.concurrency()
 benchmark.evaluationMemory()
+benchmark.stores()
 print(benchmark.table(), terminator: "")
 if let jsonPath {
     try benchmark.json(machine: machine).write(toFile: jsonPath, atomically: true, encoding: .utf8)

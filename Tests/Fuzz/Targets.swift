@@ -13,6 +13,8 @@ import Foundation
 
 enum FuzzTarget: String, CaseIterable {
     case catalog, receipt, detect, jws, verifyreceipt, pkcs7, structured
+    /// Stripe's objects and Google Play's purchases (`StoreImport`).
+    case stripe, play
     /// Signed Apple data through `AppleSignatureVerifier` (Verify.swift).
     case verify
     /// `structured` with elements repeated up to thousands of times: slower inputs, to find
@@ -57,6 +59,8 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
     case .verifyreceipt:
         fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromVerifyReceipt: data, app: exampleApp) }
     case .pkcs7: fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(fromPKCS7: data) }
+    case .stripe: fuzzImport { () throws(ReceiptError) in try StoreImport.unverifiedReceipt(fromStripe: data, app: exampleApp) }
+    case .play: fuzzImport { () throws(ReceiptError) in try StoreImport.unverifiedReceipt(fromPlay: data, app: exampleApp) }
     case .verify: fuzzVerify(data)
     case .structured, .stalls:
         let buffer = UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
@@ -66,7 +70,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
 }
 
 extension FuzzTarget {
-    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7, .verify].contains(self) }
+    var importsAppleData: Bool { [.detect, .jws, .verifyreceipt, .pkcs7, .verify, .stripe, .play].contains(self) }
 }
 
 // MARK: - Shared helpers
@@ -347,7 +351,7 @@ func fuzzImport(_ read: () throws(ReceiptError) -> ImportedReceipt) {
 func fuzzDetect(_ data: Data) {
     switch AppleImport.detect(data) {
     case .normalized?: consume("normalized")
-    case .apple(let format)?: consume("\(format)")
+    case .imported(let format)?: consume("\(format)")
     case nil: consume("unrecognized")
     }
     fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(from: data, app: exampleApp) }

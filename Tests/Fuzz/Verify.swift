@@ -46,7 +46,7 @@ func fuzzVerify(_ data: Data) {
         }
         // Invariant: what verifies also reads unverified, to the same receipt (for data that is
         // one JWS or one app receipt: around a response, unsigned members are read only unverified).
-        if let format = AppleImport.detect(data), case .apple(let apple) = format, apple == .pkcs7 || CompactJWS.looksLike(data) {
+        if let format = AppleImport.detect(data), case .imported(let apple) = format, apple == .pkcs7 || CompactJWS.looksLike(data) {
             do {
                 let unverified = try AppleImport.unverifiedReceipt(from: data, name: "fuzz", format: apple, app: AppOption.none)
                 guard unverified.receipt == verified.receipt else {

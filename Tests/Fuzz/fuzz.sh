@@ -3,7 +3,7 @@
 #
 #   bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]
 #
-# Targets: catalog receipt detect jws verifyreceipt pkcs7 verify structured stalls (default: all; 60 s each).
+# Targets: catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls (default: all; 60 s each).
 # Exits 1 when a target found a crash, timeout or out-of-memory input (the artifact path is
 # printed), 2 on a usage or build error. See Tests/Fuzz/README.md.
 #
@@ -16,7 +16,7 @@
 
 set -uo pipefail
 
-ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 verify structured stalls)
+ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls)
 
 usage() {
     echo "usage: bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]" >&2
@@ -160,10 +160,12 @@ example_files() {
     case $1 in
         catalog) dirs=(products Tests/EntitleTests/Corpus/schema-invalid/catalogs); patterns+=(-name '*.json' -not -path '*/receipts/*') ;;
         receipt) dirs=(products/receipts Tests/EntitleTests/Corpus/schema-invalid/receipts) ;;
-        detect) dirs=(products/receipts "$FIXTURES/verifyreceipt" "$FIXTURES/storekit2" "$FIXTURES/receipts-pkcs7") ;;
+        detect) dirs=(products/receipts products/store-data "$FIXTURES/verifyreceipt" "$FIXTURES/storekit2" "$FIXTURES/receipts-pkcs7") ;;
         jws) dirs=("$FIXTURES/storekit2") ;;
         verifyreceipt) dirs=("$FIXTURES/verifyreceipt") ;;
         pkcs7) dirs=("$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.json') ;;
+        stripe) dirs=(products/store-data); patterns+=(-name 'stripe-*.json') ;;
+        play) dirs=(products/store-data); patterns+=(-name 'play-*.json') ;;
         verify) dirs=("$FIXTURES/storekit2" "$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.decoded.json') ;;
         structured|stalls) return 0 ;;
     esac

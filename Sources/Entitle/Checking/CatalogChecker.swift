@@ -306,17 +306,17 @@ package struct CatalogChecker {
     static let listLimit = 10
 
     /// `a`, `b` or `c`; past ``listLimit`` items, the first ones and how many more.
-    package static func list(_ items: [String], quote: Bool = true) -> String {
+    package static func list(_ items: [String], quote: Bool = true, conjunction: String = "or") -> String {
         if items.count > listLimit {
             let shown = items.prefix(listLimit - 1).map { quote ? "`\($0)`" : $0 }
-            return shown.joined(separator: ", ") + " or \(items.count - shown.count) more"
+            return shown.joined(separator: ", ") + " \(conjunction) \(items.count - shown.count) more"
         }
         let quoted = quote ? items.map { "`\($0)`" } : items
         switch quoted.count {
         case 0: return "nothing"
         case 1: return quoted[0]
-        case 2: return "\(quoted[0]) or \(quoted[1])"
-        default: return quoted.dropLast().joined(separator: ", ") + " or " + quoted.last!
+        case 2: return "\(quoted[0]) \(conjunction) \(quoted[1])"
+        default: return quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
         }
     }
 }

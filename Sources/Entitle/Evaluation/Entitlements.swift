@@ -207,7 +207,8 @@ public struct Entitlements: Sendable {
             commitment: outcome?.commitment.map {
                 Transaction.Commitment(period: Int($0.period), periods: Int($0.periods), endsAt: Instant(millisecondsSince1970: $0.ends))
             }, store: product.store,
-            manage: product.type == .autoRenewableSubscription && state != .notPurchased ? compiled.manageURL(of: index) : nil)
+            manage: product.type == .autoRenewableSubscription && state != .notPurchased ? compiled.manageURL(of: index) : nil,
+            resumesAt: state == .paused ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil)
     }
 
     // MARK: Helpers

@@ -160,6 +160,7 @@ extension Evaluator {
             decision = .revoked(entries.last!)
         } else if let paused = status?.pausedUntil, paused > at {
             outcome.state = .paused
+            outcome.startsAt = paused
             decision = .paused(until: paused)
             boundary = min(boundary, paused)
         } else if status?.isInBillingRetry == 1, spans[first...].contains(where: { $0.end <= at }) {

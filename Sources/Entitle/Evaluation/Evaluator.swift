@@ -467,7 +467,8 @@ struct ProductOutcome: Sendable, Equatable {
     var until: Int64
     /// Its coverage runs that end after the instant, in the evaluation's span buffer.
     var spans: Range<Int32>
-    /// For a scheduled pass, the start of its first queued purchase; else `Int64.min`.
+    /// For a scheduled pass, the start of its first queued purchase; for a paused subscription,
+    /// when it resumes; else `Int64.min`.
     var startsAt: Int64 = .min
     /// From the chain's renewal entries: 0 false, 1 true, 2 unknown.
     var willRenew: UInt8 = 2
@@ -484,7 +485,7 @@ extension ProductOutcome {
             commitment == other.commitment
         else { return false }
         if (state == .active || state == .gracePeriod) && until != other.until { return false }
-        return state != .scheduled || startsAt == other.startsAt
+        return (state != .scheduled && state != .paused) || startsAt == other.startsAt
     }
 }
 

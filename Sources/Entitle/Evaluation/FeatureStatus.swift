@@ -30,6 +30,8 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     public var until: Instant?
     /// For a ``ProductState/scheduled`` pass: when its first queued purchase starts.
     public var startsAt: Instant?
+    /// For a ``ProductState/paused`` subscription: when it resumes (its renewal entry's `pausedUntil`).
+    public var resumesAt: Instant?
     /// For an auto-renewable: whether its chain's latest renewal entry says it will renew; `nil`
     /// when there is no entry.
     public var willRenew: Bool?
@@ -44,8 +46,9 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     public init(
         id: String, type: ProductType, state: ProductState, until: Instant? = nil, startsAt: Instant? = nil,
         willRenew: Bool? = nil, renewsTo: String? = nil, commitment: Transaction.Commitment? = nil, store: Store = .appStore,
-        manage: String? = nil
+        manage: String? = nil, resumesAt: Instant? = nil
     ) {
+        self.resumesAt = resumesAt
         self.store = store
         self.manage = manage
         self.commitment = commitment

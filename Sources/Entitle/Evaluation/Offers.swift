@@ -129,7 +129,8 @@ extension Entitlements {
         if let storefronts = product.storefronts, !(context.storefront.map(storefronts.contains) ?? false) {
             return .notInStorefront(context.storefront)
         }
-        if product.type == .autoRenewableSubscription, !product.grants.isEmpty,
+        // Sold elsewhere already: unless the customer keeps this subscription itself.
+        if product.type == .autoRenewableSubscription, !product.grants.isEmpty, !state(of: index).keepsSubscription,
             let other = context.subscriptions.first(where: { item in
                 let elsewhere = compiled.compiledProducts[Int(item.product)]
                 return item.store != product.store && product.grants.allSatisfy(elsewhere.grants.contains)

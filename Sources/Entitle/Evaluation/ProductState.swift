@@ -38,7 +38,7 @@ public enum OfferReason: String, Hashable, Sendable, CaseIterable {
     case notInStorefront = "not-in-storefront"
     /// An auto-renewable subscription whose features a subscription of the customer's in another
     /// store grants already (active, in grace, in billing retry or paused): do not sell what they
-    /// pay for elsewhere.
+    /// pay for elsewhere. A subscription the customer keeps itself has its own reason instead.
     case subscribedElsewhere = "subscribed-elsewhere"
     /// The product is no longer sold (`available: false`).
     case retired

@@ -34,7 +34,8 @@ extension Explainer {
         let name = rule.source
         let span = context.result.access.first { $0.isGrandfathered && $0.source == name && $0.feature == Int32(feature) }?.span
         var reasons: [String] = []
-        for item in grandfatherDecisions where item.rule == ruleIndex {
+        // Other stores' receipts say nothing of when the app was first bought: only the App Store's are named.
+        for item in grandfatherDecisions where item.rule == ruleIndex && context.receipts[item.receipt].store == .appStore {
             let receipt = context.receipts[item.receipt]
             let position = context.positions[item.receipt]
             switch (rule.condition, item.decision) {
@@ -54,7 +55,7 @@ extension Explainer {
                 reasons.append("originalPurchaseDate \(Self.text(receipt.originalPurchase)) is \(matched ? "" : "not ")before \(Self.text(before))")
             }
         }
-        if reasons.isEmpty { reasons.append("no receipt of the app") }
+        if reasons.isEmpty { reasons.append("no App Store receipt of the app") }
         switch rule.condition {
         case .originalApplicationVersionBefore(let before):
             reasons.insert("for originalApplicationVersion before \(before.map(String.init).joined(separator: "."))", at: 0)

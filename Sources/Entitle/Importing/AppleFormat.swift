@@ -1,5 +1,5 @@
-/// The formats Apple hands out that entitle can read, besides its own normalized receipt.
-public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
+/// The formats stores hand out that entitle can read, besides its own normalized receipt.
+public enum ReceiptFormat: String, CaseIterable, Hashable, Sendable {
     /// A legacy verifyReceipt response, or a v1 server notification with `unified_receipt`.
     case verifyReceipt = "verify-receipt"
     /// App Store Server API / StoreKit 2 data: decoded JWS payloads, compact JWS strings, or
@@ -7,6 +7,10 @@ public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
     case appStore = "app-store"
     /// An app receipt as found on a device: PKCS#7, DER or base64.
     case pkcs7
+    /// Stripe's objects: Subscriptions, Checkout Sessions, Charges, Refunds, Invoices, Events.
+    case stripe
+    /// Google Play's purchase resources (Android Publisher API) and voided purchases.
+    case play
 
     /// What the format is, in words: `verifyReceipt response`, `App Store Server data`, `PKCS#7 app receipt`.
     public var phrase: String {
@@ -14,23 +18,37 @@ public enum AppleFormat: String, CaseIterable, Hashable, Sendable {
         case .verifyReceipt: "verifyReceipt response"
         case .appStore: "App Store Server data"
         case .pkcs7: "PKCS#7 app receipt"
+        case .stripe: "Stripe data"
+        case .play: "Google Play data"
+        }
+    }
+
+    /// The store whose purchases the format holds.
+    public var store: Store {
+        switch self {
+        case .verifyReceipt, .appStore, .pkcs7: .appStore
+        case .stripe: .stripe
+        case .play: .play
         }
     }
 }
 
-/// A receipt read from Apple's data, with what could not be mapped.
+/// Apple's formats: the name ``ReceiptFormat`` had before it read other stores'.
+public typealias AppleFormat = ReceiptFormat
+
+/// A receipt read from a store's data, with what could not be mapped.
 ///
-/// Nothing in it is verified: see ``AppleImport``.
+/// Nothing in it is verified: see ``AppleImport`` and ``StoreImport``.
 public struct ImportedReceipt: Sendable {
     /// The normalized receipt.
     public var receipt: Receipt
     /// The format the data was read as.
-    public var format: AppleFormat
+    public var format: ReceiptFormat
     /// Values that were kept raw or skipped, each with where it was.
     public var warnings: [ImportWarning]
 }
 
-/// A value in Apple's data that entitle could not map fully.
+/// A value in a store's data that entitle could not map fully.
 public struct ImportWarning: Hashable, Sendable, CustomStringConvertible {
     /// Where the value was, such as `latest_receipt_info[3].in_app_ownership_type`.
     public var path: String

@@ -14,8 +14,11 @@ public enum AppleImport {
     public enum Source: Equatable, Sendable {
         /// A normalized receipt (JSON with `app`).
         case normalized
-        /// One of Apple's formats.
-        case apple(AppleFormat)
+        /// One of the stores' formats.
+        case imported(ReceiptFormat)
+
+        /// One of Apple's formats (an ``imported(_:)`` source).
+        public static func apple(_ format: ReceiptFormat) -> Source { .imported(format) }
     }
 
     /// Reads a verifyReceipt response or a v1 server notification.
@@ -82,7 +85,7 @@ public enum AppleImport {
             if mapper.apps.count > 1 {
                 throw ImportFailure(
                     offset: mapper.apps[1].offset,
-                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app)))",
+                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app), conjunction: "and"))",
                     help: "normalize each app's data separately")
             }
             guard let resolved = try option.resolve(named: mapper.apps.first?.app, at: mapper.apps.first?.offset ?? 0, path: "bundleId") else {
@@ -144,15 +147,16 @@ public enum AppleImport {
         return try checked(ImportedReceipt(receipt: receipt, format: .pkcs7, warnings: warnings), name: name)
     }
 
-    /// Reads any of the three formats, recognizing it from the content unless `format` is given.
+    /// Reads any of the stores' formats (Apple's three, Stripe's and Play's), recognizing it from
+    /// the content unless `format` is given.
     ///
     /// - Parameters:
-    ///   - data: the file's bytes, in any of the three formats.
+    ///   - data: the file's bytes, in any of the formats.
     ///   - name: the file name errors are located in.
     ///   - format: the format to read, when it is known; `nil` recognizes it from the content.
     ///   - app: the bundle id of data that names none; data naming another app is an error.
     public static func unverifiedReceipt(
-        from data: Data, name: String = "<receipt>", format: AppleFormat? = nil, app: String? = nil
+        from data: Data, name: String = "<receipt>", format: ReceiptFormat? = nil, app: String? = nil
     ) throws(ReceiptError) -> ImportedReceipt {
         try unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: true))
     }
@@ -160,18 +164,21 @@ public enum AppleImport {
     /// ``unverifiedReceipt(from:name:format:app:)`` with the app option's strictness chosen:
     /// `entitle check --app` only fills in data that names no app, since the other receipts a
     /// customer holds may be other apps' (for upgrade pricing).
-    package static func unverifiedReceipt(from data: Data, name: String, format: AppleFormat?, app: AppOption) throws(ReceiptError) -> ImportedReceipt
+    package static func unverifiedReceipt(from data: Data, name: String, format: ReceiptFormat?, app: AppOption) throws(ReceiptError)
+        -> ImportedReceipt
     {
         var chosen = format
         var root: JSONNode?
         if chosen == nil {
-            guard case .apple(let detected)? = detect(data, root: &root) else { throw unrecognized(name) }
+            guard case .imported(let detected)? = detect(data, root: &root) else { throw unrecognized(name) }
             chosen = detected
         }
         switch chosen! {
         case .verifyReceipt: return try verifyReceipt(data, root: root, name: name, app: app)
         case .appStore: return try appStore(data, root: root, name: name, app: app)
         case .pkcs7: return try pkcs7(data, name: name, app: app)
+        case .stripe: return try StoreImport.stripe(data, root: root, name: name, app: app)
+        case .play: return try StoreImport.play(data, root: root, name: name, app: app)
         }
     }
 
@@ -208,11 +215,17 @@ public enum AppleImport {
                 // Too deep or too large to read as a tree: still say whose data it looks like, so
                 // its reader reports the limit instead of "unrecognized".
                 let keys = first == UInt8(ascii: "{") ? topLevelKeys(data) ?? [] : []
+                // Stripe's objects name their type; Play's resources their kind.
+                if keys.contains("object") { return .imported(.stripe) }
+                if keys.contains("kind") || keys.contains("purchaseToken") { return .imported(.play) }
                 if keys.contains(where: verifyReceiptKeys.contains) { return .apple(.verifyReceipt) }
                 if keys.contains(where: appStoreKeys.contains) { return .apple(.appStore) }
                 return nil
             }
             root = parsed
+            // Stripe's and Play's first: their objects may have a `status`, as verifyReceipt's do.
+            if StripeMapper.recognizes(parsed) { return .imported(.stripe) }
+            if PlayMapper.recognizes(parsed) { return .imported(.play) }
             if VerifyReceiptMapper.recognizes(parsed) { return .apple(.verifyReceipt) }
             if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
             return nil
@@ -257,12 +270,13 @@ public enum AppleImport {
             code: .malformedJSON, message: "unrecognized receipt format",
             location: SourceLocation(file: name, line: 1, column: 1),
             help: "tried a normalized receipt (JSON with `app`), a verifyReceipt response, App Store Server API or "
-                + "StoreKit 2 data (JSON or a compact JWS), and a PKCS#7 app receipt (DER or base64); name one with `--from`")
+                + "StoreKit 2 data (JSON or a compact JWS), a PKCS#7 app receipt (DER or base64), Stripe objects and "
+                + "Google Play purchases; name one with `--from`")
     }
 
     static let jsonLimits = JSONDocument.Limits(maxBytes: ReceiptDecoder.maxBytes, maxDepth: 64)
 
-    private static func parseJSON(_ data: Data, name: String) throws(ReceiptError) -> JSONNode {
+    static func parseJSON(_ data: Data, name: String) throws(ReceiptError) -> JSONNode {
         try parseDocument(data, name: name, limits: jsonLimits).root
     }
 
@@ -281,7 +295,7 @@ public enum AppleImport {
         }
     }
 
-    private static func locate(_ failure: ImportFailure, data: Data, name: String) -> ReceiptError {
+    static func locate(_ failure: ImportFailure, data: Data, name: String) -> ReceiptError {
         let (line, column) = LineTable(data).location(of: failure.offset)
         return ReceiptError(
             code: .badValue, message: failure.message,

@@ -55,6 +55,8 @@ extension ReceiptSpace {
         case nil: break
         }
         var others: [Receipt] = []
+        // The app's receipts of the other stores, by store: a product's key names its store.
+        var stores: [Store: Receipt] = [:]
         // Each placed element's transaction, for those that continue it.
         var built: [Transaction?] = []
         for (position, placed) in customer.placed.enumerated() {
@@ -62,7 +64,8 @@ extension ReceiptSpace {
             let number = String(position + 1)
             let at = after(instant(base), placed.offset)
             switch (elements[atom.element], atom.way) {
-            case (.product(let product), .purchase(let purchase)):
+            case (.product(let key), .purchase(let purchase)):
+                let (store, product) = Store.split(key: key)
                 var transaction = Transaction(productId: product, transactionId: number, originalTransactionId: number, purchaseDate: at)
                 if let prior = placed.continues.flatMap({ built[$0] }) {
                     transaction.originalTransactionId = prior.originalTransactionId ?? prior.transactionId
@@ -70,10 +73,19 @@ extension ReceiptSpace {
                     if let expiry = prior.expiresDate { transaction.purchaseDate = expiry }
                 }
                 apply(purchase, to: &transaction, after: after)
-                if let renewal = purchase.renewal, let chain = transaction.originalTransactionId {
-                    own.renewals.append(Self.entry(renewal, product: product, chain: chain, expires: transaction.expiresDate, after: after))
+                var renewal: Renewal?
+                if let way = purchase.renewal, let chain = transaction.originalTransactionId {
+                    renewal = Self.entry(way, product: product, chain: chain, expires: transaction.expiresDate, after: after)
                 }
-                own.transactions.append(transaction)
+                if store == .appStore {
+                    own.transactions.append(transaction)
+                    if let renewal { own.renewals.append(renewal) }
+                } else {
+                    var receipt = stores[store] ?? Receipt(app: app, environment: environment, store: store)
+                    receipt.transactions.append(transaction)
+                    if let renewal { receipt.renewals.append(renewal) }
+                    stores[store] = receipt
+                }
                 built.append(transaction)
             case (.grant(let feature), .grant):
                 own.grants.append(Grant(id: "grant-\(number)", features: [feature], start: at, end: after(at, Self.grantLength)))
@@ -93,7 +105,8 @@ extension ReceiptSpace {
                 built.append(nil)
             }
         }
-        return outOfRange ? nil : [own] + others
+        let storeReceipts = Store.allCases.compactMap { stores[$0] }
+        return outOfRange ? nil : [own] + storeReceipts + others
     }
 
     /// Writes a way's fields into a transaction bought at its `purchaseDate`.
@@ -106,6 +119,8 @@ extension ReceiptSpace {
         if purchase.familyShared { transaction.ownership = .familyShared }
         transaction.offerType = purchase.offerType
         transaction.offerId = purchase.offerId
+        transaction.pending = purchase.pending
+        if purchase.unacknowledged { transaction.acknowledged = false }
         switch purchase.expiry {
         case .period(let duration)?: transaction.expiresDate = duration.added(to: at)
         case .milliseconds(let length)?: transaction.expiresDate = after(at, length)
@@ -140,6 +155,8 @@ extension ReceiptSpace {
         case .winBackList(let offers):
             renewal.willRenew = false
             renewal.winBackOffers = offers
+        case .paused:
+            if let expires { renewal.pausedUntil = after(expires, gracePeriod) }
         }
         return renewal
     }

@@ -134,6 +134,16 @@ extension ReceiptSpace {
                 }
                 for app in required { reads.insert(element(.prerequisite(app: app))) }
             }
+            // A subscription is not sold to a customer subscribed in another store to a plan
+            // granting all it grants: its offer reads those plans too.
+            for side in sides where side.product.type == .autoRenewableSubscription && !side.product.grants.isEmpty {
+                let catalog = side.catalog
+                let grants = Set(side.product.grants)
+                for other in catalog.compiledProducts
+                where other.type == .autoRenewableSubscription && other.store != side.product.store && grants.isSubset(of: Set(other.grants)) {
+                    reads.formUnion(mates(other.id))
+                }
+            }
             if offersReadTheirGrants {
                 for side in sides {
                     for grant in side.product.grants {

@@ -14,6 +14,10 @@
 ///   product, so a product's own offers stand for the group's; a chain's `renewsTo` is reported,
 ///   not read, so one other product stands for all. (`isUpgraded` is searched on
 ///   auto-renewables only: Apple sets it on nothing else.)
+/// - Products of other stores (a receipt of their store each): also bought and not paid yet
+///   (pending); on Play, never acknowledged; subscriptions also paused for 16 days at the expiry.
+///   A Stripe or external subscription in billing retry without a grace date gets the catalog's
+///   `gracePeriod`, as evaluation gives it.
 /// - Another app's receipt an upgrade requires: a purchase of each qualifying product (plain,
 ///   refunded, family-shared), or, for an upgrade that any receipt of the app qualifies for, a
 ///   receipt without a purchase.
@@ -32,6 +36,15 @@ extension ReceiptSpace {
         var types: [ProductType] = []
         for side in sides where !types.contains(side.product.type) { types.append(side.product.type) }
         func add(_ purchase: Purchase, _ label: String) { addAtom(element: element, way: .purchase(purchase), label: label) }
+        // What other stores have and the App Store has not: a purchase not paid yet, Play's
+        // unacknowledged purchases, and (for subscriptions) a pause.
+        let store = Store.split(key: id).store
+        if store != .appStore {
+            let expiry: Expiry? = types.contains(.autoRenewableSubscription) ? .period(subscriptionPeriods(sides)[0]) : nil
+            add(Purchase(expiry: expiry, pending: true), "bought, not paid yet (pending)")
+            if store == .play { add(Purchase(expiry: expiry, unacknowledged: true), "bought, never acknowledged") }
+            if expiry != nil { add(Purchase(expiry: expiry, renewal: .paused), "subscribed, then paused for 16 days") }
+        }
         for type in types {
             if type != .autoRenewableSubscription { add(Purchase(), "bought") }
             switch type {
@@ -53,11 +66,7 @@ extension ReceiptSpace {
         _ id: String, element: Int, sides: [(catalog: CompiledCatalog, product: CompiledProduct, index: Int)], shareable: Bool
     ) {
         func add(_ purchase: Purchase, _ label: String) { addAtom(element: element, way: .purchase(purchase), label: label) }
-        var periods: [ISODuration] = []
-        for side in sides where side.product.type == .autoRenewableSubscription {
-            if let period = side.product.period, !periods.contains(period) { periods.append(period) }
-        }
-        if periods.isEmpty { periods = [ISODuration("P1M")!] }
+        let periods = subscriptionPeriods(sides)
         let period = Expiry.period(periods[0])
         for each in periods { add(Purchase(expiry: .period(each)), "subscribed for \(each)") }
         var intro: ISODuration?
@@ -112,6 +121,15 @@ extension ReceiptSpace {
                 Purchase(expiry: period, renewal: .winBackList(winBack)), "subscribed, Apple lists win-back offers \(winBack.joined(separator: ", "))"
             )
         }
+    }
+
+    /// The periods the catalogs give an auto-renewable (one month when none does).
+    private func subscriptionPeriods(_ sides: [(catalog: CompiledCatalog, product: CompiledProduct, index: Int)]) -> [ISODuration] {
+        var periods: [ISODuration] = []
+        for side in sides where side.product.type == .autoRenewableSubscription {
+            if let period = side.product.period, !periods.contains(period) { periods.append(period) }
+        }
+        return periods.isEmpty ? [ISODuration("P1M")!] : periods
     }
 
     /// The receipts of another app that upgrades of either catalog read.

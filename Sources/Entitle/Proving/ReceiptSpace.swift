@@ -54,6 +54,10 @@ struct ReceiptSpace: Sendable {
         /// An auto-renewable transaction's period.
         var expiry: Expiry?
         var renewal: RenewalWay?
+        /// Bought, not paid yet (other stores than the App Store).
+        var pending = false
+        /// A Play purchase the app never acknowledged.
+        var unacknowledged = false
     }
 
     /// How a transaction is refunded: wholly an hour after its purchase, or half of its units.
@@ -79,6 +83,8 @@ struct ReceiptSpace: Sendable {
         case renewsTo(String)
         /// Apple's list of the win-back offers the customer may redeem.
         case winBackList([String])
+        /// Paused at the expiry for 16 days (Play, Stripe).
+        case paused
     }
 
     /// The receipt facts grandfather rules read: the original application version and the

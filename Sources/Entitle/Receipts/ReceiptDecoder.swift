@@ -94,7 +94,7 @@ public enum ReceiptDecoder {
         case .failure(var failure):
             let (line, column) = LineTable(data).location(of: failure.offset)
             // Apple's data handed to the normalized decoder: say what it is and what reads it.
-            if case .apple(let format)? = AppleImport.detect(data) {
+            if case .imported(let format)? = AppleImport.detect(data) {
                 failure.help =
                     "this is Apple's \(format.phrase), not a normalized receipt: read it with "
                     + "`AppleImport.unverifiedReceipt(from:app:)` (as `entitle check` does), after verifying its signature"

@@ -70,7 +70,7 @@ public struct CatalogGraph: Sendable {
             for product in catalog.products {
                 let id = next("n")
                 ids.append(id)
-                if byId[product.id] == nil { byId[product.id] = id }
+                if byId[product.key] == nil { byId[product.key] = id }
             }
             if productNodes[catalog.app] == nil { productNodes[catalog.app] = byId }
             built.append((catalog, ids))
@@ -190,7 +190,7 @@ public struct CatalogGraph: Sendable {
         if let level = product.level { kind += ", level \(level)" }
         if product.familyShareable { kind += ", family" }
         if !product.available { kind += ", retired" }
-        var lines = [product.name, product.id, kind]
+        var lines = [product.name, product.key, kind]
         if let intro = product.introOffer { lines.append("intro: \(intro.mode.rawValue) \(intro.duration)") }
         return lines
     }

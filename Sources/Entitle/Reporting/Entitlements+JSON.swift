@@ -166,8 +166,8 @@ extension FeatureStatus {
 }
 
 extension ProductStatus {
-    /// `{"store", "type", "state", "until", "startsAt"?, "willRenew"?, "renewsTo"?, "commitment"?,
-    /// "manage"?}`.
+    /// `{"store", "type", "state", "until", "startsAt"?, "resumesAt"?, "willRenew"?, "renewsTo"?,
+    /// "commitment"?, "manage"?}`.
     func write<Writer: JSONWriter>(to writer: inout Writer) {
         writer.beginObject()
         writer.key("store")
@@ -181,6 +181,10 @@ extension ProductStatus {
         if let startsAt {
             writer.key("startsAt")
             writer.instant(startsAt)
+        }
+        if let resumesAt {
+            writer.key("resumesAt")
+            writer.instant(resumesAt)
         }
         if let willRenew {
             writer.key("willRenew")
@@ -208,7 +212,7 @@ extension ProductStatus {
         writer.endObject()
     }
 
-    private enum Keys: String, CodingKey { case store, type, state, until, startsAt, willRenew, renewsTo, commitment, manage }
+    private enum Keys: String, CodingKey { case store, type, state, until, startsAt, resumesAt, willRenew, renewsTo, commitment, manage }
 
     init(id: String, from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Keys.self)
@@ -219,7 +223,8 @@ extension ProductStatus {
             renewsTo: try object.decodeIfPresent(String.self, forKey: .renewsTo),
             commitment: try object.decodeIfPresent(Transaction.Commitment.self, forKey: .commitment),
             store: try object.decodeIfPresent(Store.self, forKey: .store) ?? .appStore,
-            manage: try object.decodeIfPresent(String.self, forKey: .manage))
+            manage: try object.decodeIfPresent(String.self, forKey: .manage),
+            resumesAt: try object.decodeIfPresent(Instant.self, forKey: .resumesAt))
     }
 }
 

@@ -18,6 +18,7 @@ extension Entitlements {
             var line = name + "  " + product.state.rawValue
             if let until = product.until { line += " until \(until.rfc3339)" }
             if let startsAt = product.startsAt { line += " from \(startsAt.rfc3339)" }
+            if let resumesAt = product.resumesAt { line += " until \(resumesAt.rfc3339)" }
             if let willRenew = product.willRenew {
                 line += willRenew ? ", renews" : ", will not renew"
                 if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }

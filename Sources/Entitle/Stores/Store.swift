@@ -38,8 +38,21 @@ public enum Store: String, CaseIterable, Hashable, Sendable, Codable {
         return (.appStore, key)
     }
 
-    /// The product keys of a store's receipts start with this (nothing for the App Store).
-    var keyPrefix: [UInt8] { self == .appStore ? [] : Array((rawValue + ":").utf8) }
+    /// The product keys of a store's receipts start with this (nothing for the App Store); made
+    /// once, since evaluation reads it for every transaction.
+    var keyPrefix: [UInt8] { Store.keyPrefixes[Int(index)] }
+
+    /// The store's position in ``allCases``.
+    private var index: UInt8 {
+        switch self {
+        case .appStore: 0
+        case .play: 1
+        case .stripe: 2
+        case .external: 3
+        }
+    }
+
+    private static let keyPrefixes: [[UInt8]] = allCases.map { $0 == .appStore ? [] : Array(($0.rawValue + ":").utf8) }
 
     /// Where a customer of this store manages a subscription of `productId` in `app`, when the
     /// store says: the App Store's and Play's subscription pages; Stripe and other checkouts have

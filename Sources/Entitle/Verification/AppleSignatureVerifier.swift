@@ -156,7 +156,7 @@ public struct AppleSignatureVerifier: Sendable {
         var root: JSONNode?
         if chosen == nil {
             switch AppleImport.detect(data, root: &root) {
-            case .apple(let detected)?: chosen = detected
+            case .imported(let detected)?: chosen = detected
             case .normalized?:
                 throw located(
                     VerificationError(
@@ -195,6 +195,10 @@ public struct AppleSignatureVerifier: Sendable {
                 }
             case .pkcs7:
                 return try verifiedPKCS7(data, name: name, roots: roots, expected: expected, environments: accepted)
+            case .stripe, .play:
+                throw VerificationError(
+                    code: .unsigned, message: "\(chosen!.phrase) carries no signature entitle verifies",
+                    help: "read it without `--verify`: it is as trustworthy as the API call or verified webhook it came from")
             }
         } catch {
             var error = error

@@ -29,7 +29,7 @@ enum CheckCommand {
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.store), .optional(SharedOptions.format),
+                .optional(SharedOptions.store), .optional(SharedOptions.token), .optional(SharedOptions.format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
             [

@@ -62,7 +62,7 @@ enum ExplainCommand {
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
+                .optional(SharedOptions.token), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
                 .optional(format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]

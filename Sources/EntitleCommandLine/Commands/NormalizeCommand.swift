@@ -1,32 +1,36 @@
 import Entitle
 import Foundation
 
-/// `entitle normalize`: reads Apple's receipt data and prints the normalized receipt.
+/// `entitle normalize`: reads a store's receipt data and prints the normalized receipt.
 enum NormalizeCommand {
-    /// `--from FORMAT`: the format of Apple's data, when it should not be recognized.
-    static let from: Option<AppleFormat> = .choice(
-        "--from", AppleFormat.allCases.map { ($0, help: nil) }, help: "the format, when it should not be recognized from the content")
+    /// `--from FORMAT`: the format of the store's data, when it should not be recognized.
+    static let from: Option<ReceiptFormat> = .choice(
+        "--from", ReceiptFormat.allCases.map { ($0, help: nil) }, help: "the format, when it should not be recognized from the content")
     /// `--app BUNDLE`, as `normalize` reads it.
     static let app = SharedOptions.app.help(
-        "the app, for data that names none (renewal info alone); with --verify, also the app the signed data must be for")
+        "the app, for data that names none (Apple's renewal info alone, Stripe's objects, Play's bare resources); with --verify, also the app the signed data must be for"
+    )
 
     /// The command, declared.
     static let command = Subcommand(
-        name: "normalize", summary: "read Apple's receipt data and print the normalized receipt",
+        name: "normalize", summary: "read a store's receipt data and print the normalized receipt",
         synopses: [
             [
-                .optional(from), .optional(app), VerifyOption.synopsis,
+                .optional(from), .optional(app), .optional(SharedOptions.token), VerifyOption.synopsis,
                 .argument(
                     "FILE",
                     help: """
-                        Apple data: a verifyReceipt response or v1 notification, App Store Server API / StoreKit 2 data (JSON or a
-                        compact JWS), or a PKCS#7 app receipt (DER or base64); `-` reads standard input
+                        a store's data: Apple's (a verifyReceipt response or v1 notification, App Store Server API / StoreKit 2
+                        data as JSON or a compact JWS, a PKCS#7 app receipt as DER or base64), Stripe's objects (Subscriptions,
+                        Checkout Sessions, Charges, Refunds, Invoices, Events) or Google Play's purchases (SubscriptionPurchaseV2,
+                        ProductPurchaseV2, ProductPurchase, voided purchases, records of them); `-` reads standard input
                         """),
             ]
         ],
         discussion: """
             Prints the normalized receipt (schemas/receipt.schema.json) on standard output and what could not be mapped on
-            standard error. Signatures are verified only with --verify.
+            standard error. Apple's signatures are verified only with --verify; Stripe's and Play's data carries none entitle
+            checks and is read as given.
             """,
         run: run)
 
@@ -36,19 +40,28 @@ enum NormalizeCommand {
         // A payload without `signedDate` verifies now, as Apple's library verifies it.
         let verify = try VerifyOption.parse(arguments, unsignedAt: environment.now())
         let app = try arguments.value(Self.app)
+        let token = try arguments.value(SharedOptions.token)
         let path = arguments.positional[0]
         let name = path == "-" ? "<stdin>" : path
         do {
             let data = try ReceiptFiles.read(path, standardInput: environment.readStandardInput)
+            if token != nil, (format ?? AppleImport.detect(data).flatMap { if case .imported(let read) = $0 { read } else { nil } }) != .play {
+                throw UsageError(message: "`--token` is for Google Play data")
+            }
             let imported =
                 try verify.map { verify throws(ReceiptError) in
                     try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: true))
-                } ?? AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app)
-            var errorText = verify == nil ? AppleImport.notice + "\n" : ""
+                }
+                ?? (token != nil
+                    ? StoreImport.unverifiedReceipt(fromPlay: data, name: name, app: app, token: token)
+                    : AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app))
+            var errorText = verify == nil ? StoreImport.notice(for: imported.format) + "\n" : ""
             for warning in imported.warnings { errorText += "\(name): warning: \(warning)\n" }
             return CommandOutput(standardOutput: imported.receipt.json, standardError: errorText)
         } catch let error as ReceiptError {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: error.description + "\n")
+        } catch let usage as UsageError {
+            throw usage
         } catch {
             return CommandOutput(exitCode: CommandOutput.misuse, standardError: "entitle: \(error)\n")
         }

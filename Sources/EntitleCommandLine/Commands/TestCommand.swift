@@ -52,7 +52,7 @@ enum TestCommand {
             : runner.failed > 0 ? CommandOutput.invalidInput : CommandOutput.success
         let closing = "\(runner.passed) passed, \(runner.failed) failed"
 
-        var errorText = runner.readAppleData ? AppleImport.notice + "\n" : ""
+        var errorText = ReceiptFiles.notices(runner.unverifiedFormats)
         errorText += runner.importWarnings.map { $0 + "\n" }.joined()
         if json {
             var members: [(String, JSONOutput)] = [

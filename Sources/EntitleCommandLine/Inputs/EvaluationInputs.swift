@@ -40,18 +40,19 @@ struct EvaluationInputs {
 
         var receipts: [ParsedReceipt] = []
         var receiptErrors: [Diagnostic] = []
-        var readApple = false
+        var unverified: Set<ReceiptFormat> = []
         for path in arguments.texts(SharedOptions.receipt) {
             do {
-                let loaded = try ReceiptFiles.load(path, app: appOption, verify: verify, standardInput: environment.readStandardInput)
+                let loaded = try ReceiptFiles.load(
+                    path, app: appOption, token: options.token, verify: verify, standardInput: environment.readStandardInput)
                 receipts.append(loaded.receipt)
-                readApple = readApple || loaded.fromApple
+                if let format = loaded.unverified { unverified.insert(format) }
                 for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
             } catch {
                 receiptErrors.append(error.diagnostic)
             }
         }
-        if readApple { errorText = AppleImport.notice + "\n" + errorText }
+        errorText = ReceiptFiles.notices(unverified) + errorText
         let app = appOption ?? receipts.first?.app ?? ""
         func failed(_ diagnostics: [Diagnostic], _ line: String, exitCode: Int32 = CommandOutput.invalidInput) -> Result<Self, Failed> {
             .failure(
@@ -176,6 +177,8 @@ extension EvaluationInputs {
         var account: String?
         /// The customer's storefront now (alpha-3), `--storefront`.
         var storefront: String?
+        /// The purchase token of Play resources read alone, `--token`.
+        var token: String?
 
         init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
             diagnostics = try DiagnosticsOption(arguments)
@@ -185,6 +188,7 @@ extension EvaluationInputs {
             self.at = at
             account = try arguments.value(SharedOptions.account)
             storefront = try arguments.value(SharedOptions.storefront)
+            token = try arguments.value(SharedOptions.token)
         }
     }
 }

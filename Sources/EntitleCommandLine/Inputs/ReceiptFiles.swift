@@ -3,12 +3,22 @@ import Foundation
 
 /// Reads receipts from files or standard input, in any format entitle knows.
 enum ReceiptFiles {
-    /// A receipt read from a file, decoded once for evaluation, and whether it came from Apple's
-    /// (unverified) data.
+    /// A receipt read from a file, decoded once for evaluation, and the store format it was read
+    /// from without verifying it, if any.
     struct Loaded {
         var receipt: ParsedReceipt
-        var fromApple: Bool
+        var unverified: ReceiptFormat?
         var warnings: [ImportWarning]
+    }
+
+    /// The notes to print for data read without verification, one per kind, Apple's first.
+    static func notices(_ formats: Set<ReceiptFormat>) -> String {
+        var lines: [String] = []
+        for format in ReceiptFormat.allCases where formats.contains(format) {
+            let line = StoreImport.notice(for: format)
+            if !lines.contains(line) { lines.append(line) }
+        }
+        return lines.map { $0 + "\n" }.joined()
     }
 
     /// Reads the bytes at `path` (`-` for standard input).
@@ -77,35 +87,39 @@ enum ReceiptFiles {
     /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
     ///   app's receipt (a customer's receipts may be several apps').
     static func load(
-        _ path: String, format: AppleFormat? = nil, app: String? = nil, verify: VerifyOption? = nil,
+        _ path: String, format: ReceiptFormat? = nil, app: String? = nil, token: String? = nil, verify: VerifyOption? = nil,
         standardInput: () -> [UInt8]
     ) throws(ReceiptError) -> Loaded {
         let name = path == "-" ? "<stdin>" : path
-        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app, verify: verify)
+        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app, token: token, verify: verify)
     }
 
-    /// Decodes receipt bytes: a normalized receipt, or Apple data recognized from its content.
-    /// With `verify`, only signed Apple data that verifies is read (`fromApple` is then `false`:
-    /// nothing unverified was read).
+    /// Decodes receipt bytes: a normalized receipt, or a store's data recognized from its content.
+    /// With `verify`, Apple's data is read only when it is signed and verifies (`unverified` is
+    /// then `nil`); Stripe's and Play's, which carry no signature entitle checks, are read as given.
     static func decode(
-        _ data: Data, name: String, format: AppleFormat? = nil, app: String? = nil,
+        _ data: Data, name: String, format: ReceiptFormat? = nil, app: String? = nil, token: String? = nil,
         verify: VerifyOption? = nil
     ) throws(ReceiptError) -> Loaded {
-        if let verify {
-            let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
-            return Loaded(receipt: ParsedReceipt(imported.receipt), fromApple: false, warnings: imported.warnings)
-        }
+        var format = format
         if format == nil {
             switch AppleImport.detect(data) {
             case .normalized?:
-                return Loaded(receipt: try ParsedReceipt(json: data, name: name), fromApple: false, warnings: [])
+                return Loaded(receipt: try ParsedReceipt(json: data, name: name), unverified: nil, warnings: [])
             case nil:
                 throw AppleImport.unrecognized(name)
-            case .apple?:
-                break
+            case .imported(let detected)?:
+                format = detected
             }
         }
-        let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: false))
-        return Loaded(receipt: ParsedReceipt(imported.receipt), fromApple: true, warnings: imported.warnings)
+        if let verify, format?.store == .appStore {
+            let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
+            return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
+        }
+        let imported =
+            format == .play
+            ? try StoreImport.play(data, root: nil, name: name, app: AppOption(app: app, strict: false), token: token)
+            : try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: false))
+        return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: imported.format, warnings: imported.warnings)
     }
 }

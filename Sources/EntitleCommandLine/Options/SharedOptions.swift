@@ -17,14 +17,22 @@ enum SharedOptions {
     static let receipt: Option<String> = .path(
         "--receipt", valueName: "FILE", kind: .repeatable,
         help: """
-            a receipt: normalized JSON, or Apple's verifyReceipt, App Store (JWS) or PKCS#7 data, recognized from the
-            content; `-` reads standard input; repeat for more
+            a receipt: normalized JSON, Apple's verifyReceipt, App Store (JWS) or PKCS#7 data, Stripe's objects or Google
+            Play's purchases, recognized from the content; `-` reads standard input; repeat for more
             """)
 
-    /// `--app BUNDLE`: the app to evaluate, and the app of Apple data that names none.
+    /// `--app BUNDLE`: the app to evaluate, and the app of store data that names none.
     static let app: Option<String> = .text(
         "--app", valueName: "BUNDLE",
-        help: "the app to evaluate (default: the first receipt's app); also the app of Apple data that names none (renewal info alone)")
+        help: """
+            the app to evaluate (default: the first receipt's app); also the app of store data that names none (Apple's renewal
+            info alone, Stripe's objects, Play's bare resources)
+            """)
+
+    /// `--token TOKEN`: the purchase token of a Play resource read alone.
+    static let token: Option<String> = .text(
+        "--token", valueName: "TOKEN",
+        help: "the purchase token of Google Play resources read alone (Play's responses do not carry it); a record's own `purchaseToken` wins")
 
     /// `--at INSTANT`: when to evaluate.
     static let at: Option<Instant> = .instant(

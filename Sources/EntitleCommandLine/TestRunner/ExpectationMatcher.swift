@@ -61,7 +61,7 @@ struct ExpectationMatcher {
                 ("store", store),
                 ("type", .choice(ProductType.allCases.map(\.rawValue), what: "product type", nullable: false)),
                 ("state", .choice(ProductState.allCases.map(\.rawValue), what: "product state", nullable: false)),
-                ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)),
+                ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)), ("resumesAt", .instant(nullable: true)),
                 ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
                 (
                     "commitment",
@@ -92,7 +92,7 @@ struct ExpectationMatcher {
                 ),
                 ("adds", .strings), ("extends", .strings),
             ], what: "offer")
-        let consumables = catalog.products.filter { $0.type == .consumable }.map(\.id)
+        let consumables = catalog.products.filter { $0.type == .consumable }.map(\.key)
         var refused: [String: String] = [:]
         for id in consumables {
             refused[id] = "`\(id)` is a consumable: consumables have no state; expect its credits in `balances`"
@@ -104,10 +104,10 @@ struct ExpectationMatcher {
                 (
                     "products",
                     Self.map(
-                        catalog.products.filter { $0.type != .consumable }.map(\.id), what: "product",
+                        catalog.products.filter { $0.type != .consumable }.map(\.key), what: "product",
                         value: product, refused: refused)
                 ),
-                ("offers", Self.map(catalog.products.map(\.id), what: "product", value: offer)),
+                ("offers", Self.map(catalog.products.map(\.key), what: "product", value: offer)),
                 ("reevaluateAt", .instant(nullable: true)),
                 ("warnings", .warnings),
             ], what: "expect")

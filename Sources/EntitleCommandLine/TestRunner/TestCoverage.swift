@@ -39,7 +39,7 @@ struct TestCoverage {
     }
 
     var productsNeverPurchased: [String] {
-        catalog.products.filter { $0.type != .consumable && !purchased.contains($0.id) }.map(\.id)
+        catalog.products.filter { $0.type != .consumable && !purchased.contains($0.key) }.map(\.key)
     }
 
     var featuresNeverOn: [String] { catalog.featureIds.filter { !featuresOn.contains($0) } }
@@ -69,7 +69,7 @@ struct TestCoverage {
     /// Win-back and promotional offers (ids, unique in a catalog) no case found eligible, in
     /// catalog order.
     var promotionsNeverEligible: [String] {
-        catalog.products.flatMap { product in product.offers.map { (product.id, $0.id) } }
+        catalog.products.flatMap { product in product.offers.map { (product.key, $0.id) } }
             .filter { !eligiblePromotions.contains("\($0.0)/\($0.1)") }.map(\.1)
     }
 

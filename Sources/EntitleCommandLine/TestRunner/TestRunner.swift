@@ -40,7 +40,7 @@ struct TestRunner {
     /// Per app, in the order apps were first tested.
     private(set) var coverage: [TestCoverage] = []
     /// Whether any receipt was Apple's (unverified) data.
-    private(set) var readAppleData = false
+    private(set) var unverifiedFormats: Set<ReceiptFormat> = []
     /// `path: warning: ...` lines from reading Apple's data.
     private(set) var importWarnings: [String] = []
     private var compilations: [String: Compilation] = [:]
@@ -208,7 +208,7 @@ struct TestRunner {
                 do {
                     let loaded = try ReceiptFiles.load(resolved, app: file.app?.value, standardInput: { [] })
                     receipts.append(loaded.receipt)
-                    readAppleData = readAppleData || loaded.fromApple
+                    if let format = loaded.unverified { unverifiedFormats.insert(format) }
                     importWarnings += loaded.warnings.map { "\(resolved): warning: \($0)" }
                 } catch {
                     failed = true

@@ -75,7 +75,7 @@ struct CLITests {
             #expect(features.map(\.key) == ["pro", "export.pdf", "cloud.sync"])
         }
         if case .object(let products)? = members.first(where: { $0.key == "products" })?.value.value {
-            #expect(products.count == 5, "every product but the consumable")
+            #expect(products.count == 7, "every product but the consumable, of every store")
         }
     }
 

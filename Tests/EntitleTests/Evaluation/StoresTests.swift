@@ -30,7 +30,7 @@ struct StoresTests {
     /// Evaluates with the compiled evaluator, expects the reference evaluator's answer and the
     /// same bytes with the receipts and their entries reversed, and returns the answer.
     static func evaluate(
-        _ receipts: [Receipt], at text: String, account: String? = nil, storefront: String? = nil,
+        _ receipts: [Receipt], at text: String, account: String? = nil, storefront: String? = nil, catalog: CompiledCatalog = catalog,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> Entitlements {
         let at = T.instant(text)

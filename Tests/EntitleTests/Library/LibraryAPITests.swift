@@ -212,7 +212,8 @@ struct LibraryAPITests {
     @Test("a compiled catalog shows a paywall everything about its products, features and currencies")
     func paywall() throws {
         let catalog = Fixtures.diagrams
-        #expect(catalog.products.map(\.id) == catalog.productIds)
+        #expect(catalog.products.map(\.key) == catalog.productIds)
+        #expect(catalog.products.map(\.id).contains("prod_DiagramsProYearly"), "a product's id is its store's")
         let monthly = try #require(catalog.product("com.example.diagrams.sync.monthly"))
         #expect(monthly.type == .autoRenewableSubscription && monthly.group == "sync" && monthly.duration == ISODuration("P1M"))
         #expect(monthly.introOffer == CatalogProduct.IntroOffer(mode: .freeTrial, duration: ISODuration("P1W")!))

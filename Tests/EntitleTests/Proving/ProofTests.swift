@@ -73,6 +73,19 @@ struct ProofTests {
             edits: [(#""paidAtLeast": "P3M", "lapsedAtLeast""#, #""paidAtLeast": "P4M", "lapsedAtLeast""#)],
             item: ProofItem(app: diagrams, kind: .promotion, id: "sync.winback", product: "com.example.diagrams.sync.monthly"),
             direction: .less),
+        Plant(
+            name: "the web plan's grace period shortened", file: "diagrams.json",
+            edits: [(#""gracePeriod": "P7D""#, #""gracePeriod": "P3D""#)],
+            item: ProofItem(app: diagrams, kind: .feature, id: "pro"), direction: .less),
+        Plant(
+            name: "the Android plan's PDF export taken away", file: "diagrams.json",
+            edits: [
+                (
+                    #""group": "pro.play",\#n      "duration": "P1Y",\#n      "grants": ["pro", "export.pdf"]"#,
+                    #""group": "pro.play",\#n      "duration": "P1Y",\#n      "grants": ["pro"]"#
+                )
+            ],
+            item: ProofItem(app: diagrams, kind: .feature, id: "export.pdf"), direction: .less),
     ]
 
     @Test("a planted change is found, and both catalogs' evaluation confirms the witness", arguments: plants)
@@ -99,6 +112,10 @@ struct ProofTests {
             #expect(![.active, .gracePeriod].contains(after.product(plant.item.id)?.state))
         case (.promotion, .less): #expect(oldAnswer.hasPrefix("eligible") && newAnswer.hasPrefix("not eligible"))
         default: break
+        }
+        // A store's product is shown by a receipt of that store.
+        if let store = [Store.stripe, .play].first(where: { plant.name.contains($0 == .stripe ? "web" : "Android") }) {
+            #expect(witness.receipts.contains { $0.store == store && !$0.transactions.isEmpty }, "\(witness.receipts.map(\.store))")
         }
         // The other parts of the catalogs are untouched: nothing else differs in the other apps.
         let otherApps = report.differences.filter { $0.item.app != plant.item.app }
@@ -180,6 +197,27 @@ struct ProofTests {
             }
         }
         #expect(one.searched.hasPrefix("searched every receipt of up to 1 transaction at every boundary instant: "))
+    }
+
+    @Test("a web plan added with the App Store plan's grants: the same for App Store customers, more for web ones")
+    func webPlanAdded() throws {
+        let old = try Self.smallPortfolio()
+        let webPlan = """
+            { "id": "prod_Web", "store": "stripe", "type": "auto-renewable-subscription", "name": "Sync (web)", "group": "sync.web",
+              "duration": "P1M", "grants": ["cloud.sync"] },
+            { "id": "com.example.diagrams.daypass"
+            """
+        let new = try Self.smallPortfolio([(#"{\#n      "id": "com.example.diagrams.daypass""#, webPlan)])
+        let report = CatalogProof.compare(old, new)
+        let sync = try #require(report.items.first { $0.item == ProofItem(app: Self.diagrams, kind: .feature, id: "cloud.sync") })
+        #expect(sync.verdict == .more, "\(sync.verdict)")
+        let more = try #require(sync.witnesses.first { $0.direction == .more })
+        #expect(more.receipts.contains { $0.store == .stripe && $0.transactions.map(\.productId) == ["prod_Web"] })
+        // App Store customers: no witness buys only App Store products.
+        #expect(sync.witnesses.allSatisfy { $0.receipts.contains { $0.store == .stripe } })
+        let offer = try #require(
+            report.items.first { $0.item == ProofItem(app: Self.diagrams, kind: .offer, id: "com.example.diagrams.sync.monthly") })
+        #expect(offer.verdict != .same, "the App Store plan is no longer sold to a web subscriber")
     }
 
     @Test("a removed product: its buyers lose what it granted, shown by a purchase of it")

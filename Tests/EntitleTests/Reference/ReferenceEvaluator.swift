@@ -732,7 +732,8 @@ enum ReferenceEvaluator {
                 willRenew: product.type == .autoRenewableSubscription ? facts[index].willRenew : nil,
                 renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil, commitment: commitment,
                 store: product.store,
-                manage: product.type == .autoRenewableSubscription && states[index] != .notPurchased ? manage(product) : nil)
+                manage: product.type == .autoRenewableSubscription && states[index] != .notPurchased ? manage(product) : nil,
+                resumesAt: states[index] == .paused ? facts[index].pausedUntil : nil)
         }
         /// Where a subscriber of the product's store manages it.
         func manage(_ product: CompiledProduct) -> String? {
@@ -762,8 +763,10 @@ enum ReferenceEvaluator {
             if let storefronts = product.storefronts, !(storefront.map { storefronts.contains(Storefront.alpha3($0) ?? $0) } ?? false) {
                 return .notInStorefront
             }
-            // A subscription elsewhere (covering, billing retry, paused) granting all it grants.
+            // A subscription elsewhere (covering, billing retry, paused) granting all it grants,
+            // unless the customer keeps this one itself.
             if product.type == .autoRenewableSubscription, !product.grants.isEmpty,
+                ![.active, .gracePeriod, .billingRetry, .paused].contains(states[index]),
                 products.indices.contains(where: { other in
                     products[other].type == .autoRenewableSubscription && products[other].store != product.store
                         && [.active, .gracePeriod, .billingRetry, .paused].contains(states[other])

@@ -1,0 +1,536 @@
+/// Google Play's purchase data (the Android Publisher API), read into a normalized receipt of
+/// store `play`: SubscriptionPurchaseV2, ProductPurchaseV2 and ProductPurchase resources, the
+/// record a service keeps of one (the resource with its token, package and the time it was
+/// fetched), VoidedPurchase lists and voided-purchase notifications, and arrays of them.
+///
+/// The record (what the Play APIs leave a service to keep, since a resource names neither its
+/// token nor its app):
+///
+/// ```json
+/// {"packageName": "com.example.app", "purchaseToken": "...", "observedAt": "2026-11-24T16:00:00Z",
+///  "purchase": {...}}
+/// ```
+///
+/// (`subscriptionPurchase` or `productPurchase` may name the resource's kind instead of `purchase`;
+/// `productId` gives a v1 ProductPurchase's product when the resource omits it). A resource read
+/// alone takes its token from the caller (`--token`). `observedAt` (RFC 3339 or milliseconds; or
+/// `eventTimeMillis`, as Play's real-time developer notifications name it) is when the resource was
+/// fetched: the snapshot's `signedDate`, and the purchase time of a pending purchase, which has
+/// none yet.
+///
+/// - A subscription's line item is a transaction of product `<productId>:<basePlanId>`, named by
+///   its latest order (`latestSuccessfulOrderId`), of the purchase token's chain, from the
+///   subscription's `startTime` to the item's `expiryTime`. `autoRenewingPlan.autoRenewEnabled` is
+///   `willRenew`; a prepaid plan does not renew.
+/// - States: `ACTIVE` and `CANCELED` (still paid until expiry) as they are; `IN_GRACE_PERIOD` is
+///   billing retry in a grace period until `expiryTime`, paid until the record's time;
+///   `ON_HOLD` is billing retry without grace (account hold); `PAUSED` pauses until
+///   `pausedStateContext.autoResumeTime`; `PENDING` is a pending purchase;
+///   `PENDING_PURCHASE_CANCELED` bought nothing.
+/// - A subscription whose `linkedPurchaseToken` is in the data replaces that token's: the old one
+///   ends, at the latest, when the new one starts.
+/// - `acknowledgementState` pending is `acknowledged: false` (acknowledged: left out); the external account id is
+///   `account`; `regionCode` (alpha-2) is the storefront (alpha-3); a test purchase is `sandbox`.
+/// - A voided purchase cancels the purchase with its order id (else its token's one-time
+///   purchase) at `voidedTimeMillis`, in every copy of it: in part when `voidedQuantity` is less
+///   than the quantity. Voided purchases alone, with no purchase in the data, are an error; with
+///   purchases, voids of others are warnings, since Play lists voids for every customer at once.
+struct PlayMapper {
+    var transactions: [Transaction] = []
+    var renewals: [Renewal] = []
+    var warnings: [ImportWarning] = []
+    /// The package names the data gives, with where.
+    var apps: [(app: String, offset: Int)] = []
+    var environment: String?
+    private var voids: [Voided] = []
+    /// Purchases Play reports cancelled, which no void may date, with where.
+    private var undated: [(id: String, path: String)] = []
+    /// One-time purchases by token: a void may name the token alone.
+    private var purchaseTokens: [String: String] = [:]
+    /// The token of each chain named `<token>:<productId>` (a subscription of several items).
+    private var chainTokens: [String: String] = [:]
+    /// Subscriptions replacing another token's: (new token, linked token, new start).
+    private var links: [(token: String, linked: String, start: Instant)] = []
+
+    private struct Voided {
+        var token: String?
+        var order: String?
+        var date: Instant
+        var quantity: Int64?
+        var offset: Int
+        var path: String
+    }
+
+    private struct Record {
+        var token: String?
+        var productId: String?
+        var observed: Instant?
+    }
+
+    /// The `kind`s of Play's resources entitle reads.
+    static let kinds: Set<String> = [
+        "androidpublisher#subscriptionPurchaseV2", "androidpublisher#productPurchaseV2", "androidpublisher#productPurchase",
+        "androidpublisher#voidedPurchase", "androidpublisher#voidedPurchasesListResponse",
+    ]
+
+    /// Whether parsed JSON looks like Play's: a resource (by `kind` or its own members), a record
+    /// of one, a voided-purchase list or notification, or an array of them.
+    static func recognizes(_ root: JSONNode) -> Bool {
+        switch root.value {
+        case .array(let elements): return !elements.isEmpty && elements.allSatisfy(recognizes)
+        case .object:
+            if case .string(let kind)? = root["kind"]?.value { return kinds.contains(kind) }
+            return [
+                "subscriptionPurchase", "productPurchase", "purchase", "voidedPurchases", "purchaseToken", "voidedPurchaseNotification",
+                "subscriptionState",
+                "productLineItem", "voidedTimeMillis",
+            ]
+            .contains { root[$0] != nil } || (root["purchaseTimeMillis"] != nil && root["purchaseState"] != nil)
+        default: return false
+        }
+    }
+
+    mutating func map(_ root: JSONNode, token: String? = nil) throws(ImportFailure) {
+        try map(root, path: "", record: Record(token: token), depth: 0)
+        applyLinks()
+        try applyVoids()
+    }
+
+    private mutating func map(_ node: JSONNode, path: String, record: Record, depth: Int) throws(ImportFailure) {
+        guard depth < 8 else { throw ImportFailure(offset: node.offset, message: "Play data nested too deeply", path: path) }
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        if let elements = node.elements {
+            for (index, element) in elements.enumerated() { try map(element, path: "\(path)[\(index)]", record: record, depth: depth + 1) }
+            return
+        }
+        guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a Play purchase (an object)", path: path) }
+        if let package = node["packageName"] {
+            guard case .string(let name) = package.value, !name.isEmpty else {
+                throw ImportFailure(offset: package.offset, message: "`packageName` is not a package name", path: join("packageName"))
+            }
+            apps.append((name, package.offset))
+        }
+        var record = record
+        if let token = node["purchaseToken"]?.lenientString, !token.isEmpty { record.token = token }
+        if let product = node["productId"]?.lenientString ?? node["subscriptionId"]?.lenientString, !product.isEmpty { record.productId = product }
+        if let event = node["eventTimeMillis"] { record.observed = try event.instant(key: "eventTimeMillis", path: join("eventTimeMillis")) }
+        if let observed = node["observedAt"] {
+            // RFC 3339, or milliseconds as Play writes its own times.
+            if case .string(let text) = observed.value, let instant = Instant(rfc3339: text) {
+                record.observed = instant
+            } else {
+                record.observed = try observed.instant(key: "observedAt", path: join("observedAt"))
+            }
+        }
+        if let purchase = node["subscriptionPurchase"] {
+            try subscription(purchase, path: join("subscriptionPurchase"), record: record)
+        } else if let purchase = node["productPurchase"] {
+            try product(purchase, path: join("productPurchase"), record: record)
+        } else if let purchase = node["purchase"] {
+            // A record that leaves the resource's kind to its content.
+            if purchase["subscriptionState"] != nil || purchase["lineItems"] != nil
+                || purchase["kind"]?.lenientString == "androidpublisher#subscriptionPurchaseV2"
+            {
+                try subscription(purchase, path: join("purchase"), record: record)
+            } else {
+                try product(purchase, path: join("purchase"), record: record)
+            }
+        } else if let list = node["voidedPurchases"] {
+            guard let elements = list.elements else {
+                throw ImportFailure(offset: list.offset, message: "`voidedPurchases` is not an array", path: join("voidedPurchases"))
+            }
+            for (index, element) in elements.enumerated() { try voided(element, path: join("voidedPurchases[\(index)]")) }
+        } else if let notification = node["voidedPurchaseNotification"] {
+            try voidedNotification(notification, path: join("voidedPurchaseNotification"), record: record, envelope: node)
+        } else if node["subscriptionState"] != nil || node["lineItems"] != nil {
+            try subscription(node, path: path, record: record)
+        } else if node["productLineItem"] != nil || node["purchaseTimeMillis"] != nil && node["voidedTimeMillis"] == nil {
+            try product(node, path: path, record: record)
+        } else if node["voidedTimeMillis"] != nil {
+            try voided(node, path: path)
+        } else if node["subscriptionNotification"] != nil || node["oneTimeProductNotification"] != nil {
+            throw ImportFailure(
+                offset: node.offset, message: "a Play notification says only that a purchase changed", path: path,
+                help: "fetch the purchase for its token and give the record: the notification with `subscriptionPurchase` or `productPurchase`")
+        } else {
+            throw ImportFailure(
+                offset: node.offset, message: "not a Play purchase", path: path,
+                help: "entitle reads SubscriptionPurchaseV2, ProductPurchaseV2, ProductPurchase and VoidedPurchase resources, and records of them")
+        }
+    }
+
+    // MARK: Subscriptions
+
+    private mutating func subscription(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a SubscriptionPurchaseV2 object", path: path) }
+        let state = node["subscriptionState"]?.lenientString ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
+        guard let items = node["lineItems"]?.elements, !items.isEmpty else {
+            throw ImportFailure(offset: node.offset, message: "a subscription without `lineItems`", path: path)
+        }
+        if state == "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED" {
+            warnings.append(ImportWarning(path: join("subscriptionState"), message: "a pending purchase that was cancelled bought nothing"))
+            return
+        }
+        let known = [
+            "SUBSCRIPTION_STATE_PENDING", "SUBSCRIPTION_STATE_ACTIVE", "SUBSCRIPTION_STATE_PAUSED", "SUBSCRIPTION_STATE_IN_GRACE_PERIOD",
+            "SUBSCRIPTION_STATE_ON_HOLD", "SUBSCRIPTION_STATE_CANCELED", "SUBSCRIPTION_STATE_EXPIRED",
+        ]
+        guard known.contains(state) else {
+            warnings.append(
+                ImportWarning(
+                    path: join("subscriptionState"),
+                    message: "subscription state `\(Diagnostic.excerpt(state))` is not one entitle knows; nothing read"))
+            return
+        }
+        let pending = state == "SUBSCRIPTION_STATE_PENDING"
+        var start = try Self.time(node, "startTime", path: path)
+        if start == nil, pending { start = record.observed }
+        guard let start else {
+            throw ImportFailure(
+                offset: node.offset,
+                message: pending ? "a pending subscription without `startTime` needs the record's `observedAt`" : "missing `startTime`",
+                path: path, help: pending ? "Play sets `startTime` once the purchase is paid: date the record when it was fetched" : nil)
+        }
+        let chain = record.token ?? Self.orderRoot(items.lazy.compactMap { $0["latestSuccessfulOrderId"]?.lenientString }.first)
+        guard let chain else {
+            throw ImportFailure(
+                offset: node.offset, message: "a subscription with neither its purchase token nor an order id", path: path,
+                help: "give the record: the resource with its `purchaseToken`")
+        }
+        if let linked = node["linkedPurchaseToken"]?.lenientString, !linked.isEmpty, let token = record.token {
+            links.append((token, linked, start))
+        }
+        let common = try common(node, path: path)
+        noteEnvironment(test: node["testPurchase"] != nil)
+        for (index, item) in items.enumerated() {
+            let itemPath = join("lineItems[\(index)]")
+            guard let productId = item["productId"]?.lenientString, !productId.isEmpty else {
+                throw ImportFailure(offset: item.offset, message: "a line item without `productId`", path: itemPath)
+            }
+            guard let basePlan = item["offerDetails"]?["basePlanId"]?.lenientString, !basePlan.isEmpty else {
+                throw ImportFailure(
+                    offset: item.offset, message: "a line item without `offerDetails.basePlanId`", path: itemPath,
+                    help: "a Play subscription is bought as a base plan; the catalog names it `<productId>:<basePlanId>`")
+            }
+            let product = "\(productId):\(basePlan)"
+            guard var expiry = try Self.time(item, "expiryTime", path: itemPath) ?? (pending ? start : nil) else {
+                throw ImportFailure(offset: item.offset, message: "a line item without `expiryTime`", path: itemPath)
+            }
+            let order = item["latestSuccessfulOrderId"]?.lenientString
+            let itemChain = items.count > 1 ? "\(chain):\(productId)" : chain
+            if items.count > 1 { chainTokens[itemChain] = chain }
+            var transaction = Transaction(
+                productId: product, transactionId: order ?? "\(itemChain):\(start.millisecondsSince1970)", originalTransactionId: itemChain,
+                purchaseDate: start, signedDate: record.observed, pending: pending, acknowledged: common.acknowledged,
+                account: common.account, storefront: common.storefront)
+            if let offer = item["offerDetails"]?["offerId"]?.lenientString, !offer.isEmpty { transaction.offerId = offer }
+            if let phase = item["offerPhase"] {
+                if phase["freeTrial"] != nil {
+                    transaction.isTrialPeriod = true
+                    transaction.offerType = .introductory
+                } else if phase["introductoryPrice"] != nil {
+                    transaction.isIntroOfferPeriod = true
+                    transaction.offerType = .introductory
+                }
+            }
+            let autoRenewing = item["autoRenewingPlan"]
+            var renewal = Renewal(
+                productId: product, originalTransactionId: itemChain,
+                willRenew: autoRenewing.map { $0["autoRenewEnabled"]?.lenientBool ?? false } ?? false, signedDate: record.observed,
+                account: common.account)
+            if let replacing = item["deferredItemReplacement"]?["productId"]?.lenientString, !replacing.isEmpty {
+                warnings.append(
+                    ImportWarning(
+                        path: itemPath + ".deferredItemReplacement",
+                        message: "a deferred change to `\(replacing)` is not read: its base plan is not given"))
+            }
+            switch state {
+            case "SUBSCRIPTION_STATE_IN_GRACE_PERIOD":
+                // Paid until the renewal failed, which the resource does not date: until it was fetched.
+                renewal.isInBillingRetry = true
+                renewal.gracePeriodExpiresDate = expiry
+                expiry = min(expiry, max(start, record.observed ?? start))
+            case "SUBSCRIPTION_STATE_ON_HOLD":
+                renewal.isInBillingRetry = true
+                renewal.gracePeriodExpiresDate = nil
+            case "SUBSCRIPTION_STATE_PAUSED":
+                renewal.pausedUntil =
+                    try Self.time(node["pausedStateContext"] ?? node, "autoResumeTime", path: join("pausedStateContext")) ?? Instant.latest
+            case "SUBSCRIPTION_STATE_CANCELED", "SUBSCRIPTION_STATE_EXPIRED":
+                renewal.willRenew = false
+            default:
+                break
+            }
+            transaction.expiresDate = max(expiry, start)
+            transactions.append(transaction)
+            renewals.append(renewal)
+        }
+    }
+
+    /// A subscription's order ids are its first order's and `..N` after it for each renewal: the
+    /// first order's id names the chain when the token is not given.
+    private static func orderRoot(_ order: String?) -> String? {
+        guard let order, !order.isEmpty else { return nil }
+        if let range = order.range(of: "..") { return String(order[..<range.lowerBound]) }
+        return order
+    }
+
+    /// A replaced subscription ends, at the latest, when the one replacing it starts.
+    private mutating func applyLinks() {
+        guard !links.isEmpty else { return }
+        // Chains by token: a token's line items are its chain, or `<token>:<productId>`.
+        func token(_ chain: String) -> String { chainTokens[chain] ?? chain }
+        var starts: [String: Instant] = [:]
+        for link in links { starts[link.linked] = min(starts[link.linked] ?? link.start, link.start) }
+        for index in transactions.indices {
+            guard let chain = transactions[index].originalTransactionId, let start = starts[token(chain)] else { continue }
+            if let expiry = transactions[index].expiresDate, expiry > start {
+                transactions[index].expiresDate = max(start, transactions[index].purchaseDate)
+            }
+        }
+        for index in renewals.indices where starts[token(renewals[index].originalTransactionId)] != nil {
+            renewals[index].willRenew = false
+            renewals[index].isInBillingRetry = nil
+            renewals[index].gracePeriodExpiresDate = nil
+            renewals[index].pausedUntil = nil
+        }
+    }
+
+    // MARK: One-time products
+
+    private mutating func product(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a ProductPurchase object", path: path) }
+        let common = try common(node, path: path)
+        let token = node["purchaseToken"]?.lenientString ?? record.token
+        let order = node["orderId"]?.lenientString
+        guard let id = order.flatMap({ $0.isEmpty ? nil : $0 }) ?? token else {
+            throw ImportFailure(
+                offset: node.offset, message: "a purchase with neither an order id nor its purchase token", path: path,
+                help: "give the record: the resource with its `purchaseToken`")
+        }
+        // v2 (`productLineItem`, states by name, RFC 3339 times) or v1 (numbers, milliseconds).
+        let state: String
+        var date: Instant?
+        var lines: [(product: String, quantity: Int64, path: String)] = []
+        if let items = node["productLineItem"] {
+            noteEnvironment(test: node["testPurchaseContext"] != nil)
+            state = node["purchaseStateContext"]?["purchaseState"]?.lenientString ?? "PURCHASE_STATE_UNSPECIFIED"
+            date = try Self.time(node, "purchaseCompletionTime", path: path)
+            guard let elements = items.elements, !elements.isEmpty else {
+                throw ImportFailure(offset: items.offset, message: "`productLineItem` is not a non-empty array", path: join("productLineItem"))
+            }
+            for (index, item) in elements.enumerated() {
+                let itemPath = join("productLineItem[\(index)]")
+                guard let product = item["productId"]?.lenientString, !product.isEmpty else {
+                    throw ImportFailure(offset: item.offset, message: "a line item without `productId`", path: itemPath)
+                }
+                lines.append(
+                    (product, try Self.quantity(item["productOfferDetails"]?["quantity"], path: itemPath + ".productOfferDetails.quantity"), itemPath)
+                )
+            }
+        } else {
+            noteEnvironment(test: node["purchaseType"]?.lenientInteger == 0)
+            switch node["purchaseState"]?.lenientInteger {
+            case 0: state = "PURCHASED"
+            case 1: state = "CANCELLED"
+            case 2: state = "PENDING"
+            default: state = node["purchaseState"]?.lenientString ?? "PURCHASE_STATE_UNSPECIFIED"
+            }
+            if let time = node["purchaseTimeMillis"] { date = try time.instant(key: "purchaseTimeMillis", path: join("purchaseTimeMillis")) }
+            guard let product = node["productId"]?.lenientString ?? record.productId, !product.isEmpty else {
+                throw ImportFailure(
+                    offset: node.offset, message: "a purchase without `productId`", path: path,
+                    help: "a v1 ProductPurchase may omit its product: give it in the record (`productId`)")
+            }
+            lines.append((product, try Self.quantity(node["quantity"], path: join("quantity")), path))
+        }
+        let pending = state == "PENDING"
+        guard ["PURCHASED", "CANCELLED", "PENDING"].contains(state) else {
+            warnings.append(
+                ImportWarning(path: path, message: "purchase state `\(Diagnostic.excerpt(state))` is not one entitle knows; nothing read"))
+            return
+        }
+        if date == nil, pending { date = record.observed }
+        guard let date else {
+            throw ImportFailure(
+                offset: node.offset,
+                message: pending
+                    ? "a pending purchase without its time needs the record's `observedAt`"
+                    : "a purchase without its time (`purchaseCompletionTime` or `purchaseTimeMillis`)", path: path)
+        }
+        if let token, lines.count == 1 { purchaseTokens[token] = id }
+        for (index, line) in lines.enumerated() {
+            var transaction = Transaction(
+                productId: line.product, transactionId: lines.count > 1 ? "\(id):\(index)" : id, purchaseDate: date,
+                quantity: Int(line.quantity), signedDate: record.observed, pending: pending, acknowledged: common.acknowledged,
+                account: common.account, storefront: common.storefront)
+            if state == "CANCELLED" {
+                // Voided at a time this resource does not give: from the purchase, unless a voided
+                // purchase in the data dates it.
+                transaction.cancellationDate = date
+                transaction.revocationType = .refundFull
+                undated.append((transaction.transactionId, line.path))
+            }
+            transactions.append(transaction)
+        }
+    }
+
+    // MARK: Voided purchases
+
+    private mutating func voided(_ node: JSONNode, path: String) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        guard let time = node["voidedTimeMillis"] else {
+            throw ImportFailure(offset: node.offset, message: "a voided purchase without `voidedTimeMillis`", path: path)
+        }
+        let date = try time.instant(key: "voidedTimeMillis", path: join("voidedTimeMillis"))
+        var quantity: Int64?
+        if let voided = node["voidedQuantity"] { quantity = try Self.quantity(voided, path: join("voidedQuantity")) }
+        voids.append(
+            Voided(
+                token: node["purchaseToken"]?.lenientString, order: node["orderId"]?.lenientString, date: date, quantity: quantity,
+                offset: node.offset, path: path))
+    }
+
+    private mutating func voidedNotification(_ node: JSONNode, path: String, record: Record, envelope: JSONNode) throws(ImportFailure) {
+        guard let date = record.observed else {
+            throw ImportFailure(offset: envelope.offset, message: "a voided-purchase notification without `eventTimeMillis`", path: path)
+        }
+        if node["refundType"]?.lenientInteger == 2 {
+            warnings.append(
+                ImportWarning(
+                    path: path + ".refundType",
+                    message: "a partial refund by quantity does not say how many were refunded: read the voided purchase (`voidedQuantity`) instead"))
+            return
+        }
+        voids.append(
+            Voided(
+                token: node["purchaseToken"]?.lenientString, order: node["orderId"]?.lenientString, date: date, quantity: nil,
+                offset: node.offset, path: path))
+    }
+
+    /// Each void cancels every copy of the purchase it names, at its time (the earliest void of a
+    /// purchase), by the share of the quantity all its voids took back.
+    private mutating func applyVoids() throws(ImportFailure) {
+        if let first = voids.first, transactions.isEmpty {
+            throw ImportFailure(
+                offset: first.offset, message: "voided purchases alone: the purchases they void are not in the data", path: first.path,
+                help: "read the voided purchases together with the purchases they name, as one array")
+        }
+        var voidedQuantity: [String: Int64] = [:]
+        var earliest: [String: Instant] = [:]
+        var matched: [String: Int] = [:]
+        var byId: [String: [Int]] = [:]
+        var chains: Set<String> = []
+        for (index, transaction) in transactions.enumerated() {
+            byId[transaction.transactionId, default: []].append(index)
+            if let chain = transaction.originalTransactionId { chains.insert(chainTokens[chain] ?? chain) }
+        }
+        for void in voids {
+            var target: String?
+            if let order = void.order, byId[order] != nil {
+                target = order
+            } else if let token = void.token, let id = purchaseTokens[token], byId[id] != nil {
+                target = id
+            }
+            guard let target else {
+                let known = void.token.map(chains.contains) ?? false
+                warnings.append(
+                    ImportWarning(
+                        path: void.path,
+                        message: known
+                            ? "voids an earlier order of the subscription (`\(Diagnostic.excerpt(void.order ?? "?"))`), not in the data: its current period stands"
+                            : "voids a purchase not in the data; skipped"))
+                continue
+            }
+            matched[target] = void.offset
+            earliest[target] = min(earliest[target] ?? void.date, void.date)
+            if let quantity = void.quantity {
+                let (sum, overflow) = (voidedQuantity[target] ?? 0).addingReportingOverflow(quantity)
+                voidedQuantity[target] = overflow ? Int64.max : sum
+            } else {
+                voidedQuantity[target] = Int64.max
+            }
+        }
+        for (target, offset) in matched {
+            let date = earliest[target]!
+            let voided = voidedQuantity[target] ?? Int64.max
+            for index in byId[target] ?? [] {
+                let quantity = Int64(transactions[index].quantity)
+                if voided != Int64.max, voided > quantity {
+                    throw ImportFailure(
+                        offset: offset, message: "voids \(voided) of purchase `\(Diagnostic.excerpt(target))`, which bought \(quantity)",
+                        path: "voidedQuantity")
+                }
+                transactions[index].cancellationDate = date
+                if voided >= quantity {
+                    transactions[index].revocationType = .refundFull
+                    transactions[index].revocationPercentage = nil
+                } else {
+                    transactions[index].revocationType = .refundProrated
+                    transactions[index].revocationPercentage = (Double(voided) / Double(quantity) * 100_000).rounded(.down) / 1_000
+                }
+            }
+        }
+        for (id, path) in undated where matched[id] == nil {
+            warnings.append(
+                ImportWarning(
+                    path: path,
+                    message:
+                        "purchase `\(Diagnostic.excerpt(id))` is cancelled at a time Play does not give here: revoked from its purchase; read it with its voided purchase to date it"
+                ))
+        }
+    }
+
+    // MARK: Values
+
+    /// Acknowledgement, account and storefront, read alike for every resource.
+    private mutating func common(_ node: JSONNode, path: String) throws(ImportFailure) -> (acknowledged: Bool?, account: String?, storefront: String?)
+    {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        // Only `false` is written: an acknowledged purchase is like one that never needed it.
+        var acknowledged: Bool?
+        if let state = node["acknowledgementState"], ["ACKNOWLEDGEMENT_STATE_PENDING", "0"].contains(state.lenientString ?? "") {
+            acknowledged = false
+        }
+        let identifiers = node["externalAccountIdentifiers"]
+        let account = [identifiers?["obfuscatedExternalAccountId"], identifiers?["externalAccountId"], node["obfuscatedExternalAccountId"]]
+            .lazy.compactMap { $0?.lenientString }.first { !$0.isEmpty }
+        var storefront: String?
+        if let region = node["regionCode"]?.lenientString {
+            if let code = Storefront.alpha3(region) {
+                storefront = code
+            } else {
+                warnings.append(
+                    ImportWarning(path: join("regionCode"), message: "`\(Diagnostic.excerpt(region))` is not an ISO 3166-1 region; no storefront"))
+            }
+        }
+        return (acknowledged, account, storefront)
+    }
+
+    private mutating func noteEnvironment(test: Bool) {
+        if test { environment = "sandbox" } else if environment == nil { environment = "production" }
+    }
+
+    /// A quantity of 1 to 1,000,000 (absent: 1).
+    private static func quantity(_ node: JSONNode?, path: String) throws(ImportFailure) -> Int64 {
+        guard let node, !node.isNull else { return 1 }
+        guard let value = node.lenientInteger, (1...1_000_000).contains(value) else {
+            throw ImportFailure(offset: node.offset, message: "a quantity must be a whole number from 1 to 1000000", path: path)
+        }
+        return value
+    }
+
+    /// An RFC 3339 time (Play's v2 resources write nanoseconds; past milliseconds are dropped).
+    private static func time(_ node: JSONNode, _ key: String, path: String) throws(ImportFailure) -> Instant? {
+        guard let value = node[key], !value.isNull else { return nil }
+        let memberPath = path.isEmpty ? key : "\(path).\(key)"
+        guard case .string(let text) = value.value, let instant = Instant(rfc3339: text) else {
+            throw ImportFailure(
+                offset: value.offset, message: "`\(key)` is not an RFC 3339 time within years 0001-9999", path: memberPath,
+                help: "Play's v2 resources write times such as 2026-11-27T10:00:00.123Z")
+        }
+        return instant
+    }
+}

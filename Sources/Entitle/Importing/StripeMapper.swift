@@ -1,0 +1,435 @@
+/// Stripe's objects, as a web checkout leaves them (Stripe's API and webhooks), read into a
+/// normalized receipt of store `stripe`: Subscriptions, Checkout Sessions, Charges, Refunds,
+/// Invoices, Events around any of them, and lists of them.
+///
+/// - A Subscription's current period is a transaction `<subscription id>:<period start>` of its
+///   chain, the subscription id, for the item's price's product (the Stripe Product id), from the
+///   period's start to its end (the item's `current_period_*`; the object's before API version
+///   2025-03-31). `trialing` is a free trial; `past_due` (billing retry, in the catalog's grace
+///   period while it lasts) and `unpaid` (billing retry, no grace) have an unpaid current period:
+///   coverage ends at its start; `paused` pauses until `pause_collection.resumes_at`;
+///   `incomplete` is pending; `incomplete_expired` grants nothing; `canceled` ends at `ended_at`;
+///   `cancel_at_period_end` is `willRenew: false`. `metadata.account` is the account.
+/// - A paid Invoice of a subscription is a transaction for its line's period (the invoice id, of
+///   the subscription's chain): a service keeping `invoice.paid` events has the whole history.
+/// - A Checkout Session in `payment` mode, paid, is a purchase of each line item's product
+///   (`line_items` expanded) at its `created`, named by its payment intent; `client_reference_id`
+///   is the account. A Charge or Refund revokes the purchase sharing its payment intent, in full
+///   or in part, at the Refund's `created` (an Event's, for a `charge.refunded` event).
+/// - Objects in an Event are snapshots signed at the Event's `created`; bare objects carry no
+///   `signedDate`. Timestamps are Unix seconds within years 0001-9999.
+/// - A status or object type entitle does not know is a warning or an error, never a guess.
+struct StripeMapper {
+    var transactions: [Transaction] = []
+    var renewals: [Renewal] = []
+    var warnings: [ImportWarning] = []
+    /// One-time purchases by payment intent, with the Session's total (to refund a share of it).
+    private var purchases: [String: (indices: [Int], total: Int64?)] = [:]
+    /// Charges by id, with their payment intent and amount: a Refund names its charge.
+    private var charges: [String: (intent: String?, amount: Int64)] = [:]
+    /// Refunds, matched with their purchases once everything is read.
+    private var refunds: [Refund] = []
+    /// The accounts Checkout Sessions in subscription mode name, by subscription.
+    private var subscriptionAccounts: [String: String] = [:]
+    /// The subscriptions Checkout Sessions started, with where: one read without its Subscription
+    /// or a paid Invoice bought nothing the data shows.
+    private var sessionSubscriptions: [(id: String, path: String)] = []
+
+    private struct Refund {
+        /// The refund's id (`re_...`), so one refund read twice (alone and in its Charge) counts once.
+        var id: String?
+        /// A Charge's `amount_refunded`: everything refunded so far, not one refund.
+        var cumulative = false
+        var intent: String?
+        var charge: String?
+        var amount: Int64
+        var date: Instant
+        var offset: Int
+        var path: String
+    }
+
+    /// The `object` values entitle reads, and those it knows but skips.
+    static let readTypes: Set<String> = ["subscription", "checkout.session", "charge", "refund", "invoice", "event", "list"]
+    static let skippedTypes: Set<String> = ["customer", "price", "product", "plan", "subscription_item", "payment_intent", "invoiceitem"]
+
+    /// Whether a parsed JSON value looks like Stripe's: an object whose `object` names one of its
+    /// types, or an array of them.
+    static func recognizes(_ root: JSONNode) -> Bool {
+        switch root.value {
+        case .array(let elements): return !elements.isEmpty && elements.allSatisfy(recognizes)
+        case .object:
+            guard case .string(let type)? = root["object"]?.value else { return false }
+            return readTypes.contains(type) || skippedTypes.contains(type)
+        default: return false
+        }
+    }
+
+    mutating func map(_ root: JSONNode) throws(ImportFailure) {
+        try map(root, path: "", signed: nil, depth: 0)
+        try applyRefunds()
+        for index in transactions.indices where transactions[index].account == nil {
+            if let chain = transactions[index].originalTransactionId, let account = subscriptionAccounts[chain] {
+                transactions[index].account = account
+            }
+        }
+        for index in renewals.indices where renewals[index].account == nil {
+            renewals[index].account = subscriptionAccounts[renewals[index].originalTransactionId]
+        }
+        let chains = Set(transactions.compactMap(\.originalTransactionId))
+        for (subscription, path) in sessionSubscriptions where !chains.contains(subscription) {
+            warnings.append(
+                ImportWarning(
+                    path: path,
+                    message:
+                        "the Checkout Session started Subscription `\(Diagnostic.excerpt(subscription))`, which is not in the data: read it, or its paid Invoices"
+                ))
+        }
+    }
+
+    private mutating func map(_ node: JSONNode, path: String, signed: Instant?, depth: Int) throws(ImportFailure) {
+        guard depth < 8 else { throw ImportFailure(offset: node.offset, message: "Stripe data nested too deeply", path: path) }
+        if let elements = node.elements {
+            for (index, element) in elements.enumerated() { try map(element, path: "\(path)[\(index)]", signed: signed, depth: depth + 1) }
+            return
+        }
+        guard node.isObject, case .string(let type)? = node["object"]?.value else {
+            throw ImportFailure(offset: node.offset, message: "expected a Stripe object (with `object`)", path: path)
+        }
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        switch type {
+        case "list":
+            guard let data = node["data"]?.elements else {
+                throw ImportFailure(offset: node.offset, message: "a Stripe list without `data`", path: path)
+            }
+            for (index, element) in data.enumerated() { try map(element, path: join("data[\(index)]"), signed: signed, depth: depth + 1) }
+        case "event":
+            let created = try Self.instant(node, "created", path: path, required: true)!
+            guard let object = node["data"]?["object"] else {
+                throw ImportFailure(offset: node.offset, message: "a Stripe Event without `data.object`", path: path)
+            }
+            try map(object, path: join("data.object"), signed: created, depth: depth + 1)
+        case "subscription": try subscription(node, path: path, signed: signed)
+        case "checkout.session": try session(node, path: path, signed: signed)
+        case "charge": try charge(node, path: path, signed: signed)
+        case "refund": try refund(node, path: path, signed: signed)
+        case "invoice": try invoice(node, path: path, signed: signed)
+        default:
+            if Self.skippedTypes.contains(type) {
+                warnings.append(ImportWarning(path: path, message: "a Stripe `\(type)` holds no purchase and was skipped"))
+                return
+            }
+            throw ImportFailure(
+                offset: node["object"]!.offset, message: "a Stripe object of type `\(Diagnostic.excerpt(type))`, which entitle does not read",
+                path: join("object"),
+                help: "entitle reads Subscriptions, Checkout Sessions, Charges, Refunds, Invoices, Events around them, and lists of them")
+        }
+    }
+
+    // MARK: Subscriptions and invoices
+
+    private mutating func subscription(_ node: JSONNode, path: String, signed: Instant?) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        let id = try Self.string(node, "id", path: path)
+        let status = try Self.string(node, "status", path: path)
+        guard let items = node["items"]?["data"]?.elements, !items.isEmpty else {
+            throw ImportFailure(offset: node.offset, message: "a Subscription without `items.data`", path: path)
+        }
+        let account = node["metadata"]?["account"]?.lenientString
+        let renews = !(node["cancel_at_period_end"]?.lenientBool ?? false)
+        for (index, item) in items.enumerated() {
+            let itemPath = join("items.data[\(index)]")
+            let product = try Self.product(of: item, path: itemPath)
+            // The item's period (API 2025-03-31 on), else the subscription's.
+            var start = try Self.instant(item, "current_period_start", path: itemPath)
+            if start == nil { start = try Self.instant(node, "current_period_start", path: path) }
+            var periodEnd = try Self.instant(item, "current_period_end", path: itemPath)
+            if periodEnd == nil { periodEnd = try Self.instant(node, "current_period_end", path: path) }
+            guard let start, var end = periodEnd else {
+                throw ImportFailure(
+                    offset: item.offset, message: "a Subscription item without `current_period_start` and `current_period_end`", path: itemPath)
+            }
+            guard start <= end else {
+                throw ImportFailure(
+                    offset: item.offset, message: "the current period ends (\(end.rfc3339)) before it starts (\(start.rfc3339))", path: itemPath)
+            }
+            let chain = items.count > 1 ? "\(id):\(item["id"]?.lenientString ?? String(index))" : id
+            // `<chain>:<period start>`, as a paid Invoice of the period names it too.
+            var transaction = Transaction(
+                productId: product, transactionId: Self.periodId(chain, start), originalTransactionId: chain,
+                purchaseDate: start, signedDate: signed, account: account)
+            if let quantity = item["quantity"]?.lenientInteger, quantity > 1 { transaction.quantity = Int(clamping: quantity) }
+            var renewal = Renewal(productId: product, originalTransactionId: chain, willRenew: renews, signedDate: signed, account: account)
+            switch status {
+            case "active":
+                break
+            case "trialing":
+                transaction.isTrialPeriod = true
+                transaction.offerType = .introductory
+            case "past_due":
+                // Stripe moved to the next period before charging it: that period is unpaid.
+                end = start
+                renewal.isInBillingRetry = true
+            case "unpaid":
+                end = start
+                renewal.isInBillingRetry = true
+                renewal.gracePeriodExpiresDate = start
+            case "paused":
+                end = start
+                renewal.pausedUntil =
+                    try Self.instant(node["pause_collection"] ?? node, "resumes_at", path: join("pause_collection")) ?? Instant.latest
+            case "incomplete":
+                transaction.pending = true
+            case "incomplete_expired":
+                warnings.append(
+                    ImportWarning(path: join("status"), message: "`incomplete_expired`: the first payment never succeeded; nothing was bought"))
+                continue
+            case "canceled":
+                if let ended = try Self.instant(node, "ended_at", path: path), ended < end { end = max(ended, start) }
+                renewal.willRenew = false
+            default:
+                warnings.append(
+                    ImportWarning(path: join("status"), message: "unknown Subscription status `\(Diagnostic.excerpt(status))`, nothing read"))
+                continue
+            }
+            transaction.expiresDate = end
+            transactions.append(transaction)
+            renewals.append(renewal)
+        }
+    }
+
+    private mutating func invoice(_ node: JSONNode, path: String, signed: Instant?) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        let id = try Self.string(node, "id", path: path)
+        let paid = node["status"]?.lenientString == "paid" || node["paid"]?.lenientBool == true
+        guard paid else {
+            warnings.append(ImportWarning(path: join("status"), message: "an Invoice not paid changes nothing"))
+            return
+        }
+        let lines = node["lines"]?["data"]?.elements ?? []
+        let invoiceSubscription =
+            node["parent"]?["subscription_details"]?["subscription"]?.lenientString ?? node["subscription"]?.lenientString
+        let account = node["parent"]?["subscription_details"]?["metadata"]?["account"]?.lenientString
+        var read = 0
+        for (index, line) in lines.enumerated() {
+            let linePath = join("lines.data[\(index)]")
+            guard
+                let subscription = line["parent"]?["subscription_item_details"]?["subscription"]?.lenientString
+                    ?? line["subscription"]?.lenientString ?? invoiceSubscription
+            else { continue }
+            guard let period = line["period"] else {
+                throw ImportFailure(offset: line.offset, message: "an Invoice line without `period`", path: linePath)
+            }
+            let product = try Self.product(of: line, path: linePath)
+            let start = try Self.instant(period, "start", path: linePath + ".period", required: true)!
+            let end = try Self.instant(period, "end", path: linePath + ".period", required: true)!
+            guard start <= end else {
+                throw ImportFailure(
+                    offset: period.offset, message: "the period ends (\(end.rfc3339)) before it starts (\(start.rfc3339))", path: linePath + ".period"
+                )
+            }
+            var transaction = Transaction(
+                productId: product, transactionId: lines.count > 1 ? "\(id):\(index)" : id, originalTransactionId: subscription,
+                purchaseDate: start, expiresDate: end, signedDate: signed, account: account)
+            if let quantity = line["quantity"]?.lenientInteger, quantity > 1 { transaction.quantity = Int(clamping: quantity) }
+            transactions.append(transaction)
+            read += 1
+        }
+        if read == 0 { warnings.append(ImportWarning(path: path, message: "an Invoice with no subscription line changes nothing")) }
+    }
+
+    // MARK: One-time purchases and refunds
+
+    private mutating func session(_ node: JSONNode, path: String, signed: Instant?) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        let id = try Self.string(node, "id", path: path)
+        let mode = node["mode"]?.lenientString ?? "payment"
+        let account = node["client_reference_id"]?.lenientString
+        guard mode == "payment" else {
+            if mode == "subscription", let subscription = Self.id(node["subscription"]) {
+                if let account { subscriptionAccounts[subscription] = account }
+                sessionSubscriptions.append((subscription, join("mode")))
+            } else {
+                warnings.append(
+                    ImportWarning(path: join("mode"), message: "a Checkout Session in `\(Diagnostic.excerpt(mode))` mode buys nothing"))
+            }
+            return
+        }
+        let paymentStatus = node["payment_status"]?.lenientString ?? "unpaid"
+        let status = node["status"]?.lenientString ?? "complete"
+        guard status == "complete" else {
+            warnings.append(
+                ImportWarning(path: join("status"), message: "a Checkout Session not complete (`\(Diagnostic.excerpt(status))`) buys nothing"))
+            return
+        }
+        guard let lines = node["line_items"]?["data"]?.elements else {
+            throw ImportFailure(
+                offset: node.offset, message: "a Checkout Session without `line_items`", path: path,
+                help: "retrieve it with `expand[]=line_items`, as a webhook handler does, so its products are known")
+        }
+        let created = try Self.instant(node, "created", path: path, required: true)!
+        let intent = Self.id(node["payment_intent"])
+        var indices: [Int] = []
+        for (index, line) in lines.enumerated() {
+            let linePath = join("line_items.data[\(index)]")
+            var purchase = Transaction(
+                productId: try Self.product(of: line, path: linePath),
+                transactionId: (intent ?? id) + (lines.count > 1 ? ":\(index)" : ""), purchaseDate: created, signedDate: signed,
+                account: account)
+            if let quantity = line["quantity"]?.lenientInteger, quantity > 1 { purchase.quantity = Int(clamping: quantity) }
+            // Paid later (a bank transfer): bought, not paid yet.
+            if paymentStatus == "unpaid" { purchase.pending = true }
+            indices.append(transactions.count)
+            transactions.append(purchase)
+        }
+        if let intent {
+            purchases[intent, default: ([], nil)].indices += indices
+            if let total = node["amount_total"]?.lenientInteger { purchases[intent]!.total = total }
+        }
+    }
+
+    private mutating func charge(_ node: JSONNode, path: String, signed: Instant?) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        let id = try Self.string(node, "id", path: path)
+        let intent = Self.id(node["payment_intent"])
+        charges[id] = (intent, max(0, node["amount"]?.lenientInteger ?? 0))
+        let refunded = max(0, node["amount_refunded"]?.lenientInteger ?? 0)
+        guard refunded > 0 else { return }
+        // Its refunds, each dated, when the Charge lists them; else one refund of the amount
+        // refunded, dated by the `charge.refunded` Event around it.
+        let listed = node["refunds"]?["data"]?.elements ?? []
+        if !listed.isEmpty {
+            for (index, refund) in listed.enumerated() {
+                try self.refund(refund, path: join("refunds.data[\(index)]"), signed: nil, charge: id, intent: intent)
+            }
+            return
+        }
+        guard let signed else {
+            throw ImportFailure(
+                offset: node.offset, message: "a refunded Charge without its refunds' dates", path: path,
+                help: "give the Refunds, or the `charge.refunded` Event, which date the refund")
+        }
+        refunds.append(
+            Refund(id: nil, cumulative: true, intent: intent, charge: id, amount: refunded, date: signed, offset: node.offset, path: path))
+    }
+
+    private mutating func refund(
+        _ node: JSONNode, path: String, signed: Instant?, charge: String? = nil, intent: String? = nil
+    ) throws(ImportFailure) {
+        let status = node["status"]?.lenientString ?? "succeeded"
+        guard status == "succeeded" else {
+            warnings.append(ImportWarning(path: path, message: "a Refund `\(Diagnostic.excerpt(status))` takes nothing back yet"))
+            return
+        }
+        let created = try Self.instant(node, "created", path: path, required: signed == nil)
+        refunds.append(
+            Refund(
+                id: Self.id(node["id"]), intent: Self.id(node["payment_intent"]) ?? intent, charge: Self.id(node["charge"]) ?? charge,
+                amount: max(0, node["amount"]?.lenientInteger ?? 0), date: created ?? signed!, offset: node.offset, path: path))
+    }
+
+    /// Each refund as a later snapshot of the purchases its payment intent paid for, signed when
+    /// it was made: cancelled from the first refund, in full once the refunds add up to the
+    /// amount charged, else in part (the share refunded so far).
+    private mutating func applyRefunds() throws(ImportFailure) {
+        var seen: Set<String> = []
+        var byIntent: [String: [Refund]] = [:]
+        for refund in refunds {
+            if let id = refund.id, !seen.insert(id).inserted { continue }
+            guard let intent = refund.intent ?? refund.charge.flatMap({ charges[$0]?.intent }), purchases[intent] != nil else {
+                throw ImportFailure(
+                    offset: refund.offset, message: "a refund of a payment whose Checkout Session is not in the data", path: refund.path,
+                    help: "read the refund together with the Checkout Session (with `line_items`) it refunds, as one list")
+            }
+            byIntent[intent, default: []].append(refund)
+        }
+        for (intent, list) in byIntent {
+            let purchase = purchases[intent]!
+            let amounts = charges
+            let charged = list.compactMap { $0.charge.flatMap { amounts[$0]?.amount } }.max() ?? purchase.total
+            // Single refunds add up; a Charge's running totals stand for them only when no single
+            // refund is known. By date, then amount: the order they were read in does not matter.
+            let single = list.filter { !$0.cumulative }
+            let sorted = (single.isEmpty ? list : single).sorted { ($0.date, $0.amount) < ($1.date, $1.amount) }
+            var total: Int64 = 0
+            for refund in sorted {
+                if refund.cumulative {
+                    total = max(total, refund.amount)
+                } else {
+                    let (sum, overflow) = total.addingReportingOverflow(refund.amount)
+                    total = overflow ? Int64.max : sum
+                }
+                // One snapshot per refund and purchase: never more than a receipt may hold.
+                guard transactions.count + purchase.indices.count <= ReceiptLimits.maxTransactions else {
+                    throw ImportFailure(
+                        offset: refund.offset, message: "the refunds make more than \(ReceiptLimits.maxTransactions) transactions",
+                        path: refund.path, help: "see ReceiptLimits (README: Limits)")
+                }
+                for index in purchase.indices {
+                    var copy = transactions[index]
+                    copy.cancellationDate = sorted[0].date
+                    copy.signedDate = max(refund.date, copy.signedDate ?? refund.date)
+                    if let charged, charged > 0, total < charged {
+                        copy.revocationType = .refundProrated
+                        // Thousandths of a percent, rounded down: a share, never more than refunded.
+                        copy.revocationPercentage = (Double(total) / Double(charged) * 100_000).rounded(.down) / 1_000
+                    } else {
+                        copy.revocationType = .refundFull
+                    }
+                    transactions.append(copy)
+                }
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// A subscription period's transaction id: `<subscription>:<period start in Unix seconds>`.
+    private static func periodId(_ chain: String, _ start: Instant) -> String {
+        "\(chain):\(start.millisecondsSince1970 / 1_000)"
+    }
+
+    /// A product id from a line or item: its price's product (a string or an expanded object), or
+    /// the pricing details' of newer invoices.
+    private static func product(of node: JSONNode, path: String) throws(ImportFailure) -> String {
+        if let product = id(node["price"]?["product"]) ?? id(node["pricing"]?["price_details"]?["product"]) ?? id(node["plan"]?["product"]) {
+            return product
+        }
+        throw ImportFailure(
+            offset: node.offset, message: "no product: expected `price.product`", path: path,
+            help: "the catalog names a Stripe product by its Product id, `prod_...`")
+    }
+
+    /// An id: a string, or an expanded object's `id`.
+    private static func id(_ node: JSONNode?) -> String? {
+        guard let node else { return nil }
+        if case .string(let text) = node.value { return text.isEmpty ? nil : text }
+        if case .string(let text)? = node["id"]?.value { return text.isEmpty ? nil : text }
+        return nil
+    }
+
+    private static func string(_ node: JSONNode, _ key: String, path: String) throws(ImportFailure) -> String {
+        guard case .string(let text)? = node[key]?.value, !text.isEmpty else {
+            throw ImportFailure(offset: node.offset, message: "missing `\(key)`", path: path)
+        }
+        return text
+    }
+
+    /// A Unix timestamp in seconds; `nil` when absent or `null` (an error when `required`).
+    private static func instant(_ node: JSONNode, _ key: String, path: String, required: Bool = false) throws(ImportFailure) -> Instant? {
+        let memberPath = path.isEmpty ? key : "\(path).\(key)"
+        guard let value = node[key], !value.isNull else {
+            if required { throw ImportFailure(offset: node.offset, message: "missing `\(key)`", path: path) }
+            return nil
+        }
+        guard let seconds = value.lenientInteger else {
+            throw ImportFailure(offset: value.offset, message: "`\(key)` is not a Unix timestamp in seconds", path: memberPath)
+        }
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        guard !overflow, let instant = Instant(checkedMilliseconds: milliseconds) else {
+            throw ImportFailure(
+                offset: value.offset, message: "`\(key)` \(seconds) is outside years 0001-9999", path: memberPath,
+                help: "Stripe's timestamps are Unix seconds")
+        }
+        return instant
+    }
+}
