@@ -113,13 +113,13 @@ struct PlayMapper {
         var record = record
         if let token = node["purchaseToken"]?.lenientString, !token.isEmpty { record.token = token }
         if let product = node["productId"]?.lenientString ?? node["subscriptionId"]?.lenientString, !product.isEmpty { record.productId = product }
-        if let event = node["eventTimeMillis"] { record.observed = try event.instant(key: "eventTimeMillis", path: join("eventTimeMillis")) }
+        if let event = node["eventTimeMillis"] { record.observed = try Self.milliseconds(event, "eventTimeMillis", path: join("eventTimeMillis")) }
         if let observed = node["observedAt"] {
             // RFC 3339, or milliseconds as Play writes its own times.
             if case .string(let text) = observed.value, let instant = Instant(rfc3339: text) {
                 record.observed = instant
             } else {
-                record.observed = try observed.instant(key: "observedAt", path: join("observedAt"))
+                record.observed = try Self.milliseconds(observed, "observedAt", path: join("observedAt"))
             }
         }
         if let purchase = node["subscriptionPurchase"] {
@@ -338,7 +338,7 @@ struct PlayMapper {
             case 2: state = "PENDING"
             default: state = node["purchaseState"]?.lenientString ?? "PURCHASE_STATE_UNSPECIFIED"
             }
-            if let time = node["purchaseTimeMillis"] { date = try time.instant(key: "purchaseTimeMillis", path: join("purchaseTimeMillis")) }
+            if let time = node["purchaseTimeMillis"] { date = try Self.milliseconds(time, "purchaseTimeMillis", path: join("purchaseTimeMillis")) }
             guard let product = node["productId"]?.lenientString ?? record.productId, !product.isEmpty else {
                 throw ImportFailure(
                     offset: node.offset, message: "a purchase without `productId`", path: path,
@@ -384,7 +384,7 @@ struct PlayMapper {
         guard let time = node["voidedTimeMillis"] else {
             throw ImportFailure(offset: node.offset, message: "a voided purchase without `voidedTimeMillis`", path: path)
         }
-        let date = try time.instant(key: "voidedTimeMillis", path: join("voidedTimeMillis"))
+        let date = try Self.milliseconds(time, "voidedTimeMillis", path: join("voidedTimeMillis"))
         var quantity: Int64?
         if let voided = node["voidedQuantity"] { quantity = try Self.quantity(voided, path: join("voidedQuantity")) }
         voids.append(
@@ -520,6 +520,16 @@ struct PlayMapper {
             throw ImportFailure(offset: node.offset, message: "a quantity must be a whole number from 1 to 1000000", path: path)
         }
         return value
+    }
+
+    /// Milliseconds since 1970, as Play's v1 resources and notifications write them: never
+    /// negative.
+    private static func milliseconds(_ node: JSONNode, _ key: String, path: String) throws(ImportFailure) -> Instant {
+        let instant = try node.instant(key: key, path: path)
+        guard instant.millisecondsSince1970 >= 0 else {
+            throw ImportFailure(offset: node.offset, message: "`\(key)` \(instant.millisecondsSince1970) is negative", path: path)
+        }
+        return instant
     }
 
     /// An RFC 3339 time (Play's v2 resources write nanoseconds; past milliseconds are dropped).

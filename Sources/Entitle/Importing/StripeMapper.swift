@@ -17,7 +17,7 @@
 ///   is the account. A Charge or Refund revokes the purchase sharing its payment intent, in full
 ///   or in part, at the Refund's `created` (an Event's, for a `charge.refunded` event).
 /// - Objects in an Event are snapshots signed at the Event's `created`; bare objects carry no
-///   `signedDate`. Timestamps are Unix seconds within years 0001-9999.
+///   `signedDate`. Timestamps are Unix seconds from 1970 to year 9999.
 /// - A status or object type entitle does not know is a warning or an error, never a guess.
 struct StripeMapper {
     var transactions: [Transaction] = []
@@ -423,6 +423,11 @@ struct StripeMapper {
         }
         guard let seconds = value.lenientInteger else {
             throw ImportFailure(offset: value.offset, message: "`\(key)` is not a Unix timestamp in seconds", path: memberPath)
+        }
+        guard seconds >= 0 else {
+            throw ImportFailure(
+                offset: value.offset, message: "`\(key)` \(seconds) is negative", path: memberPath,
+                help: "Stripe's timestamps are Unix seconds since 1970")
         }
         let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
         guard !overflow, let instant = Instant(checkedMilliseconds: milliseconds) else {

@@ -174,7 +174,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             return placements.map { ReceiptSpace.Placed(atom: atom, offset: $0.offset, continues: previous) }
         }
         guard let receipts = space.receipts(of: prefix, base: ReceiptSpace.base),
-            let expiry = receipts[0].transactions.first(where: { $0.transactionId == String(previous + 1) })?.expiresDate
+            // The chain's receipt: the app's App Store receipt, or its receipt of another store.
+            let expiry = receipts.lazy.flatMap(\.transactions).first(where: { $0.transactionId == String(previous + 1) })?.expiresDate
         else { return [] }
         let offset = expiry.millisecondsSince1970 - ReceiptSpace.base
         return offset >= prefix.lastOffset ? [ReceiptSpace.Placed(atom: atom, offset: offset, continues: previous)] : []

@@ -15,8 +15,9 @@
 ///   not read, so one other product stands for all. (`isUpgraded` is searched on
 ///   auto-renewables only: Apple sets it on nothing else.)
 /// - Products of other stores (a receipt of their store each): also bought and not paid yet
-///   (pending); on Play, never acknowledged; subscriptions also paused for 16 days at the expiry.
-///   A Stripe or external subscription in billing retry without a grace date gets the catalog's
+///   (pending); on Play, never acknowledged; subscriptions also paused for 16 days at the expiry,
+///   and not at an intro price nor upgraded: paid time is read by offers only, which another
+///   store's group has none of, and `isUpgraded` is Apple's. A Stripe or external subscription in billing retry without a grace date gets the catalog's
 ///   `gracePeriod`, as evaluation gives it.
 /// - Another app's receipt an upgrade requires: a purchase of each qualifying product (plain,
 ///   refunded, family-shared), or, for an upgrade that any receipt of the app qualifies for, a
@@ -73,8 +74,12 @@ extension ReceiptSpace {
         for side in sides { intro = intro ?? side.catalog.products[side.index].introOffer?.duration }
         let introExpiry = intro.map(Expiry.period) ?? period
         add(Purchase(trialPeriod: true, expiry: introExpiry), "subscribed in a free trial")
-        add(Purchase(introPeriod: true, expiry: introExpiry), "subscribed at an intro price")
-        add(Purchase(upgraded: true, expiry: period), "subscribed, upgraded")
+        // Paid time (which a free trial is not and an intro price is) is read by offers only, and
+        // `isUpgraded` is Apple's: another store's group has neither.
+        if Store.split(key: id).store == .appStore {
+            add(Purchase(introPeriod: true, expiry: introExpiry), "subscribed at an intro price")
+            add(Purchase(upgraded: true, expiry: period), "subscribed, upgraded")
+        }
         add(Purchase(refund: .full, expiry: period), "subscribed, refunded an hour later")
         if shareable { add(Purchase(familyShared: true, expiry: period), "family-shared") }
         // The product's own offers under either catalog, and a win-back offer of its group when it

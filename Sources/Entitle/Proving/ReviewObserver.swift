@@ -129,7 +129,9 @@ struct ReviewObserver: ProofObserver {
                         message: "no searched customer has feature `\(item.id)` on",
                         help: "it is granted by \(Self.list(granters))"))
             case .offer:
-                guard let product = catalog.product(item.id), product.available else { continue }
+                // A product sold in some storefronts only is offered by the customer's storefront,
+                // which the search does not vary (it evaluates without one): not a finding.
+                guard let product = catalog.product(item.id), product.available, product.storefronts == nil else { continue }
                 if !offered.contains(index) {
                     let reasons = (offerReasons[index] ?? []).sorted()
                     findings.append(

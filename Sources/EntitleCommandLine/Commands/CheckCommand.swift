@@ -22,6 +22,15 @@ enum CheckCommand {
     static let compact: Option<Bool> = .flag(
         "--compact", help: "with --customers: leave out the prose: offers' legal text and warnings' messages (their codes stay)")
 
+    /// `--format FORMAT`: ``SharedOptions/format`` and a table.
+    static let format: Option<OutputFormat> = .choice(
+        SharedOptions.format.name,
+        [
+            (.text, help: "for people (default; with --customers: json)"), (.json, help: "for scripts (with --customers: JSON Lines)"),
+            (.csv, help: "a table in long form: customer,at,kind,id,value,until,source, one row per fact"),
+        ],
+        help: "the output:")
+
     /// The command, declared.
     static let command = Subcommand(
         name: "check", summary: "evaluate receipts against catalogs and print entitlements",
@@ -29,13 +38,14 @@ enum CheckCommand {
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.store), .optional(SharedOptions.token), .optional(SharedOptions.format),
+                .optional(SharedOptions.store), .optional(SharedOptions.token), .optional(format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
             [
                 .required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.store), .optional(fields), .optional(compact), .optional(SharedOptions.jobs), VerifyOption.synopsis,
+                .optional(SharedOptions.store), .optional(format), .optional(fields), .optional(compact), .optional(SharedOptions.jobs),
+                VerifyOption.synopsis,
             ],
         ],
         discussion: """
@@ -50,13 +60,13 @@ enum CheckCommand {
         misuseAsJSON: true, run: run)
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
-        let (catalog, receipt, format) = (SharedOptions.catalog, SharedOptions.receipt, SharedOptions.format)
+        let (catalog, receipt) = (SharedOptions.catalog, SharedOptions.receipt)
         try arguments.refusePositional()
         guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
         if arguments.contains(customers) {
             guard !arguments.contains(receipt) else { throw UsageError(message: "give \(receipt.quoted) or \(customers.quoted), not both") }
-            guard arguments.texts(format).first ?? OutputFormat.json.rawValue == OutputFormat.json.rawValue else {
-                throw UsageError(message: "\(customers.quoted) prints JSON Lines: \(format.quoted) can only be `json`")
+            guard try arguments.value(format) != .text else {
+                throw UsageError(message: "\(customers.quoted) prints JSON Lines or a table: \(format.quoted) can be `json` or `csv`")
             }
         } else {
             guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
@@ -67,7 +77,7 @@ enum CheckCommand {
             if let (name, _) = batchOnly.first(where: \.1) { throw UsageError(message: "\(name) is for \(customers.quoted)") }
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
-        let json = try arguments.value(format) == .json
+        let output = try arguments.value(format) ?? .text
         let options = try EvaluationInputs.Options(arguments, environment: environment)
         if arguments.contains(customers) {
             let environments = arguments.texts(SharedOptions.environment)
@@ -79,17 +89,20 @@ enum CheckCommand {
                 app: options.app, at: options.at, account: options.account, storefront: options.storefront,
                 environments: environments.isEmpty ? nil : Set(environments),
                 verify: options.verify,
-                parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store),
+                parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store), csv: output == .csv,
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
             return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)
         }
 
         let store = try arguments.value(SharedOptions.store)
         return EvaluationInputs.run(
-            arguments, options, json: json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate
+            arguments, options, json: output == .json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate
         ) { result, inputs in
-            CommandOutput(
-                exitCode: CommandOutput.success, standardOutput: json ? result.json(offersOf: store) : result.text(offersOf: store),
+            var table = CSVTable.header
+            if output == .csv { CSVTable.rows(result, customer: "", offersOf: store, to: &table) }
+            return CommandOutput(
+                exitCode: CommandOutput.success,
+                standardOutput: output == .json ? result.json(offersOf: store) : output == .csv ? table : result.text(offersOf: store),
                 standardError: inputs.errorText)
         }
     }

@@ -11,6 +11,14 @@ enum DiffCommand {
             """)
     /// `--at INSTANT ...`: each instant the customers are compared at.
     static let at = SharedOptions.at.repeatable(help: "when to evaluate (repeat for several instants); default: now")
+    /// `--changes FILE`: every customer's changes, not only counts and the first ids.
+    static let changes: Option<String> = .path(
+        "--changes", valueName: "FILE",
+        help: """
+            with --customers: write every change of every customer to FILE, in corpus order: JSON Lines of {"customer",
+            "at", "app", "kind", "id", "from", "to"} (a customer whose receipts cannot be read: {"customer", "errors"}), or
+            a CSV table (customer,at,app,kind,id,from,to) when FILE ends in .csv
+            """)
     /// `--fail-on-loss`.
     static let failOnLoss: Option<Bool> = .flag(
         "--fail-on-loss", help: "exit 1 when any customer loses a feature or some balance (a CI gate)")
@@ -27,6 +35,7 @@ enum DiffCommand {
                         request's
                         """),
                 .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs),
+                .optional(changes),
             ]
                 + [.optional(ProveOptions.prove), .optional(ProveOptions.depth), .optional(ProveOptions.witnesses)]
                 + DiagnosticsOption.synopsis
@@ -84,11 +93,23 @@ enum DiffCommand {
 
         let corpusPaths = arguments.texts(customers)
         var impact = BatchImpact(reports: instants.map(ImpactReport.init))
+        let changesPath = try arguments.value(changes)
+        if changesPath != nil, corpusPaths.isEmpty { throw UsageError(message: "\(changes.quoted) is for \(customers.quoted)") }
         if !corpusPaths.isEmpty {
+            var changesFile: ChangesFile?
+            if let changesPath {
+                do {
+                    changesFile = try ChangesFile(path: changesPath)
+                } catch {
+                    return CommandOutput(
+                        exitCode: CommandOutput.invalidInput, standardError: errorText + "entitle: cannot write \(changesPath): \(error.reason)\n")
+                }
+            }
             impact = BatchImpact.run(
                 corpus: corpusPaths, old: old, new: new, at: instants,
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount,
-                environment: environment)
+                environment: environment, changes: changesFile)
+            changesFile?.close()
             errorText += EntitleCommand.render(impact.problems)
         }
         let (reports, corpusProblems) = (impact.reports, impact.problems)

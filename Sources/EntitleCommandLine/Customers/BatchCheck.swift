@@ -25,6 +25,8 @@ enum BatchCheck {
         var compact = false
         /// Only this store's offers (`--store`).
         var offerStore: Store?
+        /// A table (`--format csv`) instead of JSON Lines.
+        var csv = false
         /// Threads evaluating customers (`--jobs`).
         var jobs: Int
     }
@@ -64,6 +66,7 @@ enum BatchCheck {
         }
         var corpus = CustomerCorpus.open(arguments.texts(CheckCommand.customers))
         corpus.verify = request.verify
+        corpus.standardInput = environment.standardInputDescriptor
         errorText += EntitleCommand.render(corpus.problems)
 
         var output = ""
@@ -72,6 +75,9 @@ enum BatchCheck {
         var repeated = 0
         var ids = CustomerIdSet()
         var progress = BatchProgress(command: "entitle check", environment: environment)
+        if request.csv {
+            if let write = environment.writeStandardOutput { write(CSVTable.header) } else { output += CSVTable.header }
+        }
         let readProblems = ProblemBox()
         let reader = corpus
         BatchPipeline<CustomerCorpus.Chunk, Written>(jobs: request.jobs).run(
@@ -93,8 +99,14 @@ enum BatchCheck {
                             rewritten = Array(bytes[..<start])
                         }
                         let error = CustomerCorpus.repeated(id: line.id, location: line.location).diagnostic
-                        errorLine(id: line.id, idIsInteger: line.idIsInteger, error).appendCompact(to: &rewritten!)
-                        rewritten!.append(UInt8(ascii: "\n"))
+                        if request.csv {
+                            var row = ""
+                            CSVTable.error(customer: line.id, error, to: &row)
+                            rewritten!.append(contentsOf: row.utf8)
+                        } else {
+                            errorLine(id: line.id, idIsInteger: line.idIsInteger, error).appendCompact(to: &rewritten!)
+                            rewritten!.append(UInt8(ascii: "\n"))
+                        }
                         continue
                     }
                     if line.failed { failed += 1 } else { evaluated += 1 }
@@ -124,9 +136,34 @@ enum BatchCheck {
         writer.bytes.reserveCapacity(chunk.items.count * 2_048)
         var lines: [Line] = []
         lines.reserveCapacity(chunk.items.count)
+        var table = ""
         for item in chunk.items {
             let customer = corpus.load(item)
             var failed = false
+            if request.csv {
+                switch customer.receipts {
+                case .failure(let error):
+                    CSVTable.error(customer: customer.id, error.diagnostic, to: &table)
+                    failed = true
+                case .success(let receipts):
+                    do throws(PortfolioError) {
+                        let result = try portfolio.evaluate(
+                            app: request.app ?? receipts.first?.app ?? "", receipts: receipts, at: request.at,
+                            environments: request.environments, account: request.account, storefront: request.storefront)
+                        CSVTable.rows(
+                            result, customer: customer.id, parts: request.parts, compact: request.compact, offersOf: request.offerStore,
+                            to: &table)
+                    } catch {
+                        CSVTable.error(customer: customer.id, error.diagnostic, to: &table)
+                        failed = true
+                    }
+                }
+                lines.append(
+                    Line(
+                        id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
+                        location: customer.location, failed: failed, end: table.utf8.count))
+                continue
+            }
             switch customer.receipts {
             case .failure(let error):
                 writer.value(errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic))
@@ -154,6 +191,7 @@ enum BatchCheck {
                     id: customer.id, idIsInteger: customer.idIsInteger, identified: customer.identified,
                     location: customer.location, failed: failed, end: writer.bytes.count))
         }
+        if request.csv { return Written(text: table, lines: lines, progress: chunk.progress) }
         return Written(text: String(decoding: writer.bytes, as: UTF8.self), lines: lines, progress: chunk.progress)
     }
 

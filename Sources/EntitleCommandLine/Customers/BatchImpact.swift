@@ -17,6 +17,8 @@ struct BatchImpact {
     var losingCustomers: [String] = []
     /// Corpus paths that could not be read, or not to the end.
     var problems: [Diagnostic] = []
+    /// The error of the customer last counted when its id was seen before.
+    var lastRepeated: ReceiptError?
 
     /// One customer's changes at each instant, or why they could not be found.
     struct Assessed: Sendable {
@@ -35,10 +37,13 @@ struct BatchImpact {
 
     /// Evaluates every customer of the corpus at `paths` under `old` and `new` at each instant.
     static func run(
-        corpus paths: [String], old: Portfolio, new: Portfolio, at instants: [Instant], jobs: Int, environment: CommandEnvironment
+        corpus paths: [String], old: Portfolio, new: Portfolio, at instants: [Instant], jobs: Int, environment: CommandEnvironment,
+        changes: ChangesFile? = nil
     ) -> BatchImpact {
         var impact = BatchImpact(reports: instants.map(ImpactReport.init))
-        let corpus = CustomerCorpus.open(paths)
+        var opened = CustomerCorpus.open(paths)
+        opened.standardInput = environment.standardInputDescriptor
+        let corpus = opened
         impact.problems = corpus.problems
         let apps = Set(old.apps)
         var ids = CustomerIdSet()
@@ -58,7 +63,12 @@ struct BatchImpact {
                     }, progress: chunk.progress)
             },
             consume: { chunk in
-                for customer in chunk.customers { impact.add(customer, ids: &ids) }
+                var written = ""
+                for customer in chunk.customers {
+                    impact.add(customer, ids: &ids)
+                    changes?.append(customer, instants: instants, repeated: impact.lastRepeated, to: &written)
+                }
+                changes?.write(written)
                 done += chunk.customers.count
                 progress.update(customers: done, fraction: chunk.progress)
             })
@@ -72,8 +82,11 @@ struct BatchImpact {
         var changes = customer.changes
         let kind = customer.idIsInteger ? UInt8(ascii: "#") : UInt8(ascii: "\"")
         // One customer, one answer: a repeated id would count its changes twice.
+        lastRepeated = nil
         if customer.identified, !ids.insert(kind: kind, id: customer.id) {
-            changes = .failure(CustomerCorpus.repeated(id: customer.id, location: customer.location))
+            let error = CustomerCorpus.repeated(id: customer.id, location: customer.location)
+            changes = .failure(error)
+            lastRepeated = error
         }
         switch changes {
         case .failure(let error):

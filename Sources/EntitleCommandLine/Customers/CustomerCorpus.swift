@@ -61,6 +61,8 @@ struct CustomerCorpus: Sendable {
     /// unreadable with the error.
     var verify: VerifyOption?
 
+    /// The descriptor the corpus `-` is read from (standard input).
+    var standardInput: Int32 = 0
     /// The most customers in one chunk.
     var chunkCustomers = 256
     /// How many bytes of a JSON Lines file are read at once.
@@ -74,7 +76,13 @@ struct CustomerCorpus: Sendable {
     static func open(_ paths: [String]) -> CustomerCorpus {
         var corpus = CustomerCorpus()
         var opened: Set<String> = []
-        for path in paths where opened.insert(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
+        for path in paths
+        where opened.insert(path == "-" ? "-" : URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
+            // Standard input: JSON Lines, streamed as they come; how much is left cannot be told.
+            if path == "-" {
+                corpus.sources.append(.lines(path, size: nil))
+                continue
+            }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 corpus.problems.append(problem(path, "no such customer corpus"))
@@ -165,11 +173,15 @@ struct CustomerCorpus: Sendable {
         return nil
     }
 
-    /// Reads a JSON Lines file a block at a time; each chunk's lines share the block's bytes.
-    private func readLines(_ path: String, size: Int?, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
-        let descriptor = Foundation.open(path, O_RDONLY)
+    /// Reads a JSON Lines file (`-`: standard input) a block at a time; each chunk's lines share
+    /// the block's bytes, and are handed out as soon as a block is read, so a pipe's customers are
+    /// answered as they arrive.
+    private func readLines(_ file: String, size: Int?, progress: (Double?) -> Double?, _ emit: (Chunk) -> Void) -> Diagnostic? {
+        let standardInput = file == "-"
+        let path = standardInput ? "<stdin>" : file
+        let descriptor = standardInput ? self.standardInput : Foundation.open(file, O_RDONLY)
         guard descriptor >= 0 else { return Self.problem(path, "cannot read the file: \(String(cString: strerror(errno)).lowercased())") }
-        defer { close(descriptor) }
+        defer { if !standardInput { close(descriptor) } }
         var buffer = Data()  // from the start of the first line not yet handed out
         var scanned = 0  // bytes of `buffer` already searched for a line's end
         var number = 1  // the line `buffer` starts with

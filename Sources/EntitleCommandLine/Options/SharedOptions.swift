@@ -77,7 +77,8 @@ enum SharedOptions {
         "--customers", kind: .repeatable,
         help: """
             a customer corpus: a directory in which each file is one customer's receipt or each subdirectory holds one
-            customer's receipts, or a JSON Lines file of {"customer": ID, "receipts": [...]}; repeat for more
+            customer's receipts, or a JSON Lines file of {"customer": ID, "receipts": [...]}; `-` streams JSON Lines from
+            standard input; repeat for more
             """)
 
     /// `--jobs N`: how many threads evaluate a customer corpus (``BatchPipeline``).
@@ -92,4 +93,6 @@ enum OutputFormat: String, Sendable {
     case text
     /// For scripts.
     case json
+    /// A table, one row per fact (``CSVTable``): `check` only.
+    case csv
 }

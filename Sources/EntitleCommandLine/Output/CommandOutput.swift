@@ -37,6 +37,8 @@ public struct CommandEnvironment: Sendable {
     /// Writes standard output as it is produced (batch runs stream their lines through it);
     /// `nil` collects everything in ``CommandOutput/standardOutput``.
     public var writeStandardOutput: (@Sendable (String) -> Void)?
+    /// The file descriptor a customer corpus given as `-` is streamed from (standard input, 0).
+    public var standardInputDescriptor: Int32 = 0
 
     /// Creates an environment from a reader of standard input, a clock and, for long runs, a
     /// progress display and a writer of standard output.

@@ -21,7 +21,7 @@ struct ExplainTests {
         #expect(
             feature.sources.map(\.id) == [
                 "com.example.diagrams.pro", "com.example.diagrams.trial",
-                "com.example.diagrams.pro.upgrade", "grandfathered:paid-app",
+                "com.example.diagrams.pro.upgrade", "stripe:prod_DiagramsProYearly", "play:pro:yearly", "grandfathered:paid-app",
             ])
         #expect(feature.decidedBy == "com.example.diagrams.trial")
         let trial = try #require(feature.sources.first { $0.id == "com.example.diagrams.trial" })
@@ -253,7 +253,7 @@ struct ExplainTests {
         let json = run(["--feature", "export.pdf", "--format", "json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect((object["feature"] as? [String: Any])?["decidedBy"] as? String == "com.example.diagrams.trial")
-        #expect((object["products"] as? [[String: Any]])?.count == 3)
+        #expect((object["products"] as? [[String: Any]])?.count == 5, "the three App Store products, the web and the Android plan")
         let unknown = run(["--feature", "export.pfd"])
         #expect(unknown.exitCode == 2)
         #expect(unknown.standardError.contains("`com.example.diagrams` has no feature `export.pfd`\n  help: did you mean `export.pdf`?\n"))

@@ -239,6 +239,8 @@ struct StoreImportTests {
         let huge = Self.failure(
             Self.subscription("active").replacingOccurrences(of: "\(Self.unix("2026-03-01T00:00:00Z"))", with: "9223372036854775807"), .stripe)
         #expect(huge?.message.contains("outside years 0001-9999") == true)
+        let negative = Self.failure(Self.subscription("active").replacingOccurrences(of: "\(Self.unix("2026-03-01T00:00:00Z"))", with: "-5"), .stripe)
+        #expect(negative?.message == "`current_period_start` -5 is negative" && negative?.path == "items.data[0].current_period_start")
         let unknown = Self.failure(#"{ "id": "x", "object": "quote" }"#, .stripe)
         #expect(unknown?.message == "a Stripe object of type `quote`, which entitle does not read" && unknown?.path == "object")
         let lineless = Self.failure(
@@ -485,6 +487,9 @@ struct StoreImportTests {
             #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 4, "purchaseToken": "t", "subscriptionId": "pro" }, "kind": "androidpublisher#subscriptionPurchaseV2" }"#,
             .play)
         #expect(notification?.message == "a Play notification says only that a purchase changed")
+        let negative = Self.failure(
+            Self.coinsRecord.replacingOccurrences(of: "\(T.instant("2026-03-01T00:00:00Z").millisecondsSince1970)", with: "-1"), .play)
+        #expect(negative?.message == "`purchaseTimeMillis` -1 is negative" && negative?.path == "productPurchase.purchaseTimeMillis")
         let quantity = Self.failure(Self.coinsRecord.replacingOccurrences(of: #""quantity": 3"#, with: #""quantity": 99999999999"#), .play)
         #expect(quantity?.message == "a quantity must be a whole number from 1 to 1000000")
         let region = try Self.play(Self.playRecord("ACTIVE").replacingOccurrences(of: #""regionCode": "US""#, with: #""regionCode": "XX""#))

@@ -126,8 +126,8 @@ struct LanguageServerTests {
             5, "textDocument/references",
             #"{"textDocument":\#(document),"position":\#(Self.positionJSON(Self.position(of: #""export.pdf": "#, in: text, by: 1))),"context":{"includeDeclaration":true}}"#
         )
-        let locations = (0..<5).map { #"{"uri": "\#(uri)", "range": \#(Self.rangeJSON(of: #""export.pdf""#, in: text, occurrence: $0))}"# }
-        #expect(text.components(separatedBy: #""export.pdf""#).count == 6)
+        let locations = (0..<7).map { #"{"uri": "\#(uri)", "range": \#(Self.rangeJSON(of: #""export.pdf""#, in: text, occurrence: $0))}"# }
+        #expect(text.components(separatedBy: #""export.pdf""#).count == 8)
         Self.expect(server.response(5), contains: #"{"id": 5, "result": [\#(locations.joined(separator: ","))]}"#)
 
         // A typo in the Pro product's grants: one error, underlined whole, with its code.
