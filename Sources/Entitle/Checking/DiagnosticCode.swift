@@ -202,6 +202,13 @@ extension DiagnosticCode {
         example:
             "catalog.json:7:15: error: products[2].id: Play subscription id `pro` names no base plan\n  help: write `<productId>:<basePlanId>`, e.g. `pro:yearly`, as Play's subscription and base plan"
     )
+    /// A story event that cannot happen.
+    public static let storyEvent = Self(
+        "story-event",
+        summary: "a story event that cannot happen: out of time order, a refund of nothing, a change of plan without a subscription",
+        example: """
+            diagrams.test.json:12:9: error: cases[2].story[1].refund: nothing to refund: every purchase by 2026-01-01T00:00:00Z is refunded already, or none was made
+            """)
     /// A broken rule of win-back and promotional offers.
     public static let offerRule = Self(
         "offer-rule",
@@ -363,7 +370,7 @@ extension DiagnosticCode {
     package static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue,
         .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant,
-        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId,
+        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId, .storyEvent,
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,

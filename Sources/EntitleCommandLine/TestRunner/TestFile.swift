@@ -35,6 +35,8 @@ struct TestFile {
         var receipts: [Located<ReceiptSource>]?
         /// Whether the case has `receipts` of its own.
         var hasOwnReceipts: Bool
+        /// The case's own story (``Story``): receipts told as events, added to its receipts.
+        var story: Located<JSONNode>?
         /// The `expect` object.
         var expect: JSONNode?
         /// The customer's storefront (alpha-3): the case's `storefront`, else the file's.
@@ -45,8 +47,8 @@ struct TestFile {
         var exactly = false
     }
 
-    static let keys = ["$schema", "$comment", "catalog", "app", "environments", "storefront", "receipts", "cases"]
-    static let caseKeys = ["$comment", "name", "at", "storefront", "receipts", "expect", "exactly"]
+    static let keys = ["$schema", "$comment", "catalog", "app", "environments", "storefront", "receipts", "story", "cases"]
+    static let caseKeys = ["$comment", "name", "at", "storefront", "receipts", "story", "expect", "exactly"]
 
     /// A `storefront`: ISO 3166-1 alpha-3 or alpha-2, in any case, as alpha-3.
     static func storefront(_ node: JSONNode, path: String, reader: inout JSONShapeReader) -> String? {
@@ -68,6 +70,9 @@ struct TestFile {
     let app: Located<String>?
     let environments: Set<String>?
     let receipts: [Located<ReceiptSource>]
+    /// The file's story, told with its receipts for every case without receipts or a story of
+    /// its own.
+    let story: Located<JSONNode>?
     let cases: [Case]
 
     /// Reads and checks the test file at `path`.
@@ -177,7 +182,9 @@ struct TestFile {
                 cases.append(
                     Case(
                         name: name, path: casePath, offset: element.offset, at: at, receipts: caseReceipts,
-                        hasOwnReceipts: fields["receipts"] != nil, expect: expect,
+                        hasOwnReceipts: fields["receipts"] != nil || fields["story"] != nil,
+                        story: fields["story"].map { Located(value: $0.value, offset: $0.value.offset, path: casePath + ".story") },
+                        expect: expect,
                         storefront: fields["storefront"].flatMap { Self.storefront($0.value, path: casePath + ".storefront", reader: &reader) }
                             ?? storefront,
                         exactly: exactly))
@@ -187,7 +194,8 @@ struct TestFile {
         return (
             TestFile(
                 path: path, data: data, catalogs: catalogs, app: app, environments: environments,
-                receipts: receipts ?? [], cases: cases), reader.diagnostics
+                receipts: receipts ?? [], story: members["story"].map { Located(value: $0.value, offset: $0.value.offset, path: "story") },
+                cases: cases), reader.diagnostics
         )
     }
 

@@ -108,14 +108,32 @@ struct TestRunner {
         var reader = JSONShapeReader(file: file.path, data: file.data)
         defer { diagnostics += reader.diagnostics }
         guard let portfolio = portfolio(for: file, reader: &reader) else { return nil }
-        let shared = receipts(file.receipts, of: file, reader: &reader)
+        // The app a story is told for: the file's, else the catalogs' only one.
+        let storyApp = file.app?.value ?? (portfolio.apps.count == 1 ? portfolio.apps[0] : nil)
+        func told(_ story: TestFile.Located<JSONNode>?, reader: inout JSONShapeReader) -> [ParsedReceipt]? {
+            guard let story else { return [] }
+            guard let storyApp else {
+                reader.report(
+                    .missingKey, "a story is told for the test file's `app`, and it has none", at: story.offset, path: story.path,
+                    help: "add `\"app\": \"com.example.app\"` to the test file")
+                return nil
+            }
+            return Story.receipts(story.value, path: story.path, app: storyApp, portfolio: portfolio, reader: &reader)?.map(ParsedReceipt.init)
+        }
+        let sharedStory = told(file.story, reader: &reader)
+        let shared = receipts(file.receipts, of: file, reader: &reader).flatMap { loaded in sharedStory.map { loaded + $0 } }
         var matchers: [String: ExpectationMatcher] = [:]
         var missingApps: Set<String> = []
         var setups: [Setup] = []
         for testCase in file.cases {
             // Receipts that cannot be read are reported; the expectation is still checked when
             // the app is known.
-            let loaded = testCase.hasOwnReceipts ? testCase.receipts.flatMap { receipts($0, of: file, reader: &reader) } : shared
+            var loaded = shared
+            if testCase.hasOwnReceipts {
+                let own = testCase.receipts.map { receipts($0, of: file, reader: &reader) } ?? []
+                let story = told(testCase.story, reader: &reader)
+                loaded = own.flatMap { own in story.map { own + $0 } }
+            }
             guard let app = file.app?.value ?? loaded?.first?.app else {
                 if loaded != nil {
                     reader.report(

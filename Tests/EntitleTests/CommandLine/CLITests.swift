@@ -105,7 +105,8 @@ struct CLITests {
                 "entitle check: `--at 2026-01-15T09:00:00`: it has no time zone: add `Z` for UTC, or an offset such as `+01:00`", "check"
             ),
             (
-                ["check", "--catalog", "x", "--receipt", "r", "--format", "yaml"], "entitle check: `--format` must be `text` or `json`, not `yaml`",
+                ["check", "--catalog", "x", "--receipt", "r", "--format", "yaml"],
+                "entitle check: `--format` must be `text`, `json` or `csv`, not `yaml`",
                 "check"
             ),
             (["check", "--catalog", "x", "--receipt", "r", "--colour"], "entitle check: unknown option `--colour`", "check"),
@@ -289,7 +290,7 @@ struct CLITests {
             let command = arguments[0]
             let output = EntitleCommand.run(arguments + ["--format", "jsn"], environment: environment)
             #expect(output.exitCode == 2)
-            let choices = command == "explain" ? "`text`, `json` or `svg`" : "`text` or `json`"
+            let choices = ["explain": "`text`, `json` or `svg`", "check": "`text`, `json` or `csv`"][command] ?? "`text` or `json`"
             #expect(
                 output.standardError.contains("`--format` must be \(choices), not `jsn`; did you mean `json`?"), "\(command): \(output.standardError)"
             )
