@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Entitle", targets: ["Entitle"]),
         .executable(name: "entitle", targets: ["EntitleCLI"]),
         .executable(name: "entitle-bench", targets: ["EntitleBench"]),
+        .executable(name: "entitle-example-service", targets: ["EntitleExampleService"]),
     ],
     // `swift build --traits SystemCrypto` verifies Apple's signatures with the platform's
     // cryptography (OpenSSL's libcrypto on Linux, Security.framework on Apple platforms); off by
@@ -27,6 +28,8 @@ let package = Package(
         // `entitle lsp`: the Language Server Protocol server for catalogs, which the command runs.
         .target(name: "EntitleLanguageServer", dependencies: ["Entitle"]),
         .executableTarget(name: "EntitleCLI", dependencies: ["EntitleCommandLine"]),
+        // The Library article's example: a service's glue around the library, in under 60 lines.
+        .executableTarget(name: "EntitleExampleService", dependencies: ["Entitle"]),
         // Generated workloads, the JSONDecoder baseline and the hand-written evaluator, shared by
         // the benchmark and the tests that check they agree.
         .target(name: "EntitleWorkloads", dependencies: ["Entitle"]),

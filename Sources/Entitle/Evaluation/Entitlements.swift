@@ -162,6 +162,21 @@ public struct Entitlements: Sendable {
         return compiled.currencyIndex[currency].map { balanceValues[$0] }
     }
 
+    /// Whether a consumption of `amount` fits a currency's balance at this result's instant, so a
+    /// service records only what it can honour.
+    ///
+    /// - Returns: ``Spending/fits(left:)`` with the balance after it, ``Spending/short(by:)`` with
+    ///   how many are missing, ``Spending/unknownCurrency`` for a currency the catalog does not
+    ///   declare, or ``Spending/invalidAmount`` for an amount a consumption cannot have (1 to
+    ///   ``ReceiptLimits/maxConsumptionAmount``).
+    public func spending(_ amount: Int64, of currency: String) -> Spending {
+        guard amount >= 1, amount <= ReceiptLimits.maxConsumptionAmount else { return .invalidAmount }
+        guard let balance = balance(of: currency) else { return .unknownCurrency }
+        let (left, overflow) = balance.subtractingReportingOverflow(amount)
+        if overflow { return .short(by: amount) }
+        return left >= 0 ? .fits(left: left) : .short(by: -left)
+    }
+
     /// Every declared currency's balance, in catalog order.
     public var balances: [CurrencyBalance] {
         if let decoded { return decoded.balances }
@@ -485,4 +500,16 @@ extension Portfolio {
     ) throws(PortfolioError) -> Explanation {
         try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
     }
+}
+
+/// Whether a consumption fits a balance (``Entitlements/spending(_:of:)``).
+public enum Spending: Hashable, Sendable {
+    /// It fits; the balance after it.
+    case fits(left: Int64)
+    /// It does not fit: this many are missing.
+    case short(by: Int64)
+    /// The catalog declares no such currency.
+    case unknownCurrency
+    /// Not an amount a consumption can have.
+    case invalidAmount
 }

@@ -68,6 +68,8 @@ struct AppStoreMapper {
     static let distantPast: Int64 = -62_135_769_600_000
     /// The receipt-level `originalPurchaseDate` (from an app transaction).
     var originalPurchaseDate: Instant?
+    /// What each notification read says about itself.
+    var notifications: [NotificationInfo] = []
     /// The `signedDate` of the notification being read, for transactions and renewal info that have none.
     private var notificationSignedDate: Instant?
     /// Verifies each JWS before its payload is mapped (a verifying import); `nil` maps without
@@ -195,6 +197,10 @@ struct AppStoreMapper {
             }
         }
         if let type = node["notificationType"]?.lenientString {
+            notifications.append(
+                NotificationInfo(
+                    type: type, subtype: node["subtype"]?.lenientString, uuid: node["notificationUUID"]?.lenientString,
+                    signedDate: notificationSignedDate, consumptionRequestReason: node["data"]?["consumptionRequestReason"]?.lenientString))
             recognized = true
             if transactions.isEmpty, renewals.isEmpty {
                 warnings.append(ImportWarning(path: join("notificationType"), message: "a `\(type)` notification carries no transaction"))

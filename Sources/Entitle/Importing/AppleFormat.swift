@@ -46,6 +46,41 @@ public struct ImportedReceipt: Sendable {
     public var format: ReceiptFormat
     /// Values that were kept raw or skipped, each with where it was.
     public var warnings: [ImportWarning]
+    /// What each App Store Server Notification read says about itself, in the order read: its
+    /// type, subtype, UUID and signing date, for deduplicating retries and reacting to a refund.
+    public var notifications: [NotificationInfo]
+
+    /// An imported receipt.
+    public init(receipt: Receipt, format: ReceiptFormat, warnings: [ImportWarning], notifications: [NotificationInfo] = []) {
+        self.receipt = receipt
+        self.format = format
+        self.warnings = warnings
+        self.notifications = notifications
+    }
+}
+
+/// What an App Store Server Notification (version 2) says about itself.
+public struct NotificationInfo: Hashable, Sendable, Codable {
+    /// `notificationType`: `SUBSCRIBED`, `DID_RENEW`, `REFUND`, `CONSUMPTION_REQUEST`, ...
+    public var type: String
+    /// `subtype`: `INITIAL_BUY`, `RESUBSCRIBE`, `VOLUNTARY`, ...; `nil` when it has none.
+    public var subtype: String?
+    /// `notificationUUID`: the same for each retry of one notification.
+    public var uuid: String?
+    /// `signedDate`: when Apple signed it.
+    public var signedDate: Instant?
+    /// A `CONSUMPTION_REQUEST`'s `consumptionRequestReason` (`UNINTENDED_PURCHASE`,
+    /// `FULFILLMENT_ISSUE`, `UNSATISFIED_WITH_PURCHASE`, `LEGAL`, `OTHER`).
+    public var consumptionRequestReason: String?
+
+    /// Notification metadata.
+    public init(type: String, subtype: String? = nil, uuid: String? = nil, signedDate: Instant? = nil, consumptionRequestReason: String? = nil) {
+        self.type = type
+        self.subtype = subtype
+        self.uuid = uuid
+        self.signedDate = signedDate
+        self.consumptionRequestReason = consumptionRequestReason
+    }
 }
 
 /// A value in a store's data that entitle could not map fully.

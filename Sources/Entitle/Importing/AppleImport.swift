@@ -108,7 +108,8 @@ public enum AppleImport {
         {
             warnings.append(ImportWarning(path: "", message: "the data carries no transaction or renewal info"))
         }
-        return try checked(ImportedReceipt(receipt: receipt, format: .appStore, warnings: warnings), name: name)
+        return try checked(
+            ImportedReceipt(receipt: receipt, format: .appStore, warnings: warnings, notifications: mapper.notifications), name: name)
     }
 
     /// Reads an app receipt: PKCS#7 `signedData`, as DER bytes or base64 text.

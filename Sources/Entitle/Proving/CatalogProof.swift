@@ -26,11 +26,14 @@ public enum CatalogProof {
     ///   - new: the catalogs after it.
     ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
     /// - Returns: per app and part of the answer, the verdict and witnesses; what was searched.
-    public static func compare(_ old: Portfolio, _ new: Portfolio, options: ProofOptions = ProofOptions()) -> ProofReport {
+    public static func compare(
+        _ old: Portfolio, _ new: Portfolio, options: ProofOptions = ProofOptions(), progress: (@Sendable (ProofProgress) -> Void)? = nil
+    ) -> ProofReport {
         let apps = ReceiptSpace.union([new.apps, old.apps])
+        let deadline = options.timeLimit.map { ContinuousClock.now + $0 }
         var statistics = ProofStatistics()
         var items: [ProofReport.Item] = []
-        for app in apps {
+        for (position, app) in apps.enumerated() {
             let catalogs = [old.catalog(for: app), new.catalog(for: app)]
             let required = ReceiptSpace.union(catalogs.compactMap { $0?.requiredApps })
             let unchangedApps = Set(required.filter { old.catalog(for: $0)?.products == new.catalog(for: $0)?.products })
@@ -39,7 +42,8 @@ public enum CatalogProof {
                 unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
             let search = ProofSearch<ProofComparison>(
                 space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
-                threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
+                threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers, deadline: deadline,
+                progress: report(progress, app: app, index: position, of: apps.count))
             let (comparison, searched) = search.run { ProofComparison() }
             statistics.add(searched)
             items += comparison.items(of: space)
@@ -60,16 +64,21 @@ public enum CatalogProof {
     ///     among them gets warnings without a location).
     ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
     /// - Returns: the warnings, and what was searched.
-    public static func review(_ portfolio: Portfolio, sources: [CatalogSource], options: ProofOptions = ProofOptions()) -> CatalogReview {
+    public static func review(
+        _ portfolio: Portfolio, sources: [CatalogSource], options: ProofOptions = ProofOptions(),
+        progress: (@Sendable (ProofProgress) -> Void)? = nil
+    ) -> CatalogReview {
+        let deadline = options.timeLimit.map { ContinuousClock.now + $0 }
         var statistics = ProofStatistics()
         var findings: [CatalogReview.Finding] = []
-        for catalog in portfolio.catalogs {
+        for (index, catalog) in portfolio.catalogs.enumerated() {
             let space = ReceiptSpace(
                 app: catalog.app, catalogs: [catalog], includesGrants: false,
                 environments: options.environments, extendOffersWithGrants: true)
             let search = ProofSearch<ReviewObserver>(
                 space: space, options: [evaluation(portfolio, options)], depth: options.depth, threads: threads(options),
-                relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers)
+                relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers, deadline: deadline,
+                progress: report(progress, app: catalog.app, index: index, of: portfolio.catalogs.count))
             let (observer, searched) = search.run { ReviewObserver(space: space) }
             statistics.add(searched)
             findings += observer.findings(catalog: catalog, space: space)
@@ -85,7 +94,41 @@ public enum CatalogProof {
         Evaluator.Options(environments: options.environments, catalogs: portfolio.catalogsByApp)
     }
 
+    /// A search's progress, as the caller's callback takes it.
+    private static func report(
+        _ progress: (@Sendable (ProofProgress) -> Void)?, app: String, index: Int, of count: Int
+    ) -> (@Sendable (Int, Double) -> Void)? {
+        guard let progress else { return nil }
+        return { @Sendable (customers: Int, fraction: Double) in
+            progress(ProofProgress(app: app, app: index + 1, of: count, customers: customers, fraction: fraction))
+        }
+    }
+
     private static func threads(_ options: ProofOptions) -> Int {
         options.threads ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// How far a proof's search is: which app, how many customers of it were searched, and the share
+/// of its combinations done; told as units of work finish, from the searching threads.
+public struct ProofProgress: Sendable, Hashable {
+    /// The app searched.
+    public var app: String
+    /// Its place among the apps searched, from 1.
+    public var appNumber: Int
+    /// How many apps are searched.
+    public var appCount: Int
+    /// Customers of this app searched so far.
+    public var customers: Int
+    /// The share of this app's combinations of elements searched, 0 to 1.
+    public var fraction: Double
+
+    /// A progress report.
+    public init(app: String, app number: Int, of count: Int, customers: Int, fraction: Double) {
+        self.app = app
+        appNumber = number
+        appCount = count
+        self.customers = customers
+        self.fraction = fraction
     }
 }

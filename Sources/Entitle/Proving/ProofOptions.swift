@@ -22,6 +22,11 @@ public struct ProofOptions: Sendable, Hashable {
     /// it are not searched, and the report says so (``ProofStatistics/isComplete``); every element
     /// alone always is. The default, 30 million, is some minutes on two cores.
     public var maxCustomers = 30_000_000
+    /// How long the search may take: past it, no further combination is begun, the ones begun
+    /// finish, and the report says the search is not complete and up to which depth every
+    /// customer was searched (``ProofStatistics/stoppedAtDepth``). Every element alone is always
+    /// searched. `nil` (the default): no limit. The only thing a proof reads the clock for.
+    public var timeLimit: Duration?
     /// Whether combinations are searched only within what one part of the answer reads (the
     /// search's argument); off, every combination is (for tests of the argument).
     var relatedOnly = true

@@ -32,6 +32,11 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     var relatedOnly = true
     /// The most customers the combinations may take (``ProofOptions/maxCustomers``).
     var maxCustomers = Int.max
+    /// When to stop taking combinations (``ProofOptions/timeLimit``); every element alone is
+    /// always searched.
+    var deadline: ContinuousClock.Instant?
+    /// Told how far the combinations are, as units finish.
+    var progress: (@Sendable (_ customers: Int, _ fraction: Double) -> Void)?
 
     /// The most instants followed per catalog and customer; a walk that reaches it is counted
     /// as cut (``ProofStatistics/cutWalks``).
@@ -41,7 +46,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     func run(_ makeObserver: @Sendable () -> Observer) -> (observer: Observer, statistics: ProofStatistics) {
         let atomCount = space.atoms.count
         // The empty customer and every atom alone; their instants place the atoms in pairs.
-        let singles = parallel(units: 1 + atomCount, makeObserver) { unit, worker in
+        let singles = parallel(units: 1 + atomCount, makeObserver, deadline: nil, progress: nil) { unit, worker in
             if unit == 0 {
                 for facts in space.facts.indices {
                     var customer = ReceiptSpace.Customer()
@@ -90,7 +95,11 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             }
         }
         let work = units
-        let combined = parallel(units: work.count, makeObserver) { unit, worker in
+        let customersAlone = singles.statistics.customers
+        let report = progress.map { progress in
+            { @Sendable (customers: Int, fraction: Double) in progress(customersAlone + customers, fraction) }
+        }
+        let combined = parallel(units: work.count, makeObserver, deadline: deadline, progress: report) { unit, worker in
             let (index, last, atom) = work[unit]
             var local = 0
             searchCombination(
@@ -104,6 +113,15 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         statistics.add(combined.statistics)
         statistics.combinations = combinations.count
         statistics.unsearchedCombinations = unsearched
+        // Stopped at the time limit: the combinations from the first unit not taken on (one begun
+        // is unfinished too) were not searched; every customer of fewer elements than the first of
+        // them was.
+        if combined.handedOut < work.count {
+            let first = work[combined.handedOut].combination
+            statistics.combinations = first
+            statistics.unsearchedCombinations += combinations.count - first
+            statistics.stoppedAtDepth = combinations[first].elements.count - 1
+        }
         return (observer, statistics)
     }
 
@@ -117,16 +135,19 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     /// finishes one; returns each unit's result in order, the workers' observers merged and their
     /// counts added.
     private func parallel(
-        units count: Int, _ makeObserver: @Sendable () -> Observer,
-        _ body: @Sendable (Int, inout Worker) -> [Int64]
-    ) -> (results: [[Int64]], observer: Observer, statistics: ProofStatistics) {
+        units count: Int, _ makeObserver: @Sendable () -> Observer, deadline: ContinuousClock.Instant?,
+        progress: (@Sendable (Int, Double) -> Void)?, _ body: @Sendable (Int, inout Worker) -> [Int64]
+    ) -> (results: [[Int64]], observer: Observer, statistics: ProofStatistics, handedOut: Int) {
         let workers = max(1, min(threads, count))
-        let queue = UnitQueue(count: count)
+        let queue = UnitQueue(count: count, deadline: deadline)
         let slots = WorkerSlots<Worker>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { index in
             var worker = Worker(observer: makeObserver())
             while let unit = queue.next() {
+                let before = worker.statistics.customers
                 queue.store(body(unit, &worker), at: unit)
+                let (customers, done) = queue.finished(customers: worker.statistics.customers - before)
+                progress?(customers, Double(done) / Double(max(1, count)))
             }
             slots.set(index, worker)
         }
@@ -136,7 +157,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             merged.observer.merge(worker.observer)
             merged.statistics.add(worker.statistics)
         }
-        return (queue.results, merged.observer, merged.statistics)
+        return (queue.results, merged.observer, merged.statistics, queue.handedOut)
     }
 
     /// Every customer of one combination of elements: for each element in turn as the latest,
@@ -334,15 +355,20 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     }
 }
 
-/// Hands out units to workers and keeps each unit's result.
+/// Hands out units to workers, in order, until they run out or the deadline passes; keeps each
+/// unit's result and counts what is done.
 private final class UnitQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var nextUnit = 0
     private let count: Int
+    private let deadline: ContinuousClock.Instant?
     private var stored: [[Int64]]
+    private var done = 0
+    private var customers = 0
 
-    init(count: Int) {
+    init(count: Int, deadline: ContinuousClock.Instant?) {
         self.count = count
+        self.deadline = deadline
         stored = [[Int64]](repeating: [], count: count)
     }
 
@@ -350,8 +376,25 @@ private final class UnitQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard nextUnit < count else { return nil }
+        if let deadline, ContinuousClock.now >= deadline { return nil }
         nextUnit += 1
         return nextUnit - 1
+    }
+
+    /// How many units were handed out.
+    var handedOut: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return nextUnit
+    }
+
+    /// Counts a finished unit and its customers; the totals so far.
+    func finished(customers added: Int) -> (customers: Int, done: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        done += 1
+        customers += added
+        return (customers, done)
     }
 
     func store(_ result: [Int64], at unit: Int) {

@@ -12,10 +12,14 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
     /// Combinations of elements not searched: past ``ProofOptions/maxCustomers``, or past the two
     /// million combinations a search lists at most.
     public var unsearchedCombinations = 0
+    /// When the search stopped at its time limit (``ProofOptions/timeLimit``): the depth up to
+    /// which every customer was searched (1: every element alone, which is always searched);
+    /// `nil` when it did not stop.
+    public var stoppedAtDepth: Int?
 
     /// Whether everything the search set out to do was done: every combination searched, every
     /// customer followed to its last change. When not, `same` is not proven for what the rest reads.
-    public var isComplete: Bool { unsearchedCombinations == 0 && cutWalks == 0 }
+    public var isComplete: Bool { unsearchedCombinations == 0 && cutWalks == 0 && stoppedAtDepth == nil }
 
     /// What the search left undone, in words; `nil` when it is complete: `not complete: 12
     /// combinations of elements past the search's limit were not searched, so `same` is not proven
@@ -23,7 +27,12 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
     public var incompleteness: String? {
         guard !isComplete else { return nil }
         var parts: [String] = []
-        if unsearchedCombinations > 0 {
+        if let stoppedAtDepth {
+            parts.append(
+                "stopped at the time limit, every receipt of up to \(stoppedAtDepth) transaction\(stoppedAtDepth == 1 ? "" : "s") searched; "
+                    + "\(ProofReport.count(unsearchedCombinations)) combination\(unsearchedCombinations == 1 ? "" : "s") of elements \(unsearchedCombinations == 1 ? "was" : "were") not"
+            )
+        } else if unsearchedCombinations > 0 {
             parts.append(
                 "\(ProofReport.count(unsearchedCombinations)) combination\(unsearchedCombinations == 1 ? "" : "s") of elements past the search's limit \(unsearchedCombinations == 1 ? "was" : "were") not searched"
             )
@@ -44,5 +53,6 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
         combinations += other.combinations
         cutWalks += other.cutWalks
         unsearchedCombinations += other.unsearchedCombinations
+        if let depth = other.stoppedAtDepth { stoppedAtDepth = min(stoppedAtDepth ?? depth, depth) }
     }
 }

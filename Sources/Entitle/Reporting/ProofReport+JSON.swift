@@ -6,7 +6,7 @@ extension ProofReport {
     public var json: String { jsonOutput.rendered() + "\n" }
 
     /// `{"depth", "searched", "receipts", "evaluations", "combinations", "cutWalks",
-    /// "unsearchedCombinations", "complete", "loss",
+    /// "unsearchedCombinations", "stoppedAtDepth", "complete", "loss",
     /// "items": [{"app", "kind", "id", "product"?, "verdict", "unchanged", "witnesses": [{"direction", "at",
     /// "old", "new", "loss", "transactions", "customer", "receipts"}]}]}`.
     package var jsonOutput: JSONOutput {
@@ -18,6 +18,7 @@ extension ProofReport {
             ("combinations", .integer(Int64(statistics.combinations))),
             ("cutWalks", .integer(Int64(statistics.cutWalks))),
             ("unsearchedCombinations", .integer(Int64(statistics.unsearchedCombinations))),
+            ("stoppedAtDepth", statistics.stoppedAtDepth.map { .integer(Int64($0)) } ?? .null),
             ("complete", .bool(statistics.isComplete)),
             ("loss", .bool(showsLoss)),
             (

@@ -24,18 +24,23 @@ extension DiffCommand {
         let given =
             arguments.contains(ProveOptions.depth)
             ? ProveOptions.depth.name
-            : arguments.contains(ProveOptions.witnesses) ? ProveOptions.witnesses.name : nil
+            : arguments.contains(ProveOptions.witnesses)
+                ? ProveOptions.witnesses.name : arguments.contains(ProveOptions.timeLimit) ? ProveOptions.timeLimit.name : nil
         if let given { throw UsageError(message: "`\(given)` is for `\(ProveOptions.prove.name)`") }
     }
 
     /// Runs the proof when `--prove` is given: searches, and writes the witnesses into
     /// `--witnesses DIR` as test files whose `catalog` is the new catalogs' path.
-    static func proof(_ arguments: ParsedArguments, old: Portfolio, new: Portfolio, newPath: String) throws(UsageError) -> Proof? {
+    static func proof(
+        _ arguments: ParsedArguments, old: Portfolio, new: Portfolio, newPath: String, environment: CommandEnvironment
+    ) throws(UsageError) -> Proof? {
         guard arguments.contains(ProveOptions.prove) else { return nil }
         let options = try ProveOptions.options(arguments)
         let directory = try arguments.value(ProveOptions.witnesses)
         if let directory { try WitnessFiles.prepare(directory) }
-        let report = CatalogProof.compare(old, new, options: options)
+        let line = ProveOptions.progress("entitle diff --prove", environment: environment)
+        let report = CatalogProof.compare(old, new, options: options, progress: line?.callback)
+        line?.finish()
         var messages = ""
         if let directory { messages += WitnessFiles.write(report, into: directory, catalog: newPath) }
         let differing = report.differences.count

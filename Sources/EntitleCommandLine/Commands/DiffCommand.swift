@@ -37,7 +37,10 @@ enum DiffCommand {
                 .optional(customers), .optional(at), .optional(SharedOptions.format), .optional(failOnLoss), .optional(SharedOptions.jobs),
                 .optional(changes),
             ]
-                + [.optional(ProveOptions.prove), .optional(ProveOptions.depth), .optional(ProveOptions.witnesses)]
+                + [
+                    .optional(ProveOptions.prove), .optional(ProveOptions.depth), .optional(ProveOptions.witnesses),
+                    .optional(ProveOptions.timeLimit),
+                ]
                 + DiagnosticsOption.synopsis
         ],
         discussion: """
@@ -89,7 +92,7 @@ enum DiffCommand {
         }
         let (old, new) = (portfolios[0], portfolios[1])
         let catalogChanges = CatalogDiff.changes(from: old, to: new)
-        let proof = try Self.proof(arguments, old: old, new: new, newPath: arguments.positional[1])
+        let proof = try Self.proof(arguments, old: old, new: new, newPath: arguments.positional[1], environment: environment)
 
         let corpusPaths = arguments.texts(customers)
         var impact = BatchImpact(reports: instants.map(ImpactReport.init))

@@ -57,6 +57,14 @@ enum NormalizeCommand {
                     : AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app))
             var errorText = verify == nil ? StoreImport.notice(for: imported.format) + "\n" : ""
             for warning in imported.warnings { errorText += "\(name): warning: \(warning)\n" }
+            // What each notification says about itself: what a service deduplicates and reacts on.
+            for notification in imported.notifications {
+                let parts = [
+                    notification.subtype.map { "subtype \($0)" }, notification.uuid.map { "uuid \($0)" },
+                    notification.signedDate.map { "signed \($0.rfc3339)" }, notification.consumptionRequestReason.map { "reason \($0)" },
+                ].compactMap { $0 }
+                errorText += "\(name): notification \(notification.type)\(parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))\n"
+            }
             return CommandOutput(standardOutput: imported.receipt.json, standardError: errorText)
         } catch let error as ReceiptError {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: error.description + "\n")

@@ -33,6 +33,7 @@ enum ValidateCommand {
         synopses: [
             [
                 .optional(format), .optional(storekit), .optional(strict), .optional(ProveOptions.deep), .optional(ProveOptions.depth),
+                .optional(ProveOptions.timeLimit),
                 .argument(
                     "PATH...", label: "PATH",
                     help: """
@@ -48,9 +49,9 @@ enum ValidateCommand {
 
             Every format ends with a summary line on standard error. Exits 1 on any error, 0 otherwise, 2 on misuse.
             """,
-        run: { arguments, _ throws(UsageError) in try run(arguments) })
+        run: { arguments, environment throws(UsageError) in try run(arguments, environment: environment) })
 
-    static func run(_ arguments: ParsedArguments) throws(UsageError) -> CommandOutput {
+    static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
         let format = try arguments.value(Self.format) ?? .text
         let given = try CatalogArguments.compileOperands(arguments)
         let sources = given.sources
@@ -72,7 +73,7 @@ enum ValidateCommand {
                 diagnostics.append(error.diagnostic)
             }
         }
-        let deep = try deepReview(arguments, compiled: given)
+        let deep = try deepReview(arguments, compiled: given, environment: environment)
         diagnostics += deep?.diagnostics ?? []
         let failed = diagnostics.contains(where: \.isError)
         var errorText = format.standardError(diagnostics) + (deep?.summary ?? "")

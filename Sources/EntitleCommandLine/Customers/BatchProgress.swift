@@ -9,10 +9,10 @@ import Entitle
 /// progress is no part of an answer.
 struct BatchProgress {
     /// The command, as the line starts: `entitle check`.
-    let command: String
+    private(set) var command: String
     private let show: (@Sendable (String) -> Void)?
     private let now: @Sendable () -> Instant
-    private let started: Instant
+    private var started: Instant
     private var shown: Int64?
 
     /// The progress of `command`, shown through `environment.progress` (nothing when it is `nil`).
@@ -30,6 +30,13 @@ struct BatchProgress {
         if let shown, time &- shown < 200, time >= shown { return }
         shown = time
         show(Self.line(command: command, customers: customers, fraction: fraction, milliseconds: time &- started.millisecondsSince1970))
+    }
+
+    /// Starts over: another part of the run, with its own rate, under its own name.
+    mutating func restart(command: String) {
+        self.command = command
+        if show != nil { started = now() }
+        shown = nil
     }
 
     /// Clears the progress line, before the run's summary is printed.

@@ -98,6 +98,27 @@ extension Option where Value == Int {
     }
 }
 
+extension Option where Value == Duration {
+    /// A length of time: seconds (`90`), or a number with `s`, `m` or `h` (`90s`, `10m`, `1h`),
+    /// from one second to a week.
+    static func duration(_ name: String, valueName: String = "TIME", help: String) -> Option<Duration> {
+        Option<Duration>(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+            let units: [Character: Int] = ["s": 1, "m": 60, "h": 3_600]
+            let unit = text.last.flatMap { units[$0] }
+            let digits = unit == nil ? Substring(text) : text.dropLast()
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let count = Int(digits), count <= 604_800 else {
+                throw UsageError(
+                    message: "`\(name) \(text)`: not a length of time", help: "give seconds, or a number with s, m or h: `90`, `90s`, `10m`, `1h`")
+            }
+            let seconds = count * (unit ?? 1)
+            guard seconds >= 1, seconds <= 604_800 else {
+                throw UsageError(message: "`\(name) \(text)`: must be from 1 second to a week")
+            }
+            return .seconds(seconds)
+        }
+    }
+}
+
 extension Option where Value == [String] {
     /// A comma-separated list of names from a fixed list (`features,balances`), each once, in the
     /// order of the fixed list; an unknown name is misuse that names the list, with a "did you

@@ -129,6 +129,30 @@ struct ProofCommandTests {
         #expect(file.exitCode == 2 && file.standardError.contains("is a file, not a directory"))
         let validate = Self.run(["validate", "--depth", "2", Self.products])
         #expect(validate.exitCode == 2 && validate.standardError.contains("`--depth` is for `--deep`"))
+        let limit = Self.run(["diff", Self.products, Self.products, "--time-limit", "10"])
+        #expect(limit.exitCode == 2 && limit.standardError.contains("`--time-limit` is for `--prove`"), "\(limit.standardError)")
+        let validateLimit = Self.run(["validate", "--time-limit", "10m", Self.products])
+        #expect(validateLimit.exitCode == 2 && validateLimit.standardError.contains("`--time-limit` is for `--deep`"))
+        for bad in ["10x", "0", "-5", "m", "99999999999"] {
+            let output = Self.run(["validate", "--deep", "--time-limit", bad, Self.products])
+            #expect(output.exitCode == 2 && output.standardError.contains("`--time-limit \(bad)`"), "\(bad): \(output.standardError)")
+        }
+    }
+
+    @Test("--time-limit: a search within its time is complete; a proof shows its progress on a terminal, and clears it")
+    func timeLimitAndProgress() throws {
+        let lines = Pieces()
+        var environment = CLITests.environment()
+        environment.progress = { lines.append($0) }
+        let deep = EntitleCommand.run(["validate", "--deep", "--time-limit", "1h", Self.products], environment: environment)
+        #expect(deep.exitCode == 0, "\(deep.standardError)")
+        #expect(!deep.standardError.contains("not complete"))
+        let shown = lines.texts
+        #expect(shown.last == "", "the line is cleared at the end")
+        #expect(shown.contains { $0.hasPrefix("entitle validate --deep: com.example.diagrams (") && $0.contains(" customers") }, "\(shown.prefix(3))")
+        // Without a terminal, nothing.
+        let quiet = Self.run(["validate", "--deep", "--time-limit", "1h", Self.products])
+        #expect(quiet.standardError == deep.standardError)
     }
 
     // MARK: validate --deep

@@ -288,6 +288,24 @@ struct EvaluatorTests {
         #expect(result.warnings.map(\.code) == ["missing-expiry"])
     }
 
+    @Test("spending asks whether a consumption fits the balance: what is left, or how many are short")
+    func spending() {
+        let bought = Receipt(app: Diagrams.app, transactions: [T.transaction(Diagrams.stencils, "1", "2026-01-01T00:00:00Z", quantity: 3)])
+        let result = T.diagrams.evaluate([bought], at: T.instant("2026-01-02T00:00:00Z"))
+        #expect(result.spending(30, of: "stencils") == .fits(left: 0))
+        #expect(result.spending(12, of: "stencils") == .fits(left: 18))
+        #expect(result.spending(31, of: "stencils") == .short(by: 1))
+        #expect(result.spending(ReceiptLimits.maxConsumptionAmount, of: "stencils") == .short(by: ReceiptLimits.maxConsumptionAmount - 30))
+        #expect(result.spending(1, of: "stencil") == .unknownCurrency)
+        #expect(result.spending(0, of: "stencils") == .invalidAmount)
+        #expect(result.spending(-5, of: "stencils") == .invalidAmount)
+        #expect(result.spending(.max, of: "stencils") == .invalidAmount)
+        // After recording what fits, the balance is what `fits` said was left.
+        var ledger = Receipt(app: Diagrams.app)
+        ledger.consumptions = [Consumption(id: "c1", currency: "stencils", amount: 12, date: T.instant("2026-01-02T00:00:00Z"))]
+        #expect(T.diagrams.evaluate([bought, ledger], at: T.instant("2026-01-02T00:00:00Z")).balance(of: "stencils") == 18)
+    }
+
     // MARK: Deduplication and family sharing
 
     @Test("one transaction id counts once across receipts; the earliest cancellation holds")

@@ -395,6 +395,35 @@ struct AppleImportTests {
         #expect(imported.warnings.count == warnings, "\(imported.warnings)")
     }
 
+    @Test("a notification's type, subtype, UUID, signing date and consumption reason are kept, read from the signed payload too")
+    func notificationInfo() throws {
+        let models = "storekit2/apple-app-store-server-library-swift/models/"
+        let subscribed = try AppleImport.unverifiedReceipt(from: Self.data(models + "signedNotification.json"))
+        #expect(
+            subscribed.notifications == [
+                NotificationInfo(
+                    type: "SUBSCRIBED", subtype: "INITIAL_BUY", uuid: "002e14d5-51f5-4503-b5a8-c3a1af68eb20",
+                    signedDate: Instant(millisecondsSince1970: 1_698_148_900_000))
+            ])
+        let consumption = try AppleImport.unverifiedReceipt(from: Self.data(models + "signedConsumptionRequestNotification.json"))
+        #expect(consumption.notifications.map(\.consumptionRequestReason) == ["UNINTENDED_PURCHASE"])
+        #expect(consumption.notifications.map(\.type) == ["CONSUMPTION_REQUEST"])
+        // A compact JWS: the payload's own fields.
+        let test = try AppleImport.unverifiedReceipt(
+            from: Self.data("storekit2/apple-app-store-server-library-swift/mock_signed_data/testNotification"))
+        #expect(
+            test.notifications == [
+                NotificationInfo(
+                    type: "TEST", uuid: "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6", signedDate: Instant(millisecondsSince1970: 1_681_314_324_000))
+            ])
+        // A transaction alone is no notification; the values round-trip through JSON.
+        let transaction = try AppleImport.unverifiedReceipt(
+            from: Self.data("storekit2/apple-app-store-server-library-swift/mock_signed_data/transactionInfo"))
+        #expect(transaction.notifications.isEmpty)
+        let encoded = try JSONEncoder().encode(subscribed.notifications)
+        #expect(try JSONDecoder().decode([NotificationInfo].self, from: encoded) == subscribed.notifications)
+    }
+
     @Test("the app transaction carries the original application version")
     func appTransaction() throws {
         let path = "storekit2/apple-app-store-server-library-swift/models/appTransaction.json"

@@ -265,6 +265,44 @@ struct ProofTests {
         #expect(full.statistics.isComplete && full.statistics.incompleteness == nil && !full.searched.contains("not complete"))
     }
 
+    @Test("a search past its time limit stops with every element alone searched, says so, and told its progress as it went")
+    func timeLimit() throws {
+        var stopped = ProofOptions()
+        stopped.timeLimit = .zero
+        let old = try Self.smallPortfolio()
+        let new = try Self.smallPortfolio(Self.plants[0].edits)
+        let report = CatalogProof.compare(old, new, options: stopped)
+        #expect(report.statistics.stoppedAtDepth == 1 && !report.statistics.isComplete)
+        #expect(report.statistics.combinations == 0 && report.statistics.unsearchedCombinations > 0)
+        #expect(
+            report.searched.contains("not complete: stopped at the time limit, every receipt of up to 1 transaction searched; "), "\(report.searched)"
+        )
+        #expect(report.json.contains("\"stoppedAtDepth\": 1"), "\(report.json.prefix(400))")
+        // What single elements show is shown: the day pass's buyers lose pro.
+        #expect(report.items.first { $0.item.kind == .feature && $0.item.id == "pro" }?.verdict == .less)
+
+        // Within its time: the same as without a limit, and the progress reaches the end.
+        var generous = ProofOptions()
+        generous.timeLimit = .seconds(3_600)
+        let seen = Reports()
+        let full = CatalogProof.compare(old, new, options: generous) { seen.append($0) }
+        #expect(full.statistics.isComplete && full.statistics.stoppedAtDepth == nil)
+        #expect(full.items.first { $0.item.kind == .feature && $0.item.id == "pro" }?.verdict == .less)
+        let reports = seen.values
+        #expect(!reports.isEmpty)
+        #expect(reports.allSatisfy { $0.fraction > 0 && $0.fraction <= 1 && $0.appCount == 2 })
+        #expect(reports.contains { $0.fraction == 1 && $0.app == Self.diagrams })
+        #expect(reports.filter { $0.app == Self.diagrams }.map(\.customers).max() ?? 0 <= full.statistics.customers)
+    }
+
+    /// Progress reports handed over from the searching threads.
+    final class Reports: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: [ProofProgress] = []
+        func append(_ report: ProofProgress) { lock.withLock { stored.append(report) } }
+        var values: [ProofProgress] { lock.withLock { stored } }
+    }
+
     /// A part of an answer read through the public views, as `check --format json` shows it.
     static func answer(_ item: ProofItem, _ result: Entitlements) -> String {
         switch item.kind {
