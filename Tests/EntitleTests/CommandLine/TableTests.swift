@@ -129,6 +129,20 @@ struct TableTests {
         #expect(misuse.standardError.contains("can be `json` or `csv`"))
     }
 
+    @Test("a corpus on standard input that stops in the middle of a line: that line is an error, the ones before it answered")
+    func truncatedInput() {
+        let corpus = Self.pass("a") + "\n" + #"{"customer": "b", "receipts": [{"app": "com.exa"#
+        let (environment, pipe) = Self.piped(corpus)
+        defer { try? pipe.fileHandleForReading.close() }
+        let output = EntitleCommand.run(
+            ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day, "--format", "csv", "--fields", "features"],
+            environment: environment)
+        let rows = Self.parse(output.standardOutput)
+        #expect(rows.contains(["a", Self.day, "feature", "pro", "true", "2026-01-11T08:00:00Z", "com.example.diagrams.daypass"]))
+        #expect(rows.last?[2] == "error" && rows.last?[3] == "malformed-json" && rows.last?[6].hasPrefix("<stdin>:2:") == true, "\(rows.last ?? [])")
+        #expect(output.exitCode == 1)
+    }
+
     @Test("diff --changes lists every customer's every change, past the hundred the report names, as JSON Lines or CSV")
     func everyChange() throws {
         let new = try DiffTests.edited(DiffTests.replacing(DiffTests.dayPassGrants, #""duration": "P1D", "grants": []"#))
