@@ -41,8 +41,14 @@ public struct AppleSignatureVerifier: Sendable {
     /// The root certificates (DER) a chain must lead to, such as Apple's `AppleRootCA-G3.cer`
     /// (App Store JWS) and `AppleIncRootCertificate.cer` (app receipts).
     public var trustedRoots: [Data]
-    /// The bundle id the signed data must be for.
+    /// The bundle id the signed data must be for, and the app of data that names none (renewal
+    /// info alone).
     public var app: String
+    /// Every bundle id the signed data may be for: ``app``, and the other apps of a service that
+    /// serves several (``init(trustedRoots:apps:environments:at:unsignedPayloadInstant:trustedRootNames:)``).
+    /// Signed data names its app (a notification's renewal info is read with its transaction's);
+    /// renewal info alone names none and is ``app``'s.
+    public var apps: Set<String>
     /// The environments accepted (`production`, `sandbox`, `xcode`, `local-testing`; Apple's
     /// spellings `Production`, `Sandbox`, ... are read as these); `nil` accepts every environment.
     public var environments: Set<String>?
@@ -73,10 +79,32 @@ public struct AppleSignatureVerifier: Sendable {
     ) {
         self.trustedRoots = trustedRoots
         self.app = app
+        apps = [app]
         self.environments = environments
         self.instant = instant
         self.unsignedPayloadInstant = unsignedPayloadInstant
         self.trustedRootNames = trustedRootNames
+    }
+
+    /// Creates a verifier for a service of several apps: signed data is accepted for any of
+    /// `apps` (read as the app it names), and data naming none is the first's.
+    ///
+    /// - Parameters:
+    ///   - trustedRoots: root certificates, DER (`.cer` files as Apple publishes them).
+    ///   - apps: the bundle ids the data may be for, at least one; the first is the app of data
+    ///     naming none.
+    ///   - environments: the environments accepted; `nil` for all.
+    ///   - instant: when the certificates must be valid; `nil` for when the data was signed.
+    ///   - unsignedPayloadInstant: when a payload without `signedDate` is verified; `nil` refuses it.
+    ///   - trustedRootNames: names for the roots (their files), for errors.
+    public init(
+        trustedRoots: [Data], apps: [String], environments: Set<String>? = nil, at instant: Instant? = nil,
+        unsignedPayloadInstant: Instant? = nil, trustedRootNames: [String]? = nil
+    ) {
+        self.init(
+            trustedRoots: trustedRoots, app: apps.first ?? "", environments: environments, at: instant,
+            unsignedPayloadInstant: unsignedPayloadInstant, trustedRootNames: trustedRootNames)
+        self.apps = Set(apps.isEmpty ? [""] : apps)
     }
 
     /// What an `untrusted-chain` error says was tried: `tried AppleRootCA-G3.cer`.
@@ -170,7 +198,10 @@ public struct AppleSignatureVerifier: Sendable {
         }
         let roots = trustedRoots.map { [UInt8]($0) }
         let accepted = environments.map { Set($0.map(AppleEnvironment.normalized)) }
-        let expected = option.strict ? option.app : nil
+        // The apps the signed data may be for: this verifier's (its ``app`` and the others it
+        // serves), or the option's alone; a service of several apps reads each as the app it names.
+        let expected: Set<String>? = option.strict ? option.app.map { $0 == app ? apps : [$0] } : nil
+        let option = (expected?.count ?? 0) > 1 ? AppOption(app: option.app, strict: false) : option
         do throws(VerificationError) {
             switch chosen! {
             case .verifyReceipt:
@@ -179,7 +210,7 @@ public struct AppleSignatureVerifier: Sendable {
                     help: "verify the app receipt (PKCS#7) instead: Apple's server answered this one over TLS")
             case .appStore:
                 let verification = JWSVerification(
-                    checker: try SignatureChecker(trustedRoots: roots), app: expected,
+                    checker: try SignatureChecker(trustedRoots: roots), apps: expected,
                     environments: accepted, at: instant, unsigned: unsignedPayloadInstant)
                 do {
                     return try AppleImport.appStore(data, root: root, name: name, app: option, verification: verification)
@@ -211,7 +242,7 @@ public struct AppleSignatureVerifier: Sendable {
     /// Reads an app receipt without trusting it, verifies its signature at its creation date,
     /// then checks its app and environment.
     private func verifiedPKCS7(
-        _ data: Data, name: String, roots: [[UInt8]], expected: String?, environments: Set<String>?
+        _ data: Data, name: String, roots: [[UInt8]], expected: Set<String>?, environments: Set<String>?
     ) throws(VerificationError) -> ImportedReceipt {
         let start = SourceLocation(file: name, line: 1, column: 1)
         func unreadable(_ error: ReceiptError) -> VerificationError {
@@ -250,8 +281,10 @@ public struct AppleSignatureVerifier: Sendable {
                 code: .notApple,
                 message: "the receipt is signed by a trusted root itself, as Xcode signs, but its type is `\(environment)`")
         }
-        if let expected, receipt.app != expected {
-            throw VerificationError(code: .wrongApp, message: "the receipt is for app `\(Diagnostic.excerpt(receipt.app))`, not `\(expected)`")
+        if let expected, !expected.contains(receipt.app) {
+            throw VerificationError(
+                code: .wrongApp,
+                message: "the receipt is for app `\(Diagnostic.excerpt(receipt.app))`, not \(CatalogChecker.list(expected.sorted()))")
         }
         if let environments, !environments.contains(environment) {
             throw VerificationError(

@@ -15,8 +15,8 @@ import Foundation
 /// `Xcode`.
 final class JWSVerification {
     private let checker: SignatureChecker
-    /// The app the data must be for; `nil` accepts the app the signed data names.
-    private let app: String?
+    /// The apps the data may be for; `nil` accepts the app the signed data names.
+    private let apps: Set<String>?
     /// The normalized environments accepted; `nil` accepts all.
     private let environments: Set<String>?
     private let instant: Instant?
@@ -37,9 +37,9 @@ final class JWSVerification {
     /// The most certificates an `x5c` header may hold before any is decoded.
     static let maxChainLength = 3
 
-    init(checker: SignatureChecker, app: String?, environments: Set<String>?, at instant: Instant?, unsigned: Instant? = nil) {
+    init(checker: SignatureChecker, apps: Set<String>?, environments: Set<String>?, at instant: Instant?, unsigned: Instant? = nil) {
         self.checker = checker
-        self.app = app
+        self.apps = apps
         self.environments = environments
         self.instant = instant
         self.unsigned = unsigned
@@ -123,8 +123,9 @@ final class JWSVerification {
             verifiedChains[key] = verified
         }
         _ = try verified.get()
-        if let app, let named = claims.bundleId, named != app {
-            throw VerificationError(code: .wrongApp, message: "the signed data is for app `\(Diagnostic.excerpt(named))`, not `\(app)`")
+        if let apps, let named = claims.bundleId, !apps.contains(named) {
+            throw VerificationError(
+                code: .wrongApp, message: "the signed data is for app `\(Diagnostic.excerpt(named))`, not \(CatalogChecker.list(apps.sorted()))")
         }
         if let environments, !environments.contains(environment) {
             throw VerificationError(

@@ -105,6 +105,11 @@ enum ReceiptFiles {
         if format == nil {
             switch AppleImport.detect(data) {
             case .normalized?:
+                // Under --verify, the verifier refuses it: nothing signed it.
+                if let verify {
+                    let imported = try verify.receipt(data, name: name, format: nil, app: AppOption(app: app, strict: false))
+                    return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
+                }
                 return Loaded(receipt: try ParsedReceipt(json: data, name: name), unverified: nil, warnings: [])
             case nil:
                 throw AppleImport.unrecognized(name)

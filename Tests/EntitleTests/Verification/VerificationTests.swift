@@ -188,6 +188,21 @@ struct VerificationTests {
             #expect(imported.receipt.app == "com.example")
         }
 
+        @Test("a verifier of several apps reads each signed payload as the app it names; renewal info alone is the first app's")
+        func severalApps() throws {
+            let roots = [try V.data(V.testCA)]
+            let at = Instant(rfc3339: "2023-06-01T00:00:00Z")
+            let both = AppleSignatureVerifier(trustedRoots: roots, apps: ["com.example", "com.example.wrong"], at: at)
+            #expect(both.apps == ["com.example", "com.example.wrong"] && both.app == "com.example")
+            #expect(try both.verifiedReceipt(fromAppStore: V.data(V.mock + "wrongBundleId")).receipt.app == "com.example.wrong")
+            #expect(try both.verifiedReceipt(fromAppStore: V.data(V.mock + "transactionInfo")).receipt.app == "com.example")
+            #expect(try both.verifiedReceipt(fromAppStore: V.data(V.mock + "renewalInfo")).receipt.app == "com.example")
+            let others = AppleSignatureVerifier(trustedRoots: roots, apps: ["com.example.a", "com.example.b"], at: at)
+            let wrong = V.failure { try others.verifiedReceipt(fromAppStore: V.data(V.mock + "transactionInfo")) }
+            #expect(wrong?.code == .wrongApp)
+            #expect(wrong?.message == "the signed data is for app `com.example`, not `com.example.a` or `com.example.b`", "\(wrong?.message ?? "")")
+        }
+
         @Test("`wrongBundleId` fails with `wrong-app`, `missingX5CHeaderClaim` with `malformed`")
         func libraryNegativeCases() throws {
             // These two notifications carry no `signedDate`: the instant is given.
