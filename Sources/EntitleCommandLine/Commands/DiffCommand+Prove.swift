@@ -42,7 +42,7 @@ extension DiffCommand {
         let report = CatalogProof.compare(old, new, options: options, progress: line?.callback)
         line?.finish()
         var messages = ""
-        if let directory { messages += WitnessFiles.write(report, into: directory, catalog: newPath) }
+        if let directory { messages += WitnessFiles.write(report, into: directory, catalog: newPath, portfolios: [old, new]) }
         let differing = report.differences.count
         messages +=
             "entitle: proof: \(differing) part\(differing == 1 ? "" : "s") of the answer differ\(differing == 1 ? "s" : "")"

@@ -23,13 +23,13 @@ enum WitnessFiles {
 
     /// Writes every witness of `report` into `directory`, each test file naming `catalog` (the
     /// new catalogs' path) relative to it; returns lines for standard error.
-    static func write(_ report: ProofReport, into directory: String, catalog: String) -> String {
+    static func write(_ report: ProofReport, into directory: String, catalog: String, portfolios: [Portfolio] = []) -> String {
         var messages = ""
         var written = 0
         let relative = relativePath(from: directory, to: catalog)
         for item in report.items {
             for witness in item.witnesses {
-                guard let text = testFile(item, witness, catalog: relative) else {
+                guard let text = testFile(item, witness, catalog: relative, portfolios: portfolios) else {
                     messages += "entitle: no test for \(item.item) (\(witness.direction.rawValue)): the new catalog does not have it\n"
                     continue
                 }
@@ -46,8 +46,10 @@ enum WitnessFiles {
     }
 
     /// One witness as a test file; `nil` when the new catalog does not have the item (there is
-    /// no answer of it to expect).
-    static func testFile(_ item: ProofReport.Item, _ witness: ProofWitness, catalog: String) -> String? {
+    /// no answer of it to expect). The customer is told as a story when it can be one that
+    /// answers the same under `portfolios` (the old and the new catalogs, ``StoryTeller``), else
+    /// written as its receipts.
+    static func testFile(_ item: ProofReport.Item, _ witness: ProofWitness, catalog: String, portfolios: [Portfolio] = []) -> String? {
         guard let expectation = witness.expectation else { return nil }
         let what = "\(item.item): \(witness.direction.rawValue), \(witness.old) -> \(witness.new)"
         let file = JSONOutput.object([
@@ -65,7 +67,8 @@ enum WitnessFiles {
                     .object([
                         ("name", .string(what)),
                         ("at", .string(witness.at.rfc3339)),
-                        ("receipts", .array(witness.receipts.map(\.jsonOutput))),
+                        StoryTeller.story(of: witness.receipts, app: item.item.app, at: witness.at, portfolios: portfolios).map { ("story", $0) }
+                            ?? ("receipts", .array(witness.receipts.map(\.jsonOutput))),
                         ("expect", expectation),
                     ])
                 ])

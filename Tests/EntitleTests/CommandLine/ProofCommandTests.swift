@@ -67,7 +67,22 @@ struct ProofCommandTests {
         let object = try #require(JSONSerialization.jsonObject(with: Data(witness.utf8)) as? [String: Any])
         let testCase = try #require((object["cases"] as? [[String: Any]])?.first)
         let at = try #require(testCase["at"] as? String)
+        // A receipt's original application version cannot be told as a story: the grandfather
+        // rule's witness keeps its receipts.
         let receipts = try #require(testCase["receipts"] as? [Any])
+        #expect(witness.contains("\"originalApplicationVersion\""))
+        // The day pass's witness is a purchase at an instant: told as a story, whose receipts
+        // `entitle receipt` writes.
+        let pass = try String(
+            contentsOf: directory.appendingPathComponent("com.example.diagrams.product.com.example.diagrams.daypass.less.test.json"), encoding: .utf8)
+        let passObject = try #require(JSONSerialization.jsonObject(with: Data(pass.utf8)) as? [String: Any])
+        let passCase = try #require((passObject["cases"] as? [[String: Any]])?.first)
+        let story = try #require(passCase["story"] as? [[String: Any]], "told as a story: \(passCase.keys.sorted())")
+        #expect(story.contains { $0["buy"] as? String == "com.example.diagrams.daypass" })
+        let storyFile = directory.appendingPathComponent("story.json")
+        try JSONSerialization.data(withJSONObject: ["app": "com.example.diagrams", "story": story]).write(to: storyFile)
+        let told = Self.run(["receipt", "--catalog", new.path, storyFile.path])
+        #expect(told.exitCode == 0 && told.standardOutput.contains("\"productId\": \"com.example.diagrams.daypass\""), "\(told.standardError)")
         var arguments: [String] = []
         for (index, receipt) in receipts.enumerated() {
             let path = directory.appendingPathComponent("receipt-\(index).json")
