@@ -269,7 +269,7 @@ struct StoreLanguageTests {
                 _ = try ReceiptDecoder.decode(Data(json.utf8))
                 return nil
             } catch {
-                return "\(error.path ?? ""): \(error.message)"
+                return "\(error.path): \(error.message)"
             }
         }
         let purchase = #""productId": "p", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z""#
