@@ -2,8 +2,8 @@
 /// it, for each product every transaction and renewal entry with whether it counted and why, and
 /// for each offer the rule that decided it with the fact behind it.
 ///
-/// Built by ``CompiledCatalog/explain(_:at:environments:account:)`` or
-/// ``Portfolio/explain(app:receipts:at:environments:account:)`` (over ``Receipt`` or
+/// Built by `CompiledCatalog.explain(_:at:)` or
+/// `Portfolio.explain(app:receipts:at:)` (over ``Receipt`` or
 /// ``ParsedReceipt`` values alike), which evaluate again: evaluation itself pays nothing for explanations. The answers in it are
 /// the evaluation's own (the same states, `until`s and reasons as ``Entitlements``); the
 /// explanation adds the facts behind them.

@@ -113,7 +113,7 @@ public struct CustomerHistory: Hashable, Sendable {
     }
 
     /// Evaluates the customer at an instant: every receipt kept, as
-    /// ``Portfolio/evaluate(app:receipts:at:environments:account:storefront:)`` does.
+    /// `Portfolio.evaluate(app:receipts:at:)` does.
     public func evaluate(
         in portfolio: Portfolio, app: String, at: Instant, environments: Set<String>? = nil, account: String? = nil,
         storefront: String? = nil

@@ -2,8 +2,8 @@ import Foundation
 
 /// Proofs about catalogs by exhaustive search of small customers: whether two versions of a
 /// portfolio give any customer of up to a few transactions a different answer
-/// (``compare(_:_:options:)``, `entitle diff --prove`), and what in one portfolio no such customer
-/// ever reaches (``review(_:sources:options:)``, `entitle validate --deep`).
+/// (``compare(_:_:options:progress:)``, `entitle diff --prove`), and what in one portfolio no such customer
+/// ever reaches (``review(_:sources:options:progress:)``, `entitle validate --deep`).
 ///
 /// The search evaluates with the evaluator itself, so what it shows is what the engine does.
 /// What it searches, and what it cannot see, is in `Proving.md` ("Proving a catalog change").
@@ -24,7 +24,10 @@ public enum CatalogProof {
     /// - Parameters:
     ///   - old: the catalogs before the change.
     ///   - new: the catalogs after it.
-    ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
+    ///   - options: the depth (default 2), the environments evaluation accepts, the threads, the
+    ///     time limit.
+    ///   - progress: told how far the search is, app by app, from the searching threads; `nil`:
+    ///     nothing is told.
     /// - Returns: per app and part of the answer, the verdict and witnesses; what was searched.
     public static func compare(
         _ old: Portfolio, _ new: Portfolio, options: ProofOptions = ProofOptions(), progress: (@Sendable (ProofProgress) -> Void)? = nil
@@ -62,7 +65,10 @@ public enum CatalogProof {
     ///   - portfolio: the catalogs to review.
     ///   - sources: the catalogs' sources, to locate each warning (a catalog whose source is not
     ///     among them gets warnings without a location).
-    ///   - options: the depth (default 2), the environments evaluation accepts, the threads.
+    ///   - options: the depth (default 2), the environments evaluation accepts, the threads, the
+    ///     time limit.
+    ///   - progress: told how far the search is, catalog by catalog, from the searching threads;
+    ///     `nil`: nothing is told.
     /// - Returns: the warnings, and what was searched.
     public static func review(
         _ portfolio: Portfolio, sources: [CatalogSource], options: ProofOptions = ProofOptions(),

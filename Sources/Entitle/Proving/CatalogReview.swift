@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a review of a portfolio found (``CatalogProof/review(_:sources:options:)``, `entitle
+/// What a review of a portfolio found (``CatalogProof/review(_:sources:options:progress:)``, `entitle
 /// validate --deep`): what no customer of up to a few transactions ever reaches, as warnings
 /// located in the catalogs.
 public struct CatalogReview: Sendable {

@@ -11,7 +11,7 @@ public struct ProofOptions: Sendable, Hashable {
     /// The most transactions a searched customer has (a service grant or another app's receipt
     /// counting as one), within ``depths``.
     public var depth: Int
-    /// The receipt environments evaluation accepts, as ``CompiledCatalog/evaluate(_:at:environments:account:)``
+    /// The receipt environments evaluation accepts, as `CompiledCatalog.evaluate(_:at:environments:)`
     /// takes them; `nil` accepts all.
     public var environments: Set<String>?
     /// How many threads search at once; `nil`: one per active processor.

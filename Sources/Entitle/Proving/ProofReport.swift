@@ -1,7 +1,7 @@
 /// What a proof found: for each part of each app's answer, whether any searched customer tells
 /// the two catalogs apart, and the smallest that does; and what was searched.
 ///
-/// Made by ``CatalogProof/compare(_:_:options:)``; ``text`` and ``json`` render it as
+/// Made by ``CatalogProof/compare(_:_:options:progress:)``; ``text`` and ``json`` render it as
 /// `entitle diff --prove` prints it.
 public struct ProofReport: Sendable {
     /// One part of the answer and what the search found for it.
