@@ -82,18 +82,9 @@ public enum AppleImport {
         let app: String
         do throws(ImportFailure) {
             try mapper.map(root, path: "")
-            if mapper.apps.count > 1 {
-                throw ImportFailure(
-                    offset: mapper.apps[1].offset,
-                    message: "the data is for several apps: \(CatalogChecker.list(mapper.apps.map(\.app), conjunction: "and"))",
-                    help: "normalize each app's data separately")
-            }
-            guard let resolved = try option.resolve(named: mapper.apps.first?.app, at: mapper.apps.first?.offset ?? 0, path: "bundleId") else {
-                throw ImportFailure(
-                    offset: 0, message: "the data names no app (no `bundleId`)",
-                    help: "renewal info carries no bundle id: give the app (`--app`)")
-            }
-            app = resolved
+            app = try option.resolve(
+                apps: mapper.apps, path: "bundleId", missing: "the data names no app (no `bundleId`)",
+                help: "renewal info carries no bundle id: give the app (`--app`)")
         } catch {
             throw locate(error, data: data, name: name)
         }

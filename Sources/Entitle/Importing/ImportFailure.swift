@@ -32,4 +32,24 @@ package struct AppOption {
         }
         return named
     }
+
+    /// The app of data that names `apps` (each where it is named, in order): the one it names,
+    /// resolved as ``resolve(named:at:path:)`` does, or the option's when it names none.
+    ///
+    /// - Throws: ``ImportFailure`` at the second app named, for data of several apps; with
+    ///   `missing` and `help` for data that names none when the option gives none either.
+    func resolve(apps: [(app: String, offset: Int)], path: String, missing: String, help: String) throws(ImportFailure) -> String {
+        var distinct: [(app: String, offset: Int)] = []
+        for named in apps where !distinct.contains(where: { $0.app == named.app }) { distinct.append(named) }
+        if distinct.count > 1 {
+            throw ImportFailure(
+                offset: distinct[1].offset,
+                message: "the data is for several apps: \(CatalogChecker.list(distinct.map(\.app), conjunction: "and"))",
+                help: "normalize each app's data separately")
+        }
+        guard let resolved = try resolve(named: distinct.first?.app, at: distinct.first?.offset ?? 0, path: path) else {
+            throw ImportFailure(offset: 0, message: missing, help: help)
+        }
+        return resolved
+    }
 }

@@ -78,19 +78,9 @@ public enum StoreImport {
         let app: String
         do throws(ImportFailure) {
             try mapper.map(root, token: token.flatMap { $0.isEmpty ? nil : $0 })
-            let named = Array(Set(mapper.apps.map(\.app))).sorted()
-            if named.count > 1 {
-                throw ImportFailure(
-                    offset: mapper.apps.first { $0.app != mapper.apps[0].app }!.offset,
-                    message: "the data is for several apps: \(CatalogChecker.list(named, conjunction: "and"))",
-                    help: "normalize each app's data separately")
-            }
-            guard let resolved = try option.resolve(named: mapper.apps.first?.app, at: mapper.apps.first?.offset ?? 0, path: "packageName") else {
-                throw ImportFailure(
-                    offset: 0, message: "the data names no app (no `packageName`)",
-                    help: "Play's resources name no package: give the app (`--app`), or records with `packageName`")
-            }
-            app = resolved
+            app = try option.resolve(
+                apps: mapper.apps, path: "packageName", missing: "the data names no app (no `packageName`)",
+                help: "Play's resources name no package: give the app (`--app`), or records with `packageName`")
         } catch {
             throw AppleImport.locate(error, data: data, name: name)
         }

@@ -80,9 +80,11 @@ enum ReceiptCommand {
         }
         let warnings = EntitleCommand.render(catalogs.diagnostics)
         guard let receipts, !reader.hasErrors else {
+            // In file order, as `entitle test` reports a test file's.
+            let located = TestRunner.inFileOrder(reader.diagnostics, of: name)
             return CommandOutput(
                 exitCode: CommandOutput.invalidInput,
-                standardError: warnings + EntitleCommand.render(reader.diagnostics)
+                standardError: warnings + EntitleCommand.render(located)
                     + "entitle: nothing written: \(EntitleCommand.summary(reader.diagnostics))\n")
         }
         let text = "[\n" + receipts.map { $0.json.dropLast() }.joined(separator: ",\n") + "\n]\n"

@@ -247,7 +247,7 @@ struct TestRunner {
 
     /// Diagnostics of other files (catalogs, receipt files) first, as found; then the test file's,
     /// in file order.
-    private static func inFileOrder(_ diagnostics: [Diagnostic], of path: String) -> [Diagnostic] {
+    static func inFileOrder(_ diagnostics: [Diagnostic], of path: String) -> [Diagnostic] {
         let others = diagnostics.filter { $0.location?.file != path }
         let own = diagnostics.enumerated().filter { $0.element.location?.file == path }.sorted { a, b in
             let left = a.element.location.map { ($0.line, $0.column) } ?? (0, 0)
