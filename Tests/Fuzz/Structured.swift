@@ -341,7 +341,7 @@ struct ScenarioBuilder {
         if choices.chance(30) { json.string("from", choices.pick(Edges.instantTexts)) }
         if choices.chance(30) { json.string("until", choices.pick(Edges.instantTexts)) }
         if choices.chance(30) { json.bool("subscribed", choices.byte() & 1 == 0) }
-        for key in ["paidAtLeast", "lapsedAtLeast", "lapsedAtMost", "waitBetween"] where choices.chance(40) {
+        for key in ["paidAtLeast", "paidAtMost", "lapsedAtLeast", "lapsedAtMost", "waitBetween"] where choices.chance(40) {
             json.string(key, duration())
         }
         json.close("}")

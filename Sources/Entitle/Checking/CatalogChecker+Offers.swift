@@ -35,6 +35,7 @@ extension CatalogChecker {
         offer.until = read(.until)?.instant
         offer.subscribed = read(.subscribed)?.flag
         offer.paidAtLeast = read(.paidAtLeast)?.duration
+        offer.paidAtMost = read(.paidAtMost)?.duration
         offer.lapsedAtLeast = read(.lapsedAtLeast)?.duration
         offer.lapsedAtMost = read(.lapsedAtMost)?.duration
         offer.waitBetween = read(.waitBetween)?.duration
@@ -56,6 +57,19 @@ extension CatalogChecker {
             report(
                 .offerRule, "the offer stops running (`\(CatalogKey.until)`) before it starts (`\(CatalogKey.from)`)",
                 at: until.offset, path: until.path)
+        }
+        if let most = offer.paidAtMost {
+            if offer.type == .winBack {
+                report(
+                    .offerRule,
+                    "a win-back offer's conditions in App Store Connect have no most time paid; `\(CatalogKey.paidAtMost)` is for promotional offers",
+                    at: most.offset, path: most.path, help: "remove `\(CatalogKey.paidAtMost)`, or make the offer promotional")
+            } else if let least = offer.paidAtLeast, most.value.nominalMilliseconds < least.value.nominalMilliseconds {
+                report(
+                    .offerRule,
+                    "`\(CatalogKey.paidAtMost)` \(most.value) is shorter than `\(CatalogKey.paidAtLeast)` \(least.value), so no customer qualifies",
+                    at: most.offset, path: most.path)
+            }
         }
         if let least = offer.lapsedAtLeast, let most = offer.lapsedAtMost,
             most.value.nominalMilliseconds < least.value.nominalMilliseconds

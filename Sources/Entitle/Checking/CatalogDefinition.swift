@@ -137,6 +137,7 @@ struct SubscriptionOfferDefinition {
     /// Where `subscribed` is, for messages about it.
     var subscribedOffset: Int?
     var paidAtLeast: Located<ISODuration>?
+    var paidAtMost: Located<ISODuration>?
     var lapsedAtLeast: Located<ISODuration>?
     var lapsedAtMost: Located<ISODuration>?
     var waitBetween: Located<ISODuration>?

@@ -359,6 +359,12 @@ extension CatalogKey {
         place(
             .subscriptionOffer, .duration,
             "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"))
+    /// How long the customer may have paid, at most.
+    package static let paidAtMost = CatalogKey(
+        "paidAtMost",
+        place(
+            .subscriptionOffer, .duration,
+            "for a promotional offer: time paid in the group, free trials aside, at most this (a customer who never paid has paid none)"))
     /// How long ago the last coverage must have ended, at least.
     package static let lapsedAtLeast = CatalogKey(
         "lapsedAtLeast", place(.subscriptionOffer, .duration, "time since the group's last coverage ended (grace included), at least this"))
@@ -409,7 +415,7 @@ extension CatalogKey {
         .upgradeRequirement: [comment, app, anyOf],
         .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore],
         .subscriptionOffer: [
-            comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, lapsedAtLeast, lapsedAtMost, waitBetween,
+            comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, paidAtMost, lapsedAtLeast, lapsedAtMost, waitBetween,
         ],
         .stores: [comment, stripe, external],
         .storeSettings: [comment, manage],

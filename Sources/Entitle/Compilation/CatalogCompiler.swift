@@ -62,7 +62,7 @@ enum CatalogCompiler {
                     id: id, type: kind, mode: mode, duration: length, periods: offer.periods.map { Int($0.value) },
                     from: offer.from.map { Instant(millisecondsSince1970: $0.value) },
                     until: offer.until.map { Instant(millisecondsSince1970: $0.value) }, subscribed: offer.subscribed,
-                    paidAtLeast: offer.paidAtLeast?.value, lapsedAtLeast: offer.lapsedAtLeast?.value,
+                    paidAtLeast: offer.paidAtLeast?.value, paidAtMost: offer.paidAtMost?.value, lapsedAtLeast: offer.lapsedAtLeast?.value,
                     lapsedAtMost: offer.lapsedAtMost?.value, waitBetween: offer.waitBetween?.value)
             }
             compiled.append(

@@ -112,66 +112,75 @@ extension CatalogProduct {
     /// The value a key of the language has for the product, as one line (what `entitle diff`
     /// compares and shows): ids and texts as they are, lists joined by `, ` (`nothing` for an
     /// empty list of grants), nested objects as a phrase; `nil` when the product has no value.
-    package func text(of key: CatalogKey) -> String? {
-        switch key {
-        case .id: id
-        case .store: store.rawValue
-        case .storefronts: storefronts?.joined(separator: ", ")
-        case .gracePeriod: gracePeriod?.description
-        case .type: type.rawValue
-        case .name: name
-        case .priceTier: priceTier.map(String.init)
-        case .legal: legal
-        case .available: String(available)
-        case .familyShareable: String(familyShareable)
-        case .grants: grants.isEmpty ? "nothing" : grants.joined(separator: ", ")
-        case .trialOf: trialOf
-        case .upgrade:
-            upgrade.map { "replaces \($0.replaces), requires \($0.requiresApp)" + ($0.anyOf.map { " (\($0.joined(separator: ", ")))" } ?? "") }
-        case .group: group
-        case .level: level.map(String.init)
-        case .duration: duration?.description
-        case .introOffer:
-            introOffer.map { "\($0.mode.rawValue) \($0.duration)" + ($0.audience == .noIntroYet ? "" : " for \($0.audience.rawValue)") }
-        case .offers: offers.isEmpty ? nil : offers.map(\.description).joined(separator: "; ")
-        case .credits: credits.isEmpty ? nil : credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
-        default: nil
-        }
-    }
+    package func text(of key: CatalogKey) -> String? { Self.fieldTexts[key.name].flatMap { $0(self) } }
+
+    /// The text of each key of the language a product may have, `comment` aside: a test checks
+    /// that it names every product key, so a new key shows in `entitle diff` or fails the tests.
+    package static let fieldTexts: [String: @Sendable (CatalogProduct) -> String?] = [
+        CatalogKey.id.name: { $0.id },
+        CatalogKey.store.name: { $0.store.rawValue },
+        CatalogKey.storefronts.name: { $0.storefronts?.joined(separator: ", ") },
+        CatalogKey.gracePeriod.name: { $0.gracePeriod?.description },
+        CatalogKey.type.name: { $0.type.rawValue },
+        CatalogKey.name.name: { $0.name },
+        CatalogKey.priceTier.name: { $0.priceTier.map(String.init) },
+        CatalogKey.legal.name: { $0.legal },
+        CatalogKey.available.name: { String($0.available) },
+        CatalogKey.familyShareable.name: { String($0.familyShareable) },
+        CatalogKey.grants.name: { $0.grants.isEmpty ? "nothing" : $0.grants.joined(separator: ", ") },
+        CatalogKey.trialOf.name: { $0.trialOf },
+        CatalogKey.upgrade.name: { product in
+            product.upgrade.map {
+                "replaces \($0.replaces), requires \($0.requiresApp)" + ($0.anyOf.map { " (\($0.joined(separator: ", ")))" } ?? "")
+            }
+        },
+        CatalogKey.group.name: { $0.group },
+        CatalogKey.level.name: { $0.level.map(String.init) },
+        CatalogKey.duration.name: { $0.duration?.description },
+        CatalogKey.introOffer.name: { product in
+            product.introOffer.map {
+                "\($0.mode.rawValue) \($0.duration)" + ($0.audience == .noIntroYet ? "" : " for \($0.audience.rawValue)")
+            }
+        },
+        CatalogKey.offers.name: { $0.offers.isEmpty ? nil : $0.offers.map(\.description).joined(separator: "; ") },
+        CatalogKey.credits.name: { $0.credits.isEmpty ? nil : $0.credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ") },
+    ]
 }
 
 extension CatalogProduct.IntroOffer {
     /// The value a key of the introductory offer has, as one line (what `entitle diff` compares).
-    package func text(of key: CatalogKey) -> String? {
-        switch key {
-        case .mode: mode.rawValue
-        case .duration: duration.description
-        case .audience: audience.rawValue
-        default: nil
-        }
-    }
+    package func text(of key: CatalogKey) -> String? { Self.fieldTexts[key.name].flatMap { $0(self) } }
+
+    /// The text of each key of the introductory offer, `comment` aside (checked by a test as the
+    /// product's are).
+    package static let fieldTexts: [String: @Sendable (Self) -> String?] = [
+        CatalogKey.mode.name: { $0.mode.rawValue },
+        CatalogKey.duration.name: { $0.duration.description },
+        CatalogKey.audience.name: { $0.audience.rawValue },
+    ]
 }
 
 extension SubscriptionOffer {
     /// The value a key of the offer has, as one line (what `entitle diff` compares); `nil` when the
     /// offer states none.
-    package func text(of key: CatalogKey) -> String? {
-        switch key {
-        case .id: id
-        case .type: type.rawValue
-        case .mode: mode.rawValue
-        case .duration: duration.description
-        case .periods: periods.map(String.init)
-        case .from: from?.rfc3339
-        case .until: until?.rfc3339
-        case .subscribed: subscribed.map(String.init)
-        case .paidAtLeast: paidAtLeast?.description
-        case .lapsedAtLeast: lapsedAtLeast?.description
-        case .lapsedAtMost: lapsedAtMost?.description
-        case .waitBetween: waitBetween?.description
-        default: nil
-        }
-    }
+    package func text(of key: CatalogKey) -> String? { Self.fieldTexts[key.name].flatMap { $0(self) } }
+
+    /// The text of each key of an offer, `comment` aside (checked by a test as the product's are).
+    package static let fieldTexts: [String: @Sendable (Self) -> String?] = [
+        CatalogKey.id.name: { $0.id },
+        CatalogKey.type.name: { $0.type.rawValue },
+        CatalogKey.mode.name: { $0.mode.rawValue },
+        CatalogKey.duration.name: { $0.duration.description },
+        CatalogKey.periods.name: { $0.periods.map(String.init) },
+        CatalogKey.from.name: { $0.from?.rfc3339 },
+        CatalogKey.until.name: { $0.until?.rfc3339 },
+        CatalogKey.subscribed.name: { $0.subscribed.map(String.init) },
+        CatalogKey.paidAtLeast.name: { $0.paidAtLeast?.description },
+        CatalogKey.paidAtMost.name: { $0.paidAtMost?.description },
+        CatalogKey.lapsedAtLeast.name: { $0.lapsedAtLeast?.description },
+        CatalogKey.lapsedAtMost.name: { $0.lapsedAtMost?.description },
+        CatalogKey.waitBetween.name: { $0.waitBetween?.description },
+    ]
 }
 
 /// A win-back or promotional offer of an auto-renewable subscription: how it is paid, when it
@@ -196,6 +205,8 @@ public struct SubscriptionOffer: Hashable, Sendable, Codable, CustomStringConver
     public let subscribed: Bool?
     /// Time paid in the group, free trials aside, at least this.
     public let paidAtLeast: ISODuration?
+    /// For a promotional offer: time paid in the group, free trials aside, at most this.
+    public let paidAtMost: ISODuration?
     /// Time since the group's last coverage ended, at least this.
     public let lapsedAtLeast: ISODuration?
     /// Time since the group's last coverage ended, at most this.
@@ -210,6 +221,7 @@ public struct SubscriptionOffer: Hashable, Sendable, Codable, CustomStringConver
         if let until { parts.append("until \(until.rfc3339)") }
         if let subscribed { parts.append(subscribed ? "subscribed" : "not subscribed") }
         if let paidAtLeast { parts.append("paid at least \(paidAtLeast)") }
+        if let paidAtMost { parts.append("paid at most \(paidAtMost)") }
         if let lapsedAtLeast { parts.append("lapsed at least \(lapsedAtLeast)") }
         if let lapsedAtMost { parts.append("lapsed at most \(lapsedAtMost)") }
         if let waitBetween { parts.append("wait \(waitBetween) between") }

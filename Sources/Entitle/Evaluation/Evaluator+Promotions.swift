@@ -119,6 +119,10 @@ extension Evaluator {
             decision.needed = needed
             if facts.paid < needed { return .paidTooLittle }
         }
+        if let most = offer.paidAtMost?.nominalMilliseconds {
+            decision.allowed = most
+            if facts.paid > most { return .paidTooMuch }
+        }
         if lapses {
             guard let lapsed = facts.lapsed(at: at) else { return .neverPaid }
             if let least = offer.lapsedAtLeast?.nominalMilliseconds, lapsed < least { return .lapsedTooRecently }
@@ -146,6 +150,12 @@ extension Evaluator {
                     let reached = facts.paidReaches(needed, after: at)
                 {
                     instants.append(reached)
+                }
+                // Past the most, by a millisecond: `paid == most` still holds.
+                if let most = offer.paidAtMost?.nominalMilliseconds, facts.paid <= most,
+                    let passed = facts.paidReaches(most &+ 1, after: at)
+                {
+                    instants.append(passed)
                 }
                 if !facts.covered, facts.lastEnd != .min {
                     if let least = offer.lapsedAtLeast?.nominalMilliseconds {
@@ -250,6 +260,8 @@ struct PromotionDecision: Sendable, Equatable {
     /// Time paid in the group, and what the offer needs.
     var paid: Int64
     var needed: Int64?
+    /// The most time paid the offer allows.
+    var allowed: Int64?
     /// Time since the group's last coverage ended.
     var lapsed: Int64?
     /// The last redemption `waitBetween` counts from.

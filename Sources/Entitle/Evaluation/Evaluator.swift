@@ -484,7 +484,7 @@ extension ProductOutcome {
         guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo,
             commitment == other.commitment
         else { return false }
-        if (state == .active || state == .gracePeriod) && until != other.until { return false }
+        if state.covers && until != other.until { return false }
         return (state != .scheduled && state != .paused) || startsAt == other.startsAt
     }
 }

@@ -205,7 +205,7 @@ extension Entitlements {
     func currentSubscription(inGroupOf index: Int) -> Int? {
         let product = compiled.compiledProducts[index]
         var current: Int?
-        for outcome in productOutcomes where outcome.state == .active || outcome.state == .gracePeriod {
+        for outcome in productOutcomes where outcome.state.covers {
             let other = compiled.compiledProducts[Int(outcome.product)]
             guard Int(outcome.product) != index, other.type == .autoRenewableSubscription, other.group == product.group,
                 let otherLevel = other.level

@@ -91,6 +91,8 @@ public enum PromotionReason: String, Hashable, Sendable, CaseIterable, Codable {
     case neverPaid = "never-paid"
     /// The customer paid less time in the group than `paidAtLeast`.
     case paidTooLittle = "paid-too-little"
+    /// The customer paid more time in the group than `paidAtMost`.
+    case paidTooMuch = "paid-too-much"
     /// The group's coverage ended less than `lapsedAtLeast` ago.
     case lapsedTooRecently = "lapsed-too-recently"
     /// The group's coverage ended more than `lapsedAtMost` ago.

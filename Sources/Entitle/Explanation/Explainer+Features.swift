@@ -10,7 +10,7 @@ extension Explainer {
         for granter in catalog.granters[index] {
             let productId = catalog.compiledProducts[granter].id
             guard let product = products[productId] else { continue }
-            let covers = product.state == .active || product.state == .gracePeriod
+            let covers = product.state.covers
             let ended = product.coverage.compactMap(\.end).filter { $0.millisecondsSince1970 <= context.at }.max()
             sources.append(
                 SourceExplanation(

@@ -174,6 +174,7 @@ extension Explainer {
             case .notSubscribed: return "not subscribed in \(name) now"
             case .neverPaid: return "never paid in \(name)"
             case .paidTooLittle: return "paid \(days(decision.paid)) in \(name), needs \(days(decision.needed ?? 0))"
+            case .paidTooMuch: return "paid \(days(decision.paid)) in \(name), at most \(days(decision.allowed ?? 0))"
             case .lapsedTooRecently:
                 return "lapsed \(days(decision.lapsed ?? 0)) ago in \(name), needs \(days(offer.lapsedAtLeast?.nominalMilliseconds ?? 0))"
             case .lapsedTooLong:

@@ -310,7 +310,7 @@ public struct StoreKitConfiguration: Hashable, Sendable {
         }
         return SubscriptionOffer(
             id: id, type: type, mode: mode, duration: duration, periods: periods, from: nil, until: nil, subscribed: nil,
-            paidAtLeast: paidAtLeast, lapsedAtLeast: lapsedAtLeast, lapsedAtMost: lapsedAtMost, waitBetween: waitBetween)
+            paidAtLeast: paidAtLeast, paidAtMost: nil, lapsedAtLeast: lapsedAtLeast, lapsedAtMost: lapsedAtMost, waitBetween: waitBetween)
     }
 
     /// An introductory offer: its mode, and its period times its number of periods.

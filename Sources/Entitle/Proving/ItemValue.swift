@@ -76,7 +76,7 @@ enum ItemValue: Hashable, Sendable {
     private var isOn: Bool { if case .feature(let enabled, _) = self { enabled } else { false } }
     private var amount: Int64 { if case .balance(let value) = self { value } else { 0 } }
     private var state: ProductState? { if case .product(let status) = self { status.state } else { nil } }
-    private var covers: Bool { state == .active || state == .gracePeriod }
+    private var covers: Bool { state?.covers ?? false }
     private var isEligible: Bool {
         switch self {
         case .offer(let eligible, _, _, _, _), .promotion(let eligible, _): eligible
@@ -95,7 +95,7 @@ enum ItemValue: Hashable, Sendable {
             return String(value)
         case .product(let status):
             var text = status.state.rawValue
-            if status.state == .active || status.state == .gracePeriod { text += " " + until(status.until?.millisecondsSince1970) }
+            if status.state.covers { text += " " + until(status.until?.millisecondsSince1970) }
             if let startsAt = status.startsAt { text += " from \(startsAt.rfc3339)" }
             if let renewsTo = status.renewsTo {
                 text += ", renews to \(renewsTo)"

@@ -100,6 +100,8 @@ extension ReceiptSpace {
             for offer in side.product.offers {
                 if !offers.contains(where: { $0.id == offer.id && $0.type == offer.type }) { offers.append((offer.type, offer.id)) }
                 if let needed = offer.paidAtLeast?.nominalMilliseconds, needed > 1, !paid.contains(needed) { paid.append(needed) }
+                // Paid exactly the most holds; a millisecond more does not.
+                if let most = offer.paidAtMost?.nominalMilliseconds, most < Int64.max - 1, !paid.contains(most &+ 1) { paid.append(most &+ 1) }
             }
         }
         if let groupWinBack, !offers.contains(where: { $0.type == .winBack }) { offers.append((.winBack, groupWinBack)) }

@@ -201,6 +201,7 @@ public struct CatalogGraph: Sendable {
         var conditions: [String] = []
         if let subscribed = offer.subscribed { conditions.append(subscribed ? "subscribed" : "not subscribed") }
         if let paid = offer.paidAtLeast { conditions.append("paid ≥ \(paid)") }
+        if let paid = offer.paidAtMost { conditions.append("paid ≤ \(paid)") }
         if let at = offer.lapsedAtLeast { conditions.append("lapsed ≥ \(at)") }
         if let at = offer.lapsedAtMost { conditions.append("lapsed ≤ \(at)") }
         if let wait = offer.waitBetween { conditions.append("every \(wait)") }

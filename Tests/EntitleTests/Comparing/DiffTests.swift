@@ -25,6 +25,14 @@ struct DiffTests {
 
     static let dayPassGrants = #""duration": "P1D",\#n      "grants": ["pro"]"#
 
+    @Test("every key of a product, an introductory offer and an offer has a text diff compares: a new key cannot be invisible to diff")
+    func everyKeyIsCompared() {
+        func keys(_ object: CatalogObject) -> Set<String> { Set(object.keys().map(\.name)).subtracting([CatalogKey.comment.name]) }
+        #expect(Set(CatalogProduct.fieldTexts.keys) == keys(.product))
+        #expect(Set(CatalogProduct.IntroOffer.fieldTexts.keys) == keys(.introductoryOffer))
+        #expect(Set(SubscriptionOffer.fieldTexts.keys) == keys(.subscriptionOffer))
+    }
+
     @Test("every dangerous change is flagged, with why; harmless ones are not")
     func dangerousChanges() throws {
         let old = Fixtures.examples

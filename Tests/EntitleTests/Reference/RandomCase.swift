@@ -197,15 +197,21 @@ struct RandomCase {
         }
         // Durations counted in days: P1W 7, P10D 10, P1M 30, P2M 60, P1Y 365.
         let durations = [("P1W", 7), ("P10D", 10), ("P1M", 30), ("P2M", 60), ("P1Y", 365)]
-        if random.below(2) == 0 { fields.append(#""paidAtLeast":"\#(durations[random.below(4)].0)""#) }
+        let paidLeast = random.below(2) == 0 ? durations[random.below(4)] : nil
+        if let paidLeast { fields.append(#""paidAtLeast":"\#(paidLeast.0)""#) }
         if winBack {
             let least = random.below(3) == 0 ? nil : durations[random.below(3)]
             var most = random.below(3) == 0 ? nil : durations[1 + random.below(4)]
             if let low = least, let high = most, high.1 < low.1 { most = nil }
             if let least { fields.append(#""lapsedAtLeast":"\#(least.0)""#) }
             if let most { fields.append(#""lapsedAtMost":"\#(most.0)""#) }
-        } else if random.below(3) != 0 {
-            fields.append(#""subscribed":\#(random.below(2) == 0)"#)
+        } else {
+            if random.below(3) != 0 { fields.append(#""subscribed":\#(random.below(2) == 0)"#) }
+            // At most some paid time, never below the least.
+            if random.below(3) == 0 {
+                let most = durations[random.below(5)]
+                if most.1 >= (paidLeast?.1 ?? 0) { fields.append(#""paidAtMost":"\#(most.0)""#) }
+            }
         }
         if random.below(2) == 0 { fields.append(#""waitBetween":"\#(durations[random.below(5)].0)""#) }
         if random.below(4) == 0 {

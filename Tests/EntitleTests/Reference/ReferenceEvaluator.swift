@@ -648,6 +648,7 @@ enum ReferenceEvaluator {
             let lapses = offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil
             if (offer.type == .winBack || offer.paidAtLeast != nil || lapses) && !facts.everPaid { return .neverPaid }
             if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed { return .paidTooLittle }
+            if let most = offer.paidAtMost.map(nominal), facts.paid > most { return .paidTooMuch }
             if lapses {
                 let lapsed: Int64? = facts.covered ? 0 : facts.lastEnd.map { at - $0 }
                 guard let lapsed else { return .neverPaid }
@@ -674,8 +675,8 @@ enum ReferenceEvaluator {
                 for offer in product.offers {
                     if let date = offer.from?.millisecondsSince1970 { candidates.insert(date) }
                     if let date = offer.until?.millisecondsSince1970 { candidates.insert(date) }
-                    if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed {
-                        // The first instant paid time reaches it, found by halving.
+                    // The first instant paid time reaches a threshold, found by halving.
+                    func reaches(_ needed: Int64) {
                         func paid(_ t: Int64) -> Int64 { facts.paying.reduce(0) { $0 + max(0, min($1.1, t) - $1.0) } }
                         var low = at
                         var high = facts.paying.map(\.1).max() ?? at
@@ -687,6 +688,8 @@ enum ReferenceEvaluator {
                             candidates.insert(high)
                         }
                     }
+                    if let needed = offer.paidAtLeast.map(nominal), facts.paid < needed { reaches(needed) }
+                    if let most = offer.paidAtMost.map(nominal), facts.paid <= most { reaches(most + 1) }
                     if !facts.covered, let end = facts.lastEnd {
                         if let least = offer.lapsedAtLeast.map(nominal) { candidates.insert(end + least) }
                         if let most = offer.lapsedAtMost.map(nominal) { candidates.insert(end + most + 1) }
