@@ -42,17 +42,17 @@ struct PlayMapper {
     /// The package names the data gives, with where.
     var apps: [(app: String, offset: Int)] = []
     var environment: String?
-    private var voids: [Voided] = []
+    var voids: [Voided] = []
     /// Purchases Play reports cancelled, which no void may date, with where.
-    private var undated: [(id: String, path: String)] = []
+    var undated: [(id: String, path: String)] = []
     /// One-time purchases by token: a void may name the token alone.
-    private var purchaseTokens: [String: String] = [:]
+    var purchaseTokens: [String: String] = [:]
     /// The token of each chain named `<token>:<productId>` (a subscription of several items).
-    private var chainTokens: [String: String] = [:]
+    var chainTokens: [String: String] = [:]
     /// Subscriptions replacing another token's: (new token, linked token, new start).
-    private var links: [(token: String, linked: String, start: Instant)] = []
+    var links: [(token: String, linked: String, start: Instant)] = []
 
-    private struct Voided {
+    struct Voided {
         var token: String?
         var order: String?
         var date: Instant
@@ -61,7 +61,7 @@ struct PlayMapper {
         var path: String
     }
 
-    private struct Record {
+    struct Record {
         var token: String?
         var productId: String?
         var observed: Instant?
@@ -96,7 +96,7 @@ struct PlayMapper {
         try applyVoids()
     }
 
-    private mutating func map(_ node: JSONNode, path: String, record: Record, depth: Int) throws(ImportFailure) {
+    mutating func map(_ node: JSONNode, path: String, record: Record, depth: Int) throws(ImportFailure) {
         guard depth < 8 else { throw ImportFailure(offset: node.offset, message: "Play data nested too deeply", path: path) }
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         if let elements = node.elements {
@@ -161,7 +161,7 @@ struct PlayMapper {
 
     // MARK: Subscriptions
 
-    private mutating func subscription(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
+    mutating func subscription(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a SubscriptionPurchaseV2 object", path: path) }
         let state = node["subscriptionState"]?.lenientString ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
@@ -270,14 +270,14 @@ struct PlayMapper {
 
     /// A subscription's order ids are its first order's and `..N` after it for each renewal: the
     /// first order's id names the chain when the token is not given.
-    private static func orderRoot(_ order: String?) -> String? {
+    static func orderRoot(_ order: String?) -> String? {
         guard let order, !order.isEmpty else { return nil }
         if let range = order.range(of: "..") { return String(order[..<range.lowerBound]) }
         return order
     }
 
     /// A replaced subscription ends, at the latest, when the one replacing it starts.
-    private mutating func applyLinks() {
+    mutating func applyLinks() {
         guard !links.isEmpty else { return }
         // Chains by token: a token's line items are its chain, or `<token>:<productId>`.
         func token(_ chain: String) -> String { chainTokens[chain] ?? chain }
@@ -299,7 +299,7 @@ struct PlayMapper {
 
     // MARK: One-time products
 
-    private mutating func product(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
+    mutating func product(_ node: JSONNode, path: String, record: Record) throws(ImportFailure) {
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a ProductPurchase object", path: path) }
         let common = try common(node, path: path)
@@ -379,7 +379,7 @@ struct PlayMapper {
 
     // MARK: Voided purchases
 
-    private mutating func voided(_ node: JSONNode, path: String) throws(ImportFailure) {
+    mutating func voided(_ node: JSONNode, path: String) throws(ImportFailure) {
         func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         guard let time = node["voidedTimeMillis"] else {
             throw ImportFailure(offset: node.offset, message: "a voided purchase without `voidedTimeMillis`", path: path)
@@ -393,7 +393,7 @@ struct PlayMapper {
                 offset: node.offset, path: path))
     }
 
-    private mutating func voidedNotification(_ node: JSONNode, path: String, record: Record, envelope: JSONNode) throws(ImportFailure) {
+    mutating func voidedNotification(_ node: JSONNode, path: String, record: Record, envelope: JSONNode) throws(ImportFailure) {
         guard let date = record.observed else {
             throw ImportFailure(offset: envelope.offset, message: "a voided-purchase notification without `eventTimeMillis`", path: path)
         }
@@ -412,7 +412,7 @@ struct PlayMapper {
 
     /// Each void cancels every copy of the purchase it names, at its time (the earliest void of a
     /// purchase), by the share of the quantity all its voids took back.
-    private mutating func applyVoids() throws(ImportFailure) {
+    mutating func applyVoids() throws(ImportFailure) {
         if let first = voids.first, transactions.isEmpty {
             throw ImportFailure(
                 offset: first.offset, message: "voided purchases alone: the purchases they void are not in the data", path: first.path,
@@ -483,64 +483,4 @@ struct PlayMapper {
         }
     }
 
-    // MARK: Values
-
-    /// Acknowledgement, account and storefront, read alike for every resource.
-    private mutating func common(_ node: JSONNode, path: String) throws(ImportFailure) -> (acknowledged: Bool?, account: String?, storefront: String?)
-    {
-        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-        // Only `false` is written: an acknowledged purchase is like one that never needed it.
-        var acknowledged: Bool?
-        if let state = node["acknowledgementState"], ["ACKNOWLEDGEMENT_STATE_PENDING", "0"].contains(state.lenientString ?? "") {
-            acknowledged = false
-        }
-        let identifiers = node["externalAccountIdentifiers"]
-        let account = [identifiers?["obfuscatedExternalAccountId"], identifiers?["externalAccountId"], node["obfuscatedExternalAccountId"]]
-            .lazy.compactMap { $0?.lenientString }.first { !$0.isEmpty }
-        var storefront: String?
-        if let region = node["regionCode"]?.lenientString {
-            if let code = Storefront.alpha3(region) {
-                storefront = code
-            } else {
-                warnings.append(
-                    ImportWarning(path: join("regionCode"), message: "`\(Diagnostic.excerpt(region))` is not an ISO 3166-1 region; no storefront"))
-            }
-        }
-        return (acknowledged, account, storefront)
-    }
-
-    private mutating func noteEnvironment(test: Bool) {
-        if test { environment = "sandbox" } else if environment == nil { environment = "production" }
-    }
-
-    /// A quantity of 1 to 1,000,000 (absent: 1).
-    private static func quantity(_ node: JSONNode?, path: String) throws(ImportFailure) -> Int64 {
-        guard let node, !node.isNull else { return 1 }
-        guard let value = node.lenientInteger, (1...1_000_000).contains(value) else {
-            throw ImportFailure(offset: node.offset, message: "a quantity must be a whole number from 1 to 1000000", path: path)
-        }
-        return value
-    }
-
-    /// Milliseconds since 1970, as Play's v1 resources and notifications write them: never
-    /// negative.
-    private static func milliseconds(_ node: JSONNode, _ key: String, path: String) throws(ImportFailure) -> Instant {
-        let instant = try node.instant(key: key, path: path)
-        guard instant.millisecondsSince1970 >= 0 else {
-            throw ImportFailure(offset: node.offset, message: "`\(key)` \(instant.millisecondsSince1970) is negative", path: path)
-        }
-        return instant
-    }
-
-    /// An RFC 3339 time (Play's v2 resources write nanoseconds; past milliseconds are dropped).
-    private static func time(_ node: JSONNode, _ key: String, path: String) throws(ImportFailure) -> Instant? {
-        guard let value = node[key], !value.isNull else { return nil }
-        let memberPath = path.isEmpty ? key : "\(path).\(key)"
-        guard case .string(let text) = value.value, let instant = Instant(rfc3339: text) else {
-            throw ImportFailure(
-                offset: value.offset, message: "`\(key)` is not an RFC 3339 time within years 0001-9999", path: memberPath,
-                help: "Play's v2 resources write times such as 2026-11-27T10:00:00.123Z")
-        }
-        return instant
-    }
 }

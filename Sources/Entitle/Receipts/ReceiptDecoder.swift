@@ -29,12 +29,12 @@ public enum ReceiptDecoder {
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
     static let consumptionKeys = ["id", "currency", "amount", "date"]
 
-    private static let receiptTable = JSONKeyTable(receiptKeys)
-    private static let transactionTable = JSONKeyTable(transactionKeys)
-    private static let renewalTable = JSONKeyTable(renewalKeys)
-    private static let grantTable = JSONKeyTable(grantKeys)
-    private static let consumptionTable = JSONKeyTable(consumptionKeys)
-    private static let commitmentTable = JSONKeyTable(commitmentKeys)
+    static let receiptTable = JSONKeyTable(receiptKeys)
+    static let transactionTable = JSONKeyTable(transactionKeys)
+    static let renewalTable = JSONKeyTable(renewalKeys)
+    static let grantTable = JSONKeyTable(grantKeys)
+    static let consumptionTable = JSONKeyTable(consumptionKeys)
+    static let commitmentTable = JSONKeyTable(commitmentKeys)
 
     /// The member order each kind of object has used so far in one receipt (see ``JSONKeyTable``).
     struct Predictions {
@@ -135,7 +135,7 @@ public enum ReceiptDecoder {
 
     // MARK: Objects
 
-    private static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields) throws {
+    static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields) throws {
         let start = try expectObject(&reader, path: "")
         var seen = KeySet()
         var consumptionOffsets: [Int32] = []
@@ -209,7 +209,7 @@ public enum ReceiptDecoder {
 
     /// Refuses a key the receipt's store does not take: `appAccountToken` is the App Store's,
     /// `account` the other stores', `acknowledged` Play's.
-    private static func checkStoreKeys(_ keys: StoreKeys, store: Store) throws {
+    static func checkStoreKeys(_ keys: StoreKeys, store: Store) throws {
         let name = store.rawValue
         if store == .appStore, let key = keys.account {
             throw Failure(
@@ -230,7 +230,7 @@ public enum ReceiptDecoder {
 
     /// Keeps the first of grants repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
-    private static func removeRepeatedGrants(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
+    static func removeRepeatedGrants(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
         let parsed = ParsedReceipt(receipt)
         receipt.grants = try keepingFirstOfRepeated(
             receipt.grants, in: parsed, offsets: offsets,
@@ -240,7 +240,7 @@ public enum ReceiptDecoder {
 
     /// Keeps the first of consumptions repeated with the same id and content; the same id with
     /// different content rejects the receipt, located at the later one.
-    private static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
+    static func removeRepeatedConsumptions(_ receipt: inout ParsedReceipt.Fields, offsets: [Int32]) throws {
         let parsed = ParsedReceipt(receipt)
         receipt.consumptions = try keepingFirstOfRepeated(
             receipt.consumptions, in: parsed, offsets: offsets,
@@ -251,7 +251,7 @@ public enum ReceiptDecoder {
 
     /// `records` without the later copies of a record repeated with the same id and content;
     /// the same id with other content is a failure located at the later record (`offsets`).
-    private static func keepingFirstOfRepeated<Record: IdentifiedRecord>(
+    static func keepingFirstOfRepeated<Record: IdentifiedRecord>(
         _ records: [Record], in receipt: ParsedReceipt, offsets: [Int32], sameContent: (Record, Record) -> Bool,
         what: String, key: String, code: DiagnosticCode, rule: String
     ) throws -> [Record] {
@@ -279,7 +279,7 @@ public enum ReceiptDecoder {
     }
 
     /// Rejects an array element past a count limit, located at the element.
-    private static func checkCount(_ index: Int, _ limit: Int, _ what: String, _ reader: inout JSONReader) throws {
+    static func checkCount(_ index: Int, _ limit: Int, _ what: String, _ reader: inout JSONReader) throws {
         guard index < limit else {
             throw Failure(
                 offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one receipt",
@@ -288,7 +288,7 @@ public enum ReceiptDecoder {
         }
     }
 
-    private static func decodeTransaction(
+    static func decodeTransaction(
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> TransactionRecord {
         // Paths are built only when an error is thrown: building them eagerly cost most of decoding.
@@ -401,7 +401,7 @@ public enum ReceiptDecoder {
         return record
     }
 
-    private static func decodeRenewal(
+    static func decodeRenewal(
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> RenewalRecord {
         func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
@@ -460,419 +460,6 @@ public enum ReceiptDecoder {
             throw missing("originalTransactionId", in: "renewal", at: start, path: path())
         }
         return record
-    }
-
-    /// A transaction's `commitment`: `{"period", "periods", "endsAt"}`, all required, the period
-    /// within the periods.
-    private static func decodeCommitment(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> CommitmentRecord {
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
-        var order = JSONKeyTable.Prediction()
-        var record = CommitmentRecord(period: 0, periods: 0, ends: TransactionRecord.absentDate)
-        try reader.readObject(keys: commitmentTable, prediction: &order) { reader, index, key in
-            if let index { try seen.insert(index, key) }
-            switch index {
-            case 0, 1:
-                let field = index == 0 ? ".period" : ".periods"
-                let offset = try reader.peekOffset()
-                let value = try integer(&reader, path: path() + field)
-                guard value >= 1, value <= Int64(ReceiptLimits.maxCommitmentPeriods) else {
-                    throw Failure(
-                        offset: offset, message: "must be a whole number from 1 to \(ReceiptLimits.maxCommitmentPeriods), found \(value)",
-                        code: .badValue, path: path() + field)
-                }
-                if index == 0 { record.period = Int32(value) } else { record.periods = Int32(value) }
-            case 2:
-                record.ends = try instant(&reader, path: path() + ".endsAt")
-            default:
-                throw unknownKey(key, in: commitmentKeys, what: "commitment", path: path())
-            }
-        }
-        for (field, missing) in [
-            ("period", record.period == 0), ("periods", record.periods == 0), ("endsAt", record.ends == TransactionRecord.absentDate),
-        ]
-        where missing {
-            throw Self.missing(field, in: "commitment", at: start, path: path())
-        }
-        guard record.period <= record.periods else {
-            throw Failure(
-                offset: start, message: "period \(record.period) of a commitment of \(record.periods) periods",
-                code: .badValue, path: path(), help: "`period` counts from 1 to `periods`")
-        }
-        return record
-    }
-
-    /// A refund's percentage: a number from 0 to 100 with at most three decimals, in thousandths.
-    private static func percentage(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int32 {
-        if try readNull(&reader) { return -1 }
-        let kind = try reader.peek()
-        guard kind == .number else { throw wrongType(&reader, expected: "a number from 0 to 100", found: kind, path: path()) }
-        let offset = reader.valueOffset
-        let number = try reader.readNumber()
-        guard let thousandths = thousandths(number.text) else {
-            throw Failure(
-                offset: offset, message: "`\(number.text)` is not a percentage from 0 to 100 with at most three decimals",
-                code: .badValue, path: path(),
-                help: "Apple's `revocationPercentage` is in thousandths: divide it by 1,000 (`33333` is `33.333`)")
-        }
-        return thousandths
-    }
-
-    /// `0` to `100` with up to three decimals (no exponent, no sign) in thousandths; `nil` else.
-    static func thousandths(_ text: String) -> Int32? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 3,
-            whole.allSatisfy({ $0.isASCII && $0.isNumber }), let wholeValue = Int32(whole)
-        else { return nil }
-        var fraction: Int32 = 0
-        if parts.count == 2 {
-            let digits = parts[1]
-            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let value = Int32(digits + String(repeating: "0", count: 3 - digits.count))
-            else { return nil }
-            fraction = value
-        }
-        let value = wholeValue * 1_000 + fraction
-        return value <= TransactionRecord.wholePercentage ? value : nil
-    }
-
-    /// An `appAccountToken`: a UUID (`8-4-4-4-12` hexadecimal digits), kept lowercase.
-    private static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
-        -> TextRange
-    {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard let uuid = AccountToken.canonical(text) else {
-            throw Failure(
-                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not a UUID", code: .badValue, path: path(),
-                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
-        }
-        return receipt.store(uuid)
-    }
-
-    /// Another store's `account`: the service's account id, 1 to 256 characters, kept as written.
-    private static func account(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
-        -> TextRange
-    {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard !text.isEmpty, text.count <= AccountToken.maxAccountCharacters else {
-            throw Failure(
-                offset: token.offset,
-                message: text.isEmpty
-                    ? "`account` must not be empty" : "`account` of \(text.count) characters is longer than \(AccountToken.maxAccountCharacters)",
-                code: .badValue, path: path(), help: "the service's account id as the store carries it, 1 to 256 characters")
-        }
-        return receipt.store(text)
-    }
-
-    /// A purchase's `storefront`: ISO 3166-1 alpha-3, upper case, as Apple writes it.
-    private static func storefront(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
-        -> TextRange
-    {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard Storefront.isAlpha3(text) else {
-            throw Failure(
-                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront", code: .badValue,
-                path: path(),
-                help: Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
-                    ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`")
-        }
-        return receipt.store(text)
-    }
-
-    private static func decodeGrant(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
-    ) throws -> GrantRecord {
-        func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
-        var record = GrantRecord(id: .none, idHash: 0, features: 0..<0, start: TransactionRecord.absentDate, end: .max, revoked: .max)
-        var sawFeatures = false
-        try reader.readObject(keys: grantTable, prediction: &predictions.grant) { reader, index, key in
-            if let index { try seen.insert(index, key) }
-            switch index {
-            case 0:
-                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
-                record.idHash = receipt.hash(record.id)
-            case 1:
-                try expectArray(&reader, path: path(".features"))
-                let first = Int32(receipt.grantFeatures.count)
-                try reader.readArray { reader, position in
-                    try checkCount(position, ReceiptLimits.maxGrantFeatures, "features of one grant", &reader)
-                    receipt.grantFeatures.append(try nonEmptyText(&reader, into: &receipt, path: path(".features[\(position)]")))
-                }
-                record.features = first..<Int32(receipt.grantFeatures.count)
-                sawFeatures = true
-            case 2:
-                record.start = try instant(&reader, path: path(".start"))
-            case 3:
-                record.end = try optionalInstant(&reader, path: path(".end")) ?? .max
-            case 4:
-                record.revoked = try optionalInstant(&reader, path: path(".revokedAt")) ?? .max
-            default:
-                throw unknownKey(key, in: grantKeys, what: "grant", path: path())
-            }
-        }
-        guard !record.id.isNone else { throw missing("id", in: "grant", at: start, path: path()) }
-        guard sawFeatures else { throw missing("features", in: "grant", at: start, path: path()) }
-        guard record.start != TransactionRecord.absentDate else { throw missing("start", in: "grant", at: start, path: path()) }
-        return record
-    }
-
-    private static func decodeConsumption(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
-    ) throws -> ConsumptionRecord {
-        func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
-        var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
-        try reader.readObject(keys: consumptionTable, prediction: &predictions.consumption) { reader, index, key in
-            if let index { try seen.insert(index, key) }
-            switch index {
-            case 0:
-                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
-                record.idHash = receipt.hash(record.id)
-            case 1:
-                record.currency = try nonEmptyText(&reader, into: &receipt, path: path(".currency"))
-            case 2:
-                let offset = try reader.peekOffset()
-                let value = try integer(&reader, path: path(".amount"))
-                guard value > 0, value <= ReceiptLimits.maxConsumptionAmount else {
-                    throw Failure(
-                        offset: offset, message: "amount must be a positive integer up to 10^12, found \(value)",
-                        code: .badValue, path: path(".amount"))
-                }
-                record.amount = value
-            case 3:
-                record.date = try instant(&reader, path: path(".date"))
-            default:
-                throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path())
-            }
-        }
-        guard !record.id.isNone else { throw missing("id", in: "consumption", at: start, path: path()) }
-        guard !record.currency.isNone else { throw missing("currency", in: "consumption", at: start, path: path()) }
-        guard record.amount > 0 else { throw missing("amount", in: "consumption", at: start, path: path()) }
-        guard record.date != TransactionRecord.absentDate else { throw missing("date", in: "consumption", at: start, path: path()) }
-        return record
-    }
-
-    // MARK: Values
-
-    /// Member names already seen in one object, as bits, to reject repeated keys without hashing.
-    struct KeySet {
-        private var bits: UInt32 = 0
-        @inline(__always)
-        mutating func insert(_ bit: Int, _ key: JSONString) throws {
-            let mask: UInt32 = 1 << UInt32(bit)
-            if bits & mask != 0 {
-                throw Failure(offset: key.offset, message: "duplicate key `\(Diagnostic.excerpt(key.string))`", code: .duplicateKey)
-            }
-            bits |= mask
-        }
-    }
-
-    private static func expectObject(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int {
-        let kind = try reader.peek()
-        guard kind == .object else { throw wrongType(&reader, expected: "an object", found: kind, path: path()) }
-        return reader.valueOffset
-    }
-
-    private static func expectArray(_ reader: inout JSONReader, path: @autoclosure () -> String) throws {
-        let kind = try reader.peek()
-        guard kind == .array else { throw wrongType(&reader, expected: "an array", found: kind, path: path()) }
-    }
-
-    @inline(__always)
-    private static func stringToken(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> JSONString {
-        guard reader.nextByte() == UInt8(ascii: "\"") else { throw try wrongValue(&reader, expected: "a string", path: path()) }
-        return try reader.readStringAtQuote()
-    }
-
-    /// A string value as `read` reads it, or `previous`'s text again, without scanning or storing
-    /// it, when the value repeats it byte for byte. `previous` becomes what was read when it was
-    /// stored as written: escapes only shorten a string, so text as long as the token between
-    /// its quotes had none, and equal raw bytes followed by the closing quote are then the same
-    /// valid string.
-    @inline(__always)
-    private static func text(
-        repeating previous: inout TextRange, _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields,
-        read: (inout JSONReader, inout ParsedReceipt.Fields) throws -> TextRange
-    ) throws -> TextRange {
-        let quote = reader.nextByte() == UInt8(ascii: "\"") ? reader.valueOffset : -1
-        if quote >= 0, !previous.isNone {
-            let count = Int(previous.count)
-            let bytes = reader.bytes
-            if quote + count + 1 < bytes.count, bytes[quote + count + 1] == UInt8(ascii: "\""),
-                count == 0
-                    || receipt.arena.withUnsafeBytes({ arena in
-                        memcmp(bytes.baseAddress! + quote + 1, arena.baseAddress! + Int(previous.start), count) == 0
-                    })
-            {
-                reader.skip(count + 2)
-                return previous
-            }
-        }
-        let range = try read(&reader, &receipt)
-        if quote >= 0 { previous = reader.offset - quote - 2 == Int(range.count) ? range : .none }
-        return range
-    }
-
-    /// Whether the next value is `null`, which it then reads.
-    @inline(__always)
-    private static func readNull(_ reader: inout JSONReader) throws -> Bool {
-        guard reader.nextByte() == UInt8(ascii: "n") else { return false }
-        try reader.readNull()
-        return true
-    }
-
-    /// Reads a non-empty string into the receipt's arena.
-    private static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
-        -> TextRange
-    {
-        let token = try stringToken(&reader, path: path())
-        guard token.raw.count > 0 else {
-            throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path())
-        }
-        return try store(token, into: &receipt, path: path())
-    }
-
-    private static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
-        -> TextRange
-    {
-        if try readNull(&reader) { return .none }
-        return try store(try stringToken(&reader, path: path()), into: &receipt, path: path())
-    }
-
-    @inline(__always)
-    private static func store(_ token: JSONString, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws -> TextRange {
-        // Escapes only shorten the text, so the raw length bounds it.
-        if token.raw.count > ReceiptLimits.maxTextBytes {
-            let text = token.string
-            if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
-        }
-        return token.hasEscapes ? receipt.store(token.string) : receipt.store(token.raw)
-    }
-
-    private static func tooLong(_ text: String, at offset: Int, path: String) -> Failure {
-        Failure(
-            offset: offset, message: "text of \(text.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes",
-            code: .limitExceeded, path: path,
-            help: "ids and other text in a receipt are at most \(ReceiptLimits.maxTextBytes) bytes of UTF-8")
-    }
-
-    private static func string(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String {
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
-        return text
-    }
-
-    private static func optionalString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {
-        if try readNull(&reader) { return nil }
-        return try string(&reader, path: path())
-    }
-
-    /// An optional enumeration value as its code (index plus one, 0 for `null`).
-    private static func optionalEnum<E: RawRepresentable & CaseIterable>(
-        _ reader: inout JSONReader, _: E.Type, what: String, path: @autoclosure () -> String
-    ) throws -> UInt8 where E.RawValue == String {
-        if try readNull(&reader) { return 0 }
-        let token = try stringToken(&reader, path: path())
-        let names = E.allCases.map(\.rawValue)
-        let text = token.string
-        guard let index = names.firstIndex(of: text) else {
-            throw Failure(
-                offset: token.offset, message: "unknown \(what) `\(text)`", code: .badEnumValue, path: path(),
-                help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
-        }
-        return UInt8(index + 1)
-    }
-
-    private static func integer(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {
-        let kind = try reader.peek()
-        guard kind == .number else { throw wrongType(&reader, expected: "an integer", found: kind, path: path()) }
-        let offset = reader.valueOffset
-        let number = try reader.readNumber()
-        guard let value = number.integer else {
-            throw Failure(offset: offset, message: "expected an integer, found `\(number.text)`", code: .wrongType, path: path())
-        }
-        return value
-    }
-
-    private static func optionalBool(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Bool? {
-        switch reader.nextByte() {
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return try reader.readBool()
-        case UInt8(ascii: "n"):
-            try reader.readNull()
-            return nil
-        default: throw try wrongValue(&reader, expected: "`true` or `false`", path: path())
-        }
-    }
-
-    private static func instant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {
-        guard reader.nextByte() == UInt8(ascii: "\"") else {
-            throw try wrongValue(&reader, expected: "an RFC 3339 instant string", path: path())
-        }
-        // The usual layout, `2026-01-15T09:00:00.250Z`, parses in place without scanning for the
-        // closing quote first: the parser checks every byte, so none of them is a quote, an
-        // escape or a control byte, and the string ends at the quote after them.
-        let quote = reader.valueOffset
-        let bytes = reader.bytes
-        if quote + 26 <= bytes.count, bytes[quote + 25] == UInt8(ascii: "\""),
-            let milliseconds = Instant.parseMillisecondUTC(bytes, at: quote + 1)
-        {
-            reader.skip(26)
-            return milliseconds
-        }
-        let token = try reader.readStringAtQuote()
-        let parsed: Instant? =
-            token.hasEscapes
-            ? Instant(rfc3339: token.string)
-            : Instant.parseRFC3339(token.raw)
-        guard let parsed else {
-            // Say why when it is more than the shape: a day that does not exist, a year out of range.
-            let problem = Instant.rfc3339Problem(token.string).flatMap { $0.hasPrefix("it must look like") ? nil : $0 }
-            throw Failure(
-                offset: token.offset, message: "`\(token.string)` is not an RFC 3339 instant",
-                code: .badInstant, path: path(),
-                help: problem ?? "write e.g. `2026-01-15T09:00:00Z` or `2026-01-15T10:00:00.250+01:00`")
-        }
-        return parsed.millisecondsSince1970
-    }
-
-    private static func optionalInstant(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64? {
-        if try readNull(&reader) { return nil }
-        return try instant(&reader, path: path())
-    }
-
-    // MARK: Failures
-
-    /// A wrong-type failure for the value at the reader, whose kind is looked at only now (a
-    /// syntax error there is reported as such, as ``JSONReader/peek()`` would).
-    private static func wrongValue(_ reader: inout JSONReader, expected: String, path: @autoclosure () -> String) throws -> Failure {
-        let kind = try reader.peek()
-        return wrongType(&reader, expected: expected, found: kind, path: path())
-    }
-
-    private static func wrongType(_ reader: inout JSONReader, expected: String, found: JSONReader.Kind, path: @autoclosure () -> String) -> Failure {
-        Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path())
-    }
-
-    private static func unknownKey(_ key: JSONString, in known: [String], what: String, path: String) -> Failure {
-        let name = key.string
-        return Failure(
-            offset: key.offset, message: "unknown key `\(Diagnostic.excerpt(name))` in \(what)", code: .unknownKey,
-            path: CatalogChecker.path(path, key: name),
-            help: Suggestion.help(for: name, in: known) ?? "allowed keys are \(CatalogChecker.list(known))")
-    }
-
-    private static func missing(_ key: String, in what: String, at offset: Int, path: String) -> Failure {
-        Failure(offset: offset, message: "missing required key `\(key)` in \(what)", code: .missingKey, path: path)
     }
 }
 

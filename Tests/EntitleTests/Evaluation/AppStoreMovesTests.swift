@@ -42,28 +42,12 @@ enum Moves {
     static var catalog: CompiledCatalog { portfolio.catalog(for: app)! }
 }
 
-/// Evaluates with the compiled evaluator, expects the reference evaluator's answer and the same
-/// bytes for the receipts and their entries in reverse order, and returns the answer.
+/// The answer, checked against the reference evaluator and the receipts in reverse order.
 private func evaluate(
     _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, account: String? = nil,
     catalogs: [String: CompiledCatalog] = [:], sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> Entitlements {
-    let at = T.instant(text)
-    let result = catalog.evaluate(receipts, at: at, account: account)
-    let reference = ReferenceEvaluator.evaluate(catalog, receipts: receipts, at: at, catalogs: catalogs, account: account)
-    let actual = ReferenceResult(result)
-    #expect(actual == reference, "at \(text): \(reference.difference(from: actual))", sourceLocation: sourceLocation)
-    let reversed = receipts.reversed().map { receipt in
-        var receipt = receipt
-        receipt.transactions.reverse()
-        receipt.renewals.reverse()
-        receipt.consumptions.reverse()
-        return receipt
-    }
-    #expect(
-        catalog.evaluate(reversed, at: at, account: account).json == result.json, "at \(text): order changes the answer",
-        sourceLocation: sourceLocation)
-    return result
+    checkedEvaluation(catalog, receipts, at: text, account: account, catalogs: catalogs, sourceLocation: sourceLocation)
 }
 
 private func diagrams(_ transactions: [Transaction], renewals: [Renewal] = [], at: String, account: String? = nil) -> Entitlements {

@@ -10,26 +10,11 @@ private typealias T = Fixtures
 /// entries in either order.
 @Suite("Right at every instant")
 struct RightAtEveryInstantTests {
-    /// Evaluates with the compiled evaluator, expects the reference evaluator's answer and the
-    /// same bytes with the receipts and each one's entries reversed, and returns the answer.
+    /// The answer, checked against the reference evaluator and the receipts in reverse order.
     static func evaluate(
         _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> Entitlements {
-        let at = T.instant(text)
-        let result = catalog.evaluate(receipts, at: at)
-        let reference = ReferenceEvaluator.evaluate(catalog, receipts: receipts, at: at)
-        let actual = ReferenceResult(result)
-        #expect(actual == reference, "at \(text): \(reference.difference(from: actual))", sourceLocation: sourceLocation)
-        let reversed = receipts.reversed().map { receipt in
-            var receipt = receipt
-            receipt.transactions.reverse()
-            receipt.renewals.reverse()
-            receipt.consumptions.reverse()
-            receipt.grants.reverse()
-            return receipt
-        }
-        #expect(catalog.evaluate(reversed, at: at).json == result.json, "at \(text): order changes the answer", sourceLocation: sourceLocation)
-        return result
+        checkedEvaluation(catalog, receipts, at: text, sourceLocation: sourceLocation)
     }
 
     // MARK: reevaluateAt

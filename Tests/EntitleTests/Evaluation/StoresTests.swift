@@ -27,27 +27,12 @@ struct StoresTests {
         """
     static let catalog = T.catalog(catalogJSON)
 
-    /// Evaluates with the compiled evaluator, expects the reference evaluator's answer and the
-    /// same bytes with the receipts and their entries reversed, and returns the answer.
+    /// The answer, checked against the reference evaluator and the receipts in reverse order.
     static func evaluate(
         _ receipts: [Receipt], at text: String, account: String? = nil, storefront: String? = nil, catalog: CompiledCatalog = catalog,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> Entitlements {
-        let at = T.instant(text)
-        let result = catalog.evaluate(receipts, at: at, account: account, storefront: storefront)
-        let reference = ReferenceEvaluator.evaluate(catalog, receipts: receipts, at: at, account: account, storefront: storefront)
-        let actual = ReferenceResult(result)
-        #expect(actual == reference, "at \(text): \(reference.difference(from: actual))", sourceLocation: sourceLocation)
-        let reversed = receipts.reversed().map { receipt in
-            var receipt = receipt
-            receipt.transactions.reverse()
-            receipt.renewals.reverse()
-            return receipt
-        }
-        #expect(
-            catalog.evaluate(reversed, at: at, account: account, storefront: storefront).json == result.json,
-            "at \(text): order changes the answer", sourceLocation: sourceLocation)
-        return result
+        checkedEvaluation(catalog, receipts, at: text, account: account, storefront: storefront, sourceLocation: sourceLocation)
     }
 
     static func subscription(_ id: String, _ transaction: String, from: String, to: String) -> Transaction {

@@ -163,7 +163,7 @@ struct ReceiptDecoderTests {
         #expect(try ReceiptDecoder.decode(data).transactions.count == 6)
     }
 
-    @Test("random byte flips give errors or valid receipts, never crashes")
+    @Test("random byte flips give receipts that read back the same through the writer, or errors located inside the input")
     func byteFlips() throws {
         let data = try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/starquest-player.json"))
         var generator = SplitMix64(seed: 42)
@@ -173,8 +173,14 @@ struct ReceiptDecoderTests {
                 let index = Int(generator.next() % UInt64(mutated.count))
                 mutated[index] = UInt8(truncatingIfNeeded: generator.next())
             }
-            _ = try? ReceiptDecoder.decode(mutated)
-            _ = Portfolio.compile([CatalogSource(name: "m.json", data: mutated)])
+            let outcome = Result { () throws(ReceiptError) -> Receipt in try ReceiptDecoder.decode(mutated) }
+            if let problem = roundTripOrLocated(outcome, input: mutated) { Issue.record("\(problem)") }
+            // A catalog made of the same bytes: rejected with every error located inside them.
+            let compilation = Portfolio.compile([CatalogSource(name: "m.json", data: mutated)])
+            #expect(compilation.portfolio == nil)
+            for error in compilation.errors where !locatesInside(error.location, mutated) {
+                Issue.record("catalog error outside the input: \(error)")
+            }
         }
     }
 

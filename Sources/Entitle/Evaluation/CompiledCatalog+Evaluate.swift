@@ -1,0 +1,256 @@
+import Foundation
+
+/// A receipt in either form evaluation reads: a ``Receipt`` value or a ``ParsedReceipt``.
+///
+/// Evaluation reads the parsed form; a `Receipt` is converted once per evaluation. A service that
+/// evaluates one receipt at many instants decodes it once into a `ParsedReceipt`.
+public protocol ReceiptConvertible: Sendable {
+    /// The receipt as evaluation reads it.
+    var parsedReceipt: ParsedReceipt { get }
+}
+
+extension Receipt: ReceiptConvertible {
+    /// The receipt as evaluation reads it.
+    public var parsedReceipt: ParsedReceipt { ParsedReceipt(self) }
+}
+
+extension ParsedReceipt: ReceiptConvertible {
+    /// The receipt itself.
+    public var parsedReceipt: ParsedReceipt { self }
+}
+
+extension Array where Element: ReceiptConvertible {
+    /// The receipts as evaluation reads them, without a copy when they are parsed already.
+    var parsed: [ParsedReceipt] {
+        // The same type: the same array, without a dynamic cast (which would walk it).
+        if Element.self == ParsedReceipt.self { return unsafeBitCast(self, to: [ParsedReceipt].self) }
+        return map(\.parsedReceipt)
+    }
+}
+
+extension CompiledCatalog {
+    /// Evaluates receipts at an instant.
+    ///
+    /// Only receipts of this catalog's app feed its features, balances and products; other apps'
+    /// receipts serve upgrade requirements.
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, of this app and of others: ``Receipt`` values or
+    ///     ``ParsedReceipt``s (the fast path, with no string work beyond one product lookup per
+    ///     transaction).
+    ///   - at: the instant to evaluate at. Evaluation never reads the clock. An instant outside
+    ///     years 0001-9999 is evaluated at the nearer end of them (``Instant/clampedToRange``).
+    ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
+    ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
+    ///     any other receipt is ignored entirely, with a warning.
+    ///   - account: the customer's account in the app, 1 to 256 characters: an App Store `appAccountToken` (a UUID, compared without case), another store's `account` (compared exactly):
+    ///     transactions and renewal entries naming another count for nothing, with a warning;
+    ///     those naming none count. `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Returns: the customer's entitlements at `at`.
+    public func evaluate(
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) -> Entitlements {
+        Evaluator.evaluate(
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
+    }
+
+    /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
+    ///
+    /// - Parameters:
+    ///   - receiptJSON: a normalized receipt.
+    ///   - others: the customer's receipts of other apps, for upgrade requirements.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Throws: ``ReceiptError`` when the receipt is malformed.
+    public func evaluate(
+        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) throws(ReceiptError) -> Entitlements {
+        let receipt = try ParsedReceipt(json: receiptJSON)
+        return Evaluator.evaluate(
+            self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
+            options: .init(environments: environments, account: account, storefront: storefront))
+    }
+
+    /// Explains what a customer has at an instant and why: every feature's sources, every
+    /// product's transactions and renewal entries, every offer's deciding fact.
+    ///
+    /// The explanation is the evaluation's own decisions, recorded as it makes them (an evaluation
+    /// for an answer records nothing and pays nothing for it).
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, of this app and of others.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2).
+    /// - Returns: what the customer has at `at`, and why.
+    public func explain(
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) -> Explanation {
+        Explainer.explain(
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
+    }
+}
+
+extension Portfolio {
+    /// Evaluates receipts for one app of the portfolio.
+    ///
+    /// The portfolio's other catalogs say which of their products family sharing passes on, for
+    /// upgrade prerequisites.
+    ///
+    /// - Parameters:
+    ///   - app: the app to evaluate.
+    ///   - receipts: the customer's receipts, of this app and of others (``Receipt`` values or
+    ///     ``ParsedReceipt``s).
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app (any id; an App Store `appAccountToken` matches it when it is the same UUID); `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func evaluate(
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) throws(PortfolioError) -> Entitlements {
+        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
+        return Evaluator.evaluate(
+            catalog, receipts: receipts.parsed, at: at,
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
+    }
+
+    /// Explains what a customer has in one app of the portfolio at an instant, and why.
+    ///
+    /// - Parameters:
+    ///   - app: the app to explain.
+    ///   - receipts: the customer's receipts, of this app and of others.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func explain(
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) throws(PortfolioError) -> Explanation {
+        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
+        return Explainer.explain(
+            catalog, receipts: receipts.parsed, at: at,
+            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
+    }
+}
+
+/// A request for an app the portfolio has no catalog for.
+public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The app that was asked for.
+    public let missingApp: String
+    /// The apps the portfolio has catalogs for.
+    public let known: [String]
+
+    package init(missingApp: String, known: [String]) {
+        self.missingApp = missingApp
+        self.known = known
+    }
+
+    /// The problem, without the suggestion: `no catalog for app `com.example.x``.
+    public var problem: String { "no catalog for app `\(Diagnostic.excerpt(missingApp))`" }
+
+    /// What to do: the closest app with a catalog ("did you mean"), else the apps there are.
+    public var help: String? {
+        if let suggestion = Suggestion.help(for: missingApp, in: known) { return suggestion }
+        return known.isEmpty ? nil : "the catalogs are for \(CatalogChecker.list(known))"
+    }
+
+    /// The error as an `unknown-app` diagnostic, its suggestion as `help`.
+    public var diagnostic: Diagnostic { Diagnostic(severity: .error, code: .unknownApp, message: problem, help: help) }
+
+    /// The problem and its help on one line.
+    public var description: String { help.map { "\(problem); \($0)" } ?? problem }
+}
+
+/// Receipts of both forms in one list (`[receipt, parsed]`), as a caller holds them: the same
+/// calls as for a list of one form, each receipt converted once.
+extension CompiledCatalog {
+    /// Evaluates receipts of either form, mixed in one list, at an instant, as a list of one form
+    /// is evaluated.
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Returns: the customer's entitlements at `at`.
+    public func evaluate(
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) -> Entitlements {
+        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+    }
+
+    /// Explains receipts of either form, mixed in one list.
+    ///
+    /// - Parameters:
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Returns: what the customer has at `at`, and why.
+    public func explain(
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) -> Explanation {
+        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+    }
+}
+
+extension Portfolio {
+    /// Evaluates receipts of either form, mixed in one list, for one app of the portfolio.
+    ///
+    /// - Parameters:
+    ///   - app: the app to evaluate.
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to evaluate at.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Returns: the customer's entitlements at `at`.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func evaluate(
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) throws(PortfolioError) -> Entitlements {
+        try evaluate(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+    }
+
+    /// Explains receipts of either form, mixed in one list, for one app of the portfolio.
+    ///
+    /// - Parameters:
+    ///   - app: the app to explain.
+    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
+    ///   - at: the instant to explain.
+    ///   - environments: the receipt environments to accept; `nil` accepts all.
+    ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
+    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    /// - Returns: what the customer has at `at`, and why.
+    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
+    public func explain(
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        storefront: String? = nil
+    ) throws(PortfolioError) -> Explanation {
+        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+    }
+}
