@@ -202,6 +202,14 @@ struct GroupFacts: Sendable {
     var redeemed: [(offer: Int32, purchase: Int64)] = []
     /// Apple's eligible win-back offers, from the group's latest renewal entry that says.
     var appleWinBack: (rank: Int64, chain: String, offers: [String])?
+    /// The decision on each offer of the group, in the order of `CompiledCatalog.offers(inGroup:)`.
+    var decisions: [PromotionDecision] = []
+
+    /// Decides each offer of the group, once per evaluation (``Evaluator/promotion(_:index:facts:subscribed:at:)``).
+    mutating func decide(_ offers: [(index: Int32, product: Int, offer: SubscriptionOffer)], subscribed: Bool, at: Int64) {
+        let facts = self
+        decisions = offers.map { item in Evaluator.promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at) }
+    }
 
     /// The time since the group's last coverage ended: 0 while covered, `nil` when it never was.
     func lapsed(at: Int64) -> Int64? {

@@ -363,24 +363,22 @@ enum Evaluator {
             catalog, receipts: inputs.others.map { receipts[$0] }, indices: inputs.others, at: at,
             catalogs: options.catalogs)
 
-        // 8. What win-back and promotional offers read, for the groups that have them; where Apple's
-        //    list of eligible win-back offers and the catalog's conditions disagree, a warning.
+        // 8. Win-back and promotional offers of the groups that have them, decided once: the
+        //    result's offers read these decisions. Where Apple's list of eligible win-back offers
+        //    and the catalog's conditions disagree, a warning.
         var groups: [GroupFacts] = []
         if !catalog.offerGroups.isEmpty {
             groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: UnsafeBufferPointer(lapses), renewals: renewals, at: at)
-            for facts in groups where facts.appleWinBack != nil {
+            for position in groups.indices {
+                let group = groups[position].group
                 let subscribed = outcomes.contains { outcome in
-                    catalog.rules[Int(outcome.product)].group == facts.group
-                        && outcome.state.keepsSubscription
+                    catalog.rules[Int(outcome.product)].group == group && outcome.state.keepsSubscription
                 }
-                for item in catalog.offers(inGroup: facts.group) where item.offer.type == .winBack {
-                    let decision = promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at)
-                    if decision.disagrees {
-                        warnings.append(
-                            EvaluationWarning(
-                                kind: .winBackCriteriaDisagree(
-                                    offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
-                    }
+                groups[position].decide(catalog.offers(inGroup: group), subscribed: subscribed, at: at)
+                for (item, decision) in zip(catalog.offers(inGroup: group), groups[position].decisions) where decision.disagrees {
+                    warnings.append(
+                        EvaluationWarning(
+                            kind: .winBackCriteriaDisagree(offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
                 }
             }
         }

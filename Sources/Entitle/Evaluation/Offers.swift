@@ -34,8 +34,7 @@ extension Entitlements {
     struct OfferContext {
         /// Features grandfather rules cover at the instant.
         var coveredByRules: Set<Int32>
-        /// Per subscription group: a product of it active or in grace, and one in billing retry.
-        var subscribedGroups: Set<Int32> = []
+        /// Per subscription group: a product of it in billing retry.
         var retryingGroups: [Int32: Int32] = [:]
         /// The customer's subscriptions that keep them subscribed (covering, billing retry,
         /// paused), with their store: a product of another store granting no more is not sold.
@@ -53,11 +52,7 @@ extension Entitlements {
                 }
                 let group = result.compiled.rules[Int(outcome.product)].group
                 guard group >= 0 else { continue }
-                switch outcome.state {
-                case .active, .gracePeriod, .paused: subscribedGroups.insert(group)
-                case .billingRetry: if retryingGroups[group] == nil { retryingGroups[group] = outcome.product }
-                default: break
-                }
+                if outcome.state == .billingRetry, retryingGroups[group] == nil { retryingGroups[group] = outcome.product }
             }
         }
     }
@@ -100,16 +95,10 @@ extension Entitlements {
             // Every other product of a group the customer is subscribed in says what buying it
             // would change, whatever else keeps it from sale (billing retry, retired).
             if decision.reason != .subscribed { decision.change = levelChange(to: index) }
+            // The promotions as evaluation decided them (step 8 of `evaluateCore`).
             if !product.offers.isEmpty, let facts = groupFacts(group) {
-                let subscribed = context.subscribedGroups.contains(group) || context.retryingGroups[group] != nil
-                let offers = compiled.offers(inGroup: group).filter { $0.product == index }
-                decision.promotions = offers.map { item in
-                    (
-                        item.offer,
-                        Evaluator.promotion(
-                            item.offer, index: item.index, facts: facts, subscribed: subscribed,
-                            at: at.millisecondsSince1970)
-                    )
+                decision.promotions = zip(compiled.offers(inGroup: group), facts.decisions).filter { $0.0.product == index }.map {
+                    ($0.0.offer, $0.1)
                 }
             }
         }
