@@ -1,9 +1,10 @@
 /// An immutable hash table from byte strings (product or currency ids) to indices, looked up with
 /// the raw bytes of a receipt so no `String` is built on the hot path.
 ///
-/// Its storage is allocated once and freed by its owner (``CompiledCatalog``) with
-/// ``deallocate()``: reading it from many threads then touches no reference count.
-struct ByteKeyTable: @unchecked Sendable {
+/// Its storage is allocated once and freed when the table ends: the table cannot be copied, so it
+/// lives exactly as long as its owner (``CompiledCatalog``) and no copy can outlive the storage.
+/// Reading it from many threads touches no reference count.
+struct ByteKeyTable: ~Copyable, @unchecked Sendable {
     private let keys: UnsafeBufferPointer<UInt8>
     private let offsets: UnsafeBufferPointer<Int32>
     /// The hash table's slots, or with ``mask`` -1 the key indices sorted by their bytes.
@@ -61,8 +62,7 @@ struct ByteKeyTable: @unchecked Sendable {
         self.slots = .allocatedCopy(of: slots)
     }
 
-    /// Frees the storage; the table must not be used afterwards.
-    func deallocate() {
+    deinit {
         keys.deallocate()
         offsets.deallocate()
         slots.deallocate()

@@ -193,10 +193,6 @@ public final class CompiledCatalog: @unchecked Sendable {
         ruleGrants.deallocate()
         ruleCredits.deallocate()
         appBytes.deallocate()
-        productTable.deallocate()
-        currencyTable.deallocate()
-        featureTable.deallocate()
-        offerTable.deallocate()
     }
 
     /// Product keys in catalog order: ids, prefixed with their store outside the App Store

@@ -16,15 +16,3 @@ extension Array {
         }
     }
 }
-
-extension UnsafeMutableBufferPointer {
-    /// `count` copies of `value` in memory allocated here (none for 0), for a table an evaluation
-    /// works on and frees itself (`deallocate()`): an array's storage would cost a generic
-    /// metadata lookup besides the allocation.
-    static func filled(with value: Element, count: Int) -> Self {
-        guard count > 0 else { return Self(start: nil, count: 0) }
-        let buffer = allocate(capacity: count)
-        buffer.initialize(repeating: value)
-        return buffer
-    }
-}

@@ -47,8 +47,7 @@ extension Evaluator {
             if case .originalApplicationVersionBefore = $0.condition { return true }
             return false
         }
-        let starts = UnsafeMutableBufferPointer<Int64?>.filled(with: nil, count: rules.count)
-        defer { starts.deallocate() }
+        var starts = [Int64?](filling: nil, count: rules.count)
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
             var version: [Int]?

@@ -15,7 +15,7 @@ extension Evaluator {
     static func evaluateProduct<R: EvaluationRecorder>(
         _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt], renewals: RenewalFacts,
         graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)], passCursor: inout Int, at: Int64,
-        spans: inout [CoverageSpan], lapses: UnsafeMutableBufferPointer<GroupLapse>, boundary: inout Int64, recorder: inout R,
+        spans: inout [CoverageSpan], lapses: inout [GroupLapse], boundary: inout Int64, recorder: inout R,
         warnings: inout [EvaluationWarning], pendingSince: Int64? = nil
     ) -> ProductOutcome {
         let productIndex = entries.first!.product

@@ -18,7 +18,7 @@
 extension Evaluator {
     /// Builds the facts of every group with win-back or promotional offers.
     static func groupFacts(
-        _ catalog: CompiledCatalog, entries: [Entry], receipts: [ParsedReceipt], lapses: UnsafeBufferPointer<GroupLapse>, renewals: RenewalFacts,
+        _ catalog: CompiledCatalog, entries: [Entry], receipts: [ParsedReceipt], lapses: [GroupLapse], renewals: RenewalFacts,
         at: Int64
     ) -> [GroupFacts] {
         var facts = catalog.offerGroups.map { GroupFacts(group: $0) }

@@ -321,8 +321,7 @@ extension Evaluator {
         guard !deduplicated.renewals.chains.isEmpty else { return .empty }
         // Per chain: its latest expiry among its counted transactions and the product holding it
         // (others holding it too in `tied`).
-        let chain = UnsafeMutableBufferPointer.filled(with: ChainExpiry(), count: chains.transactionCount)
-        defer { chain.deallocate() }
+        var chain = [ChainExpiry](filling: ChainExpiry(), count: chains.transactionCount)
         var tied: [Int: [Int32]] = [:]
         for (position, entry) in entries.enumerated()
         where catalog.rules[Int(entry.product)].type == .autoRenewableSubscription && entry.cancellation > at {

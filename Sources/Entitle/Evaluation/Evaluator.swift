@@ -315,8 +315,7 @@ enum Evaluator {
         var passCursor = 0
         var groupStart = 0
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
-        let lapses = UnsafeMutableBufferPointer.filled(with: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
-        defer { lapses.deallocate() }
+        var lapses = [GroupLapse](filling: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
         // Products with a purchase not paid yet: the earliest such purchase of each.
         var pendingSince: [Int32: Int64] = [:]
         for item in pending { pendingSince[item.product] = min(pendingSince[item.product] ?? .max, item.since) }
@@ -328,7 +327,7 @@ enum Evaluator {
                 evaluateProduct(
                     catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
                     graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                    spans: &spans, lapses: lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings,
+                    spans: &spans, lapses: &lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings,
                     pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: product)))
             groupStart = groupEnd
         }
@@ -368,7 +367,7 @@ enum Evaluator {
         //    and the catalog's conditions disagree, a warning.
         var groups: [GroupFacts] = []
         if !catalog.offerGroups.isEmpty {
-            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: UnsafeBufferPointer(lapses), renewals: renewals, at: at)
+            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
             for position in groups.indices {
                 let group = groups[position].group
                 let subscribed = outcomes.contains { outcome in

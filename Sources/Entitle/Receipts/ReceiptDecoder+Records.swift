@@ -81,49 +81,54 @@ extension ReceiptDecoder {
     static func accountToken(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard let uuid = AccountToken.canonical(text) else {
-            throw Failure(
-                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not a UUID", code: .badValue, path: path(),
-                help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+        try checkedText(&reader, into: &receipt, path: path(), stored: AccountToken.canonical) { text in
+            ("`\(Diagnostic.excerpt(text))` is not a UUID", "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
-        return receipt.store(uuid)
     }
 
     /// Another store's `account`: the service's account id, 1 to 256 characters, kept as written.
     static func account(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard !text.isEmpty, text.count <= AccountToken.maxAccountCharacters else {
-            throw Failure(
-                offset: token.offset,
-                message: text.isEmpty
+        try checkedText(
+            &reader, into: &receipt, path: path(),
+            stored: { text in !text.isEmpty && text.count <= AccountToken.maxAccountCharacters ? text : nil }
+        ) { text in
+            (
+                text.isEmpty
                     ? "`account` must not be empty" : "`account` of \(text.count) characters is longer than \(AccountToken.maxAccountCharacters)",
-                code: .badValue, path: path(), help: "the service's account id as the store carries it, 1 to 256 characters")
+                "the service's account id as the store carries it, 1 to 256 characters"
+            )
         }
-        return receipt.store(text)
     }
 
     /// A purchase's `storefront`: ISO 3166-1 alpha-3, upper case, as Apple writes it.
     static func storefront(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
+        try checkedText(&reader, into: &receipt, path: path(), stored: { Storefront.isAlpha3($0) ? $0 : nil }) { text in
+            (
+                "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront",
+                Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
+                    ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`"
+            )
+        }
+    }
+
+    /// A text that is `null` (none) or a string `stored` accepts, kept in the form it returns;
+    /// otherwise a `bad-value` failure at the string with `problem`'s message and help.
+    private static func checkedText(
+        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String,
+        stored: (String) -> String?, problem: (String) -> (message: String, help: String)
+    ) throws -> TextRange {
         if try readNull(&reader) { return .none }
         let token = try stringToken(&reader, path: path())
         let text = token.string
-        guard Storefront.isAlpha3(text) else {
-            throw Failure(
-                offset: token.offset, message: "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront", code: .badValue,
-                path: path(),
-                help: Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
-                    ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`")
+        guard let kept = stored(text) else {
+            let (message, help) = problem(text)
+            throw Failure(offset: token.offset, message: message, code: .badValue, path: path(), help: help)
         }
-        return receipt.store(text)
+        return receipt.store(kept)
     }
 
     static func decodeGrant(

@@ -23,27 +23,23 @@ package struct JSONLineWriter: JSONWriter {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }
 
-    package mutating func beginObject() {
+    /// Opens an object or array: its first member or element needs no comma.
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         needsComma = false
     }
 
-    package mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+    /// Closes an object or array: a value follows it with a comma.
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 
-    package mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    package mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     package mutating func key(_ name: String) {
         separate()

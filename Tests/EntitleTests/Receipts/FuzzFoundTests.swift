@@ -355,10 +355,6 @@ struct FuzzFoundTests {
         let keys = (0..<500).map { "com.example.p\($0)" } + ["", "a", "com.example.p1"]
         let hashed = ByteKeyTable(keys)
         let sorted = ByteKeyTable(keys, probeBudget: 0)
-        defer {
-            hashed.deallocate()
-            sorted.deallocate()
-        }
         for key in keys + ["nope", "com.example.p", "com.example.p5000"] {
             #expect(hashed.find(key) == sorted.find(key), "\(key)")
         }
