@@ -1,28 +1,16 @@
 import Entitle
 import Foundation
 
-/// `textDocument/codeAction`: a quick fix for each diagnostic of the request whose help is exactly
-/// one "did you mean" (``Suggestion``'s `did you mean `X`?`), replacing the key or value the
-/// diagnostic is at with the suggestion.
+/// `textDocument/codeAction`: a quick fix for each diagnostic of the request that carries the
+/// checker's fix (``Diagnostic/fixes``, published as `data.replacement`), replacing the key or
+/// value the diagnostic is at with it.
 enum CodeActions {
-    /// The suggestion of a help text of the form "did you mean `X`?", else `nil`.
-    static func suggestion(inHelp help: String) -> String? {
-        let prefix = "did you mean `"
-        let suffix = "`?"
-        guard help.hasPrefix(prefix), help.hasSuffix(suffix), help.count >= prefix.count + suffix.count + 1 else { return nil }
-        let word = help.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !word.isEmpty, !word.contains("`") else { return nil }
-        return String(word)
-    }
-
-    /// The suggestion of an LSP diagnostic this server published: its `data.suggestion`, else the
-    /// help line of its message.
-    static func suggestion(of diagnostic: JSONNode) -> String? {
-        if let suggestion = diagnostic.member("data", "suggestion")?.stringValue { return suggestion }
-        guard let message = diagnostic.member("message")?.stringValue,
-            let range = message.range(of: "\nhelp: ", options: .backwards)
-        else { return nil }
-        return suggestion(inHelp: String(message[range.upperBound...]))
+    /// A replacement as a title shows it: a JSON string without its quotes when it has no escape.
+    static func title(_ replacement: String) -> String {
+        guard replacement.count >= 2, replacement.hasPrefix("\""), replacement.hasSuffix("\""), !replacement.contains("\\") else {
+            return replacement
+        }
+        return String(replacement.dropFirst().dropLast())
     }
 
     /// The code actions for a request's diagnostics in the current document.
@@ -31,14 +19,12 @@ enum CodeActions {
         let current = snapshot.current
         for diagnostic in diagnostics {
             if let source = diagnostic.member("source")?.stringValue, source != "entitle" { continue }
-            guard let suggestion = suggestion(of: diagnostic),
+            guard let newText = diagnostic.member("data", "replacement")?.stringValue,
                 let start = diagnostic.member("range", "start")?.positionValue
             else { continue }
             let offset = current.positions.offset(of: start)
             // The token there now: the range the client holds may be older than the text.
             guard let token = current.index.scan.token(startingAt: offset) else { continue }
-            // Every suggestion is an id or a key: a JSON string.
-            let newText = JSONOutput.string(suggestion).compact()
             let edit = JSONOutput.object([("range", current.range(token.start, token.end)), ("newText", .string(newText))])
             var echoed: [(String, JSONOutput)] = [("range", current.range(token.start, token.end))]
             if let severity = diagnostic.member("severity")?.integerValue { echoed.append(("severity", .integer(severity))) }
@@ -47,7 +33,7 @@ enum CodeActions {
             if let message = diagnostic.member("message")?.stringValue { echoed.append(("message", .string(message))) }
             actions.append(
                 .object([
-                    ("title", .string("Replace with `\(suggestion)`")),
+                    ("title", .string("Replace with `\(title(newText))`")),
                     ("kind", .string("quickfix")),
                     ("diagnostics", .array([.object(echoed)])),
                     ("isPreferred", .bool(true)),

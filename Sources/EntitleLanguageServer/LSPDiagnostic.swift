@@ -20,7 +20,8 @@ enum LSPDiagnostic {
         ]
         if let help = diagnostic.help {
             var data: [(String, JSONOutput)] = [("help", .string(help))]
-            if let suggestion = CodeActions.suggestion(inHelp: help) { data.append(("suggestion", .string(suggestion))) }
+            // The checker's fix, as data: the code action replaces the token with it.
+            if let fix = diagnostic.fixes.first { data.append(("replacement", .string(fix.replacement))) }
             members.append(("data", .object(data)))
         }
         return .object(members)

@@ -64,7 +64,7 @@ extension CatalogChecker {
                 if let suggestion { meant.insert(suggestion) }
                 report(
                     .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                    help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
+                    help: Self.declareHelp(featureIds), meant: suggestion)
             }
             for currency in product.creditedCurrencies {
                 credited.insert(currency.value)
@@ -76,7 +76,7 @@ extension CatalogChecker {
                 report(
                     .undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
                     path: currency.path,
-                    help: suggestion.map { "did you mean `\($0)`?" } ?? "declare it under `currencies`")
+                    help: "declare it under `currencies`", meant: suggestion)
             }
             checkLegal(product, catalog: catalog)
             if let type = product.type, product.grants.isEmpty, product.credits.isEmpty, product.creditedCurrencies.isEmpty,
@@ -112,7 +112,7 @@ extension CatalogChecker {
                 if let suggestion { meant.insert(suggestion) }
                 report(
                     .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                    help: suggestion.map { "did you mean `\($0)`?" } ?? Self.declareHelp(featureIds))
+                    help: Self.declareHelp(featureIds), meant: suggestion)
             }
         }
         for feature in catalog.features where !someGrantsBroken && !granted.contains(feature.value) && !meant.contains(feature.value) {

@@ -106,9 +106,9 @@ extension CatalogChecker {
                 let known = Storefront.alpha3(code.value)
                 report(
                     .badValue, "`\(Diagnostic.excerpt(code.value))` is not an ISO 3166-1 alpha-3 storefront", at: code.offset, path: elementPath,
-                    help: known.map { "did you mean `\($0)`? storefronts are written as Apple writes them, three capital letters" }
-                        ?? Suggestion.help(for: code.value.uppercased(), in: Storefront.alpha3Sorted, budget: &suggestions)
-                        ?? "write three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`")
+                    help: "write three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`",
+                    meant: known ?? Suggestion.closest(to: code.value.uppercased(), in: Storefront.alpha3Sorted, budget: &suggestions),
+                    meaning: known == nil ? "" : " storefronts are written as Apple writes them, three capital letters")
                 broken = true
                 continue
             }

@@ -69,7 +69,7 @@ extension CatalogChecker {
             report(
                 .trialRule, "`trialOf` names the upgrade `\(paidId.value)`; a trial leads to the full-price product",
                 at: trialOf.offset, path: trialOf.path,
-                help: meant.map { "did you mean `\($0)`?" } ?? "name the full-price product the upgrade stands in for")
+                help: "name the full-price product the upgrade stands in for", meant: meant)
             return
         }
         // When the paid product's grants are broken or misspelt, the trial cannot be judged against them.

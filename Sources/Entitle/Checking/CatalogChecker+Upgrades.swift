@@ -51,7 +51,7 @@ extension CatalogChecker {
             report(
                 .unknownProduct, "`\(key.name)` names `\(reference.value)`, which this catalog does not define",
                 at: reference.offset, path: reference.path,
-                help: Suggestion.help(for: reference.value, in: context.productIds, budget: &suggestions))
+                meant: Suggestion.closest(to: reference.value, in: context.productIds, budget: &suggestions))
             return nil
         }
         let named = catalog.products[index]

@@ -42,11 +42,10 @@ extension CatalogChecker {
                 if let meant { misspeltKeys.insert(meant) }
                 report(
                     .unknownKey, "unknown key `\(Diagnostic.excerpt(member.key))` in \(what)", at: member.keyOffset, path: memberPath,
-                    help: meant.map { "did you mean `\($0)`?" }
-                        ?? Suggestion.help(for: member.key, in: allowed, budget: &suggestions)
-                        ?? (member.key.hasPrefix("//") || member.key.hasPrefix("#")
-                            ? "JSON has no comments; write a `\"\(CatalogKey.comment.name)\": \"...\"` member instead"
-                            : "allowed keys are \(Self.list(allowed))"))
+                    help: member.key.hasPrefix("//") || member.key.hasPrefix("#")
+                        ? "JSON has no comments; write a `\"\(CatalogKey.comment.name)\": \"...\"` member instead"
+                        : "allowed keys are \(Self.list(allowed))",
+                    meant: meant ?? Suggestion.closest(to: member.key, in: allowed, budget: &suggestions))
             }
         }
         // A required key that a misspelt key stands for is that key's error, reported once.
@@ -228,7 +227,7 @@ extension CatalogChecker {
         if values.contains(text.value) { return text }
         report(
             .badEnumValue, "unknown \(what) `\(text.value)`", at: node.offset, path: path,
-            help: Suggestion.help(for: text.value, in: values, budget: &suggestions) ?? "expected one of \(Self.list(values))")
+            help: "expected one of \(Self.list(values))", meant: Suggestion.closest(to: text.value, in: values, budget: &suggestions))
         return nil
     }
 }

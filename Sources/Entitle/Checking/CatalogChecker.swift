@@ -216,8 +216,8 @@ package struct CatalogChecker {
             guard let type = ProductType(rawValue: member.key) else {
                 report(
                     .unknownKey, "unknown product type `\(member.key)`", at: member.keyOffset, path: memberPath,
-                    help: Suggestion.help(for: member.key, in: ProductType.allCases.map(\.rawValue), budget: &suggestions)
-                        ?? "product types are \(Self.list(ProductType.allCases.map(\.rawValue)))")
+                    help: "product types are \(Self.list(ProductType.allCases.map(\.rawValue)))",
+                    meant: Suggestion.closest(to: member.key, in: ProductType.allCases.map(\.rawValue), budget: &suggestions))
                 // The text was probably meant for one of the types: do not also say they lack one.
                 broken.legal = true
                 continue
@@ -237,27 +237,53 @@ package struct CatalogChecker {
         report(.wrongType, "expected \(expected), found \(node.kind.phrase)", at: node.offset, path: path)
     }
 
-    mutating func report(_ code: DiagnosticCode, _ message: String, at offset: Int, path: String, help: String? = nil) {
-        append(.error, code, message, offset, path, help)
+    /// Reports an error at `offset`; with `meant`, a "did you mean" whose help line and fix
+    /// replace the key or string value at `offset` (``Diagnostic/fixes``), and `help` is the
+    /// advice when there is no such guess.
+    mutating func report(
+        _ code: DiagnosticCode, _ message: String, at offset: Int, path: String, help: String? = nil, meant: String? = nil,
+        meaning: String = ""
+    ) {
+        append(.error, code, message, offset, path, help, meant: meant, meaning: meaning)
     }
 
-    mutating func warn(_ code: DiagnosticCode, _ message: String, at offset: Int, path: String, help: String? = nil) {
-        append(.warning, code, message, offset, path, help)
+    mutating func warn(_ code: DiagnosticCode, _ message: String, at offset: Int, path: String, help: String? = nil, meant: String? = nil) {
+        append(.warning, code, message, offset, path, help, meant: meant, meaning: "")
     }
 
     private mutating func append(
         _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String,
-        _ offset: Int, _ path: String, _ help: String?
+        _ offset: Int, _ path: String, _ help: String?, meant: String?, meaning: String
     ) {
         guard diagnostics.count < CatalogLimits.maxDiagnosticsPerFile else {
             if severity == .error { unshown.errors += 1 } else { unshown.warnings += 1 }
             return
         }
         let (line, column) = lines.location(of: offset)
-        diagnostics.append(
-            Diagnostic(
-                severity: severity, code: code, message: message,
-                location: SourceLocation(file: file, line: line, column: column), path: path, help: help))
+        var diagnostic = Diagnostic(
+            severity: severity, code: code, message: message,
+            location: SourceLocation(file: file, line: line, column: column), path: path,
+            help: meant.map { "did you mean `\($0)`?" + meaning } ?? help)
+        if let meant, let end = Self.endOfString(in: data, at: offset) {
+            diagnostic.fixes = [Diagnostic.Fix(replacement: JSONOutput.string(meant).compact(), range: offset..<end)]
+        }
+        diagnostics.append(diagnostic)
+    }
+
+    /// The offset just past the JSON string (a key or value) that starts at `offset`, or `nil`
+    /// when none starts there or it is not closed.
+    static func endOfString(in data: Data, at offset: Int) -> Int? {
+        guard offset >= 0, offset < data.count, data[data.startIndex + offset] == UInt8(ascii: "\"") else { return nil }
+        var index = offset + 1
+        while index < data.count {
+            switch data[data.startIndex + index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            case 0..<0x20: return nil
+            default: index += 1
+            }
+        }
+        return nil
     }
 
     /// The line of an offset, for messages that point at another place in the file.

@@ -29,6 +29,26 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
     /// Extra advice, printed on its own `help:` line.
     public var help: String?
+    /// Edits that resolve the problem, as data: a "did you mean" as the replacement of the
+    /// misspelt key or value. Editors offer them as quick fixes; the help line says the same in
+    /// words.
+    public var fixes: [Fix] = []
+
+    /// One edit of the input: replace the bytes of `range` with `replacement`.
+    public struct Fix: Hashable, Sendable {
+        /// The text to write, as it goes in the file: a key or an id with its JSON quotes
+        /// (`"export.pdf"`).
+        public var replacement: String
+        /// The UTF-8 byte offsets of the text it replaces in the file: the whole key or string
+        /// value, quotes included.
+        public var range: Range<Int>
+
+        /// Creates an edit.
+        public init(replacement: String, range: Range<Int>) {
+            self.replacement = replacement
+            self.range = range
+        }
+    }
 
     /// Creates a diagnostic.
     public init(

@@ -19,14 +19,18 @@ enum PortfolioChecker {
         var suggestions = Suggestion.Budget.perFile
         func report(
             _ severity: Diagnostic.Severity, _ code: DiagnosticCode, _ message: String,
-            file: String, offset: Int, path: String, help: String? = nil
+            file: String, offset: Int, path: String, help: String? = nil, meant: String? = nil
         ) {
             if tables[file] == nil, let text = texts[file] { tables[file] = LineTable(text) }
             let (line, column) = tables[file]?.location(of: offset) ?? (1, 1)
-            diagnostics.append(
-                Diagnostic(
-                    severity: severity, code: code, message: message,
-                    location: SourceLocation(file: file, line: line, column: column), path: path, help: help))
+            var diagnostic = Diagnostic(
+                severity: severity, code: code, message: message,
+                location: SourceLocation(file: file, line: line, column: column), path: path,
+                help: meant.map { "did you mean `\($0)`?" } ?? help)
+            if let meant, let text = texts[file], let end = CatalogChecker.endOfString(in: text, at: offset) {
+                diagnostic.fixes = [Diagnostic.Fix(replacement: JSONOutput.string(meant).compact(), range: offset..<end)]
+            }
+            diagnostics.append(diagnostic)
         }
         var byApp: [String: CatalogDefinition] = [:]
         for catalog in catalogs {
@@ -54,8 +58,7 @@ enum PortfolioChecker {
                     if let meant = Suggestion.closest(to: requiredApp.value, in: candidates, budget: &suggestions) {
                         report(
                             .warning, .unknownApp, "`\(requiredApp.value)` is not an app of this portfolio",
-                            file: catalog.file, offset: requiredApp.offset, path: requiredApp.path,
-                            help: "did you mean `\(meant)`?")
+                            file: catalog.file, offset: requiredApp.offset, path: requiredApp.path, meant: meant)
                     } else if upgrade.anyOf != nil {
                         report(
                             .note, .unknownApp,
@@ -75,7 +78,7 @@ enum PortfolioChecker {
                             .error, .unknownProduct,
                             "`\(id.value)` is not a product of `\(requiredApp.value)` (catalog `\(required.file)`)",
                             file: catalog.file, offset: id.offset, path: id.path,
-                            help: Suggestion.help(for: id.value, in: knownIds, budget: &suggestions))
+                            meant: Suggestion.closest(to: id.value, in: knownIds, budget: &suggestions))
                         continue
                     }
                     if other.type == .consumable {

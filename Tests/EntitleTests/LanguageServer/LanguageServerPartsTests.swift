@@ -198,12 +198,28 @@ struct LanguageServerPartsTests {
         #expect(DocumentURI.path(of: DocumentURI.uri(ofPath: path)) == path)
     }
 
-    @Test("a help of exactly one did-you-mean is a suggestion")
-    func suggestions() {
-        #expect(CodeActions.suggestion(inHelp: "did you mean `export.pdf`?") == "export.pdf")
-        #expect(CodeActions.suggestion(inHelp: "did you mean `a` or `b`?") == nil)
-        #expect(CodeActions.suggestion(inHelp: "did you mean ``?") == nil)
-        #expect(CodeActions.suggestion(inHelp: "allowed keys are `a` or `b`") == nil)
+    @Test("a did-you-mean is a fix as data: the replacement and the byte range of the key or value it replaces")
+    func fixesAsData() throws {
+        func fixes(_ text: String, _ code: DiagnosticCode) throws -> (replacements: [String], replaced: [String], help: String?) {
+            let diagnostic = try #require(Fixtures.compile(text).diagnostics.first { $0.code == code }, "\(code)")
+            let bytes = Array(text.utf8)
+            return (diagnostic.fixes.map(\.replacement), diagnostic.fixes.map { String(decoding: bytes[$0.range], as: UTF8.self) }, diagnostic.help)
+        }
+        let key = try fixes(#"{"app": "com.example.a", "featurs": {"pro": "Pro"}, "products": []}"#, .unknownKey)
+        #expect(key.replacements == [#""features""#] && key.replaced == [#""featurs""#] && key.help == "did you mean `features`?")
+        let catalog =
+            #"{"app": "com.example.a", "features": {"pro": "Pro"}, "products": [{"id": "a.b", "type": "non-consumable", "name": "P", "grants": ["pr0"]}, {"id": "a.c", "type": "consumabel", "name": "C"}, {"id": "a.d", "type": "consumable", "name": "D"}]}"#
+        let feature = try fixes(catalog, .undeclaredFeature)
+        #expect(feature.replacements == [#""pro""#] && feature.replaced == [#""pr0""#])
+        let type = try fixes(catalog, .badEnumValue)
+        #expect(type.replacements == [#""consumable""#] && type.replaced == [#""consumabel""#])
+        // Advice with no guess: no fix.
+        let nothing = try fixes(catalog, .grantsNothing)
+        #expect(nothing.replacements.isEmpty && nothing.help != nil)
+        #expect(CodeActions.title(#""export.pdf""#) == "export.pdf" && CodeActions.title(#""a\"b""#) == #""a\"b""#)
+        #expect(CatalogChecker.endOfString(in: Data(#"x "a\"b" y"#.utf8), at: 2) == 8)
+        #expect(CatalogChecker.endOfString(in: Data(#""open"#.utf8), at: 0) == nil)
+        #expect(CatalogChecker.endOfString(in: Data("abc".utf8), at: 5) == nil)
     }
 
     // MARK: Workspace
@@ -247,7 +263,7 @@ struct LanguageServerPartsTests {
             contains: """
                 {"range": {"start": {"line": 1, "character": \(character)}, "end": {"line": 1, "character": \(character + 5)}}, "severity": 1,
                  "source": "entitle", "message": "products[0].grants[0]: undeclared feature `pr0`\\nhelp: did you mean `pro`?",
-                 "data": {"help": "did you mean `pro`?", "suggestion": "pro"}}
+                 "data": {"help": "did you mean `pro`?", "replacement": "\\"pro\\""}}
                 """)
         #expect(byCode["grants-nothing"]?.member("severity")?.integerValue == 2)
         #expect(byCode["unknown-app"]?.member("severity")?.integerValue == 3)
@@ -258,7 +274,7 @@ struct LanguageServerPartsTests {
                 {"range": {"start": {"line": 3, "character": 9}, "end": {"line": 3, "character": 28}}, "severity": 2,
                  "message": "products[1]: product `com.example.a.tip` grants nothing\\nhelp: add `credits`", "data": {"help": "add `credits`"}}
                 """)
-        #expect(byCode["grants-nothing"]?.member("data", "suggestion") == nil)
+        #expect(byCode["grants-nothing"]?.member("data", "replacement") == nil)
         // At a product object (a key missing): from its brace to the end of the line.
         let tipLine = catalog.split(separator: "\n", omittingEmptySubsequences: false)[3]
         LanguageServerTests.expect(
