@@ -82,7 +82,7 @@ extension ReceiptDecoder {
         -> TextRange
     {
         try checkedText(&reader, into: &receipt, path: path(), stored: AccountToken.canonical) { text in
-            ("`\(Diagnostic.excerpt(text))` is not a UUID", "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
+            (message: "`\(Diagnostic.excerpt(text))` is not a UUID", help: "an app account token looks like `7e3fb20b-4cdb-47cc-936d-99d65f608138`")
         }
     }
 
@@ -92,27 +92,30 @@ extension ReceiptDecoder {
     {
         try checkedText(
             &reader, into: &receipt, path: path(),
-            stored: { text in !text.isEmpty && text.count <= AccountToken.maxAccountCharacters ? text : nil }
-        ) { text in
-            (
-                text.isEmpty
-                    ? "`account` must not be empty" : "`account` of \(text.count) characters is longer than \(AccountToken.maxAccountCharacters)",
-                "the service's account id as the store carries it, 1 to 256 characters"
-            )
-        }
+            stored: { text in !text.isEmpty && text.count <= AccountToken.maxAccountCharacters ? text : nil },
+            problem: { text in
+                (
+                    text.isEmpty
+                        ? "`account` must not be empty"
+                        : "`account` of \(text.count) characters is longer than \(AccountToken.maxAccountCharacters)",
+                    "the service's account id as the store carries it, 1 to 256 characters"
+                )
+            })
     }
 
     /// A purchase's `storefront`: ISO 3166-1 alpha-3, upper case, as Apple writes it.
     static func storefront(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
-        try checkedText(&reader, into: &receipt, path: path(), stored: { Storefront.isAlpha3($0) ? $0 : nil }) { text in
-            (
-                "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront",
-                Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
-                    ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`"
-            )
-        }
+        try checkedText(
+            &reader, into: &receipt, path: path(), stored: { Storefront.isAlpha3($0) ? $0 : nil },
+            problem: { text in
+                (
+                    "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 alpha-3 storefront",
+                    Storefront.alpha3(text).map { "did you mean `\($0)`? storefronts are written as Apple writes them" }
+                        ?? "three capital letters, as Apple writes a storefront: `USA`, `DEU`, `JPN`"
+                )
+            })
     }
 
     /// A text that is `null` (none) or a string `stored` accepts, kept in the form it returns;
