@@ -156,11 +156,12 @@ public enum AppleImport {
     /// ``unverifiedReceipt(from:name:format:app:)`` with the app option's strictness chosen:
     /// `entitle check --app` only fills in data that names no app, since the other receipts a
     /// customer holds may be other apps' (for upgrade pricing).
-    package static func unverifiedReceipt(from data: Data, name: String, format: ReceiptFormat?, app: AppOption) throws(ReceiptError)
-        -> ImportedReceipt
-    {
+    package static func unverifiedReceipt(
+        from data: Data, name: String, format: ReceiptFormat?, root given: JSONNode? = nil, app: AppOption
+    ) throws(ReceiptError) -> ImportedReceipt {
         var chosen = format
-        var root: JSONNode?
+        // The tree ``detect(_:root:)`` built already, when the caller recognized the data.
+        var root = given
         if chosen == nil {
             guard case .imported(let detected)? = detect(data, root: &root) else { throw unrecognized(name) }
             chosen = detected
@@ -194,7 +195,7 @@ public enum AppleImport {
 
     /// ``detect(_:)``, also handing back the JSON tree it built for Apple data so it is not parsed
     /// twice. A normalized receipt is recognized from its top-level member names alone, without a tree.
-    static func detect(_ data: Data, root: inout JSONNode?) -> Source? {
+    package static func detect(_ data: Data, root: inout JSONNode?) -> Source? {
         guard let first = data.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else { return nil }
         if first == UInt8(ascii: "{"), let keys = topLevelKeys(data) {
             if keys.contains("app") { return .normalized }

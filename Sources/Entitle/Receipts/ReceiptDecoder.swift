@@ -106,6 +106,13 @@ public enum ReceiptDecoder {
         }
     }
 
+    /// The normalized receipt `data` holds, or `nil` when it holds none (nothing is worked out
+    /// about why: the caller looks at what else it may be, and decodes again for the error).
+    package static func normalized(_ data: Data) -> ParsedReceipt? {
+        guard data.count <= maxBytes else { return nil }
+        return data.withUnsafeBytes { raw in try? parse(raw) }
+    }
+
     /// A problem found while decoding, before it is given a line and column.
     struct Failure: Error {
         var offset: Int

@@ -170,9 +170,9 @@ public struct AppleSignatureVerifier: Sendable {
     /// ``verifiedReceipt(from:name:format:)`` with the app option's strictness chosen: `entitle
     /// check --verify` accepts the app the signed data names (a customer's receipts may be several
     /// apps'), and uses the option only for data that names none.
-    package func verifiedReceipt(from data: Data, name: String, format: AppleFormat?, app option: AppOption) throws(VerificationError)
-        -> ImportedReceipt
-    {
+    package func verifiedReceipt(
+        from data: Data, name: String, format: AppleFormat?, root given: JSONNode? = nil, app option: AppOption
+    ) throws(VerificationError) -> ImportedReceipt {
         let start = SourceLocation(file: name, line: 1, column: 1)
         func located(_ error: VerificationError) -> VerificationError {
             var error = error
@@ -181,7 +181,8 @@ public struct AppleSignatureVerifier: Sendable {
         }
         guard SystemCrypto.isAvailable else { throw VerificationError.unavailableError }
         var chosen = format
-        var root: JSONNode?
+        // The tree ``AppleImport/detect(_:root:)`` built already, when the caller recognized the data.
+        var root = given
         if chosen == nil {
             switch AppleImport.detect(data, root: &root) {
             case .imported(let detected)?: chosen = detected

@@ -102,8 +102,14 @@ enum ReceiptFiles {
         verify: VerifyOption? = nil
     ) throws(ReceiptError) -> Loaded {
         var format = format
+        // The data is read once: a normalized receipt by the decoder alone; anything else into the
+        // tree that recognizes it, which its importer (or the verifier) then reads.
+        var root: JSONNode?
         if format == nil {
-            switch AppleImport.detect(data) {
+            if verify == nil, let receipt = ReceiptDecoder.normalized(data) {
+                return Loaded(receipt: receipt, unverified: nil, warnings: [])
+            }
+            switch AppleImport.detect(data, root: &root) {
             case .normalized?:
                 // Under --verify, the verifier refuses it: nothing signed it.
                 if let verify {
@@ -118,13 +124,13 @@ enum ReceiptFiles {
             }
         }
         if let verify, format?.store == .appStore {
-            let imported = try verify.receipt(data, name: name, format: format, app: AppOption(app: app, strict: false))
+            let imported = try verify.receipt(data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
         }
         let imported =
             format == .play
-            ? try StoreImport.play(data, root: nil, name: name, app: AppOption(app: app, strict: false), token: token)
-            : try AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: false))
+            ? try StoreImport.play(data, root: root, name: name, app: AppOption(app: app, strict: false), token: token)
+            : try AppleImport.unverifiedReceipt(from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
         return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: imported.format, warnings: imported.warnings)
     }
 }

@@ -75,9 +75,11 @@ struct VerifyOption: Sendable {
     /// - Parameter app: the app of data that names none, and, when strict, the app the data must be.
     /// - Throws: ``ReceiptError``: code `verification-failed` with the verification code leading
     ///   the message, or the importer's error for data that is not a receipt.
-    func receipt(_ data: Data, name: String, format: AppleFormat? = nil, app: AppOption) throws(ReceiptError) -> ImportedReceipt {
+    func receipt(_ data: Data, name: String, format: AppleFormat? = nil, root: JSONNode? = nil, app: AppOption) throws(ReceiptError)
+        -> ImportedReceipt
+    {
         do {
-            return try verifier.verifiedReceipt(from: data, name: name, format: format, app: app)
+            return try verifier.verifiedReceipt(from: data, name: name, format: format, root: root, app: app)
         } catch {
             throw error.receiptError
         }
