@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One app's catalog, checked and compiled: immutable, `Sendable`, evaluated any number of times
 /// from any number of threads.
 ///
@@ -73,6 +75,12 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// The subscription groups whose products have such offers, ascending, and each group's
     /// offers (indices into ``offerList``).
     let offerGroups: [Int32]
+    /// Did-you-mean answers already worked out for ids the catalog does not have, keyed by kind
+    /// and id: the same retired or misspelt id recurs across a service's customers, and each search
+    /// reads every id of the catalog. At most ``maxRememberedSuggestions``; past them, searched
+    /// each time.
+    private let rememberedSuggestions = Mutex<[String: String?]>([:])
+    static let maxRememberedSuggestions = 4_096
     let groupOffers: [[Int32]]
 
     /// Where customers of each store besides the App Store manage a subscription (`stores`).
@@ -186,6 +194,32 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.offerTable = ByteKeyTable(offerList.map(\.offer.id))
         self.groupOffers = groupOffers
         self.offerGroups = groupOffers.indices.filter { !groupOffers[$0].isEmpty }.map(Int32.init)
+    }
+
+    /// The product id closest to an id the catalog does not have, for an `unknown-product`
+    /// warning's did-you-mean; `nil` when none is close (or `budget` ran out).
+    func suggestion(forUnknownProduct id: String, budget: inout Suggestion.Budget) -> String? {
+        remembered("p" + id, budget: &budget) { Suggestion.closest(to: id, in: compiledProducts.lazy.map(\.id), budget: &$0) }
+    }
+
+    /// The currency closest to one the catalog does not declare, as for products.
+    func suggestion(forUnknownCurrency currency: String, budget: inout Suggestion.Budget) -> String? {
+        remembered("c" + currency, budget: &budget) { Suggestion.closest(to: currency, in: currencyIds, budget: &$0) }
+    }
+
+    /// A suggestion from memory, else searched and remembered when the search finished within
+    /// its budget (an answer cut short by the budget is not the catalog's answer).
+    private func remembered(
+        _ key: String, budget: inout Suggestion.Budget, search: (inout Suggestion.Budget) -> String?
+    ) -> String? {
+        if let known = rememberedSuggestions.withLock({ $0[key] }) { return known }
+        let found = search(&budget)
+        if budget.remaining > 0 {
+            rememberedSuggestions.withLock { memory in
+                if memory.count < Self.maxRememberedSuggestions { memory[key] = .some(found) }
+            }
+        }
+        return found
     }
 
     deinit {

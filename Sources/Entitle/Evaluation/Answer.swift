@@ -11,12 +11,10 @@ import Synchronization
 final class Answer: Sendable {
     /// The app the result is for.
     let app: String
-    /// The catalog evaluated against; `nil` for a result read back from JSON.
-    let catalog: CompiledCatalog?
+    /// The catalog evaluated against.
+    let catalog: CompiledCatalog
     /// What evaluation found at the instant (its warnings in the order found).
     let core: Evaluator.Core
-    /// The views of a result read back from JSON, which has no outcomes.
-    let decoded: DecodedViews?
     /// What the search for the next change reads, kept until the result is released; `nil` when
     /// the next change is known.
     private let search: Search?
@@ -36,19 +34,16 @@ final class Answer: Sendable {
         app = catalog.app
         self.catalog = catalog
         self.core = core
-        decoded = nil
         self.search = search
         next = Mutex(nil)
         sortedWarnings = Mutex(nil)
     }
 
-    /// An answer whose next change is known: read back from JSON (`catalog` `nil`, `decoded`
-    /// set), or evaluated to be compared with another.
-    init(app: String, catalog: CompiledCatalog?, core: Evaluator.Core, decoded: DecodedViews?, next: Instant?) {
-        self.app = app
+    /// An answer evaluated to be compared with another, whose next change is not searched for.
+    init(catalog: CompiledCatalog, core: Evaluator.Core, next: Instant?) {
+        self.app = catalog.app
         self.catalog = catalog
         self.core = core
-        self.decoded = decoded
         search = nil
         self.next = Mutex(.some(next))
         sortedWarnings = Mutex(nil)
@@ -58,7 +53,7 @@ final class Answer: Sendable {
     var reevaluateAt: Instant? {
         next.withLock { found in
             if let known = found { return known }
-            guard let search, let catalog else { return nil }
+            guard let search else { return nil }
             let next = Evaluator.nextChange(catalog, search.inputs, at: search.at, options: search.options, core: core)
             let instant = next == .max ? nil : Instant(millisecondsSince1970: next)
             found = .some(instant)
@@ -67,17 +62,14 @@ final class Answer: Sendable {
     }
 
     /// The warnings, those found once for all instants and those of this instant, in a fixed
-    /// order, so the answer never depends on the order of the receipts (a result read back from
-    /// JSON: as its JSON lists them).
+    /// order, so the answer never depends on the order of the receipts.
     var warnings: [EvaluationWarning] {
         guard let search else { return core.warnings }
         return sortedWarnings.withLock { sorted in
             if let sorted { return sorted }
             var found = search.inputs.warnings.isEmpty ? core.warnings : search.inputs.warnings + core.warnings
-            if let catalog {
-                var budget = Suggestion.Budget.perCall
-                found = found.map { $0.suggesting(in: catalog, budget: &budget) }
-            }
+            var budget = Suggestion.Budget.perCall
+            found = found.map { $0.suggesting(in: catalog, budget: &budget) }
             let result = EvaluationWarning.sorted(found)
             sorted = result
             return result

@@ -14,9 +14,8 @@ public struct Entitlements: Sendable {
 
     /// The app the result is for.
     public var app: String { answer.app }
-    /// The catalog the result was evaluated against; `nil` for a result read back from JSON,
-    /// which answers from what its JSON holds.
-    public var catalog: CompiledCatalog? { answer.catalog }
+    /// The catalog the result was evaluated against.
+    public var catalog: CompiledCatalog { answer.catalog }
     /// Products with transactions known at `at`, by ascending product index.
     var productOutcomes: [ProductOutcome] { answer.core.outcomes }
     /// Enabled features, by ascending feature index.
@@ -44,11 +43,8 @@ public struct Entitlements: Sendable {
     /// Things in the receipts that were accepted but need a look, in a fixed order (put in order
     /// when first read).
     public var warnings: [EvaluationWarning] { answer.warnings }
-    /// The views of a result read back from JSON (``init(from:)``), which has no outcomes.
-    var decoded: DecodedViews? { answer.decoded }
-
-    /// The catalog of an evaluated result (a decoded one answers from ``decoded`` first).
-    var compiled: CompiledCatalog { answer.catalog! }
+    /// The catalog evaluated against (as ``catalog``, for the evaluator's own code).
+    var compiled: CompiledCatalog { answer.catalog }
 
     init(at: Instant, answer: Answer) {
         self.at = at
@@ -58,15 +54,7 @@ public struct Entitlements: Sendable {
     /// An answer evaluated only to be compared with another (``hasSameAnswer(as:)``): its next
     /// change is not searched for, and its warnings are those of the instant.
     init(catalog: CompiledCatalog, at: Instant, compared core: Evaluator.Core) {
-        self.init(at: at, answer: Answer(app: catalog.app, catalog: catalog, core: core, decoded: nil, next: nil))
-    }
-
-    /// A result read back from its JSON form, answering from the views it holds.
-    init(decoded views: DecodedViews, app: String, at: Instant, reevaluateAt: Instant?, warnings: [EvaluationWarning]) {
-        var core = Evaluator.Core()
-        core.warnings = warnings
-        core.balances = views.balances.map(\.balance)
-        self.init(at: at, answer: Answer(app: app, catalog: nil, core: core, decoded: views, next: reevaluateAt))
+        self.init(at: at, answer: Answer(catalog: catalog, core: core, next: nil))
     }
 
     /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside (and
@@ -81,7 +69,7 @@ public struct Entitlements: Sendable {
     /// Whether every offer answers the same, `extends` aside. Two results of one catalog compare
     /// what their offers decide, not the offers built with their ids and legal text.
     private func sameOffers(as other: Entitlements) -> Bool {
-        guard let catalog, catalog === other.catalog else {
+        guard catalog === other.catalog else {
             return offers.map(\.withoutExtends) == other.offers.map(\.withoutExtends)
         }
         let (mine, theirs) = (OfferContext(self), OfferContext(other))
@@ -96,7 +84,6 @@ public struct Entitlements: Sendable {
 
     /// Whether a feature is on; `false` for a feature the catalog does not declare.
     public func isEnabled(_ feature: String) -> Bool {
-        if let decoded { return decoded.feature(feature)?.enabled ?? false }
         guard let index = compiled.featureIndex[feature] else { return false }
         return featureOutcome(index) != nil
     }
@@ -104,7 +91,6 @@ public struct Entitlements: Sendable {
     /// Whether a feature is on and until when, without the list of sources; `nil` for a feature
     /// the catalog does not declare. `until` is `nil` when the feature is off or never ends.
     public func coverage(of feature: String) -> (enabled: Bool, until: Instant?)? {
-        if let decoded { return decoded.feature(feature).map { ($0.enabled, $0.until) } }
         guard let index = compiled.featureIndex[feature] else { return nil }
         guard let outcome = featureOutcome(index) else { return (false, nil) }
         return (true, Self.instant(outcome.until))
@@ -112,19 +98,16 @@ public struct Entitlements: Sendable {
 
     /// The ids of the features that are on, in catalog order.
     public var enabledFeatures: [String] {
-        if let decoded { return decoded.features.filter(\.enabled).map(\.id) }
         return featureOutcomes.map { compiled.featureIds[Int($0.feature)] }
     }
 
     /// One feature's status, or `nil` for a feature the catalog does not declare.
     public func feature(_ id: String) -> FeatureStatus? {
-        if let decoded { return decoded.feature(id) }
         return compiled.featureIndex[id].map(featureStatus)
     }
 
     /// Every declared feature's status, in catalog order.
     public var features: [FeatureStatus] {
-        if let decoded { return decoded.features }
         return compiled.featureIds.indices.map(featureStatus)
     }
 
@@ -158,7 +141,6 @@ public struct Entitlements: Sendable {
 
     /// A currency's balance, or `nil` for a currency the catalog does not declare.
     public func balance(of currency: String) -> Int64? {
-        if let decoded { return decoded.balances.first { $0.currency == currency }?.balance }
         return compiled.currencyIndex[currency].map { balanceValues[$0] }
     }
 
@@ -179,7 +161,6 @@ public struct Entitlements: Sendable {
 
     /// Every declared currency's balance, in catalog order.
     public var balances: [CurrencyBalance] {
-        if let decoded { return decoded.balances }
         return compiled.currencyIds.enumerated().map { CurrencyBalance(currency: $1, balance: balanceValues[$0]) }
     }
 
@@ -187,7 +168,6 @@ public struct Entitlements: Sendable {
 
     /// The state of every product but consumables, in catalog order.
     public var products: [ProductStatus] {
-        if let decoded { return decoded.products }
         return compiled.compiledProducts.indices.compactMap { index in
             compiled.compiledProducts[index].type == .consumable ? nil : productStatus(index)
         }
@@ -195,7 +175,6 @@ public struct Entitlements: Sendable {
 
     /// One product's status, or `nil` for a consumable or unknown product.
     public func product(_ id: String) -> ProductStatus? {
-        if let decoded { return decoded.products.first { $0.id == id } }
         guard let index = compiled.productIndex[id], compiled.compiledProducts[index].type != .consumable else { return nil }
         return productStatus(index)
     }

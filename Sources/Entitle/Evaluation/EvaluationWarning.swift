@@ -199,10 +199,10 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
     func suggesting(in catalog: CompiledCatalog, budget: inout Suggestion.Budget) -> EvaluationWarning {
         switch kind {
         case .unknownProduct(let id, let count, nil):
-            let suggestion = Suggestion.closest(to: id, in: catalog.compiledProducts.lazy.map(\.id), budget: &budget)
+            let suggestion = catalog.suggestion(forUnknownProduct: id, budget: &budget)
             return EvaluationWarning(kind: .unknownProduct(productId: id, count: count, suggestion: suggestion))
         case .unknownCurrency(let consumption, let currency, nil):
-            let suggestion = Suggestion.closest(to: currency, in: catalog.currencyIds, budget: &budget)
+            let suggestion = catalog.suggestion(forUnknownCurrency: currency, budget: &budget)
             return EvaluationWarning(kind: .unknownCurrency(consumptionId: consumption, currency: currency, suggestion: suggestion))
         default:
             return self

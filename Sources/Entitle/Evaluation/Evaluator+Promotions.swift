@@ -202,13 +202,16 @@ struct GroupFacts: Sendable {
     var redeemed: [(offer: Int32, purchase: Int64)] = []
     /// Apple's eligible win-back offers, from the group's latest renewal entry that says.
     var appleWinBack: (rank: Int64, chain: String, offers: [String])?
-    /// The decision on each offer of the group, in the order of `CompiledCatalog.offers(inGroup:)`.
+    /// The decision on each offer of the group, in the order of `CompiledCatalog.groupOffers`
+    /// (and of `offers(inGroup:)`).
     var decisions: [PromotionDecision] = []
 
     /// Decides each offer of the group, once per evaluation (``Evaluator/promotion(_:index:facts:subscribed:at:)``).
-    mutating func decide(_ offers: [(index: Int32, product: Int, offer: SubscriptionOffer)], subscribed: Bool, at: Int64) {
+    mutating func decide(_ catalog: CompiledCatalog, subscribed: Bool, at: Int64) {
         let facts = self
-        decisions = offers.map { item in Evaluator.promotion(item.offer, index: item.index, facts: facts, subscribed: subscribed, at: at) }
+        decisions = catalog.groupOffers[Int(group)].map { index in
+            Evaluator.promotion(catalog.offerList[Int(index)].offer, index: index, facts: facts, subscribed: subscribed, at: at)
+        }
     }
 
     /// The time since the group's last coverage ended: 0 while covered, `nil` when it never was.

@@ -373,11 +373,12 @@ enum Evaluator {
                 let subscribed = outcomes.contains { outcome in
                     catalog.rules[Int(outcome.product)].group == group && outcome.state.keepsSubscription
                 }
-                groups[position].decide(catalog.offers(inGroup: group), subscribed: subscribed, at: at)
-                for (item, decision) in zip(catalog.offers(inGroup: group), groups[position].decisions) where decision.disagrees {
+                groups[position].decide(catalog, subscribed: subscribed, at: at)
+                for (offer, decision) in zip(catalog.groupOffers[Int(group)], groups[position].decisions) where decision.disagrees {
                     warnings.append(
                         EvaluationWarning(
-                            kind: .winBackCriteriaDisagree(offerId: item.offer.id, listedByApple: decision.reason == .listedByApple)))
+                            kind: .winBackCriteriaDisagree(
+                                offerId: catalog.offerList[Int(offer)].offer.id, listedByApple: decision.reason == .listedByApple)))
                 }
             }
         }

@@ -12,21 +12,18 @@
 extension Entitlements {
     /// Whether each product may be offered for sale, in catalog order.
     public var offers: [Offer] {
-        if let decoded { return decoded.offers }
         let context = OfferContext(self)
         return compiled.compiledProducts.indices.map { offer($0, context: context) }
     }
 
     /// The offers of one store's products, in catalog order: what that store's paywall shows.
     public func offers(in store: Store) -> [Offer] {
-        if let decoded { return decoded.offers.filter { $0.store == store } }
         let context = OfferContext(self)
         return compiled.compiledProducts.indices.filter { compiled.compiledProducts[$0].store == store }.map { offer($0, context: context) }
     }
 
     /// One product's offer, or `nil` for a product the catalog does not define.
     public func offer(for productId: String) -> Offer? {
-        if let decoded { return decoded.offers.first { $0.productId == productId } }
         return compiled.productIndex[productId].map { offer($0, context: OfferContext(self)) }
     }
 

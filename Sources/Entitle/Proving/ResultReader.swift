@@ -11,7 +11,8 @@ struct ResultReader {
     /// The offer of a product, as ``Entitlements/offer(for:)`` decides it; with `adds` only when
     /// `additions` is true. `nil` for a product the catalog does not define.
     mutating func decision(of product: String, additions: Bool = false) -> OfferDecision? {
-        guard let catalog = result.catalog, let index = catalog.productIndex[product] else { return nil }
+        let catalog = result.catalog
+        guard let index = catalog.productIndex[product] else { return nil }
         if let known = decisions[index] { return known }
         if context == nil { context = Entitlements.OfferContext(result) }
         let decision = result.offerDecision(index, context: context!, additions: additions)

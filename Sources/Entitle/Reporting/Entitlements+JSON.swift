@@ -2,12 +2,20 @@ import Foundation
 
 /// A result as JSON, written in one place: `entitle check --format json`, ``Entitlements/json``,
 /// `Encodable` and each line of `check --customers` all come from ``write(to:parts:compact:)`` (as
-/// a tree, or straight into a line's bytes), and `Decodable` reads it back.
+/// a tree, or straight into a line's bytes), and ``EntitlementsRecord`` reads it back.
 ///
 /// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`:
 /// every declared feature and currency and every product (consumables have no state) in catalog
 /// order, instants in RFC 3339 UTC.
-extension Entitlements: Codable {
+extension Entitlements: Encodable, ResultValues {
+    /// Writes the members of the result's JSON object into an object already open (a batch line
+    /// puts `customer` first).
+    package func writeMembers<Writer: JSONWriter>(
+        to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false, offersOf store: Store? = nil
+    ) {
+        writeValues(to: &writer, parts: parts, compact: compact, offersOf: store)
+    }
+
     /// The result as one JSON object, the form `entitle check --format json` prints.
     public var json: String { jsonOutput.rendered() + "\n" }
 
@@ -52,10 +60,29 @@ extension Entitlements: Codable {
         writer.endObject()
     }
 
+    /// Encodes the result as `entitle check --format json` prints it.
+    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+}
+
+/// What a result's JSON holds, whichever form holds it: an evaluated ``Entitlements`` or an
+/// ``EntitlementsRecord`` read back. The members are written from these, once.
+protocol ResultValues {
+    var app: String { get }
+    var at: Instant { get }
+    var features: [FeatureStatus] { get }
+    var balances: [CurrencyBalance] { get }
+    var products: [ProductStatus] { get }
+    var offers: [Offer] { get }
+    func offers(in store: Store) -> [Offer]
+    var reevaluateAt: Instant? { get }
+    var warnings: [EvaluationWarning] { get }
+}
+
+extension ResultValues {
     /// Writes the members of the result's JSON object into an object already open (a batch line
     /// puts `customer` first).
-    package func writeMembers<Writer: JSONWriter>(
-        to writer: inout Writer, parts: JSONParts = .all, compact: Bool = false, offersOf store: Store? = nil
+    func writeValues<Writer: JSONWriter>(
+        to writer: inout Writer, parts: Entitlements.JSONParts = .all, compact: Bool = false, offersOf store: Store? = nil
     ) {
         writer.key("app")
         writer.string(app)
@@ -91,52 +118,78 @@ extension Entitlements: Codable {
             writer.endArray()
         }
     }
+}
 
-    /// Encodes the result as `entitle check --format json` prints it.
-    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+/// A result as plain values: what an ``Entitlements`` answers (features, balances, products,
+/// offers, `reevaluateAt`, warnings), with no catalog and nothing left to work out. It is the
+/// result's JSON read back (`Decodable`), and encodes to the same JSON; a service that stores
+/// results reads them back as this. Its lists are by id, since JSON objects keep no order once
+/// decoded.
+public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
+    /// The app the result is for.
+    public var app: String
+    /// The instant the result holds at.
+    public var at: Instant
+    /// Every declared feature, by id.
+    public var features: [FeatureStatus]
+    /// Every declared currency's balance, by currency.
+    public var balances: [CurrencyBalance]
+    /// Every product with a state, by id.
+    public var products: [ProductStatus]
+    /// Every product's offer, by product id.
+    public var offers: [Offer]
+    /// When the answer changes next; `nil`: never.
+    public var reevaluateAt: Instant?
+    /// The result's warnings, in its order.
+    public var warnings: [EvaluationWarning]
+
+    /// The values of an evaluated result, its lists by id.
+    public init(_ result: Entitlements) {
+        app = result.app
+        at = result.at
+        features = result.features.sorted { $0.id < $1.id }
+        balances = result.balances.sorted { $0.currency < $1.currency }
+        products = result.products.sorted { $0.id < $1.id }
+        offers = result.offers.sorted { $0.productId < $1.productId }
+        reevaluateAt = result.reevaluateAt
+        warnings = result.warnings
+    }
+
+    /// Whether `feature` is on.
+    public func isEnabled(_ feature: String) -> Bool { features.first { $0.id == feature }?.enabled ?? false }
+
+    /// The offers of products sold in `store`.
+    public func offers(in store: Store) -> [Offer] { offers.filter { $0.store == store } }
+
+    /// Encodes the result as `entitle check --format json` prints it (lists by id).
+    public func encode(to encoder: any Encoder) throws {
+        var builder = JSONOutput.Builder()
+        builder.beginObject()
+        writeValues(to: &builder)
+        builder.endObject()
+        try builder.value.encode(to: encoder)
+    }
 
     private enum Keys: String, CodingKey { case app, at, features, balances, products, offers, reevaluateAt, warnings }
 
-    /// Reads a result back from its JSON form.
-    ///
-    /// The result answers every question from the JSON (``isEnabled(_:)``, ``features``,
-    /// ``offers`` ...) and has no ``catalog``. JSON objects keep no order once decoded, so a
-    /// decoded result lists features, balances, products and offers by id rather than in catalog
-    /// order.
+    /// Reads a result back from its JSON form (`check --format json`, ``Entitlements/json``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        var views = DecodedViews()
-        let features = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .features)
-        for key in features.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-            views.features.append(try FeatureStatus(id: key.stringValue, from: features.superDecoder(forKey: key)))
+        app = try container.decode(String.self, forKey: .app)
+        at = try container.decode(Instant.self, forKey: .at)
+        func members<Value>(_ key: Keys, _ read: (KeyedDecodingContainer<JSONOutput.MemberKey>, JSONOutput.MemberKey) throws -> Value) throws
+            -> [Value]
+        {
+            let object = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: key)
+            return try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { try read(object, $0) }
         }
-        let balances = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .balances)
-        for key in balances.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-            views.balances.append(CurrencyBalance(currency: key.stringValue, balance: try balances.decode(Int64.self, forKey: key)))
-        }
-        let products = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .products)
-        for key in products.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-            views.products.append(try ProductStatus(id: key.stringValue, from: products.superDecoder(forKey: key)))
-        }
-        let offers = try container.nestedContainer(keyedBy: JSONOutput.MemberKey.self, forKey: .offers)
-        for key in offers.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-            views.offers.append(try Offer(productId: key.stringValue, from: offers.superDecoder(forKey: key)))
-        }
-        self.init(
-            decoded: views, app: try container.decode(String.self, forKey: .app), at: try container.decode(Instant.self, forKey: .at),
-            reevaluateAt: try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt),
-            warnings: try container.decode([EvaluationWarning].self, forKey: .warnings))
+        features = try members(.features) { try FeatureStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
+        balances = try members(.balances) { CurrencyBalance(currency: $1.stringValue, balance: try $0.decode(Int64.self, forKey: $1)) }
+        products = try members(.products) { try ProductStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
+        offers = try members(.offers) { try Offer(productId: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
+        reevaluateAt = try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt)
+        warnings = try container.decode([EvaluationWarning].self, forKey: .warnings)
     }
-}
-
-/// The views a decoded result answers from.
-struct DecodedViews: Sendable {
-    var features: [FeatureStatus] = []
-    var balances: [CurrencyBalance] = []
-    var products: [ProductStatus] = []
-    var offers: [Offer] = []
-
-    func feature(_ id: String) -> FeatureStatus? { features.first { $0.id == id } }
 }
 
 // Each view writes the members it has in the result's JSON (its id is the member's name), and
@@ -341,7 +394,7 @@ extension EvaluationWarning: Codable {
 extension ProductState: Codable {}
 extension OfferReason: Codable {}
 
-/// Results compare by their answer, so a result read back from JSON equals the one written.
+/// Results compare by their answer: two evaluations that answer the same are equal.
 extension Entitlements: Equatable {
     /// Whether two results answer the same: app, instant, `reevaluateAt`, features, balances,
     /// products, offers and warnings (what their JSON holds, lists compared by id whatever their

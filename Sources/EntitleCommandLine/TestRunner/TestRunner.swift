@@ -260,8 +260,8 @@ struct TestRunner {
     private mutating func record(_ result: Entitlements) {
         if let index = coverage.firstIndex(where: { $0.app == result.app }) {
             coverage[index].record(result)
-        } else if let catalog = result.catalog {
-            var added = TestCoverage(catalog: catalog)
+        } else {
+            var added = TestCoverage(catalog: result.catalog)
             added.record(result)
             coverage.append(added)
         }

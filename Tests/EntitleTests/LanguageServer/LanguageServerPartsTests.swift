@@ -211,6 +211,11 @@ struct LanguageServerPartsTests {
             #"{"app": "com.example.a", "features": {"pro": "Pro"}, "products": [{"id": "a.b", "type": "non-consumable", "name": "P", "grants": ["pr0"]}, {"id": "a.c", "type": "consumabel", "name": "C"}, {"id": "a.d", "type": "consumable", "name": "D"}]}"#
         let feature = try fixes(catalog, .undeclaredFeature)
         #expect(feature.replacements == [#""pro""#] && feature.replaced == [#""pr0""#])
+        // In the JSON `validate --format json` prints, and read back.
+        let diagnostic = try #require(Fixtures.compile(catalog).diagnostics.first { $0.code == .undeclaredFeature })
+        let encoded = try JSONEncoder().encode(diagnostic)
+        #expect(String(decoding: encoded, as: UTF8.self).contains(#""fixes":[{"#))
+        #expect(try JSONDecoder().decode(Diagnostic.self, from: encoded) == diagnostic)
         let type = try fixes(catalog, .badEnumValue)
         #expect(type.replacements == [#""consumable""#] && type.replaced == [#""consumabel""#])
         // Advice with no guess: no fix.
