@@ -79,19 +79,19 @@ struct StoryTests {
         let element = try JSONSerialization.data(withJSONObject: array[0])
         _ = try ParsedReceipt(json: element)
 
-        // The same story in a test file's case, with what it gives at the upgrade.
+        // The same story told once for a test file's cases, with what it gives at the upgrade and the day before.
         let test = """
             {
               "catalog": "\(CLITests.products)",
               "app": "com.example.starquest",
+              "story": [
+                { "at": "2026-02-01", "subscribe": "com.example.starquest.vip.monthly", "introOffer": true, "renewals": 3 },
+                { "at": "2026-03-15", "upgrade": "com.example.starquest.vip.plus.monthly", "renewals": 1 }
+              ],
               "cases": [
                 {
                   "name": "the upgrade takes effect at once",
                   "at": "2026-03-15",
-                  "story": [
-                    { "at": "2026-02-01", "subscribe": "com.example.starquest.vip.monthly", "introOffer": true, "renewals": 3 },
-                    { "at": "2026-03-15", "upgrade": "com.example.starquest.vip.plus.monthly", "renewals": 1 }
-                  ],
                   "expect": {
                     "features": { "vip.plus": { "enabled": true, "until": "2026-04-15T00:00:00Z" } },
                     "products": {
@@ -103,10 +103,6 @@ struct StoryTests {
                 {
                   "name": "the day before, the monthly plan",
                   "at": "2026-03-14",
-                  "story": [
-                    { "at": "2026-02-01", "subscribe": "com.example.starquest.vip.monthly", "introOffer": true, "renewals": 3 },
-                    { "at": "2026-03-15", "upgrade": "com.example.starquest.vip.plus.monthly", "renewals": 1 }
-                  ],
                   "expect": {
                     "features": { "vip.plus": { "enabled": false }, "vip.lounge": { "enabled": true, "until": "2026-04-01T00:00:00Z" } }
                   }

@@ -45,13 +45,15 @@ struct TableTests {
     }
 
     /// A command environment whose standard input is a pipe holding `text` (closed after it).
-    static func piped(_ text: String) -> (CommandEnvironment, Pipe) {
+    /// Runs `arguments` with `text` on standard input.
+    static func runPiped(_ text: String, _ arguments: [String]) -> CommandOutput {
         let pipe = Pipe()
         pipe.fileHandleForWriting.write(Data(text.utf8))
         try? pipe.fileHandleForWriting.close()
+        defer { try? pipe.fileHandleForReading.close() }
         var environment = CLITests.environment()
         environment.standardInputDescriptor = pipe.fileHandleForReading.fileDescriptor
-        return (environment, pipe)
+        return EntitleCommand.run(arguments, environment: environment)
     }
 
     static let day = "2026-01-10T12:00:00Z"
@@ -94,11 +96,8 @@ struct TableTests {
     @Test("check --customers - reads JSON Lines from a pipe; csv rows name each customer as the corpus wrote it, errors located at <stdin>")
     func customersFromStandardInput() throws {
         let corpus = [Self.pass("a,1"), "not json", #"{"customer": 7, "receipts": []}"#, Self.pass("b")].joined(separator: "\n") + "\n"
-        let (environment, pipe) = Self.piped(corpus)
-        defer { try? pipe.fileHandleForReading.close() }
-        let output = EntitleCommand.run(
-            ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day, "--format", "csv", "--jobs", "2"],
-            environment: environment)
+        let output = Self.runPiped(
+            corpus, ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day, "--format", "csv", "--jobs", "2"])
         let rows = Self.parse(output.standardOutput)
         #expect(rows.first == ["customer", "at", "kind", "id", "value", "until", "source"])
         #expect(rows.contains(["a,1", Self.day, "feature", "pro", "true", "2026-01-11T08:00:00Z", "com.example.diagrams.daypass"]))
@@ -115,9 +114,7 @@ struct TableTests {
         #expect(output.exitCode == 1)
 
         // JSON Lines from a pipe: the same customers as from a file.
-        let (again, second) = Self.piped(corpus)
-        defer { try? second.fileHandleForReading.close() }
-        let piped = EntitleCommand.run(["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day], environment: again)
+        let piped = Self.runPiped(corpus, ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day])
         let file = try BatchTests.file(corpus)
         let fromFile = CLITests.run(["check", "--catalog", CLITests.products, "--customers", file.path, "--at", Self.day])
         #expect(piped.standardOutput.replacingOccurrences(of: "<stdin>", with: file.path) == fromFile.standardOutput)
@@ -132,11 +129,8 @@ struct TableTests {
     @Test("a corpus on standard input that stops in the middle of a line: that line is an error, the ones before it answered")
     func truncatedInput() {
         let corpus = Self.pass("a") + "\n" + #"{"customer": "b", "receipts": [{"app": "com.exa"#
-        let (environment, pipe) = Self.piped(corpus)
-        defer { try? pipe.fileHandleForReading.close() }
-        let output = EntitleCommand.run(
-            ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day, "--format", "csv", "--fields", "features"],
-            environment: environment)
+        let output = Self.runPiped(
+            corpus, ["check", "--catalog", CLITests.products, "--customers", "-", "--at", Self.day, "--format", "csv", "--fields", "features"])
         let rows = Self.parse(output.standardOutput)
         #expect(rows.contains(["a", Self.day, "feature", "pro", "true", "2026-01-11T08:00:00Z", "com.example.diagrams.daypass"]))
         #expect(rows.last?[2] == "error" && rows.last?[3] == "malformed-json" && rows.last?[6].hasPrefix("<stdin>:2:") == true, "\(rows.last ?? [])")
@@ -186,9 +180,7 @@ struct TableTests {
     func diffFromStandardInput() throws {
         let new = try DiffTests.edited(DiffTests.replacing(DiffTests.dayPassGrants, #""duration": "P1D", "grants": []"#))
         let corpus = [Self.pass("x"), Self.pass("y")].joined(separator: "\n")
-        let (environment, pipe) = Self.piped(corpus)
-        defer { try? pipe.fileHandleForReading.close() }
-        let piped = EntitleCommand.run(["diff", CLITests.products, new.path, "--customers", "-", "--at", Self.day], environment: environment)
+        let piped = Self.runPiped(corpus, ["diff", CLITests.products, new.path, "--customers", "-", "--at", Self.day])
         let file = try BatchTests.file(corpus)
         let fromFile = CLITests.run(["diff", CLITests.products, new.path, "--customers", file.path, "--at", Self.day])
         #expect(piped.standardOutput == fromFile.standardOutput)

@@ -28,15 +28,20 @@ struct RightAtEveryInstantTests {
               "upgrade": { "replaces": "full", "requires": { "app": "com.ex.old", "anyOf": ["old.pro"] } } } ] }
         """)
 
+    /// The old app's purchase that upgrade pricing requires, as a copy signed at `signed`
+    /// (cancelled at `cancelled`).
+    static func prerequisite(signed: String? = nil, cancelled: String? = nil) -> Transaction {
+        var copy = Transaction(productId: "old.pro", transactionId: "9001", purchaseDate: T.instant("2020-01-01T00:00:00Z"))
+        copy.signedDate = signed.map(T.instant)
+        copy.cancellationDate = cancelled.map(T.instant)
+        return copy
+    }
+
     @Test("a later snapshot of an upgrade prerequisite (a refund reversed) is a change reevaluateAt names")
     func prerequisiteReversal() {
-        let old = Transaction(productId: "old.pro", transactionId: "9001", purchaseDate: T.instant("2020-01-01T00:00:00Z"))
-        var refunded = old
-        refunded.signedDate = T.instant("2024-04-01T00:00:00Z")
-        refunded.cancellationDate = T.instant("2024-04-01T00:00:00Z")
+        var refunded = Self.prerequisite(signed: "2024-04-01T00:00:00Z", cancelled: "2024-04-01T00:00:00Z")
         refunded.revocationType = .refundFull
-        var reversed = old
-        reversed.signedDate = T.instant("2024-04-13T01:00:00Z")
+        let reversed = Self.prerequisite(signed: "2024-04-13T01:00:00Z")
         let receipts = [Receipt(app: "com.ex.app"), Receipt(app: "com.ex.old", transactions: [refunded, reversed])]
         let before = Self.evaluate(Self.upgrades, receipts, at: "2024-04-13T00:00:00Z")
         #expect(before.offer(for: "full.up")?.reason == .prerequisiteMissing)
@@ -48,11 +53,8 @@ struct RightAtEveryInstantTests {
 
     @Test("a prerequisite's refund signed later than its cancellationDate changes the answer at its signing")
     func prerequisiteRefundSignedLater() {
-        let old = Transaction(productId: "old.pro", transactionId: "9001", purchaseDate: T.instant("2020-01-01T00:00:00Z"))
-        var refunded = old
-        refunded.signedDate = T.instant("2024-04-13T00:00:00Z")
-        refunded.cancellationDate = T.instant("2024-04-01T00:00:00Z")
-        let receipts = [Receipt(app: "com.ex.app"), Receipt(app: "com.ex.old", transactions: [old, refunded])]
+        let refunded = Self.prerequisite(signed: "2024-04-13T00:00:00Z", cancelled: "2024-04-01T00:00:00Z")
+        let receipts = [Receipt(app: "com.ex.app"), Receipt(app: "com.ex.old", transactions: [Self.prerequisite(), refunded])]
         let before = Self.evaluate(Self.upgrades, receipts, at: "2024-04-05T00:00:00Z")
         #expect(before.offer(for: "full.up")?.eligible == true)
         #expect(before.reevaluateAt == T.instant("2024-04-13T00:00:00Z"))

@@ -186,19 +186,9 @@ struct LibraryAPITests {
 
     @Test("a service embeds results in the responses it encodes, and reads them back as records")
     func embeds() throws {
-        struct Response: Encodable {
-            var customer: String
-            var entitlements: Entitlements
-            var checkedAt: Instant
-        }
-        struct Stored: Codable {
-            var customer: String
-            var entitlements: EntitlementsRecord
-            var checkedAt: Instant
-        }
         let result = try #require(try Self.results().last)
-        let data = try JSONEncoder().encode(Response(customer: "c-1", entitlements: result, checkedAt: result.at))
-        let back = try JSONDecoder().decode(Stored.self, from: data)
+        let data = try JSONEncoder().encode(Envelope(customer: "c-1", entitlements: result, checkedAt: result.at))
+        let back = try JSONDecoder().decode(Envelope<EntitlementsRecord>.self, from: data)
         #expect(back.customer == "c-1" && back.checkedAt == result.at)
         #expect(back.entitlements == EntitlementsRecord(result))
         #expect(back.entitlements.features.filter(\.enabled).map(\.id) == result.enabledFeatures.sorted())
@@ -238,3 +228,14 @@ struct LibraryAPITests {
         #expect(try JSONDecoder().decode([CatalogProduct].self, from: data) == catalog.products)
     }
 }
+
+/// A service's own response, holding a result as it is encoded (``Entitlements``) or read back
+/// (``EntitlementsRecord``).
+private struct Envelope<Result> {
+    var customer: String
+    var entitlements: Result
+    var checkedAt: Instant
+}
+
+extension Envelope: Encodable where Result: Encodable {}
+extension Envelope: Decodable where Result: Decodable {}
