@@ -7,6 +7,8 @@
 protocol EvaluationRecorder {
     /// Whether the recorder keeps what it is told.
     static var records: Bool { get }
+    /// A recorder told nothing yet.
+    init()
 
     /// A receipt of an environment the caller does not accept, ignored whole.
     mutating func ignored(receipt: Int, environment: String)

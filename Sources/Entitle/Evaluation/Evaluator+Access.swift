@@ -19,77 +19,6 @@ extension Evaluator {
         var isGrandfathered: Bool
     }
 
-    static func accessSpans<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
-        boundary: inout Int64, recorder: inout R, warnings: inout [EvaluationWarning]
-    ) -> [AccessSpan] {
-        var access: [AccessSpan] = []
-        if !catalog.grandfatherRules.isEmpty {
-            grandfatherRuleSpans(catalog, receipts: receipts, own: own, into: &access, recorder: &recorder, warnings: &warnings)
-        }
-        if own.contains(where: { !receipts[$0].grants.isEmpty }) {
-            granted(catalog, receipts: receipts, own: own, at: at, into: &access, recorder: &recorder, warnings: &warnings)
-        }
-        for item in access where item.span.end > item.span.start {
-            if item.span.start > at { boundary = min(boundary, item.span.start) }
-            if item.span.start <= at, item.span.end > at, item.span.end != CoverageSpan.never { boundary = min(boundary, item.span.end) }
-        }
-        return access
-    }
-
-    private static func grandfatherRuleSpans<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], into access: inout [AccessSpan],
-        recorder: inout R, warnings: inout [EvaluationWarning]
-    ) {
-        let rules = catalog.grandfatherRules
-        guard !rules.isEmpty else { return }
-        let readsVersions = rules.contains {
-            if case .originalApplicationVersionBefore = $0.condition { return true }
-            return false
-        }
-        var starts = [Int64?](filling: nil, count: rules.count)
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            var version: [Int]?
-            if readsVersions, let text = receipt.originalApplicationVersion {
-                version = CatalogChecker.versionComponents(text)
-                if version == nil { warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text))) }
-            }
-            for (index, rule) in rules.enumerated() {
-                var start: Int64?
-                var decision = GrandfatherDecision.notBefore
-                switch rule.condition {
-                case .originalApplicationVersionBefore(let before):
-                    if let version, Self.version(version, isBefore: before) {
-                        start = receipt.originalPurchase == TransactionRecord.absentDate ? .min : receipt.originalPurchase
-                    } else if R.records, version == nil {
-                        decision = receipt.originalApplicationVersion == nil ? .missing : .unreadableVersion
-                    }
-                case .originalPurchaseBefore(let before):
-                    if receipt.originalPurchase == TransactionRecord.absentDate {
-                        decision = .missing
-                    } else if receipt.originalPurchase < before {
-                        start = receipt.originalPurchase
-                    }
-                }
-                if let start {
-                    starts[index] = min(starts[index] ?? .max, start)
-                    decision = .matched(from: start)
-                }
-                if R.records { recorder.grandfather(rule: index, receipt: receiptIndex, decision) }
-            }
-        }
-        for (index, rule) in rules.enumerated() {
-            guard let start = starts[index] else { continue }
-            for feature in rule.grants {
-                access.append(
-                    AccessSpan(
-                        feature: Int32(feature), source: rule.source,
-                        span: CoverageSpan(start: start, end: CoverageSpan.never), isGrandfathered: true))
-            }
-        }
-    }
-
     /// Whether version `a` is lower than `b`, comparing numbers and reading missing ones as 0.
     static func version(_ a: [Int], isBefore b: [Int]) -> Bool {
         for index in 0..<max(a.count, b.count) {
@@ -98,52 +27,6 @@ extension Evaluator {
             if left != right { return left < right }
         }
         return false
-    }
-
-    private static func granted<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64, into access: inout [AccessSpan],
-        recorder: inout R, warnings: inout [EvaluationWarning]
-    ) {
-        let items = grantItems(own: own, receipts: receipts)
-        let standing = standingGrants(items, receipts: receipts) { receipt, index in
-            warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(receipt.grants[index].id)!)))
-        }
-        var features: [Int32] = []
-        for (item, (receiptIndex, index)) in items.enumerated() {
-            let receipt = receipts[Int(receiptIndex)]
-            let grant = receipt.grants[Int(index)]
-            guard standing[item] else {
-                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .copy) }
-                continue
-            }
-            guard grant.start <= at, grant.revoked > at else {
-                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), grant.start > at ? .later : .revoked) }
-                continue
-            }
-            if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .counted) }
-            // A feature named twice in one grant is one span (a grant may name 10,000 features).
-            features.removeAll(keepingCapacity: true)
-            for position in grant.features {
-                let range = receipt.grantFeatures[Int(position)]
-                let feature = receipt.arena.withUnsafeBytes { arena in
-                    catalog.featureTable.find(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]))
-                }
-                guard feature >= 0 else {
-                    warnings.append(EvaluationWarning(kind: .unknownGrantFeature(grantId: receipt.text(grant.id)!, feature: receipt.text(range)!)))
-                    continue
-                }
-                features.append(feature)
-            }
-            guard !features.isEmpty else { continue }
-            features.sort()
-            let name = "grant:" + receipt.text(grant.id)!
-            for (position, feature) in features.enumerated() where position == 0 || features[position - 1] != feature {
-                access.append(
-                    AccessSpan(
-                        feature: feature, source: name, span: CoverageSpan(start: grant.start, end: grant.end),
-                        isGrandfathered: false))
-            }
-        }
     }
 
     /// Every grant of the app's receipts, in receipt then entry order.
@@ -208,5 +91,115 @@ extension Evaluator {
             conflict(receipts[Int(items[chosen].receipt)], Int(items[chosen].index))
         }
         return standing
+    }
+}
+
+extension Evaluation {
+    mutating func accessSpans() -> [AccessSpan] {
+        var access: [AccessSpan] = []
+        if !catalog.grandfatherRules.isEmpty {
+            grandfatherRuleSpans(into: &access)
+        }
+        if own.contains(where: { !receipts[$0].grants.isEmpty }) {
+            granted(into: &access)
+        }
+        for item in access where item.span.end > item.span.start {
+            if item.span.start > at { boundary = min(boundary, item.span.start) }
+            if item.span.start <= at, item.span.end > at, item.span.end != CoverageSpan.never { boundary = min(boundary, item.span.end) }
+        }
+        return access
+    }
+
+    private mutating func grandfatherRuleSpans(into access: inout [AccessSpan]) {
+        let rules = catalog.grandfatherRules
+        guard !rules.isEmpty else { return }
+        let readsVersions = rules.contains {
+            if case .originalApplicationVersionBefore = $0.condition { return true }
+            return false
+        }
+        var starts = [Int64?](filling: nil, count: rules.count)
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            var version: [Int]?
+            if readsVersions, let text = receipt.originalApplicationVersion {
+                version = CatalogChecker.versionComponents(text)
+                if version == nil { warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text))) }
+            }
+            for (index, rule) in rules.enumerated() {
+                var start: Int64?
+                var decision = GrandfatherDecision.notBefore
+                switch rule.condition {
+                case .originalApplicationVersionBefore(let before):
+                    if let version, Evaluator.version(version, isBefore: before) {
+                        start = receipt.originalPurchase == TransactionRecord.absentDate ? .min : receipt.originalPurchase
+                    } else if R.records, version == nil {
+                        decision = receipt.originalApplicationVersion == nil ? .missing : .unreadableVersion
+                    }
+                case .originalPurchaseBefore(let before):
+                    if receipt.originalPurchase == TransactionRecord.absentDate {
+                        decision = .missing
+                    } else if receipt.originalPurchase < before {
+                        start = receipt.originalPurchase
+                    }
+                }
+                if let start {
+                    starts[index] = min(starts[index] ?? .max, start)
+                    decision = .matched(from: start)
+                }
+                if R.records { recorder.grandfather(rule: index, receipt: receiptIndex, decision) }
+            }
+        }
+        for (index, rule) in rules.enumerated() {
+            guard let start = starts[index] else { continue }
+            for feature in rule.grants {
+                access.append(
+                    AccessSpan(
+                        feature: Int32(feature), source: rule.source,
+                        span: CoverageSpan(start: start, end: CoverageSpan.never), isGrandfathered: true))
+            }
+        }
+    }
+
+    private mutating func granted(into access: inout [AccessSpan]) {
+        let items = Evaluator.grantItems(own: own, receipts: receipts)
+        let standing = Evaluator.standingGrants(items, receipts: receipts) { receipt, index in
+            warnings.append(EvaluationWarning(kind: .conflictingGrant(id: receipt.text(receipt.grants[index].id)!)))
+        }
+        var features: [Int32] = []
+        for (item, (receiptIndex, index)) in items.enumerated() {
+            let receipt = receipts[Int(receiptIndex)]
+            let grant = receipt.grants[Int(index)]
+            guard standing[item] else {
+                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .copy) }
+                continue
+            }
+            guard grant.start <= at, grant.revoked > at else {
+                if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), grant.start > at ? .later : .revoked) }
+                continue
+            }
+            if R.records { recorder.grant(receipt: Int(receiptIndex), index: Int(index), .counted) }
+            // A feature named twice in one grant is one span (a grant may name 10,000 features).
+            features.removeAll(keepingCapacity: true)
+            for position in grant.features {
+                let range = receipt.grantFeatures[Int(position)]
+                let feature = receipt.arena.withUnsafeBytes { arena in
+                    catalog.featureTable.find(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]))
+                }
+                guard feature >= 0 else {
+                    warnings.append(EvaluationWarning(kind: .unknownGrantFeature(grantId: receipt.text(grant.id)!, feature: receipt.text(range)!)))
+                    continue
+                }
+                features.append(feature)
+            }
+            guard !features.isEmpty else { continue }
+            features.sort()
+            let name = "grant:" + receipt.text(grant.id)!
+            for (position, feature) in features.enumerated() where position == 0 || features[position - 1] != feature {
+                access.append(
+                    AccessSpan(
+                        feature: feature, source: name, span: CoverageSpan(start: grant.start, end: grant.end),
+                        isGrandfathered: false))
+            }
+        }
     }
 }

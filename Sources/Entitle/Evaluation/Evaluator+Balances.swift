@@ -1,46 +1,5 @@
 /// Balances: credits bought less consumptions, deduplicated by id across the app's receipts.
 extension Evaluator {
-    static func spend<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], own: [Int], at: Int64,
-        balances: inout [Int64], overflowed: inout [Int32], warnings: inout [EvaluationWarning], recorder: inout R
-    ) {
-        let standing = standingConsumptions(receipts: receipts, own: own) { receipt, index in
-            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
-        }
-        var item = 0
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            receipt.arena.withUnsafeBytes { arena in
-                for (index, consumption) in receipt.consumptions.enumerated() {
-                    defer { item += 1 }
-                    if !standing.isEmpty, !standing[item] { continue }
-                    guard consumption.date <= at else { continue }
-                    // The decoder keeps amounts in range; a consumption built in code may not.
-                    guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {
-                        warnings.append(
-                            EvaluationWarning(
-                                kind: .amountOutOfRange(
-                                    consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
-                        continue
-                    }
-                    let currency = catalog.currencyTable.find(
-                        UnsafeRawBufferPointer(
-                            rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
-                    guard currency >= 0 else {
-                        warnings.append(
-                            EvaluationWarning(
-                                kind: .unknownCurrency(
-                                    consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
-                        continue
-                    }
-                    Balance.add(
-                        -consumption.amount, to: &balances, Int(currency),
-                        overflowed: &overflowed)
-                    recorder.spent(receipt: receiptIndex, index: index, currency: Int(currency))
-                }
-            }
-        }
-    }
 }
 
 extension Evaluator {
@@ -116,5 +75,46 @@ struct GroupSet {
         add(first, base: 0)
         for (index, word) in words.enumerated() { add(word, base: (index + 1) * 64) }
         return result
+    }
+}
+
+extension Evaluation {
+    mutating func spend(balances: inout [Int64], overflowed: inout [Int32]) {
+        let standing = Evaluator.standingConsumptions(receipts: receipts, own: own) { receipt, index in
+            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
+        }
+        var item = 0
+        for receiptIndex in own {
+            let receipt = receipts[receiptIndex]
+            receipt.arena.withUnsafeBytes { arena in
+                for (index, consumption) in receipt.consumptions.enumerated() {
+                    defer { item += 1 }
+                    if !standing.isEmpty, !standing[item] { continue }
+                    guard consumption.date <= at else { continue }
+                    // The decoder keeps amounts in range; a consumption built in code may not.
+                    guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {
+                        warnings.append(
+                            EvaluationWarning(
+                                kind: .amountOutOfRange(
+                                    consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
+                        continue
+                    }
+                    let currency = catalog.currencyTable.find(
+                        UnsafeRawBufferPointer(
+                            rebasing: arena[Int(consumption.currency.start)..<Int(consumption.currency.start + consumption.currency.count)]))
+                    guard currency >= 0 else {
+                        warnings.append(
+                            EvaluationWarning(
+                                kind: .unknownCurrency(
+                                    consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
+                        continue
+                    }
+                    Balance.add(
+                        -consumption.amount, to: &balances, Int(currency),
+                        overflowed: &overflowed)
+                    recorder.spent(receipt: receiptIndex, index: index, currency: Int(currency))
+                }
+            }
+        }
     }
 }

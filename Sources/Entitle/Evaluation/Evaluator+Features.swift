@@ -2,11 +2,11 @@
 /// rule, a grant) covers the instant; its `until` is the end of the unbroken union of its sources'
 /// coverage.
 extension Evaluator {
+}
+
+extension Evaluation {
     /// Which features are on and until when; lowers `boundary` to the next instant one turns on or off.
-    static func evaluateFeatures(
-        _ catalog: CompiledCatalog, outcomes: [ProductOutcome], spans: [CoverageSpan], access: [AccessSpan], at: Int64,
-        boundary: inout Int64
-    ) -> [FeatureOutcome] {
+    mutating func features(outcomes: [ProductOutcome], spans: [CoverageSpan], access: [AccessSpan]) -> [FeatureOutcome] {
         var count = access.count
         for outcome in outcomes { count += catalog.rules[Int(outcome.product)].grants.count * outcome.spans.count }
         guard count > 0 else { return [] }

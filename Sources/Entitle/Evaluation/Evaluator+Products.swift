@@ -12,179 +12,6 @@ extension Evaluator {
         var covered = false
     }
 
-    static func evaluateProduct<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, entries: ArraySlice<Entry>, receipts: [ParsedReceipt], renewals: RenewalFacts,
-        graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)], passCursor: inout Int, at: Int64,
-        spans: inout [CoverageSpan], lapses: inout [GroupLapse], boundary: inout Int64, recorder: inout R,
-        warnings: inout [EvaluationWarning], pendingSince: Int64? = nil
-    ) -> ProductOutcome {
-        let productIndex = entries.first!.product
-        let rule = catalog.rules[Int(productIndex)]
-        let first = spans.count
-        // What covers, per counted transaction, for an explanation.
-        var covered: [(entry: Entry, span: CoverageSpan?)] = []
-        func note(_ entry: Entry, _ span: CoverageSpan?) { if R.records { covered.append((entry, span)) } }
-        func excluded(_ entry: Entry) -> Bool {
-            if entry.cancellation <= at {
-                if R.records { recorder.excluded(entry, because: .cancelled) }
-                return true
-            }
-            if entry.isUpgraded {
-                if R.records { recorder.excluded(entry, because: .upgraded) }
-                return true
-            }
-            return false
-        }
-        switch rule.type {
-        case .nonConsumable:
-            if rule.trialDays > 0 {
-                trialSpan(rule, entries: entries, at: at, spans: &spans)
-                for entry in entries where !excluded(entry) { note(entry, spans.count > first ? spans[first] : nil) }
-            } else {
-                var owned = false
-                for entry in entries where !excluded(entry) {
-                    if !owned {
-                        spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(CoverageSpan.never)))
-                        owned = true
-                        note(entry, spans.last)
-                        if !R.records { break }
-                    } else {
-                        note(entry, nil)
-                    }
-                }
-            }
-        case .nonRenewingSubscription:
-            if rule.passGroup >= 0 {
-                // Stacked with the group's other passes (Evaluator+Passes); products come in order.
-                while passCursor < passes.count, passes[passCursor].product < productIndex { passCursor += 1 }
-                // The group's spans of this product are in its purchase order, as its entries.
-                var next = entries.startIndex
-                while passCursor < passes.count, passes[passCursor].product == productIndex {
-                    spans.append(passes[passCursor].span)
-                    if R.records {
-                        while next < entries.endIndex, excluded(entries[next]) { next += 1 }
-                        if next < entries.endIndex { note(entries[next], passes[passCursor].span) }
-                        next += 1
-                    }
-                    passCursor += 1
-                }
-                if R.records {
-                    while next < entries.endIndex {
-                        _ = excluded(entries[next])
-                        next += 1
-                    }
-                }
-            } else {
-                var end = Int64.min
-                for entry in entries where !excluded(entry) {
-                    let start = max(entry.purchase, end)
-                    end = max(entry.capped(passEnd(rule, entry, from: start)), start)
-                    spans.append(CoverageSpan(start: start, end: end))
-                    note(entry, spans.last)
-                }
-            }
-        case .autoRenewableSubscription:
-            for entry in entries where !excluded(entry) {
-                if entry.expires == TransactionRecord.absentDate {
-                    let receipt = receipts[Int(entry.receipt)]
-                    warnings.append(
-                        EvaluationWarning(
-                            kind: .missingExpiry(
-                                transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
-                    if R.records { recorder.excluded(entry, because: .noExpiry) }
-                } else if entry.capped(entry.expires) > entry.purchase {
-                    spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(entry.expires)))
-                    note(entry, spans.last)
-                } else {
-                    note(entry, nil)
-                }
-            }
-            // Grace spans are sorted by product and products come in order: one cursor serves all.
-            while graceCursor < renewals.grace.count, renewals.grace[graceCursor].product < productIndex { graceCursor += 1 }
-            while graceCursor < renewals.grace.count, renewals.grace[graceCursor].product == productIndex {
-                spans.append(renewals.grace[graceCursor].span)
-                graceCursor += 1
-            }
-        case .consumable:
-            break
-        }
-        if R.records { for (entry, span) in covered { recorder.covers(entry, span: span) } }
-        // A refund ends coverage; it does not erase it: what a cancelled transaction covered
-        // before its cancellation is history that a group's lapse and an explanation read.
-        let tracksLapse = rule.group >= 0 && !lapses.isEmpty
-        if R.records || tracksLapse {
-            for entry in entries where entry.cancellation <= at && !entry.isUpgraded {
-                guard let span = historySpan(rule, entry) else { continue }
-                if tracksLapse { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
-                if R.records { recorder.refunded(entry, span: span) }
-            }
-        }
-        var outcome = ProductOutcome(
-            product: productIndex, state: .expired, until: CoverageSpan.never,
-            spans: Int32(first)..<Int32(spans.count))
-        if rule.group >= 0, !lapses.isEmpty {
-            for span in spans[first...] where span.end > span.start {
-                if span.start <= at && at < span.end { lapses[Int(rule.group)].covered = true }
-                if span.end <= at { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
-            }
-        }
-        let (coveringEnd, _) = spans.withUnsafeMutableBufferPointer { buffer in
-            CoverageSpan.locate(UnsafeMutableBufferPointer(rebasing: buffer[first...]), at: at)
-        }
-        // Spans are sorted by start now: the next change of state, with what is known at `at`.
-        boundary = min(boundary, nextStateChange(spans[first...], at: at))
-        let status = rule.type == .autoRenewableSubscription ? chainStatus(of: productIndex, in: renewals) : nil
-        var decision = StateDecision.expired(ended: nil)
-        let ended = R.records ? spans[first...].filter { $0.end <= at }.map(\.end).max() : nil
-        if let coveringEnd {
-            let paid = spans[first...].contains { !$0.isGrace && $0.start <= at && at < $0.end }
-            outcome.state = paid ? .active : .gracePeriod
-            outcome.until = coveringEnd
-            if R.records {
-                let run = covered.filter { item in
-                    guard let span = item.span else { return false }
-                    return span.end > at && span.start <= coveringEnd && span.end <= coveringEnd
-                }.map(\.entry)
-                decision = paid ? .active(end: coveringEnd, transactions: run) : .gracePeriod(end: coveringEnd)
-            }
-        } else if let since = pendingSince {
-            // A purchase not paid yet, and nothing covering: `pending`, whatever else it was.
-            outcome.state = .pending
-            decision = .pending(since: since)
-        } else if !spans[first...].isEmpty, spans[first...].allSatisfy({ $0.start > at }) {
-            outcome.state = .scheduled
-            outcome.startsAt = spans[first].start
-            decision = .scheduled(start: spans[first].start)
-        } else if entries.last!.cancellation <= at {
-            outcome.state = .revoked
-            decision = .revoked(entries.last!)
-        } else if let paused = status?.pausedUntil, paused > at {
-            outcome.state = .paused
-            outcome.startsAt = paused
-            decision = .paused(until: paused)
-            boundary = min(boundary, paused)
-        } else if status?.isInBillingRetry == 1, spans[first...].contains(where: { $0.end <= at }) {
-            outcome.state = .billingRetry
-            decision = .billingRetry(ended: ended ?? at)
-        } else {
-            outcome.state = .expired
-            decision = .expired(ended: ended)
-        }
-        if R.records { recorder.state(of: productIndex, decision) }
-        if let status {
-            outcome.willRenew = status.willRenew
-            outcome.renewsTo = status.renewsTo
-        }
-        // The commitment of the latest counted transaction (entries are in purchase order).
-        if rule.type == .autoRenewableSubscription,
-            let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0
-        {
-            outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
-        }
-        outcome.spans = Int32(first)..<Int32(compactRelevant(&spans, from: first, at: at))
-        return outcome
-    }
-
     /// What a cancelled transaction covered before its cancellation, on its own: an
     /// auto-renewable to its expiry, a pass its duration from its purchase, a trial its days from
     /// its original purchase, a non-consumable from its purchase; each cut at the cancellation.
@@ -216,7 +43,7 @@ extension Evaluator {
 
     /// A trial covers its N days from the earliest original purchase of its transactions, so
     /// neither a restore nor a refund and purchase again restarts it.
-    private static func trialSpan(_ rule: ProductRule, entries: ArraySlice<Entry>, at: Int64, spans: inout [CoverageSpan]) {
+    static func trialSpan(_ rule: ProductRule, entries: ArraySlice<Entry>, at: Int64, spans: inout [CoverageSpan]) {
         let days = Int64(rule.trialDays)
         var start = Int64.max
         var counted = false
@@ -237,7 +64,7 @@ extension Evaluator {
     }
 
     /// What the product's chain's latest renewal entry says (`renewals.latest` is sorted by product).
-    private static func chainStatus(of product: Int32, in renewals: RenewalFacts) -> ChainStatus? {
+    static func chainStatus(of product: Int32, in renewals: RenewalFacts) -> ChainStatus? {
         var low = 0
         var high = renewals.latest.count
         while low < high {
@@ -291,5 +118,178 @@ extension Evaluator {
         }
         spans.removeSubrange(write...)
         return write
+    }
+}
+
+extension Evaluation {
+    mutating func product(
+        entries: ArraySlice<Entry>, renewals: RenewalFacts, graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)],
+        passCursor: inout Int, spans: inout [CoverageSpan], lapses: inout [GroupLapse], pendingSince: Int64? = nil
+    ) -> ProductOutcome {
+        let productIndex = entries.first!.product
+        let rule = catalog.rules[Int(productIndex)]
+        let first = spans.count
+        // What covers, per counted transaction, for an explanation.
+        var covered: [(entry: Entry, span: CoverageSpan?)] = []
+        func note(_ entry: Entry, _ span: CoverageSpan?) { if R.records { covered.append((entry, span)) } }
+        func excluded(_ entry: Entry) -> Bool {
+            if entry.cancellation <= at {
+                if R.records { recorder.excluded(entry, because: .cancelled) }
+                return true
+            }
+            if entry.isUpgraded {
+                if R.records { recorder.excluded(entry, because: .upgraded) }
+                return true
+            }
+            return false
+        }
+        switch rule.type {
+        case .nonConsumable:
+            if rule.trialDays > 0 {
+                Evaluator.trialSpan(rule, entries: entries, at: at, spans: &spans)
+                for entry in entries where !excluded(entry) { note(entry, spans.count > first ? spans[first] : nil) }
+            } else {
+                var owned = false
+                for entry in entries where !excluded(entry) {
+                    if !owned {
+                        spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(CoverageSpan.never)))
+                        owned = true
+                        note(entry, spans.last)
+                        if !R.records { break }
+                    } else {
+                        note(entry, nil)
+                    }
+                }
+            }
+        case .nonRenewingSubscription:
+            if rule.passGroup >= 0 {
+                // Stacked with the group's other passes (Evaluator+Passes); products come in order.
+                while passCursor < passes.count, passes[passCursor].product < productIndex { passCursor += 1 }
+                // The group's spans of this product are in its purchase order, as its entries.
+                var next = entries.startIndex
+                while passCursor < passes.count, passes[passCursor].product == productIndex {
+                    spans.append(passes[passCursor].span)
+                    if R.records {
+                        while next < entries.endIndex, excluded(entries[next]) { next += 1 }
+                        if next < entries.endIndex { note(entries[next], passes[passCursor].span) }
+                        next += 1
+                    }
+                    passCursor += 1
+                }
+                if R.records {
+                    while next < entries.endIndex {
+                        _ = excluded(entries[next])
+                        next += 1
+                    }
+                }
+            } else {
+                var end = Int64.min
+                for entry in entries where !excluded(entry) {
+                    let start = max(entry.purchase, end)
+                    end = max(entry.capped(Evaluator.passEnd(rule, entry, from: start)), start)
+                    spans.append(CoverageSpan(start: start, end: end))
+                    note(entry, spans.last)
+                }
+            }
+        case .autoRenewableSubscription:
+            for entry in entries where !excluded(entry) {
+                if entry.expires == TransactionRecord.absentDate {
+                    let receipt = receipts[Int(entry.receipt)]
+                    warnings.append(
+                        EvaluationWarning(
+                            kind: .missingExpiry(
+                                transactionId: receipt.text(entry.record.transactionId)!, productId: catalog.compiledProducts[Int(productIndex)].id)))
+                    if R.records { recorder.excluded(entry, because: .noExpiry) }
+                } else if entry.capped(entry.expires) > entry.purchase {
+                    spans.append(CoverageSpan(start: entry.purchase, end: entry.capped(entry.expires)))
+                    note(entry, spans.last)
+                } else {
+                    note(entry, nil)
+                }
+            }
+            // Grace spans are sorted by product and products come in order: one cursor serves all.
+            while graceCursor < renewals.grace.count, renewals.grace[graceCursor].product < productIndex { graceCursor += 1 }
+            while graceCursor < renewals.grace.count, renewals.grace[graceCursor].product == productIndex {
+                spans.append(renewals.grace[graceCursor].span)
+                graceCursor += 1
+            }
+        case .consumable:
+            break
+        }
+        if R.records { for (entry, span) in covered { recorder.covers(entry, span: span) } }
+        // A refund ends coverage; it does not erase it: what a cancelled transaction covered
+        // before its cancellation is history that a group's lapse and an explanation read.
+        let tracksLapse = rule.group >= 0 && !lapses.isEmpty
+        if R.records || tracksLapse {
+            for entry in entries where entry.cancellation <= at && !entry.isUpgraded {
+                guard let span = Evaluator.historySpan(rule, entry) else { continue }
+                if tracksLapse { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
+                if R.records { recorder.refunded(entry, span: span) }
+            }
+        }
+        var outcome = ProductOutcome(
+            product: productIndex, state: .expired, until: CoverageSpan.never,
+            spans: Int32(first)..<Int32(spans.count))
+        if rule.group >= 0, !lapses.isEmpty {
+            for span in spans[first...] where span.end > span.start {
+                if span.start <= at && at < span.end { lapses[Int(rule.group)].covered = true }
+                if span.end <= at { lapses[Int(rule.group)].lastEnd = max(lapses[Int(rule.group)].lastEnd, span.end) }
+            }
+        }
+        let (coveringEnd, _) = spans.withUnsafeMutableBufferPointer { buffer in
+            CoverageSpan.locate(UnsafeMutableBufferPointer(rebasing: buffer[first...]), at: at)
+        }
+        // Spans are sorted by start now: the next change of state, with what is known at `at`.
+        boundary = min(boundary, Evaluator.nextStateChange(spans[first...], at: at))
+        let status = rule.type == .autoRenewableSubscription ? Evaluator.chainStatus(of: productIndex, in: renewals) : nil
+        var decision = StateDecision.expired(ended: nil)
+        let ended = R.records ? spans[first...].filter { $0.end <= at }.map(\.end).max() : nil
+        if let coveringEnd {
+            let paid = spans[first...].contains { !$0.isGrace && $0.start <= at && at < $0.end }
+            outcome.state = paid ? .active : .gracePeriod
+            outcome.until = coveringEnd
+            if R.records {
+                let run = covered.filter { item in
+                    guard let span = item.span else { return false }
+                    return span.end > at && span.start <= coveringEnd && span.end <= coveringEnd
+                }.map(\.entry)
+                decision = paid ? .active(end: coveringEnd, transactions: run) : .gracePeriod(end: coveringEnd)
+            }
+        } else if let since = pendingSince {
+            // A purchase not paid yet, and nothing covering: `pending`, whatever else it was.
+            outcome.state = .pending
+            decision = .pending(since: since)
+        } else if !spans[first...].isEmpty, spans[first...].allSatisfy({ $0.start > at }) {
+            outcome.state = .scheduled
+            outcome.startsAt = spans[first].start
+            decision = .scheduled(start: spans[first].start)
+        } else if entries.last!.cancellation <= at {
+            outcome.state = .revoked
+            decision = .revoked(entries.last!)
+        } else if let paused = status?.pausedUntil, paused > at {
+            outcome.state = .paused
+            outcome.startsAt = paused
+            decision = .paused(until: paused)
+            boundary = min(boundary, paused)
+        } else if status?.isInBillingRetry == 1, spans[first...].contains(where: { $0.end <= at }) {
+            outcome.state = .billingRetry
+            decision = .billingRetry(ended: ended ?? at)
+        } else {
+            outcome.state = .expired
+            decision = .expired(ended: ended)
+        }
+        if R.records { recorder.state(of: productIndex, decision) }
+        if let status {
+            outcome.willRenew = status.willRenew
+            outcome.renewsTo = status.renewsTo
+        }
+        // The commitment of the latest counted transaction (entries are in purchase order).
+        if rule.type == .autoRenewableSubscription,
+            let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0
+        {
+            outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
+        }
+        outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
+        return outcome
     }
 }

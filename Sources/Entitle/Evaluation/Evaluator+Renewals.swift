@@ -313,12 +313,39 @@ extension Evaluator {
         chains.orphans.filter { $0.signed <= at }.map { EvaluationWarning(kind: .orphanRenewal(originalTransactionId: $0.originalTransactionId)) }
     }
 
-    static func renewalFacts<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, receipts: [ParsedReceipt], deduplicated: Deduplicated, entries: [Entry], at: Int64,
-        options: Options, recorder: inout R, warnings: inout [EvaluationWarning]
-    ) -> RenewalFacts {
-        let chains = deduplicated.chains
-        guard !deduplicated.renewals.chains.isEmpty else { return .empty }
+}
+
+extension ParsedReceipt {
+    /// Whether two renewal entries say the same, field by field.
+    func sameRenewal(_ a: RenewalRecord, _ other: ParsedReceipt, _ b: RenewalRecord) -> Bool {
+        func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
+        guard a.willRenew == b.willRenew, a.isInBillingRetry == b.isInBillingRetry, a.graceExpires == b.graceExpires,
+            a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
+            same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken), a.pausedUntil == b.pausedUntil
+        else { return false }
+        switch (a.winBackOffers, b.winBackOffers) {
+        case (nil, nil): return true
+        case (let x?, let y?):
+            return x.count == y.count && zip(x, y).allSatisfy { bytesEqual(offerIds[Int($0)], other, other.offerIds[Int($1)]) }
+        default: return false
+        }
+    }
+}
+
+extension ByteKeyTable {
+    /// The index of the key spelled by a receipt's text, or -1.
+    func index(of receipt: ParsedReceipt, _ range: TextRange) -> Int32 {
+        guard !range.isNone else { return -1 }
+        return receipt.arena.withUnsafeBytes { arena in
+            find(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]))
+        }
+    }
+}
+
+extension Evaluation {
+    mutating func renewalFacts(entries: [Entry]) -> RenewalFacts {
+        let chains = inputs.deduplicated.chains
+        guard !inputs.deduplicated.renewals.chains.isEmpty else { return .empty }
         // Per chain: its latest expiry among its counted transactions and the product holding it
         // (others holding it too in `tied`).
         var chain = [ChainExpiry](filling: ChainExpiry(), count: chains.transactionCount)
@@ -334,7 +361,7 @@ extension Evaluator {
                 if !tied.isEmpty { tied[number] = nil }
             } else if entry.expires == chain[number].expires {
                 var other = entry.product
-                if precedes(entries[Int(chain[number].holderEntry)], entry, receipts: receipts) {
+                if Evaluator.precedes(entries[Int(chain[number].holderEntry)], entry, receipts: receipts) {
                     // Bought later: it holds the chain now.
                     other = chain[number].holder
                     chain[number].holder = entry.product
@@ -347,12 +374,12 @@ extension Evaluator {
             }
         }
         var facts = RenewalFacts()
-        let ledger = deduplicated.renewals
+        let ledger = inputs.deduplicated.renewals
         for (number, range) in ledger.chains {
             let slice = ledger.entries[Int(range.lowerBound)..<Int(range.upperBound)]
             let counted = number < chains.transactionCount && chain[number].expires != .min
             if !counted && !R.records { continue }
-            let resolved = resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: R.self)
+            let resolved = Evaluator.resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: R.self)
             var owner: Int32 = -1
             var grace: CoverageSpan?
             let stale = resolved.graceExpires != TransactionRecord.absentDate && resolved.isInBillingRetry == 0
@@ -409,7 +436,7 @@ extension Evaluator {
                     let verdict: RenewalDecision.Verdict
                     if copy.rank > at {
                         verdict = .signedLater
-                    } else if !accepts(record.accountToken, of: receipt, account: options.account) {
+                    } else if !Evaluator.accepts(record.accountToken, of: receipt, account: options.account) {
                         verdict = .otherAccount
                     } else if number >= chains.transactionCount {
                         verdict = .orphan
@@ -442,32 +469,5 @@ extension Evaluator {
         }
         facts.latest.removeLast(facts.latest.count - kept)
         return facts
-    }
-}
-
-extension ParsedReceipt {
-    /// Whether two renewal entries say the same, field by field.
-    func sameRenewal(_ a: RenewalRecord, _ other: ParsedReceipt, _ b: RenewalRecord) -> Bool {
-        func same(_ x: TextRange, _ y: TextRange) -> Bool { x.isNone || y.isNone ? x.isNone == y.isNone : bytesEqual(x, other, y) }
-        guard a.willRenew == b.willRenew, a.isInBillingRetry == b.isInBillingRetry, a.graceExpires == b.graceExpires,
-            a.signed == b.signed, a.expirationIntent == b.expirationIntent, same(a.productId, b.productId),
-            same(a.renewsTo, b.renewsTo), same(a.accountToken, b.accountToken), a.pausedUntil == b.pausedUntil
-        else { return false }
-        switch (a.winBackOffers, b.winBackOffers) {
-        case (nil, nil): return true
-        case (let x?, let y?):
-            return x.count == y.count && zip(x, y).allSatisfy { bytesEqual(offerIds[Int($0)], other, other.offerIds[Int($1)]) }
-        default: return false
-        }
-    }
-}
-
-extension ByteKeyTable {
-    /// The index of the key spelled by a receipt's text, or -1.
-    func index(of receipt: ParsedReceipt, _ range: TextRange) -> Int32 {
-        guard !range.isNone else { return -1 }
-        return receipt.arena.withUnsafeBytes { arena in
-            find(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]))
-        }
     }
 }

@@ -1,8 +1,9 @@
 /// Applies a compiled catalog to parsed receipts at an instant.
 ///
 /// The rules are written once, in prose, in `Sources/Entitle/Entitle.docc/EvaluationRules.md`
-/// ("How evaluation decides"); this code applies them and does not restate them. `evaluateCore`
-/// runs the rule families in order, one family per file: receipts of environments not accepted
+/// ("How evaluation decides"); this code applies them and does not restate them. An
+/// ``Evaluation`` value (`evaluateCore` makes one) runs the rule families in order, each step a
+/// method of it in the family's file, the pure helpers static here: receipts of environments not accepted
 /// are dropped here, copies of a transaction are found in `Evaluator+Transactions` and resolved
 /// as snapshots in `+Snapshots`, renewal entries and accounts in `+Renewals`, pass groups in
 /// `+Passes`, each product's coverage and state in `+Products`, grandfather rules and grants in
@@ -11,8 +12,8 @@
 /// is proportional to the receipts, not the catalog: only products that have transactions are
 /// looked at, and everything else is answered from the catalog when the result is read.
 ///
-/// Every function that decides something takes an ``EvaluationRecorder``: an explanation is the
-/// evaluator's own decisions, told as they are made.
+/// Every step that decides something tells the evaluation's ``EvaluationRecorder``: an
+/// explanation is the evaluator's own decisions, told as they are made.
 enum Evaluator {
     /// What the caller says about the evaluation beyond receipts and instant.
     struct Options {
@@ -197,17 +198,40 @@ enum Evaluator {
         return warnings
     }
 
-    /// The answer at `at`.
-    static func evaluateCore<R: EvaluationRecorder>(
-        _ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, recorder: inout R
-    ) -> Core {
+    /// The units of a consumable purchase that credit at `at`, and those refunded: all of them
+    /// until a refund, then those the refund's percentage leaves (none without a percentage),
+    /// rounding the refunded units half up.
+    @inline(__always)
+    static func creditedUnits(_ record: TransactionRecord, at: Int64) -> (units: Int64, refunded: Int64) {
+        let quantity = record.countedQuantity
+        guard record.cancellation <= at else { return (quantity, 0) }
+        guard record.revocationPercentage >= 0 else { return (0, quantity) }
+        let percentage = Int64(min(record.revocationPercentage, TransactionRecord.wholePercentage))
+        let refunded = min(
+            quantity, (quantity * percentage + Int64(TransactionRecord.wholePercentage) / 2) / Int64(TransactionRecord.wholePercentage))
+        return (quantity - refunded, refunded)
+    }
+
+}
+
+extension Evaluation {
+    /// Products whose only purchases known are not paid yet: `pending` (the others were found
+    /// with their transactions, `product(entries:...)`).
+    private mutating func addPending(_ pending: [Int32: Int64], to outcomes: inout [ProductOutcome], spans: Int) {
+        for (product, since) in pending {
+            outcomes.append(ProductOutcome(product: product, state: .pending, until: CoverageSpan.never, spans: Int32(spans)..<Int32(spans)))
+            if R.records { recorder.state(of: product, .pending(since: since)) }
+        }
+        outcomes.sort { $0.product < $1.product }
+    }
+
+    /// The answer at `at`: the rule families in order, each step a method of this value.
+    mutating func run() -> Core {
         let rules = catalog.rules
         let receipts = inputs.receipts
-        var warnings: [EvaluationWarning] = []
         var outcomes: [ProductOutcome] = []
-        var boundary = Int64.max
-        if !inputs.deduplicated.chains.orphans.isEmpty { warnings = orphanWarnings(inputs.deduplicated.chains, at: at) }
-        var entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &warnings)
+        if !inputs.deduplicated.chains.orphans.isEmpty { warnings = Evaluator.orphanWarnings(inputs.deduplicated.chains, at: at) }
+        var entries = Evaluator.resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &warnings)
 
         // 1. Keep what is known at `at` and counts for this account; credit consumables; note
         //    intro offers used.
@@ -234,7 +258,7 @@ enum Evaluator {
                 continue
             }
             // Without an account every transaction counts: the receipt is not looked at.
-            guard options.account == nil || accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
+            guard options.account == nil || Evaluator.accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
             else {
                 otherAccounts.insert(receipts[Int(entry.receipt)].text(record.accountToken)!)
                 if R.records { recorder.excluded(entry, because: .otherAccount) }
@@ -274,7 +298,7 @@ enum Evaluator {
             if rule.type == .consumable {
                 // An upgraded transaction grants nothing, credits included; a refund takes back
                 // its share of the units (all of them without a percentage).
-                let (units, refunded) = creditedUnits(record, at: at)
+                let (units, refunded) = Evaluator.creditedUnits(record, at: at)
                 if R.records {
                     if entry.isUpgraded {
                         recorder.excluded(entry, because: .upgraded)
@@ -296,19 +320,17 @@ enum Evaluator {
             kept += 1
         }
         entries.removeLast(entries.count - kept)
-        if !unknown.isEmpty { warnings += unknownProductWarnings(unknown, receipts: receipts) }
+        if !unknown.isEmpty { warnings += Evaluator.unknownProductWarnings(unknown, receipts: receipts) }
         for account in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.
-        let renewals = renewalFacts(
-            catalog, receipts: receipts, deduplicated: inputs.deduplicated, entries: entries, at: at,
-            options: options, recorder: &recorder, warnings: &warnings)
+        let renewals = renewalFacts(entries: entries)
 
         // 3. Passes of one group stack across their products.
-        let passes = passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
+        let passes = Evaluator.passGroupSpans(catalog, receipts: receipts, entries: entries, at: at)
 
         // 4. Coverage and state of each product with transactions, grouped by product.
-        if entries.count > 1 { sortByProduct(&entries, receipts: receipts) }
+        if entries.count > 1 { Evaluator.sortByProduct(&entries, receipts: receipts) }
         var spans: [CoverageSpan] = []
         spans.reserveCapacity(entries.count + renewals.grace.count)
         var graceCursor = 0
@@ -322,32 +344,25 @@ enum Evaluator {
         while groupStart < entries.count {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
-            let product = entries[groupStart].product
+            let productIndex = entries[groupStart].product
             outcomes.append(
-                evaluateProduct(
-                    catalog, entries: entries[groupStart..<groupEnd], receipts: receipts, renewals: renewals,
-                    graceCursor: &graceCursor, passes: passes, passCursor: &passCursor, at: at,
-                    spans: &spans, lapses: &lapses, boundary: &boundary, recorder: &recorder, warnings: &warnings,
-                    pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: product)))
+                product(
+                    entries: entries[groupStart..<groupEnd], renewals: renewals, graceCursor: &graceCursor, passes: passes,
+                    passCursor: &passCursor, spans: &spans, lapses: &lapses,
+                    pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: productIndex)))
             groupStart = groupEnd
         }
 
-        if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count, recorder: &recorder) }
+        if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count) }
 
         // 5. Grandfather rules and grants.
-        let access = accessSpans(
-            catalog, receipts: receipts, own: inputs.own, at: at, boundary: &boundary,
-            recorder: &recorder, warnings: &warnings)
+        let access = accessSpans()
 
         // 6. Features: the union of their sources' spans.
-        let features = evaluateFeatures(
-            catalog, outcomes: outcomes, spans: spans, access: access, at: at,
-            boundary: &boundary)
+        let features = features(outcomes: outcomes, spans: spans, access: access)
 
-        // 7. Consumptions, deduplicated by id across the app's receipts.
-        spend(
-            catalog, receipts: receipts, own: inputs.own, at: at, balances: &balances, overflowed: &overflowed, warnings: &warnings,
-            recorder: &recorder)
+        // 7. Consumptions, inputs.deduplicated by id across the app's receipts.
+        spend(balances: &balances, overflowed: &overflowed)
         for (index, balance) in balances.enumerated() where balance < 0 {
             warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
@@ -367,7 +382,7 @@ enum Evaluator {
         //    and the catalog's conditions disagree, a warning.
         var groups: [GroupFacts] = []
         if !catalog.offerGroups.isEmpty {
-            groups = groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
+            groups = Evaluator.groupFacts(catalog, entries: entries, receipts: receipts, lapses: lapses, renewals: renewals, at: at)
             for position in groups.indices {
                 let group = groups[position].group
                 let subscribed = outcomes.contains { outcome in
@@ -388,31 +403,4 @@ enum Evaluator {
             prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary,
             storefront: options.storefront)
     }
-
-    /// Products whose only purchases known are not paid yet: `pending` (the others were found
-    /// with their transactions, ``evaluateProduct``).
-    private static func addPending<R: EvaluationRecorder>(
-        _ pending: [Int32: Int64], to outcomes: inout [ProductOutcome], spans: Int, recorder: inout R
-    ) {
-        for (product, since) in pending {
-            outcomes.append(ProductOutcome(product: product, state: .pending, until: CoverageSpan.never, spans: Int32(spans)..<Int32(spans)))
-            if R.records { recorder.state(of: product, .pending(since: since)) }
-        }
-        outcomes.sort { $0.product < $1.product }
-    }
-
-    /// The units of a consumable purchase that credit at `at`, and those refunded: all of them
-    /// until a refund, then those the refund's percentage leaves (none without a percentage),
-    /// rounding the refunded units half up.
-    @inline(__always)
-    static func creditedUnits(_ record: TransactionRecord, at: Int64) -> (units: Int64, refunded: Int64) {
-        let quantity = record.countedQuantity
-        guard record.cancellation <= at else { return (quantity, 0) }
-        guard record.revocationPercentage >= 0 else { return (0, quantity) }
-        let percentage = Int64(min(record.revocationPercentage, TransactionRecord.wholePercentage))
-        let refunded = min(
-            quantity, (quantity * percentage + Int64(TransactionRecord.wholePercentage) / 2) / Int64(TransactionRecord.wholePercentage))
-        return (quantity - refunded, refunded)
-    }
-
 }

@@ -92,7 +92,7 @@ extension Entitlements {
             // Every other product of a group the customer is subscribed in says what buying it
             // would change, whatever else keeps it from sale (billing retry, retired).
             if decision.reason != .subscribed { decision.change = levelChange(to: index) }
-            // The promotions as evaluation decided them (step 8 of `evaluateCore`).
+            // The promotions as evaluation decided them (step 8 of `Evaluation.run()`).
             if !product.offers.isEmpty, let facts = groupFacts(group) {
                 decision.promotions = zip(compiled.offers(inGroup: group), facts.decisions).filter { $0.0.product == index }.map {
                     ($0.0.offer, $0.1)
