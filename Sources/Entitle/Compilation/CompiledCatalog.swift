@@ -81,6 +81,8 @@ public final class CompiledCatalog: @unchecked Sendable {
     /// each time.
     private let rememberedSuggestions = Mutex<[String: String?]>([:])
     static let maxRememberedSuggestions = 4_096
+    /// How many did-you-mean answers the catalog remembers (for tests).
+    var rememberedSuggestionCount: Int { rememberedSuggestions.withLock { $0.count } }
     let groupOffers: [[Int32]]
 
     /// Where customers of each store besides the App Store manage a subscription (`stores`).
@@ -207,14 +209,17 @@ public final class CompiledCatalog: @unchecked Sendable {
         remembered("c" + currency, budget: &budget) { Suggestion.closest(to: currency, in: currencyIds, budget: &$0) }
     }
 
-    /// A suggestion from memory, else searched and remembered when the search finished within
-    /// its budget (an answer cut short by the budget is not the catalog's answer).
+    /// A suggestion from memory, else searched and remembered when the answer is the catalog's
+    /// own: the search finished within its budget, or began with a whole one (a catalog too large
+    /// to search for this id within a budget gives the same answer every time). An answer cut short
+    /// by what earlier searches of the same result spent is not remembered.
     private func remembered(
         _ key: String, budget: inout Suggestion.Budget, search: (inout Suggestion.Budget) -> String?
     ) -> String? {
         if let known = rememberedSuggestions.withLock({ $0[key] }) { return known }
+        let whole = budget.remaining >= Suggestion.Budget.perCall.remaining
         let found = search(&budget)
-        if budget.remaining > 0 {
+        if budget.remaining > 0 || whole {
             rememberedSuggestions.withLock { memory in
                 if memory.count < Self.maxRememberedSuggestions { memory[key] = .some(found) }
             }
