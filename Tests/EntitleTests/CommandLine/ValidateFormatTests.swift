@@ -69,7 +69,7 @@ struct ValidateFormatTests {
             let array = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]])
             #expect(array.count == 2)
             let error = try #require(array.first { $0["severity"] as? String == "error" })
-            #expect(Set(error.keys) == ["file", "line", "column", "severity", "code", "path", "message", "help"])
+            #expect(Set(error.keys) == ["file", "line", "column", "severity", "code", "path", "message", "help", "fixes"])
             #expect(error["file"] as? String == file)
             #expect(error["line"] as? Int == 5)
             #expect(error["column"] as? Int == 89)
@@ -77,9 +77,17 @@ struct ValidateFormatTests {
             #expect(error["path"] as? String == "products[0].grants[0]")
             #expect(error["message"] as? String == "undeclared feature `pr0`")
             #expect(error["help"] as? String == "did you mean `pro`?")
+            // The did-you-mean as an edit: the quoted `"pr0"` (line 5, column 89) replaced by `"pro"`.
+            let fixes = try #require(error["fixes"] as? [[String: Any]])
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let start = try #require(fixes.first?["start"] as? Int)
+            let end = try #require(fixes.first?["end"] as? Int)
+            #expect(fixes.count == 1 && fixes[0]["replacement"] as? String == #""pro""#)
+            #expect(String(decoding: Array(text.utf8)[start..<end], as: UTF8.self) == #""pr0""#)
             let warning = try #require(array.first { $0["severity"] as? String == "warning" })
             #expect(warning["code"] as? String == "unused-feature")
             #expect(warning["help"] is NSNull, "no help is null, not missing")
+            #expect(warning["fixes"] == nil, "no guess, no fixes")
 
             // A valid catalog prints an empty array and exits 0.
             let valid = Self.validate(["--format", "json", CLITests.products])
