@@ -260,14 +260,10 @@ package struct CatalogChecker {
             return
         }
         let (line, column) = lines.location(of: offset)
-        var diagnostic = Diagnostic(
+        let diagnostic = Diagnostic(
             severity: severity, code: code, message: message,
-            location: SourceLocation(file: file, line: line, column: column), path: path,
-            help: meant.map { "did you mean `\($0)`?" + meaning } ?? help)
-        if let meant, let end = Self.endOfString(in: data, at: offset) {
-            diagnostic.fixes = [Diagnostic.Fix(replacement: JSONOutput.string(meant).compact(), range: offset..<end)]
-        }
-        diagnostics.append(diagnostic)
+            location: SourceLocation(file: file, line: line, column: column), path: path, help: help)
+        diagnostics.append(meant.map { diagnostic.suggesting($0, meaning, at: offset, in: data) } ?? diagnostic)
     }
 
     /// The offset just past the JSON string (a key or value) that starts at `offset`, or `nil`

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One problem found in a catalog or receipt: severity, a stable code, a message, where it is and,
 /// when there is something to suggest, a help line.
 ///
@@ -100,5 +102,19 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         text = text.escapingControlCharacters
         if let help { text += "\n  help: \(help.escapingControlCharacters)" }
         return text
+    }
+}
+
+extension Diagnostic {
+    /// The diagnostic with a did-you-mean for the key or string value that starts at `offset` of
+    /// `data`: the help line says it (`did you mean `X`?`, then `meaning`), and the fix replaces
+    /// that JSON string with `meant` (no fix when no string starts there).
+    func suggesting(_ meant: String, _ meaning: String = "", at offset: Int, in data: Data?) -> Diagnostic {
+        var diagnostic = self
+        diagnostic.help = Self.bounded("did you mean `\(meant)`?" + meaning)
+        if let data, let end = CatalogChecker.endOfString(in: data, at: offset) {
+            diagnostic.fixes = [Fix(replacement: JSONOutput.string(meant).compact(), range: offset..<end)]
+        }
+        return diagnostic
     }
 }

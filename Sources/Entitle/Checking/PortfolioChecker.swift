@@ -23,14 +23,10 @@ enum PortfolioChecker {
         ) {
             if tables[file] == nil, let text = texts[file] { tables[file] = LineTable(text) }
             let (line, column) = tables[file]?.location(of: offset) ?? (1, 1)
-            var diagnostic = Diagnostic(
+            let diagnostic = Diagnostic(
                 severity: severity, code: code, message: message,
-                location: SourceLocation(file: file, line: line, column: column), path: path,
-                help: meant.map { "did you mean `\($0)`?" } ?? help)
-            if let meant, let text = texts[file], let end = CatalogChecker.endOfString(in: text, at: offset) {
-                diagnostic.fixes = [Diagnostic.Fix(replacement: JSONOutput.string(meant).compact(), range: offset..<end)]
-            }
-            diagnostics.append(diagnostic)
+                location: SourceLocation(file: file, line: line, column: column), path: path, help: help)
+            diagnostics.append(meant.map { diagnostic.suggesting($0, at: offset, in: texts[file]) } ?? diagnostic)
         }
         var byApp: [String: CatalogDefinition] = [:]
         for catalog in catalogs {

@@ -28,14 +28,17 @@ struct Evaluation<R: EvaluationRecorder> {
     /// The next change with what is known at the instant; `Int64.max` when none.
     var boundary = Int64.max
 
-    /// The accepted receipts.
-    var receipts: [ParsedReceipt] { inputs.receipts }
+    /// The accepted receipts (``Evaluator/Inputs/receipts``), held here so the steps' loops read
+    /// them without going through `inputs` each time.
+    let receipts: [ParsedReceipt]
     /// Indices of the evaluated app's own receipts.
-    var own: [Int] { inputs.own }
+    let own: [Int]
 
     init(_ catalog: CompiledCatalog, _ inputs: Evaluator.Inputs, at: Int64, options: Options, recorder: R) {
         self.catalog = catalog
         self.inputs = inputs
+        receipts = inputs.receipts
+        own = inputs.own
         self.at = at
         self.options = options
         self.recorder = recorder
