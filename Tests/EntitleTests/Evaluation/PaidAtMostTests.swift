@@ -18,8 +18,9 @@ struct PaidAtMostTests {
     /// Paid from 2026-01-01 to 2026-04-01 in one transaction: 30 days paid on 2026-01-31.
     static let quarter = [T.transaction(product, "1", "2026-01-01T00:00:00Z", expires: "2026-04-01T00:00:00Z", original: "1")]
 
-    static func evaluate(_ transactions: [Transaction], at: String) -> Entitlements {
-        catalog.evaluate([Receipt(app: "com.ex.app", transactions: transactions)], at: T.instant(at))
+    /// The answer, checked against the reference evaluator and with the entries reversed.
+    static func evaluate(_ transactions: [Transaction], at: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Entitlements {
+        checkedEvaluation(catalog, [Receipt(app: "com.ex.app", transactions: transactions)], at: at, sourceLocation: sourceLocation)
     }
 
     static func promotion(_ result: Entitlements) -> Promotion? {
