@@ -70,16 +70,63 @@ public enum ReceiptDecoder {
         try parse(data, name: name).receipt
     }
 
+    /// Decodes a file of normalized receipts: one receipt, or a JSON array of them (what
+    /// `entitle receipt` prints for a story), each read as ``decode(_:name:)`` reads one.
+    ///
+    /// - Parameters:
+    ///   - data: the JSON bytes: a receipt object, or an array of at least one.
+    ///   - name: the file name to use in the error's location.
+    /// - Returns: the receipts, in the order written.
+    /// - Throws: ``ReceiptError`` locating the first problem; its path starts with the receipt's
+    ///   index in an array (`[1].transactions[0].expiresDate`).
+    public static func decodeList(_ data: Data, name: String = "<receipts>") throws(ReceiptError) -> [Receipt] {
+        try parseList(data, name: name).map(\.receipt)
+    }
+
     /// Decodes one normalized receipt into its parsed form.
     static func parse(_ data: Data, name: String) throws(ReceiptError) -> ParsedReceipt {
+        try located(data, name: name) { raw in try parse(raw) }
+    }
+
+    /// Decodes a receipt or an array of receipts into their parsed form.
+    package static func parseList(_ data: Data, name: String) throws(ReceiptError) -> [ParsedReceipt] {
+        try located(data, name: name) { raw in
+            // One more level than a receipt alone may use: the array around it.
+            var reader = JSONReader(bytes: raw, maxDepth: maxDepth + 1)
+            guard try reader.peek() == .array else { return [try parse(raw)] }
+            let start = try reader.peekOffset()
+            var receipts: [ParsedReceipt] = []
+            try reader.readArray { reader, index in
+                do {
+                    // Not sized from the rest of the file, which holds the receipts after it.
+                    receipts.append(try decodeValue(&reader, reserving: false))
+                } catch var failure as Failure {
+                    failure.path = "[\(index)]" + (failure.path.isEmpty ? "" : "." + failure.path)
+                    throw failure
+                }
+            }
+            try reader.finish()
+            guard !receipts.isEmpty else {
+                throw Failure(
+                    offset: start, message: "an empty array of receipts", code: .badValue,
+                    help: "a receipt file holds one receipt object, or an array of at least one")
+            }
+            return receipts
+        }
+    }
+
+    /// Runs `body` on `data`'s bytes and turns what it throws into a located ``ReceiptError``.
+    private static func located<Value>(
+        _ data: Data, name: String, _ body: (UnsafeRawBufferPointer) throws -> Value
+    ) throws(ReceiptError) -> Value {
         guard data.count <= maxBytes else {
             throw ReceiptError(
                 code: .limitExceeded, message: "receipt is \(data.count) bytes, over the limit of \(maxBytes) bytes",
                 location: SourceLocation(file: name, line: 1, column: 1))
         }
-        let result: Result<ParsedReceipt, Failure> = data.withUnsafeBytes { raw in
+        let result: Result<Value, Failure> = data.withUnsafeBytes { raw in
             do {
-                return .success(try parse(raw))
+                return .success(try body(raw))
             } catch let failure as Failure {
                 return .failure(failure)
             } catch let error as JSONSyntaxError {
@@ -132,10 +179,10 @@ public enum ReceiptDecoder {
     /// Decodes the normalized receipt that starts at the reader's position and leaves the reader
     /// after it: a receipt inside a larger text (a line of a customer corpus) read where it is,
     /// as ``parse(_:)`` reads the same bytes on their own.
-    static func decodeValue(_ reader: inout JSONReader) throws -> ParsedReceipt {
+    static func decodeValue(_ reader: inout JSONReader, reserving: Bool = true) throws -> ParsedReceipt {
         var receipt = ParsedReceipt.Fields()
         // Ids are most of a receipt's text; a quarter of its size is a generous first guess.
-        receipt.arena.reserveCapacity((reader.bytes.count - reader.offset) / 4)
+        if reserving { receipt.arena.reserveCapacity((reader.bytes.count - reader.offset) / 4) }
         try decodeReceipt(&reader, into: &receipt)
         return ParsedReceipt(receipt)
     }

@@ -43,11 +43,13 @@ struct EvaluationInputs {
         var unverified: Set<ReceiptFormat> = []
         for path in arguments.texts(SharedOptions.receipt) {
             do {
-                let loaded = try ReceiptFiles.load(
+                for loaded in try ReceiptFiles.load(
                     path, app: appOption, token: options.token, verify: verify, standardInput: environment.readStandardInput)
-                receipts.append(loaded.receipt)
-                if let format = loaded.unverified { unverified.insert(format) }
-                for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
+                {
+                    receipts.append(loaded.receipt)
+                    if let format = loaded.unverified { unverified.insert(format) }
+                    for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
+                }
             } catch {
                 receiptErrors.append(error.diagnostic)
             }

@@ -81,17 +81,27 @@ enum ReceiptFiles {
         return "the system could not read it (\(error.domain) \(error.code))"
     }
 
-    /// Reads and decodes the receipt at `path`: a normalized receipt, or Apple data recognized
-    /// from its content (or read as `format`).
+    /// Reads and decodes the receipts at `path` (`-` for standard input): a normalized receipt, a
+    /// JSON array of them (what `entitle receipt` prints), or a store's data recognized from its
+    /// content.
     ///
     /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
     ///   app's receipt (a customer's receipts may be several apps').
     static func load(
-        _ path: String, format: ReceiptFormat? = nil, app: String? = nil, token: String? = nil, verify: VerifyOption? = nil,
-        standardInput: () -> [UInt8]
-    ) throws(ReceiptError) -> Loaded {
+        _ path: String, app: String? = nil, token: String? = nil, verify: VerifyOption? = nil, standardInput: () -> [UInt8]
+    ) throws(ReceiptError) -> [Loaded] {
         let name = path == "-" ? "<stdin>" : path
-        return try decode(try read(path, standardInput: standardInput), name: name, format: format, app: app, token: token, verify: verify)
+        let data = try read(path, standardInput: standardInput)
+        // No store's data is a JSON array: an array is normalized receipts, which under `--verify`
+        // are refused as one normalized receipt is (nothing signed them).
+        if verify == nil, data.first(where: { !Self.isWhitespace($0) }) == UInt8(ascii: "[") {
+            return try ReceiptDecoder.parseList(data, name: name).map { Loaded(receipt: $0, unverified: nil, warnings: []) }
+        }
+        return [try decode(data, name: name, app: app, token: token, verify: verify)]
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
     }
 
     /// Decodes receipt bytes: a normalized receipt, or a store's data recognized from its content.

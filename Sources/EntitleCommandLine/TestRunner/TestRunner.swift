@@ -224,10 +224,11 @@ struct TestRunner {
                 }
             case .file(let written, let resolved):
                 do {
-                    let loaded = try ReceiptFiles.load(resolved, app: file.app?.value, standardInput: { [] })
-                    receipts.append(loaded.receipt)
-                    if let format = loaded.unverified { unverifiedFormats.insert(format) }
-                    importWarnings += loaded.warnings.map { "\(resolved): warning: \($0)" }
+                    for loaded in try ReceiptFiles.load(resolved, app: file.app?.value, standardInput: { [] }) {
+                        receipts.append(loaded.receipt)
+                        if let format = loaded.unverified { unverifiedFormats.insert(format) }
+                        importWarnings += loaded.warnings.map { "\(resolved): warning: \($0)" }
+                    }
                 } catch {
                     failed = true
                     if error.code == .unreadableFile {

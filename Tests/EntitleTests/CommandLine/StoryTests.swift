@@ -116,6 +116,41 @@ struct StoryTests {
         #expect(ran.standardOutput.contains("2 passed, 0 failed"), "\(ran.standardOutput)")
     }
 
+    @Test("what `entitle receipt` prints is what `check --receipt` reads: the same answer as the story's receipts")
+    func receiptOutputChecks() throws {
+        let story = """
+            {"app": "com.example.diagrams", "story": [
+              { "at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly", "introOffer": true, "renewals": 2 },
+              { "at": "2026-04-20T10:00:00Z", "refund": "last" },
+              { "at": "2026-05-01", "buy": "com.example.diagrams.daypass" }
+            ]}
+            """
+        let file = try BatchTests.file(story, "customer.story.json")
+        let told = CLITests.run(["receipt", "--catalog", CLITests.products, file.path])
+        #expect(told.exitCode == 0, "\(told.standardError)")
+        let receipts = try BatchTests.file(told.standardOutput, "told.json")
+        for at in ["2026-04-20T09:59:59.999Z", "2026-04-20T10:00:00Z", "2026-05-01T12:00:00Z", "2026-05-02T00:00:00Z"] {
+            let checked = CLITests.run(["check", "--catalog", CLITests.products, "--receipt", receipts.path, "--at", at, "--format", "json"])
+            #expect(checked.exitCode == 0, "\(checked.standardError)")
+            let expected = try Self.evaluate(try ReceiptDecoder.decodeList(Data(told.standardOutput.utf8)), at)
+            let record = try JSONDecoder().decode(EntitlementsRecord.self, from: Data(checked.standardOutput.utf8))
+            #expect(record == (try JSONDecoder().decode(EntitlementsRecord.self, from: Data(expected.json.utf8))), "at \(at)")
+        }
+        // A mistake in one receipt of the array is located in it, its index leading the path.
+        var text = told.standardOutput
+        let range = try #require(text.range(of: "\"expiresDate\": \"2026-03-08T00:00:00Z\""))
+        text.replaceSubrange(range, with: "\"expiresDate\": \"2026-03-08\"")
+        let broken = try BatchTests.file(text, "broken.json")
+        let refused = CLITests.run(["check", "--catalog", CLITests.products, "--receipt", broken.path])
+        #expect(refused.exitCode == 1)
+        #expect(refused.standardError.contains("broken.json:"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("error: [0].transactions[0].expiresDate:"), "\(refused.standardError)")
+        // An empty array is refused, not read as a customer with nothing.
+        let empty = try BatchTests.file("[ ]", "empty.json")
+        let nothing = CLITests.run(["check", "--catalog", CLITests.products, "--receipt", empty.path])
+        #expect(nothing.exitCode == 1 && nothing.standardError.contains("empty.json:1:1: error: an empty array of receipts"))
+    }
+
     @Test("an upgrade at once, a downgrade at the next renewal; the renewals the old plan would have had are gone")
     func changesOfPlan() throws {
         let (told, diagnostics) = Self.tell(
