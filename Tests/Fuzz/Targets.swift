@@ -20,6 +20,8 @@ enum FuzzTarget: String, CaseIterable {
     /// `structured` with elements repeated up to thousands of times: slower inputs, to find
     /// paths that cost more than linear time (libFuzzer's `-timeout`).
     case stalls
+    /// A customer's story (`Story`, compiled in from the command-line target; Stories.swift).
+    case story
 }
 
 /// Read once, the first time an input arrives.
@@ -41,7 +43,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
     -> CInt
 {
     _ = selectedTarget
-    if selectedTarget == .receipt || selectedTarget.importsAppleData {
+    if selectedTarget == .receipt || selectedTarget == .story || selectedTarget.importsAppleData {
         _ = products  // compile the example catalogs before the first input, not during it
     }
     if selectedTarget == .verify { _ = verificationRoots }  // read the roots before the first input too
@@ -62,6 +64,7 @@ public func fuzzTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CI
     case .stripe: fuzzImport { () throws(ReceiptError) in try StoreImport.unverifiedReceipt(fromStripe: data, app: exampleApp) }
     case .play: fuzzImport { () throws(ReceiptError) in try StoreImport.unverifiedReceipt(fromPlay: data, app: exampleApp) }
     case .verify: fuzzVerify(data)
+    case .story: fuzzStory(data)
     case .structured, .stalls:
         let buffer = UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
         fuzzStructured(buffer)

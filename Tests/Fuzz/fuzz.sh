@@ -3,7 +3,7 @@
 #
 #   bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]
 #
-# Targets: catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls (default: all; 60 s each).
+# Targets: catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls story (default: all; 60 s each).
 # Exits 1 when a target found a crash, timeout or out-of-memory input (the artifact path is
 # printed), 2 on a usage or build error. See Tests/Fuzz/README.md.
 #
@@ -16,7 +16,7 @@
 
 set -uo pipefail
 
-ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls)
+ALL_TARGETS=(catalog receipt detect jws verifyreceipt pkcs7 stripe play verify structured stalls story)
 
 usage() {
     echo "usage: bash Tests/Fuzz/fuzz.sh [TARGET|all] [SECONDS] [extra libFuzzer flags...]" >&2
@@ -93,6 +93,11 @@ ensure_link_dependencies() {
 
 SOURCES=()
 while IFS= read -r file; do SOURCES+=("$file"); done < <(find Sources/Entitle Tests/Fuzz -name '*.swift' | LC_ALL=C sort)
+# The `story` target's code from the command-line target: compiled into this one module, so the
+# snapshot drops their `import Entitle` (see build), and so does the fingerprint.
+STORY_SOURCES=(Sources/EntitleCommandLine/Stories/Story.swift Sources/EntitleCommandLine/Stories/StoryTeller.swift
+               Sources/EntitleCommandLine/TestRunner/JSONShapeReader.swift)
+SOURCES+=("${STORY_SOURCES[@]}")
 # The SystemCrypto trait's code, as `swift build --traits SystemCrypto` compiles it: the
 # condition, the system module (module.modulemap and its header) and libcrypto.
 CRYPTO_FILES=()
@@ -109,7 +114,8 @@ SWIFT_FLAGS=(-sanitize=$SANITIZE -parse-as-library -module-name EntitleFuzz -pac
              "${LINKER_FLAGS[@]}" "${CRYPTO_FLAGS[@]}")
 
 fingerprint() {  # of the sources in directory $1, the compiler and the flags
-    (cd "$1" && cat "${SOURCES[@]}" "${CRYPTO_FILES[@]}"; "$SWIFTC" --version 2>&1; echo "${SWIFT_FLAGS[*]}") | sha256sum | cut -d' ' -f1
+    (cd "$1" && cat "${SOURCES[@]}" "${CRYPTO_FILES[@]}" | sed '/^import Entitle$/d'; "$SWIFTC" --version 2>&1; echo "${SWIFT_FLAGS[*]}") |
+        sha256sum | cut -d' ' -f1
 }
 
 build() {
@@ -129,10 +135,12 @@ build() {
     local snapshot=$OUT/src
     rm -rf "$snapshot" && mkdir -p "$snapshot"
     cp --parents "${SOURCES[@]}" "${CRYPTO_FILES[@]}" "$snapshot/" || exit 2
+    local file
+    for file in "${STORY_SOURCES[@]}"; do sed -i '/^import Entitle$/d' "$snapshot/$file"; done
     local compiled
     compiled=$(fingerprint "$snapshot")
     echo "fuzz.sh: building $BIN (${#SOURCES[@]} files)"
-    echo "  (cd $snapshot && $SWIFTC ${SWIFT_FLAGS[*]} <Sources/Entitle/**/*.swift> Tests/Fuzz/*.swift -o $BIN)"
+    echo "  (cd $snapshot && $SWIFTC ${SWIFT_FLAGS[*]} <Sources/Entitle/**/*.swift> Tests/Fuzz/*.swift <story files> -o $BIN)"
     local started=$SECONDS
     if ! (cd "$snapshot" && "$SWIFTC" "${SWIFT_FLAGS[@]}" "${SOURCES[@]}" -o "$BIN.new") >"$OUT/build.log" 2>&1; then
         grep -v "Cannot export local symbol" "$OUT/build.log" | head -60 >&2
@@ -167,6 +175,7 @@ example_files() {
         stripe) dirs=(products/store-data); patterns+=(-name 'stripe-*.json') ;;
         play) dirs=(products/store-data); patterns+=(-name 'play-*.json') ;;
         verify) dirs=("$FIXTURES/storekit2" "$FIXTURES/receipts-pkcs7"); patterns+=(-not -name '*.decoded.json') ;;
+        story) dirs=(products/stories) ;;
         structured|stalls) return 0 ;;
     esac
     for dir in "${dirs[@]}"; do
