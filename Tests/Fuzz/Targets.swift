@@ -212,6 +212,8 @@ func evaluateAgainstProducts(_ parsed: ParsedReceipt, receipt: Receipt) {
     var instants = fixedInstants
     for date in dates(of: receipt, limit: 4) { instants += withNeighbours(date) }
     for instant in instants { evaluateAndRender(catalog, receipts, at: instant) }
+    // The consumption reply about its first transactions, at its first date.
+    checkConsumptionReplies(catalog, receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2])
     // The timeline of the receipt's own first date: its ids drawn as text, whatever they hold.
     checkPicture(catalog.explain(receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2]).svg)
     if parsed.app != catalog.app {
@@ -358,4 +360,22 @@ func fuzzDetect(_ data: Data) {
     case nil: consume("unrecognized")
     }
     fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(from: data, app: exampleApp) }
+}
+
+/// Invariants: a consumption reply about a transaction of the app's receipts is made or refused
+/// with a message, its share consumed is within 0-100% and its JSON is JSON.
+func checkConsumptionReplies(_ catalog: CompiledCatalog, _ receipts: [ParsedReceipt], at: Instant) {
+    guard let own = receipts.first(where: { $0.app == catalog.app }) else { return }
+    for transaction in own.receipt.transactions.prefix(2) {
+        do {
+            let reply = try catalog.consumptionReply(transactionId: transaction.transactionId, receipts: receipts, at: at, consented: true)
+            if let body = reply.body, !(0...100_000).contains(body.consumptionPercentage) {
+                fatalError("invariant: a consumption reply's share consumed is \(body.consumptionPercentage), outside 0-100000")
+            }
+            consume(reply.text)
+            checkJSON(reply.json, what: "ConsumptionReply.json")
+        } catch {
+            consume(error.description)
+        }
+    }
 }

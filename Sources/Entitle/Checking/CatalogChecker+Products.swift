@@ -58,6 +58,10 @@ extension CatalogChecker {
         if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
         if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }
         if members[CatalogKey.gracePeriod.name] != nil { product.gracePeriod = read(.gracePeriod)?.duration }
+        if let member = members[CatalogKey.refundPreference.name] {
+            product.refundPreference = refundPolicy(member.value, path: keyPath(.refundPreference))
+        }
+        if members[CatalogKey.sampleContent.name] != nil { product.sampleContent = read(.sampleContent)?.flag ?? false }
         if let member = members[CatalogKey.storefronts.name] { product.storefronts = storefronts(member.value, path: keyPath(.storefronts)) }
 
         // Keys some types need, with a message of their own.

@@ -152,6 +152,9 @@ package struct CatalogChecker {
             legal: legal, products: products)
         if let member = members[CatalogKey.grandfathered.name] { definition.grandfatherRules = grandfatherRules(member.value) }
         if let member = members[CatalogKey.stores.name] { definition.manageURLs = storeSettings(member.value) }
+        if let member = members[CatalogKey.refundPreference.name] {
+            definition.refundPreference = refundPolicy(member.value, path: CatalogKey.refundPreference.name)
+        }
         return definition
     }
 

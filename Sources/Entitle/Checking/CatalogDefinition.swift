@@ -20,6 +20,8 @@ struct CatalogDefinition {
     var grandfatherRules: [GrandfatherRuleDefinition] = []
     /// Where customers of each store besides the App Store manage a subscription (`stores`).
     var manageURLs: [Store: String] = [:]
+    /// The consumption replies' refund preference of products that state none.
+    var refundPreference: Located<RefundPolicy>?
 }
 
 /// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
@@ -96,6 +98,10 @@ struct ProductDefinition {
     var creditedCurrencies: [Located<String>] = []
     /// `credits` is there but not an object, or some amount is not valid.
     var creditsBroken = false
+    /// The consumption replies' refund preference for it.
+    var refundPreference: Located<RefundPolicy>?
+    /// The customer could try its content first.
+    var sampleContent = false
 
     /// What the product is called in messages: its key (`stripe:prod_Pro`), or its path when it
     /// has no id.

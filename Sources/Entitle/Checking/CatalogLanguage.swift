@@ -57,6 +57,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case stores
     /// One store's settings in `stores`.
     case storeSettings
+    /// A refund preference that depends on how much was consumed.
+    case refundThresholds
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -70,6 +72,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .subscriptionOffer: "offer"
         case .stores: "stores"
         case .storeSettings: "store settings"
+        case .refundThresholds: "refund thresholds"
         }
     }
 
@@ -137,6 +140,8 @@ package enum CatalogValue: Sendable {
     case storefronts
     /// An object of the language.
     case object(CatalogObject)
+    /// One of these strings (`what` names them in messages), or an object of the language.
+    case choiceOrObject([String], what: String, CatalogObject)
     /// A list of objects of the language, at most `max` of them.
     case objects(CatalogObject, max: Int?)
 
@@ -144,7 +149,7 @@ package enum CatalogValue: Sendable {
     package var choices: [String]? {
         switch self {
         case .productType: ProductType.allCases.map(\.rawValue)
-        case .choice(let values, _): values
+        case .choice(let values, _), .choiceOrObject(let values, _, _): values
         case .flag: ["true", "false"]
         default: nil
         }
@@ -180,7 +185,8 @@ extension CatalogKey {
         place(.grandfatherRule, .comment, "a note for people, ignored by entitle"),
         place(.subscriptionOffer, .comment, "a note for people, ignored by entitle"),
         place(.stores, .comment, "a note for people, ignored by entitle"),
-        place(.storeSettings, .comment, "a note for people, ignored by entitle"))
+        place(.storeSettings, .comment, "a note for people, ignored by entitle"),
+        place(.refundThresholds, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -320,6 +326,33 @@ extension CatalogKey {
     /// What a consumable credits.
     package static let credits = CatalogKey(
         "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
+    /// What entitle answers Apple's consumption request with, for a refund of the product.
+    package static let refundPreference = CatalogKey(
+        "refundPreference",
+        place(
+            .catalog, .choiceOrObject(RefundPreference.names, what: "refund preference", .refundThresholds),
+            "the refund preference of consumption-request replies for products that state none"),
+        place(
+            .product, .choiceOrObject(RefundPreference.names, what: "refund preference", .refundThresholds),
+            "the refund preference of consumption-request replies: a preference, or thresholds on the share consumed"))
+    /// Whether the product lets a customer try its content before paying.
+    package static let sampleContent = CatalogKey(
+        "sampleContent",
+        place(
+            .product, .flag(default: false),
+            "the customer could try the content first (consumption replies' sampleContentProvided; a free trial or intro offer counts too)"))
+    /// Below this share consumed, a full refund.
+    package static let grantFullBelow = CatalogKey(
+        "grantFullBelow",
+        place(
+            .refundThresholds, .integer(0...100, rule: "a percentage from 0 to 100"), "below this percentage consumed, prefer a full refund",
+            .required))
+    /// Below this share consumed, a prorated refund.
+    package static let grantProratedBelow = CatalogKey(
+        "grantProratedBelow",
+        place(
+            .refundThresholds, .integer(0...100, rule: "a percentage from 0 to 100"),
+            "below this percentage consumed (and at least grantFullBelow), a prorated refund; at or above it, decline", .required))
 
     // MARK: Nested objects
 
@@ -405,10 +438,10 @@ extension CatalogKey {
 
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
-        .catalog: [schema, comment, app, features, currencies, legal, stores, products, grandfathered],
+        .catalog: [schema, comment, app, features, currencies, legal, stores, refundPreference, products, grandfathered],
         .product: [
             comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
-            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits,
+            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, refundPreference, sampleContent,
         ],
         .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
@@ -419,6 +452,7 @@ extension CatalogKey {
         ],
         .stores: [comment, stripe, external],
         .storeSettings: [comment, manage],
+        .refundThresholds: [comment, grantFullBelow, grantProratedBelow],
     ]
 
     /// Every key, each once.

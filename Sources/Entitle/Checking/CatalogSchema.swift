@@ -234,6 +234,8 @@ package enum CatalogSchema {
             ]
         case .object(let inner):
             return reference(inner.rawValue)
+        case .choiceOrObject(let values, _, let inner):
+            return [("anyOf", .array([.object([("enum", .array(values.map(JSONOutput.string)))]), .object(reference(inner.rawValue))]))]
         case .objects(let inner, let max):
             var members: [(String, JSONOutput)] = [("type", .string("array")), ("items", .object(reference(inner.rawValue)))]
             if let max { members.append(("maxItems", .integer(Int64(max)))) }

@@ -357,6 +357,12 @@ extension DiagnosticCode {
         note: "(`entitle validate --storekit FILE.storekit`)",
         example: "catalog.json:83:19: warning: products[6].duration: duration P1Y here, P1M in Store.storekit")
     // Command line
+    /// A transaction a reply to Apple's server is asked about that the customer does not have.
+    public static let unknownTransaction = Self(
+        "unknown-transaction",
+        summary: "a transaction a reply to Apple's server is about that the customer's receipts do not hold",
+        note: "(`entitle consumption`; exit code 1)",
+        example: "request.json:1:1: error: the customer has no transaction `2000000107` of com.example.diagrams\n  help: did you mean `2000000170`?")
     /// A command line that cannot run (an unknown option, a bad `--at`), in the JSON a command prints.
     public static let usage = Self(
         "usage",
@@ -373,7 +379,8 @@ extension DiagnosticCode {
         .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId, .storyEvent,
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
-        .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .usage,
+        .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .unknownTransaction,
+        .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

@@ -99,7 +99,8 @@ enum CatalogCompiler {
                     legal: product.legal ?? definition.legal[type], available: product.available,
                     familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
                     trialDays: trialDays, upgrade: upgrade,
-                    credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) }))
+                    credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) },
+                    refundPreference: (product.refundPreference ?? definition.refundPreference)?.value, sampleContent: product.sampleContent))
         }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,

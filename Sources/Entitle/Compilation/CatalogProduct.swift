@@ -46,6 +46,11 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let upgrade: Upgrade?
     /// For a consumable: currency id to amount credited per unit, in catalog order.
     public let credits: [Credit]
+    /// The refund preference of consumption-request replies about it: its own or the catalog's
+    /// default; `nil` when neither states one (the reply then leaves it out).
+    public let refundPreference: RefundPolicy?
+    /// Whether the customer could try its content before paying (`sampleContent`).
+    public let sampleContent: Bool
 
     /// An introductory offer: how it is paid and for how long.
     public struct IntroOffer: Hashable, Sendable, Codable {
@@ -144,6 +149,8 @@ extension CatalogProduct {
         },
         CatalogKey.offers.name: { $0.offers.isEmpty ? nil : $0.offers.map(\.description).joined(separator: "; ") },
         CatalogKey.credits.name: { $0.credits.isEmpty ? nil : $0.credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ") },
+        CatalogKey.refundPreference.name: { $0.refundPreference?.description },
+        CatalogKey.sampleContent.name: { String($0.sampleContent) },
     ]
 }
 

@@ -102,6 +102,7 @@ struct Explainer: EvaluationRecorder {
         for item in credited where item.entry.product == product {
             var explanation = transaction(item.entry, context)
             explanation.counted = true
+            explanation.units = item.units
             explanation.reason =
                 item.refunded == 0
                 ? "counts: \(item.units) unit\(item.units == 1 ? " credits" : "s credit")"

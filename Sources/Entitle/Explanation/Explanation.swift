@@ -253,6 +253,9 @@ public struct TransactionExplanation: Hashable, Sendable, Codable {
     public var exclusion: Exclusion?
     /// What it covers, when it counts and covers anything.
     public var covers: ExplainedSpan?
+    /// For a consumable's transaction that counts: the units that credit (its quantity less the
+    /// units refunded).
+    public var units: Int64?
     /// Why, in one line.
     public var reason: String
 }

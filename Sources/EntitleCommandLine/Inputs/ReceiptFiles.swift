@@ -92,9 +92,12 @@ enum ReceiptFiles {
     ) throws(ReceiptError) -> [Loaded] {
         let name = path == "-" ? "<stdin>" : path
         let data = try read(path, standardInput: standardInput)
-        // No store's data is a JSON array: an array is normalized receipts, which under `--verify`
-        // are refused as one normalized receipt is (nothing signed them).
-        if verify == nil, data.first(where: { !Self.isWhitespace($0) }) == UInt8(ascii: "[") {
+        // An array a store's importer does not recognize (Stripe's lists are arrays too) is
+        // normalized receipts, which under `--verify` are refused as one normalized receipt is
+        // (nothing signed them).
+        if verify == nil, data.first(where: { !Self.isWhitespace($0) }) == UInt8(ascii: "["),
+            AppleImport.detect(data).map({ if case .imported = $0 { false } else { true } }) ?? true
+        {
             return try ReceiptDecoder.parseList(data, name: name).map { Loaded(receipt: $0, unverified: nil, warnings: []) }
         }
         return [try decode(data, name: name, app: app, token: token, verify: verify)]

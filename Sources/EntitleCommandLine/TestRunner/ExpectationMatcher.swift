@@ -34,6 +34,8 @@ struct ExpectationMatcher {
         /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
         /// says why an id of the catalog is not a key here.
         case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String])
+        /// An object keyed by ids the catalog does not know (transaction ids), each a `value`.
+        case ids(what: String, value: Shape)
     }
 
     /// One difference between what a case expects and the result.
@@ -110,7 +112,22 @@ struct ExpectationMatcher {
                 ("offers", Self.map(catalog.products.map(\.key), what: "product", value: offer)),
                 ("reevaluateAt", .instant(nullable: true)),
                 ("warnings", .warnings),
+                ("consumption", .ids(what: "transaction", value: Self.consumptionReply)),
             ], what: "expect")
+    }
+
+    /// A consumption reply as a test file expects it: its reason and the consented body's fields
+    /// (``TestRunner`` asks with the customer's consent), or the error when there is no reply.
+    static var consumptionReply: Shape {
+        .record(
+            [
+                ("reason", .choice(["delivered", "not-delivered"], what: "consumption reason", nullable: false)),
+                ("deliveryStatus", .choice(ConsumptionReply.DeliveryStatus.allCases.map(\.rawValue), what: "delivery status", nullable: false)),
+                ("consumptionPercentage", .integer),
+                ("refundPreference", .choice(RefundPreference.allCases.map(\.appleValue), what: "refund preference", nullable: true)),
+                ("sampleContentProvided", .bool(nullable: false)),
+                ("error", .string(nullable: true)),
+            ], what: "consumption reply")
     }
 
     private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
@@ -186,6 +203,11 @@ struct ExpectationMatcher {
                     check(member.value, shape: field.shape, path: CatalogChecker.path(path, key: field.key), reader: &reader)
                 }
             }
+        case .ids(let what, let value):
+            guard let members = reader.members(node, path: path, expected: "an object of \(what) ids") else { return }
+            for member in members where member.key != "$comment" {
+                check(member.value, shape: value, path: CatalogChecker.path(path, key: member.key), reader: &reader)
+            }
         case .map(let ids, let known, let what, let value, let refused):
             guard let members = reader.members(node, path: path, expected: "an object of \(what) ids") else { return }
             for member in members {
@@ -246,7 +268,7 @@ struct ExpectationMatcher {
                     member.value, Self.member(member.key, of: actual), shape: field.shape,
                     path: CatalogChecker.path(path, key: member.key), exactly: exactly, into: &found)
             }
-        case .map(_, _, _, let value, _):
+        case .map(_, _, _, let value, _), .ids(_, let value):
             guard case .object(let members) = expected.value else { return }
             // A result lists every id of the catalog: look them up by name, not one by one.
             var byKey: [String: JSONNode] = [:]
@@ -267,6 +289,12 @@ struct ExpectationMatcher {
 
     private func mismatch(_ path: String, _ expected: JSONNode, _ actual: JSONNode?) -> Mismatch {
         Mismatch(path: path, offset: expected.offset, expected: Self.output(expected), actual: actual.map(Self.output) ?? .null)
+    }
+
+    /// The keys of `expect`'s member `key` (the transactions a case asks about), `nil` without one.
+    static func ids(in expect: JSONNode, key: String) -> [String]? {
+        guard case .object(let members)? = member(key, of: expect)?.value else { return nil }
+        return members.map(\.key).filter { $0 != "$comment" }
     }
 
     /// A member of an object, or `nil` (read as `null`: the result leaves out keys it has no

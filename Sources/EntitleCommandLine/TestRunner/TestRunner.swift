@@ -71,7 +71,12 @@ struct TestRunner {
             record(result)
             let actual: JSONNode
             do {
-                actual = try JSONDocument.parse(Data(result.json.utf8), limits: .catalog).root
+                var output = result.jsonOutput
+                if let asked = ExpectationMatcher.ids(in: expect, key: "consumption"), case .object(var members) = output {
+                    members.append(("consumption", Self.consumptionReplies(asked, setup: setup, at: at, environments: file.environments)))
+                    output = .object(members)
+                }
+                actual = try JSONDocument.parse(Data(output.rendered().utf8), limits: .catalog).root
             } catch {
                 failed += 1
                 continue
@@ -91,6 +96,23 @@ struct TestRunner {
                         path: mismatch.path, expected: mismatch.expected, actual: mismatch.actual))
             }
         }
+    }
+
+    /// The consumption replies a case asks about, each with the customer's consent, as the
+    /// expectation's `consumption` reads them: the reason and the body's fields, or the error.
+    private static func consumptionReplies(_ ids: [String], setup: Setup, at: Instant, environments: Set<String>?) -> JSONOutput {
+        .object(
+            ids.map { id in
+                do {
+                    let reply = try setup.portfolio.consumptionReply(
+                        app: setup.app, transactionId: id, receipts: setup.receipts, at: at, consented: true, environments: environments)
+                    var members: [(String, JSONOutput)] = [("reason", .string(reply.reason.rawValue))]
+                    if case .object(let body)? = reply.body.map(ConsumptionReply.appleOutput) { members += body }
+                    return (id, .object(members))
+                } catch {
+                    return (id, .object([("error", .string((error as? ConsumptionReplyError)?.message ?? "\(error)"))]))
+                }
+            })
     }
 
     /// What a case needs to run.

@@ -400,13 +400,13 @@ struct LanguageServerPartsTests {
         #expect(try Self.labels(at: #""requires": { "#, by: 14) == ["$comment"])
         #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore"])
         // A new top-level key: the keys not written yet.
-        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal", "stores"])
+        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal", "stores", "refundPreference"])
         // A subscription's keys, typed as a bare word (not JSON yet).
         let typing = Self.portfolio["new.json"]!.replacingOccurrences(of: #""group": "g","#, with: #""group": "g", le"#)
         #expect(
             try Self.labels(at: " le", by: 3, in: typing) == [
                 "$comment", "store", "priceTier", "legal", "available", "familyShareable", "storefronts", "level", "duration", "offers",
-                "gracePeriod",
+                "gracePeriod", "refundPreference", "sampleContent",
             ])
     }
 

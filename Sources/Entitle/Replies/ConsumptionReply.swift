@@ -1,0 +1,137 @@
+/// The reply to Apple's consumption request about one transaction (a `CONSUMPTION_REQUEST`
+/// notification: the customer asked for a refund), made from what evaluation decided at an
+/// instant: Apple's `ConsumptionRequest` body (V2), or no body without the customer's consent.
+///
+/// The facts are read from the explanation of the instant (``Explanation``): whether the
+/// transaction counted, the units a consumable's purchase still credits, what was spent. Nothing
+/// is decided again here. [Answering Apple's server](doc:AnsweringApple) gives the rules.
+public struct ConsumptionReply: Hashable, Sendable {
+    /// Why the reply is what it is.
+    public enum Reason: String, Hashable, Sendable, Codable {
+        /// The transaction was delivered: it counted at the instant.
+        case delivered
+        /// It was not: refunded or revoked already, pending, or not this customer's to use.
+        case notDelivered = "not-delivered"
+        /// The customer did not consent: Apple must get no body.
+        case noConsent = "no-consent"
+    }
+
+    /// Apple's `deliveryStatus`.
+    public enum DeliveryStatus: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Delivered and working.
+        case delivered = "DELIVERED"
+        /// Not delivered: a quality issue.
+        case undeliveredQualityIssue = "UNDELIVERED_QUALITY_ISSUE"
+        /// Not delivered: the wrong item.
+        case undeliveredWrongItem = "UNDELIVERED_WRONG_ITEM"
+        /// Not delivered: the service was down.
+        case undeliveredServerOutage = "UNDELIVERED_SERVER_OUTAGE"
+        /// Not delivered, for another reason.
+        case undeliveredOther = "UNDELIVERED_OTHER"
+    }
+
+    /// Why the service says a transaction was not delivered, when it was not (`--undelivered`).
+    public enum Undelivered: String, Hashable, Sendable, Codable, CaseIterable {
+        /// A quality issue (`quality`).
+        case quality
+        /// The wrong item (`wrong-item`).
+        case wrongItem = "wrong-item"
+        /// The service was down (`server-outage`).
+        case serverOutage = "server-outage"
+        /// Another reason (`other`).
+        case other
+
+        /// Apple's status for it.
+        public var status: DeliveryStatus {
+            switch self {
+            case .quality: .undeliveredQualityIssue
+            case .wrongItem: .undeliveredWrongItem
+            case .serverOutage: .undeliveredServerOutage
+            case .other: .undeliveredOther
+            }
+        }
+    }
+
+    /// Apple's `ConsumptionRequest` (V2) body.
+    public struct Body: Hashable, Sendable {
+        /// Always `true`: without consent there is no body.
+        public var customerConsented: Bool
+        /// Whether the customer could try the content before paying.
+        public var sampleContentProvided: Bool
+        /// Whether the purchase was delivered, or why not.
+        public var deliveryStatus: DeliveryStatus
+        /// The share of the purchase consumed, in thousandths of a percent (0 to 100,000).
+        public var consumptionPercentage: Int
+        /// The catalog's preference for the refund; `nil` when the catalog states none.
+        public var refundPreference: RefundPreference?
+    }
+
+    /// The app.
+    public var app: String
+    /// The instant the reply is made for.
+    public var at: Instant
+    /// The transaction asked about.
+    public var transactionId: String
+    /// Its product.
+    public var productId: String
+    /// Why the reply is what it is.
+    public var reason: Reason
+    /// The body to send Apple; `nil` without consent.
+    public var body: Body?
+    /// How the share consumed was reached, in one line ("12 of 20 stencils spent, charged to
+    /// purchases in the order bought").
+    public var consumption: String
+}
+
+/// Why a consumption reply cannot be made.
+public struct ConsumptionReplyError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    /// A hint: the closest transaction id, the ids there are.
+    public var help: String?
+
+    public var description: String { message + (help.map { "\n  help: " + $0 } ?? "") }
+}
+
+extension ConsumptionReply {
+    /// Apple's `ConsumptionRequest` JSON to send, or `nil` without consent.
+    public var appleJSON: String? { body.map { Self.appleOutput($0).rendered() + "\n" } }
+
+    package static func appleOutput(_ body: Body) -> JSONOutput {
+        var members: [(String, JSONOutput)] = [
+            ("customerConsented", .bool(body.customerConsented)),
+            ("sampleContentProvided", .bool(body.sampleContentProvided)),
+            ("deliveryStatus", .string(body.deliveryStatus.rawValue)),
+            ("consumptionPercentage", .integer(Int64(body.consumptionPercentage))),
+        ]
+        if let preference = body.refundPreference { members.append(("refundPreference", .string(preference.appleValue))) }
+        return .object(members)
+    }
+
+    /// The reply as `entitle consumption --format json` prints it:
+    /// `{"app", "at", "transaction", "productId", "reason", "consumption", "reply"}`.
+    public var json: String { jsonOutput.rendered() + "\n" }
+
+    package var jsonOutput: JSONOutput {
+        .object([
+            ("app", .string(app)), ("at", .string(at.rfc3339)), ("transaction", .string(transactionId)),
+            ("productId", .string(productId)), ("reason", .string(reason.rawValue)), ("consumption", .string(consumption)),
+            ("reply", body.map(Self.appleOutput) ?? .null),
+        ])
+    }
+
+    /// The reply for people.
+    public var text: String {
+        var text = "\(app) at \(at.rfc3339): consumption request about \(transactionId) (\(productId))\n"
+        text += "  \(reason.rawValue): \(consumption)\n"
+        if let body {
+            text += "  reply: \(body.deliveryStatus.rawValue), \(Transaction.percentageText(Int32(clamping: body.consumptionPercentage)))% consumed"
+            text += body.sampleContentProvided ? ", sample content provided" : ""
+            text += body.refundPreference.map { ", prefers \($0.appleValue)" } ?? ", no refund preference"
+            text += "\n"
+        } else {
+            text += "  no reply: the customer did not consent\n"
+        }
+        return text
+    }
+}
