@@ -62,6 +62,7 @@ extension CatalogChecker {
             product.refundPreference = refundPolicy(member.value, path: keyPath(.refundPreference))
         }
         if members[CatalogKey.sampleContent.name] != nil { product.sampleContent = read(.sampleContent)?.flag ?? false }
+        if let member = members[CatalogKey.retention.name] { product.retention = retentionRules(member.value, path: keyPath(.retention)) }
         if let member = members[CatalogKey.storefronts.name] { product.storefronts = storefronts(member.value, path: keyPath(.storefronts)) }
 
         // Keys some types need, with a message of their own.

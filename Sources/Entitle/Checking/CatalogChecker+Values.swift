@@ -113,7 +113,7 @@ extension CatalogChecker {
                 return nil
             }
             return .text(text)
-        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts, .choiceOrObject:
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts, .choiceOrObject, .languageTags:
             return nil
         }
     }

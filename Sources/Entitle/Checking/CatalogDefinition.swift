@@ -102,12 +102,29 @@ struct ProductDefinition {
     var refundPreference: Located<RefundPolicy>?
     /// The customer could try its content first.
     var sampleContent = false
+    /// An auto-renewable's replies to Apple's retention request, in order.
+    var retention: [RetentionRuleDefinition] = []
 
     /// What the product is called in messages: its key (`stripe:prod_Pro`), or its path when it
     /// has no id.
     var label: String { id.map { "`\(store.key(of: $0.value))`" } ?? path }
     /// Its key: the id, prefixed with the store outside the App Store.
     var key: String? { id.map { store.key(of: $0.value) } }
+}
+
+/// One retention rule of a product, as read: each value located, so that the rules relating it
+/// to the catalog's other products and offers can point at it.
+struct RetentionRuleDefinition {
+    var path: String
+    var offset: Int
+    var id: Located<String>?
+    var message: Located<String>?
+    var alternateProduct: Located<String>?
+    var billingPlan: Located<Transaction.BillingPlan>?
+    var promotionalOffer: Located<String>?
+    var locales: [String]?
+    var paidAtLeast: Located<ISODuration>?
+    var waitBetween: Located<ISODuration>?
 }
 
 /// An auto-renewable subscription's introductory offer.

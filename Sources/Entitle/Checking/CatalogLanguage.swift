@@ -59,6 +59,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case storeSettings
     /// A refund preference that depends on how much was consumed.
     case refundThresholds
+    /// One rule of a subscription's reply to Apple's retention request.
+    case retentionRule
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -73,6 +75,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .stores: "stores"
         case .storeSettings: "store settings"
         case .refundThresholds: "refund thresholds"
+        case .retentionRule: "retention rule"
         }
     }
 
@@ -140,6 +143,8 @@ package enum CatalogValue: Sendable {
     case storefronts
     /// An object of the language.
     case object(CatalogObject)
+    /// A non-empty list of distinct language tags (`de`, `en-US`), as BCP 47 writes them.
+    case languageTags
     /// One of these strings (`what` names them in messages), or an object of the language.
     case choiceOrObject([String], what: String, CatalogObject)
     /// A list of objects of the language, at most `max` of them.
@@ -186,7 +191,8 @@ extension CatalogKey {
         place(.subscriptionOffer, .comment, "a note for people, ignored by entitle"),
         place(.stores, .comment, "a note for people, ignored by entitle"),
         place(.storeSettings, .comment, "a note for people, ignored by entitle"),
-        place(.refundThresholds, .comment, "a note for people, ignored by entitle"))
+        place(.refundThresholds, .comment, "a note for people, ignored by entitle"),
+        place(.retentionRule, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -233,7 +239,8 @@ extension CatalogKey {
         place(
             .grandfatherRule, .productId, "the rule's id, unique among the catalog's rules; features it covers name it `grandfathered:<id>`",
             .required),
-        place(.subscriptionOffer, .productId, "the offer's id in App Store Connect, unique among the catalog's offers", .required))
+        place(.subscriptionOffer, .productId, "the offer's id in App Store Connect, unique among the catalog's offers", .required),
+        place(.retentionRule, .productId, "the rule's id, unique among the product's retention rules; replies name it", .required))
     /// A product's type.
     package static let type = CatalogKey(
         "type",
@@ -335,6 +342,35 @@ extension CatalogKey {
         place(
             .product, .choiceOrObject(RefundPreference.names, what: "refund preference", .refundThresholds),
             "the refund preference of consumption-request replies: a preference, or thresholds on the share consumed"))
+    /// What a subscription answers Apple's retention request with (a subscriber on the cancel page).
+    package static let retention = CatalogKey(
+        "retention",
+        place(
+            .product, .objects(.retentionRule, max: CatalogLimits.maxRetentionRules),
+            "the reply to Apple's retention request, in order: the first rule whose conditions hold and whose reply is possible",
+            types: [.autoRenewableSubscription]))
+    /// A retention rule's message.
+    package static let message = CatalogKey(
+        "message",
+        place(.retentionRule, .text, "the identifier of a message approved in App Store Connect, copied out as written"))
+    /// A retention rule's switch-plan product.
+    package static let alternateProduct = CatalogKey(
+        "alternateProduct",
+        place(.retentionRule, .productReference, "a product of the same group to suggest switching to (with `message`, its text)"))
+    /// A retention rule's promotional offer.
+    package static let promotionalOffer = CatalogKey(
+        "promotionalOffer",
+        place(.retentionRule, .text, "the id of one of the product's promotional offers (with `message`, its text)"))
+    /// How the alternate product is billed.
+    package static let billingPlan = CatalogKey(
+        "billingPlan",
+        place(
+            .retentionRule, .choice(Transaction.BillingPlan.allCases.map(\.rawValue), what: "billing plan"),
+            "with `alternateProduct`: how it is billed (Apple's billingPlanType)"))
+    /// The customer locales a retention rule is for.
+    package static let locales = CatalogKey(
+        "locales",
+        place(.retentionRule, .languageTags, "the customer's locale matches one of these (RFC 4647 basic filtering: `de` matches `de-AT`)"))
     /// Whether the product lets a customer try its content before paying.
     package static let sampleContent = CatalogKey(
         "sampleContent",
@@ -391,7 +427,8 @@ extension CatalogKey {
         "paidAtLeast",
         place(
             .subscriptionOffer, .duration,
-            "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"))
+            "time paid in the group, free trials aside, at least this (P1D 1 day, P1W 7, P1M 30, P1Y 365)"),
+        place(.retentionRule, .duration, "time paid in the group, free trials aside, at least this, as promotional offers count it"))
     /// How long the customer may have paid, at most.
     package static let paidAtMost = CatalogKey(
         "paidAtMost",
@@ -409,7 +446,11 @@ extension CatalogKey {
         "waitBetween",
         place(
             .subscriptionOffer, .duration,
-            "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"))
+            "no purchase with a win-back offer (win-back) or with this offer (promotional) in the group less than this before"),
+        place(
+            .retentionRule, .duration,
+            "no purchase in the group with the rule's promotional offer (with any of the product's promotional offers, for a rule without one) less than this before"
+        ))
     /// Stripe's settings.
     package static let stripe = CatalogKey("stripe", place(.stores, .object(.storeSettings), "settings for products sold through Stripe"))
     /// Another checkout's settings.
@@ -442,6 +483,7 @@ extension CatalogKey {
         .product: [
             comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
             grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, refundPreference, sampleContent,
+            retention,
         ],
         .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
@@ -453,6 +495,7 @@ extension CatalogKey {
         .stores: [comment, stripe, external],
         .storeSettings: [comment, manage],
         .refundThresholds: [comment, grantFullBelow, grantProratedBelow],
+        .retentionRule: [comment, id, message, alternateProduct, billingPlan, promotionalOffer, locales, paidAtLeast, waitBetween],
     ]
 
     /// Every key, each once.

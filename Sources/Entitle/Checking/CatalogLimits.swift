@@ -9,6 +9,8 @@ public enum CatalogLimits {
     public static let maxProducts = 10_000
     /// Win-back and promotional offers of one product.
     public static let maxOffersPerProduct = 1_000
+    /// Retention rules of one product.
+    public static let maxRetentionRules = 100
     /// Declared features, and declared currencies, each.
     public static let maxDeclarations = 10_000
     /// The longest id (app, product, feature, currency, group), in UTF-8 bytes.

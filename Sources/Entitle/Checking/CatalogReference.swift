@@ -31,6 +31,7 @@ extension CatalogKey {
         case .stores: "The stores besides the App Store (`\(stores)`)"
         case .storeSettings: "One store's settings (`\(stores).stripe`, `\(stores).external`)"
         case .refundThresholds: "Refund thresholds (`\(CatalogKey.refundPreference)` as an object)"
+        case .retentionRule: "A retention rule (`\(CatalogKey.retention)[]`)"
         }
     }
 
@@ -79,6 +80,7 @@ extension CatalogValue {
         case .legalTexts: "object: product type → legal text"
         case .credits: "object: currency id → amount 1–\(CatalogLimits.maxCredit)"
         case .object: "object (below)"
+        case .languageTags: "non-empty list of language tags (`de`, `en-US`)"
         case .choiceOrObject(let values, _, _): values.map { "`\($0)`" }.joined(separator: ", ") + ", or an object (below)"
         case .objects(_, let max): "list of objects (below)" + (max.map { ", at most \($0)" } ?? "")
         }

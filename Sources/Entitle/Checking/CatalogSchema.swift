@@ -234,6 +234,11 @@ package enum CatalogSchema {
             ]
         case .object(let inner):
             return reference(inner.rawValue)
+        case .languageTags:
+            return [
+                ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),
+                ("items", .object([("type", .string("string")), ("pattern", .string(LanguageTag.pattern))])),
+            ]
         case .choiceOrObject(let values, _, let inner):
             return [("anyOf", .array([.object([("enum", .array(values.map(JSONOutput.string)))]), .object(reference(inner.rawValue))]))]
         case .objects(let inner, let max):

@@ -357,6 +357,11 @@ extension DiagnosticCode {
         note: "(`entitle validate --storekit FILE.storekit`)",
         example: "catalog.json:83:19: warning: products[6].duration: duration P1Y here, P1M in Store.storekit")
     // Command line
+    /// A broken rule of retention replies.
+    public static let retentionRule = Self(
+        "retention-rule",
+        summary: "a broken rule of retention replies",
+        example: "catalog.json:9:30: error: products[3].retention[0].promotionalOffer: `sync.winback` is a win-back offer, not a promotional one")
     /// A transaction a reply to Apple's server is asked about that the customer does not have.
     public static let unknownTransaction = Self(
         "unknown-transaction",
@@ -379,8 +384,8 @@ extension DiagnosticCode {
         .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId, .storyEvent,
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
-        .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .unknownTransaction,
-        .usage,
+        .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .retentionRule,
+        .unknownTransaction, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

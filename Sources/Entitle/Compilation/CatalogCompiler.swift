@@ -100,7 +100,14 @@ enum CatalogCompiler {
                     familyShareable: product.familyShareable, trialOf: trialDays == nil ? nil : product.trialOf?.value,
                     trialDays: trialDays, upgrade: upgrade,
                     credits: product.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) },
-                    refundPreference: (product.refundPreference ?? definition.refundPreference)?.value, sampleContent: product.sampleContent))
+                    refundPreference: (product.refundPreference ?? definition.refundPreference)?.value, sampleContent: product.sampleContent,
+                    retention: product.retention.compactMap { rule in
+                        guard let id = rule.id?.value else { return nil }
+                        return RetentionRule(
+                            id: id, message: rule.message?.value, alternateProduct: rule.alternateProduct?.value,
+                            billingPlan: rule.billingPlan?.value, promotionalOffer: rule.promotionalOffer?.value, locales: rule.locales,
+                            paidAtLeast: rule.paidAtLeast?.value, waitBetween: rule.waitBetween?.value)
+                    }))
         }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,

@@ -51,6 +51,8 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let refundPreference: RefundPolicy?
     /// Whether the customer could try its content before paying (`sampleContent`).
     public let sampleContent: Bool
+    /// An auto-renewable's replies to Apple's retention request, in the order they are tried.
+    public let retention: [RetentionRule]
 
     /// An introductory offer: how it is paid and for how long.
     public struct IntroOffer: Hashable, Sendable, Codable {
@@ -151,6 +153,7 @@ extension CatalogProduct {
         CatalogKey.credits.name: { $0.credits.isEmpty ? nil : $0.credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ") },
         CatalogKey.refundPreference.name: { $0.refundPreference?.description },
         CatalogKey.sampleContent.name: { String($0.sampleContent) },
+        CatalogKey.retention.name: { $0.retention.isEmpty ? nil : $0.retention.map(\.description).joined(separator: "; ") },
     ]
 }
 

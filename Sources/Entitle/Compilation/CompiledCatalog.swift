@@ -195,7 +195,13 @@ public final class CompiledCatalog: @unchecked Sendable {
         self.offerList = offerList
         self.offerTable = ByteKeyTable(offerList.map(\.offer.id))
         self.groupOffers = groupOffers
-        self.offerGroups = groupOffers.indices.filter { !groupOffers[$0].isEmpty }.map(Int32.init)
+        // Groups whose facts evaluation gathers: those with offers, and those with retention rules
+        // (whose conditions read the same facts).
+        var retentionGroups = Set<Int>()
+        for (index, product) in products.enumerated() where index < details.count && !details[index].retention.isEmpty {
+            retentionGroups.insert(product.group)
+        }
+        self.offerGroups = groupOffers.indices.filter { !groupOffers[$0].isEmpty || retentionGroups.contains($0) }.map(Int32.init)
     }
 
     /// The product id closest to an id the catalog does not have, for an `unknown-product`

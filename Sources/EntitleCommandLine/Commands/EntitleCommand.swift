@@ -11,7 +11,8 @@ public enum EntitleCommand {
     /// (``Subcommand``), and its scanner and help are derived from that.
     static let subcommands: [Subcommand] = [
         CheckCommand.command, ExplainCommand.command, DiffCommand.command, ValidateCommand.command, GraphCommand.command, TestCommand.command,
-        ImportCommand.command, NormalizeCommand.command, ReceiptCommand.command, ConsumptionCommand.command, LSPCommand.command,
+        ImportCommand.command, NormalizeCommand.command, ReceiptCommand.command, ConsumptionCommand.command, RetentionCommand.command,
+        LSPCommand.command,
     ]
 
     /// `entitle --version`.

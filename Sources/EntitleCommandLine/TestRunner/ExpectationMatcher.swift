@@ -34,6 +34,8 @@ struct ExpectationMatcher {
         /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
         /// says why an id of the catalog is not a key here.
         case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String])
+        /// Any JSON value, compared whole (Apple's reply bodies).
+        case json
         /// An object keyed by ids the catalog does not know (transaction ids), each a `value`.
         case ids(what: String, value: Shape)
     }
@@ -113,6 +115,7 @@ struct ExpectationMatcher {
                 ("reevaluateAt", .instant(nullable: true)),
                 ("warnings", .warnings),
                 ("consumption", .ids(what: "transaction", value: Self.consumptionReply)),
+                ("retention", .ids(what: "subscription chain", value: Self.retentionReply)),
             ], what: "expect")
     }
 
@@ -128,6 +131,21 @@ struct ExpectationMatcher {
                 ("sampleContentProvided", .bool(nullable: false)),
                 ("error", .string(nullable: true)),
             ], what: "consumption reply")
+    }
+
+    /// A retention answer as a test file expects it: the request's product (and locale), which
+    /// ``TestRunner`` asks with, and the rule, reason and Apple's body, or the error.
+    static var retentionReply: Shape {
+        .record(
+            [
+                ("productId", .string(nullable: false)), ("userLocale", .string(nullable: true)), ("rule", .string(nullable: true)),
+                (
+                    "reason",
+                    .choice(
+                        ["rule-matched", "no-rule-matched", "not-subscribed", "not-the-customers-chain"], what: "retention reason", nullable: false)
+                ),
+                ("reply", .json), ("error", .string(nullable: true)),
+            ], what: "retention answer")
     }
 
     private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
@@ -169,6 +187,8 @@ struct ExpectationMatcher {
         case .choice(let names, let what, let nullable):
             if nullable, case .null = node.value { return }
             _ = reader.enumValue(node, path: path, names: names, what: what)
+        case .json:
+            return
         case .strings:
             guard let elements = reader.array(node, path: path, expected: "an array of strings") else { return }
             for (index, element) in elements.enumerated() { _ = reader.string(element, path: "\(path)[\(index)]") }
@@ -299,7 +319,7 @@ struct ExpectationMatcher {
 
     /// A member of an object, or `nil` (read as `null`: the result leaves out keys it has no
     /// value for, such as `reason` of an eligible offer).
-    private static func member(_ key: String, of node: JSONNode?) -> JSONNode? {
+    static func member(_ key: String, of node: JSONNode?) -> JSONNode? {
         guard let node, case .object(let members) = node.value else { return nil }
         return members.first { $0.key == key }?.value
     }

@@ -76,6 +76,10 @@ struct TestRunner {
                     members.append(("consumption", Self.consumptionReplies(asked, setup: setup, at: at, environments: file.environments)))
                     output = .object(members)
                 }
+                if case .object(let asked)? = ExpectationMatcher.member("retention", of: expect)?.value, case .object(var members) = output {
+                    members.append(("retention", Self.retentionReplies(asked, setup: setup, at: at, environments: file.environments)))
+                    output = .object(members)
+                }
                 actual = try JSONDocument.parse(Data(output.rendered().utf8), limits: .catalog).root
             } catch {
                 failed += 1
@@ -112,6 +116,34 @@ struct TestRunner {
                 } catch {
                     return (id, .object([("error", .string((error as? ConsumptionReplyError)?.message ?? "\(error)"))]))
                 }
+            })
+    }
+
+    /// The retention answers a case asks for, one per chain, with the product and locale its
+    /// expectation states: the request echoed, the rule, the reason and Apple's body, or the error.
+    private static func retentionReplies(_ asked: [JSONMember], setup: Setup, at: Instant, environments: Set<String>?) -> JSONOutput {
+        .object(
+            asked.filter { $0.key != "$comment" }.map { member in
+                func text(_ key: String) -> String? {
+                    if case .string(let value)? = ExpectationMatcher.member(key, of: member.value)?.value { value } else { nil }
+                }
+                let request = RetentionRequest(
+                    originalTransactionId: member.key, productId: text("productId") ?? "", userLocale: text("userLocale"),
+                    requestIdentifier: "test")
+                var members: [(String, JSONOutput)] = [
+                    ("productId", .string(request.productId)), ("userLocale", request.userLocale.map(JSONOutput.string) ?? .null),
+                ]
+                do {
+                    let reply = try setup.portfolio.retentionReply(
+                        app: setup.app, request: request, receipts: setup.receipts, at: at, environments: environments)
+                    members += [
+                        ("rule", reply.rule.map(JSONOutput.string) ?? .null), ("reason", .string(reply.reason.rawValue)),
+                        ("reply", reply.appleOutput ?? .null),
+                    ]
+                } catch {
+                    members.append(("error", .string((error as? RetentionRequestError)?.message ?? "\(error)")))
+                }
+                return (member.key, .object(members))
             })
     }
 
