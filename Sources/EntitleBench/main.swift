@@ -125,6 +125,7 @@ benchmark.scaling()
 benchmark.concurrency()
 benchmark.evaluationMemory()
 benchmark.stores()
+benchmark.replies()
 print(benchmark.table(), terminator: "")
 if let jsonPath {
     try benchmark.json(machine: machine).write(toFile: jsonPath, atomically: true, encoding: .utf8)

@@ -59,12 +59,13 @@ extension ConsumptionReply {
         let delivered = transaction.counted || transaction.exclusion == .upgraded
         var percentage = 0
         var consumption: String
+        var charges: [Charge] = []
         if !delivered {
             consumption = "not delivered: \(transaction.reason)"
         } else {
             switch product.type {
             case .consumable:
-                (percentage, consumption) = Self.consumed(transaction, of: product, in: explanation)
+                (percentage, consumption, charges) = Self.consumed(transaction, of: product, in: explanation)
             case .autoRenewableSubscription, .nonRenewingSubscription:
                 let span =
                     product.type == .autoRenewableSubscription
@@ -89,7 +90,7 @@ extension ConsumptionReply {
         self.init(
             app: catalog.app, at: explanation.at, transactionId: transactionId, productId: product.key,
             reason: !consented ? .noConsent : delivered ? .delivered : .notDelivered, body: consented ? body : nil,
-            consumption: consumption)
+            consumption: consumption, charges: charges)
     }
 
     /// 100%, in Apple's thousandths of a percent.
@@ -144,9 +145,10 @@ extension ConsumptionReply {
     /// spent; ties by transaction id), and this purchase's part is its share of what it credits.
     private static func consumed(
         _ transaction: TransactionExplanation, of product: CatalogProduct, in explanation: Explanation
-    ) -> (Int, String) {
+    ) -> (Int, String, [Charge]) {
         var credited: Int64 = 0
         var charged: Int64 = 0
+        var charges: [Charge] = []
         for balance in explanation.balances where product.credits.contains(where: { $0.currency == balance.currency }) {
             var purchases: [(date: Instant, id: String, credit: Int64)] = []
             for source in balance.sources {
@@ -159,6 +161,9 @@ extension ConsumptionReply {
             for purchase in purchases {
                 let part = min(purchase.credit, max(left, 0))
                 left -= part
+                charges.append(
+                    Charge(
+                        currency: balance.currency, transactionId: purchase.id, purchaseDate: purchase.date, credited: purchase.credit, charged: part))
                 if purchase.id == transaction.transactionId {
                     credited = saturating(credited, plus: purchase.credit)
                     charged = saturating(charged, plus: part)
@@ -168,7 +173,8 @@ extension ConsumptionReply {
         let percentage = credited > 0 ? thousandths(charged, of: credited) : 0
         let currencies = product.credits.map(\.currency).joined(separator: ", ")
         return (
-            percentage, "\(charged) of \(credited) \(currencies) it credits spent (\(percent(percentage))), purchases charged in the order bought"
+            percentage, "\(charged) of \(credited) \(currencies) it credits spent (\(percent(percentage))), purchases charged in the order bought",
+            charges
         )
     }
 

@@ -81,6 +81,23 @@ public struct ConsumptionReply: Hashable, Sendable {
     /// How the share consumed was reached, in one line ("12 of 20 stencils spent, charged to
     /// purchases in the order bought").
     public var consumption: String
+    /// For a consumable: what was spent of each currency it credits, charged to the purchases
+    /// crediting it in the order bought (`explain --transaction` lists them).
+    public var charges: [Charge] = []
+
+    /// One purchase's part of what was spent of one currency.
+    public struct Charge: Hashable, Sendable {
+        /// The currency.
+        public var currency: String
+        /// The purchase.
+        public var transactionId: String
+        /// When it was bought.
+        public var purchaseDate: Instant
+        /// What it credits (its units left, times the catalog's amount).
+        public var credited: Int64
+        /// What of it was spent.
+        public var charged: Int64
+    }
 }
 
 /// Why a consumption reply cannot be made.
@@ -118,6 +135,18 @@ extension ConsumptionReply {
             ("productId", .string(productId)), ("reason", .string(reason.rawValue)), ("consumption", .string(consumption)),
             ("reply", body.map(Self.appleOutput) ?? .null),
         ])
+    }
+
+    /// The reply for people, then every purchase's part of what was spent (`explain --transaction`).
+    public var explanationText: String {
+        var text = self.text
+        guard !charges.isEmpty else { return text }
+        text += "  spent, charged to purchases in the order bought:\n"
+        for charge in charges {
+            let marker = charge.transactionId == transactionId ? "→" : " "
+            text += "  \(marker) \(charge.transactionId) bought \(charge.purchaseDate.rfc3339): \(charge.charged) of \(charge.credited) \(charge.currency)\n"
+        }
+        return text
     }
 
     /// The reply for people.

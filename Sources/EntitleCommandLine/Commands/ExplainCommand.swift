@@ -20,6 +20,18 @@ enum ExplainCommand {
         "--balance", valueName: "CURRENCY",
         help: "a currency: its balance, and each consumable crediting it with its transactions (refunds in part included)")
 
+    /// `--transaction ID`.
+    static let transaction: Option<String> = .text(
+        "--transaction", valueName: "ID",
+        help: """
+            a transaction: the reply to Apple's consumption request about it (asked with the customer's consent), down to how
+            what was spent is charged to purchases in the order bought
+            """)
+    /// `--retention FILE`.
+    static let retention: Option<String> = .path(
+        "--retention", valueName: "FILE",
+        help: "Apple's retention request (decoded): the rule that answers it and why each earlier rule did not")
+
     /// What `--format` chooses for an explanation.
     enum Format: String, Sendable {
         /// For people (the default).
@@ -62,7 +74,7 @@ enum ExplainCommand {
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.token), .oneOf(feature.spec, product.spec, offer.spec, balance.spec),
+                .optional(SharedOptions.token), .oneOf(feature.spec, product.spec, offer.spec, balance.spec, transaction.spec, retention.spec),
                 .optional(format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
@@ -84,13 +96,22 @@ enum ExplainCommand {
         let chosen = try arguments.value(format) ?? .text
         let options = try EvaluationInputs.Options(arguments, environment: environment)
         var selectors: [(option: Option<String>, id: String)] = []
-        for option in [feature, product, offer, balance] {
+        for option in [feature, product, offer, balance, transaction, retention] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
         }
         guard selectors.count <= 1 else {
-            throw UsageError(message: "give one of \(feature.quoted), \(product.quoted), \(offer.quoted) or \(balance.quoted)")
+            throw UsageError(
+                message:
+                    "give one of \(feature.quoted), \(product.quoted), \(offer.quoted), \(balance.quoted), \(transaction.quoted) or \(retention.quoted)"
+            )
         }
         let selector = selectors.first
+        if let selector, selector.option.name == transaction.name || selector.option.name == retention.name {
+            guard chosen != .svg else {
+                throw UsageError(message: "`\(format.name) \(Format.svg.rawValue)` draws features and products, not \(selector.option.quoted)")
+            }
+            return reply(arguments, options, selector: selector, json: chosen == .json, environment: environment)
+        }
         if chosen == .svg, selector?.option.name == offer.name || selector?.option.name == balance.name {
             throw UsageError(
                 message:
@@ -103,6 +124,55 @@ enum ExplainCommand {
         ) { explanation, inputs in
             output(explanation, selector: selector, format: chosen, inputs: inputs)
         }
+    }
+
+    /// The reply to Apple's consumption request about a transaction, or the answer to a retention
+    /// request, with everything behind it.
+    private static func reply(
+        _ arguments: ParsedArguments, _ options: EvaluationInputs.Options, selector: (option: Option<String>, id: String), json: Bool,
+        environment: CommandEnvironment
+    ) -> CommandOutput {
+        var inputs: EvaluationInputs
+        switch EvaluationInputs.load(arguments, options, json: json, environment: environment) {
+        case .success(let loaded): inputs = loaded
+        case .failure(let failed): return failed.output
+        }
+        let output: String
+        if selector.option.name == transaction.name {
+            do {
+                let reply = try inputs.portfolio.consumptionReply(
+                    app: inputs.app, transactionId: selector.id, receipts: inputs.receipts, at: options.at, consented: true,
+                    environments: inputs.environments, account: options.account)
+                output = json ? reply.json : reply.explanationText
+            } catch {
+                return inputs.failure(
+                    [Diagnostic(severity: .error, code: .unknownTransaction, message: error.message, help: error.help)], "nothing to explain")
+            }
+        } else {
+            let name = selector.id == "-" ? "<stdin>" : selector.id
+            do {
+                let request = try RetentionRequest(
+                    json: try ReceiptFiles.read(selector.id, what: "retention request", standardInput: environment.readStandardInput), name: name)
+                let reply: RetentionReply
+                do {
+                    reply = try inputs.portfolio.retentionReply(
+                        app: inputs.app, request: request, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
+                        account: options.account)
+                } catch {
+                    return inputs.failure(
+                        [
+                            Diagnostic(
+                                severity: .error, code: .badValue, message: error.message,
+                                location: SourceLocation(file: name, line: 1, column: 1), help: error.help)
+                        ], "nothing to explain")
+                }
+                output = json ? reply.json : reply.text
+            } catch {
+                return inputs.failure([error.diagnostic], "nothing to explain")
+            }
+        }
+        inputs.noteOtherCatalogErrors()
+        return CommandOutput(exitCode: CommandOutput.success, standardOutput: output, standardError: inputs.errorText)
     }
 
     /// The explanation in `format`: whole, or of the one item `selector` picks, which must be in

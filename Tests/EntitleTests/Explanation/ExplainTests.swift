@@ -259,7 +259,9 @@ struct ExplainTests {
         #expect(unknown.standardError.contains("`com.example.diagrams` has no feature `export.pfd`\n  help: did you mean `export.pdf`?\n"))
         let both = run(["--feature", "pro", "--offer", "com.example.diagrams.pro"])
         #expect(both.exitCode == 2)
-        #expect(both.standardError.hasPrefix("entitle explain: give one of `--feature`, `--product`, `--offer` or `--balance`\n"))
+        #expect(
+            both.standardError.hasPrefix(
+                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--transaction` or `--retention`\n"))
         // A balance: the consumables crediting it, each transaction with its units.
         let balance = run(["--balance", "stencils"])
         #expect(balance.exitCode == 0)

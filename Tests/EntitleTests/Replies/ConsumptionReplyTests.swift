@@ -306,6 +306,16 @@ struct ConsumptionReplyTests {
         #expect(missing.exitCode == 1 && missing.standardError.contains("did you mean `1000`?"), "\(missing.standardError)")
         let neither = CLITests.run(["consumption", "--catalog", CLITests.products, "--receipt", spent.path])
         #expect(neither.exitCode == 2)
+        // explain --transaction: the same reply, with every purchase's part of what was spent.
+        let explained = CLITests.run([
+            "explain", "--catalog", CLITests.products, "--receipt", spent.path, "--receipt", notification, "--transaction", "2000000107",
+            "--at", "2026-03-23",
+        ])
+        #expect(explained.exitCode == 0, "\(explained.standardError)")
+        #expect(explained.standardOutput.contains("    1000 bought 2026-03-01T00:00:00Z: 10 of 10 stencils"), "\(explained.standardOutput)")
+        #expect(explained.standardOutput.contains("  → 2000000107 bought 2026-03-22T00:00:00Z: 4 of 20 stencils"), "\(explained.standardOutput)")
+        let unknown = CLITests.run(["explain", "--catalog", CLITests.products, "--receipt", spent.path, "--transaction", "100"])
+        #expect(unknown.exitCode == 1 && unknown.standardError.contains("did you mean `1000`?"), "\(unknown.standardError)")
         let refused = CLITests.run([
             "consumption", "--catalog", CLITests.products, "--receipt", spent.path, "--transaction", "1000", "--at", "2026-03-23",
         ])

@@ -194,6 +194,13 @@ struct RetentionReplyTests {
             "retention", "--catalog", CLITests.products, "--receipt", receipts.path, "--request", request.path, "--at", "2026-03-15",
         ])
         #expect(early.exitCode == 0 && early.standardOutput.contains("no reply (no-rule-matched)"), "\(early.standardOutput)")
+        // explain --retention: the rule that answers, and why each earlier one did not.
+        let explained = CLITests.run([
+            "explain", "--catalog", CLITests.products, "--receipt", receipts.path, "--retention", request.path, "--at", "2026-04-15",
+        ])
+        #expect(explained.exitCode == 0, "\(explained.standardError)")
+        #expect(explained.standardOutput.contains("reply: message sync-keeps-your-diagrams by rule remind"), "\(explained.standardOutput)")
+        #expect(explained.standardOutput.contains("· loyal-de: promotional offer `sync.loyal` is not eligible now (paid-too-little)"))
         let bad = try BatchTests.file(
             #"{"originalTransactionId": "story-1", "productId": "com.example.diagrams.pro", "requestIdentifier": "q1"}"#, "bad.json")
         let refused = CLITests.run(["retention", "--catalog", CLITests.products, "--receipt", receipts.path, "--request", bad.path])
