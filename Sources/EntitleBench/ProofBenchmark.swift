@@ -45,3 +45,109 @@ enum ProofBenchmark {
         return 0
     }
 }
+
+/// `entitle-bench --prove fixed [--depth N] [--products DIR]`: the time of `entitle diff --prove`
+/// on two fixed changes, one run each: the example catalogs (`products/`) against a copy in which
+/// the day pass grants nothing, and a seven-product subscription catalog (``sevenProducts``)
+/// against a copy whose promotional offer asks for three months paid instead of two. Prints the
+/// receipts searched, the evaluations, the seconds, and whether the search took at most a minute.
+extension ProofBenchmark {
+    /// The limit a fixed proof is held to.
+    static let fixedLimit = 60.0
+
+    static func runFixed(depth: Int, products path: String) -> Int32 {
+        let dayPass = #""duration": "P1D",\#n      "grants": ["pro"]"#
+        guard case .success(let sources) = CatalogFiles.sources(at: path),
+            sources.contains(where: { String(decoding: $0.data, as: UTF8.self).contains(dayPass) })
+        else {
+            FileHandle.standardError.write(Data("entitle-bench: \(path) is not the example catalogs (products/ with the day pass)\n".utf8))
+            return 1
+        }
+        let edited = sources.map { source in
+            CatalogSource(
+                name: source.name,
+                data: Data(
+                    String(decoding: source.data, as: UTF8.self).replacingOccurrences(of: dayPass, with: #""duration": "P1D", "grants": []"#).utf8))
+        }
+        let loyal = #""subscribed": true, "paidAtLeast": "P2M""#
+        let cases: [(String, [CatalogSource], [CatalogSource])] = [
+            ("products/, the day pass grants nothing", sources, edited),
+            (
+                "seven products, the promotional offer asks for P3M paid",
+                [CatalogSource(name: "notes.json", data: Data(sevenProducts.utf8))],
+                [
+                    CatalogSource(
+                        name: "notes.json",
+                        data: Data(sevenProducts.replacingOccurrences(of: loyal, with: #""subscribed": true, "paidAtLeast": "P3M""#).utf8))
+                ]
+            ),
+        ]
+        print("entitle-bench --prove fixed --depth \(depth): \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        var status: Int32 = 0
+        for (what, oldSources, newSources) in cases {
+            guard let old = Portfolio.compile(oldSources).portfolio, let new = Portfolio.compile(newSources).portfolio else {
+                FileHandle.standardError.write(Data("entitle-bench: the catalogs of \(what) do not compile\n".utf8))
+                return 1
+            }
+            let start = Date()
+            let report = CatalogProof.compare(old, new, options: ProofOptions(depth: depth))
+            let seconds = Date().timeIntervalSince(start)
+            let met = seconds <= fixedLimit && report.statistics.isComplete
+            if !met { status = 1 }
+            print(
+                "diff --prove, \(what): \(String(format: "%.1f", seconds)) s; "
+                    + "\(report.statistics.customers) receipts searched, \(report.statistics.evaluations) evaluations; "
+                    + "\(report.differences.count) parts of the answer differ; "
+                    + (met ? "within \(Int(fixedLimit)) s" : "NOT within \(Int(fixedLimit)) s"))
+        }
+        return status
+    }
+
+    /// A subscription catalog of seven products: two levels of one subscription group (Plus above
+    /// Pro monthly and yearly), the monthly plan with an intro offer, a win-back and a promotional
+    /// offer; a lifetime non-consumable with a trial and an upgrade from another app; a consumable.
+    static let sevenProducts = """
+        {
+          "app": "com.example.notes",
+          "features": { "pro": "Unlimited notes and all templates", "sync": "Sync across devices", "plus": "Shared notebooks" },
+          "currencies": { "exports": "Print-quality exports" },
+          "legal": { "auto-renewable-subscription": "Renews automatically until canceled at least 24 hours before the period ends." },
+          "products": [
+            {
+              "id": "com.example.notes.pro.monthly", "type": "auto-renewable-subscription", "name": "Notes Pro Monthly",
+              "group": "notes", "level": 2, "duration": "P1M",
+              "introOffer": { "mode": "free-trial", "duration": "P1W" },
+              "offers": [
+                { "id": "pro.winback", "type": "win-back", "mode": "free-trial", "duration": "P1M",
+                  "paidAtLeast": "P3M", "lapsedAtLeast": "P1M", "lapsedAtMost": "P1Y", "waitBetween": "P6M" },
+                { "id": "pro.loyal", "type": "promotional", "mode": "pay-as-you-go", "duration": "P1M", "periods": 3,
+                  "subscribed": true, "paidAtLeast": "P2M", "waitBetween": "P1Y" }
+              ],
+              "grants": ["pro", "sync"]
+            },
+            {
+              "id": "com.example.notes.pro.yearly", "type": "auto-renewable-subscription", "name": "Notes Pro Yearly",
+              "group": "notes", "level": 2, "duration": "P1Y", "grants": ["pro", "sync"]
+            },
+            {
+              "id": "com.example.notes.plus.monthly", "type": "auto-renewable-subscription", "name": "Notes Plus Monthly",
+              "group": "notes", "level": 1, "duration": "P1M", "grants": ["pro", "sync", "plus"]
+            },
+            { "id": "com.example.notes.lifetime", "type": "non-consumable", "name": "Notes Pro Lifetime", "grants": ["pro"] },
+            {
+              "id": "com.example.notes.lifetime.trial", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0,
+              "trialOf": "com.example.notes.lifetime", "grants": ["pro"]
+            },
+            {
+              "id": "com.example.notes.lifetime.upgrade", "type": "non-consumable", "name": "Lifetime upgrade from Notes Classic",
+              "upgrade": {
+                "replaces": "com.example.notes.lifetime",
+                "requires": { "app": "com.example.notes.classic", "anyOf": ["com.example.notes.classic.pro"] }
+              },
+              "grants": ["pro"]
+            },
+            { "id": "com.example.notes.exports.10", "type": "consumable", "name": "10 Exports", "credits": { "exports": 10 } }
+          ]
+        }
+        """
+}

@@ -6,6 +6,7 @@ let usage = """
            entitle-bench --files DIR [--json FILE]
            entitle-bench --batch [--quick] [--json FILE]
            entitle-bench --prove PRODUCTS [--depth N]
+           entitle-bench --prove fixed [--depth N] [--products DIR]
            entitle-bench --write-corpus PATH --customers N [--transactions N] [--layout lines|directory] [--seed N]
 
     """
@@ -37,7 +38,9 @@ var corpusLayout = CorpusWriter.Layout.lines
     return number
 }
 var proveProducts: Int?
+var proveFixed = false
 var proveDepth = 2
+var productsPath = "products"
 while let argument = arguments.first {
     arguments.removeFirst()
     switch argument {
@@ -55,6 +58,11 @@ while let argument = arguments.first {
             exit(2)
         }
         corpusLayout = layout
+    case "--prove" where arguments.first == "fixed":
+        // The example catalogs and the seven-product catalog, each with a fixed change.
+        proveFixed = true
+        arguments.removeFirst()
+    case "--products": productsPath = value(argument)
     case "--prove", "--depth":
         guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else {
             FileHandle.standardError.write(Data(usage.utf8))
@@ -103,6 +111,9 @@ if let corpusPath {
 }
 if batch {
     exit(BatchBenchmark.run(quick: quick, json: jsonPath))
+}
+if proveFixed {
+    exit(ProofBenchmark.runFixed(depth: proveDepth, products: productsPath))
 }
 if let proveProducts {
     exit(ProofBenchmark.run(products: proveProducts, depth: proveDepth))

@@ -42,7 +42,7 @@ public enum CatalogProof {
             let unchangedApps = Set(required.filter { old.catalog(for: $0)?.products == new.catalog(for: $0)?.products })
             let space = ReceiptSpace(
                 app: app, catalogs: catalogs, includesGrants: true, environments: options.environments,
-                unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged)
+                unchangedApps: unchangedApps, skipsUnchanged: options.skipsUnchanged, reducesEquivalents: options.searchesEquivalentOnce)
             let search = ProofSearch<ProofComparison>(
                 space: space, options: [evaluation(old, options), evaluation(new, options)], depth: options.depth,
                 threads: threads(options), relatedOnly: options.relatedOnly, maxCustomers: options.maxCustomers, deadline: deadline,

@@ -33,6 +33,12 @@ public struct ProofOptions: Sendable, Hashable {
     /// Whether parts of the answer that read nothing that changed are left unsearched; off, they
     /// are searched too (for tests of that argument).
     var skipsUnchanged = true
+    /// Whether customers the catalogs of a comparison cannot tell apart are searched once:
+    /// variants of the receipt facts that every grandfather rule answers alike, and customers of
+    /// two or more elements none of which reaches a changed definition, on the parts of the
+    /// answer whose own definition did not change (`ReceiptSpace+Equivalence`); off, every one is
+    /// searched (for tests of that argument).
+    var searchesEquivalentOnce = true
 
     /// Creates options.
     ///

@@ -71,7 +71,10 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         for (unit, result) in singles.results.enumerated() where unit > 0 { found[unit - 1] = Self.sorted([0] + result) }
         let boundaries = found
         // The combinations, up to the budget of customers, in the order searched.
-        let (listed, allListed) = space.combinations(depth: depth, relatedOnly: relatedOnly)
+        let (every, allListed) = space.combinations(depth: depth, relatedOnly: relatedOnly)
+        // A combination none of whose customers is compared on anything (every part reading it
+        // answers them alike under both catalogs, `ReceiptSpace+Equivalence`) is not searched.
+        let listed = every.filter { !space.touchedItems(elements: $0.elements, hasFacts: false, readingAll: relatedOnly).isEmpty }
         var budget = maxCustomers
         var within = 0
         for combination in listed {
@@ -82,14 +85,11 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         }
         let combinations = Array(listed.prefix(within))
         let unsearched = listed.count - combinations.count + (allListed ? 0 : 1)
-        // A pair is searched as one unit per way of its latest element, so that one pair with many
-        // customers is shared among the threads; a deeper combination is one unit.
+        // A combination is searched as one unit per way of its latest element, so that one
+        // combination with many customers is shared among the threads (a deeper one's units each
+        // find the customers of the others again, a small part of their work).
         var units: [(combination: Int, last: Int?, atom: Int?)] = []
         for (index, combination) in combinations.enumerated() {
-            guard combination.elements.count == 2 else {
-                units.append((index, nil, nil))
-                continue
-            }
             for last in Self.distinct(combination.elements) {
                 for atom in space.atomsOf[last] { units.append((index, last, atom)) }
             }

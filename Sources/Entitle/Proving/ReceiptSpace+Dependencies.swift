@@ -325,6 +325,8 @@ extension ReceiptSpace {
     /// The parts of the answer a customer with these elements (and receipt facts, when it has
     /// some) is compared on: those that read every one of its elements (and the facts), ascending.
     /// With `readingAll` false, those that read any of its elements (for tests of the argument).
+    /// A customer of two or more elements none of which reaches a change is not compared on the
+    /// parts whose own definition did not change (`+Equivalence`).
     func touchedItems(elements: [Int], hasFacts: Bool, readingAll: Bool = true) -> [Int] {
         var distinct = Array(Set(elements))
         guard let first = distinct.popLast() else {
@@ -335,6 +337,7 @@ extension ReceiptSpace {
             if readingAll { touched.formIntersection(itemsOfElement[element]) } else { touched.formUnion(itemsOfElement[element]) }
         }
         if hasFacts { touched = touched.filter { items[$0].readsFacts } }
+        if leavesOutSteadyItems(elements) { touched = touched.filter { !steadyItems[$0] } }
         return touched.sorted()
     }
 }

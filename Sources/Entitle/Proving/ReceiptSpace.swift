@@ -134,6 +134,16 @@ struct ReceiptSpace: Sendable {
     var factItems: [Int] = []
     /// The instants the catalogs compare with (grandfather dates, offer windows), ascending.
     private(set) var thresholds: [Int64] = []
+    /// Whether customers the catalogs of a comparison cannot tell apart are searched once
+    /// (``ProofOptions/searchesEquivalentOnce``, `+Equivalence`).
+    let reducesEquivalents: Bool
+    /// For each item, whether its own definition is the same in both catalogs of a comparison
+    /// whose grandfather rules and order of products are the same: it answers alike every
+    /// customer none of whose elements reaches a change (`+Equivalence`).
+    var steadyItems: [Bool] = []
+    /// For each element, whether a definition evaluation reads for a customer having it differs
+    /// between the catalogs of a comparison (true wherever that is not worked out).
+    var reachesChange: [Bool] = []
 
     /// Where a customer's first purchase is placed unless an absolute threshold says otherwise:
     /// 2026-01-31T00:00:00Z, the last day of a month, so adding months clamps the day.
@@ -142,8 +152,10 @@ struct ReceiptSpace: Sendable {
     /// Builds the space of `app` from its catalog on each side.
     init(
         app: String, catalogs: [CompiledCatalog?], includesGrants: Bool, environments: Set<String>? = nil,
-        unchangedApps: Set<String> = [], skipsUnchanged: Bool = true, extendOffersWithGrants: Bool = false
+        unchangedApps: Set<String> = [], skipsUnchanged: Bool = true, extendOffersWithGrants: Bool = false,
+        reducesEquivalents: Bool = false
     ) {
+        self.reducesEquivalents = reducesEquivalents
         self.unchangedApps = unchangedApps
         self.app = app
         self.catalogs = catalogs
@@ -161,6 +173,7 @@ struct ReceiptSpace: Sendable {
         for app in requiredApps { addPrerequisiteWays(app: app) }
         buildFacts()
         buildItems(offersReadTheirGrants: extendOffersWithGrants, skipsUnchanged: skipsUnchanged)
+        buildEquivalences()
     }
 
     /// The index of an element, added when new.
@@ -255,6 +268,7 @@ struct ReceiptSpace: Sendable {
         }
         facts.append(Facts(version: nil, purchase: .base))
         for date in dates { facts.append(Facts(version: nil, purchase: .absolute(date))) }
+        if reducesEquivalents { facts = distinctFacts(facts) }
     }
 
     /// The highest version below `version` that a version of up to 128 components of up to 18

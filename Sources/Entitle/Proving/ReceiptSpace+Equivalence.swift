@@ -1,0 +1,181 @@
+/// Customers the catalogs of a comparison cannot tell apart, searched once
+/// (``ProofOptions/searchesEquivalentOnce``): the argument that leaving them out loses nothing.
+///
+/// - Receipt facts no rule tells apart. The receipt facts are read by the grandfather rules only
+///   (the argument of `+Dependencies`), and a rule reads them only through whether it matches
+///   and, when it does, the instant its coverage starts (`Evaluator+Access`: from the receipt's
+///   `originalPurchaseDate`, from always without one). Two variants of the facts that every rule
+///   of both catalogs matches alike, from the same instant, give every customer the same answer
+///   under each catalog, so only the first of them is searched; a variant that no rule matches is
+///   the customer without facts, searched already. A variant whose `originalPurchaseDate` is the
+///   customer's first purchase is kept whenever a rule compares that date with an instant (its
+///   match depends on where the customer is placed).
+/// - Customers with nothing that changed. A part of the answer whose own definition is the same in
+///   both catalogs (a declared feature or currency, a product, with its offers) may still read
+///   products that changed; but evaluation answers a customer from the definitions of what the
+///   customer has: the products it bought, the products evaluated with them (their subscription
+///   group and pass group, the trial, paid product and upgrades of a non-consumable, the apps an
+///   upgrade requires), its grants. A product the customer never bought and that none of its
+///   products is evaluated with adds nothing to any feature, balance, state or offer of its.
+///   So when the grandfather rules and the order of the products are the same in both catalogs,
+///   such a part answers a customer none of whose elements reaches a changed definition
+///   (``reachesChange``) alike under both, and the customer is not compared on it. Only
+///   customers of two or more elements are left out this way: each element alone is searched,
+///   as it places the others.
+extension ReceiptSpace {
+    // MARK: Receipt facts
+
+    /// The variants of the receipt facts without those every grandfather rule of the catalogs
+    /// matches as it matches an earlier one (or none), from the same instant: the first (none),
+    /// then each that some rule answers otherwise than every earlier one.
+    func distinctFacts(_ variants: [Facts]) -> [Facts] {
+        var kept: [Facts] = []
+        var seen: Set<[RuleOutcome]> = []
+        for (index, variant) in variants.enumerated() {
+            guard index > 0, let outcome = ruleOutcomes(variant) else {
+                kept.append(variant)
+                continue
+            }
+            if outcome.allSatisfy({ $0 == .unmatched }) { continue }
+            if seen.insert(outcome).inserted { kept.append(variant) }
+        }
+        return kept
+    }
+
+    /// How a grandfather rule answers a variant of the facts: not at all, or matched from an
+    /// instant.
+    enum RuleOutcome: Hashable, Sendable {
+        case unmatched
+        /// From always (the receipt has no original purchase date).
+        case always
+        /// From the customer's first purchase (the base).
+        case base
+        case from(Int64)
+    }
+
+    /// How every rule of every catalog answers `facts`, in order; `nil` when it cannot be said
+    /// without placing the customer (a date rule reading an original purchase at the base), or
+    /// when the version would not read back as written.
+    func ruleOutcomes(_ facts: Facts) -> [RuleOutcome]? {
+        if let version = facts.version, CatalogChecker.versionComponents(Self.versionText(version)) != version { return nil }
+        var outcomes: [RuleOutcome] = []
+        for catalog in present {
+            for rule in catalog.grandfatherRules {
+                switch rule.condition {
+                case .originalApplicationVersionBefore(let before):
+                    guard let version = facts.version, Evaluator.version(version, isBefore: before) else {
+                        outcomes.append(.unmatched)
+                        continue
+                    }
+                    switch facts.purchase {
+                    case nil: outcomes.append(.always)
+                    case .base?: outcomes.append(.base)
+                    case .absolute(let instant)?: outcomes.append(.from(instant))
+                    }
+                case .originalPurchaseBefore(let before):
+                    switch facts.purchase {
+                    case nil: outcomes.append(.unmatched)
+                    case .base?: return nil
+                    case .absolute(let instant)?: outcomes.append(instant < before ? .from(instant) : .unmatched)
+                    }
+                }
+            }
+        }
+        return outcomes
+    }
+
+    // MARK: Customers with nothing that changed
+
+    /// Marks, in a comparison, the parts of the answer whose own definition is the same in both
+    /// catalogs (``steadyItems``) and the elements whose evaluation reads a definition that is
+    /// not (``reachesChange``); nothing when the grandfather rules or the order of the products
+    /// differ, or a side lacks the app.
+    mutating func buildEquivalences() {
+        steadyItems = [Bool](repeating: false, count: items.count)
+        reachesChange = [Bool](repeating: true, count: elements.count)
+        guard reducesEquivalents, catalogs.count == 2, let old = catalogs[0], let new = catalogs[1] else { return }
+        func rules(_ catalog: CompiledCatalog) -> [String] {
+            catalog.grandfatherRules.map { "\($0.id) \($0.condition) \($0.grants.map { catalog.featureIds[$0] })" }
+        }
+        guard rules(old) == rules(new) else { return }
+        // The products both catalogs have, in the same order in both.
+        let common = Set(old.productIds).intersection(new.productIds)
+        guard old.productIds.filter(common.contains) == new.productIds.filter(common.contains) else { return }
+        var changed = [Bool](repeating: true, count: elements.count)
+        for (index, element) in elements.enumerated() {
+            switch element {
+            case .product(let id): changed[index] = !(old.product(id) != nil && old.product(id) == new.product(id))
+            case .grant(let feature): changed[index] = !(old.feature(feature) != nil && new.feature(feature) != nil)
+            case .prerequisite(let app): changed[index] = !unchangedApps.contains(app)
+            }
+        }
+        for index in elements.indices {
+            reachesChange[index] = evaluatedWith(index).contains { changed[$0] }
+        }
+        for (index, item) in items.enumerated() {
+            switch item.item.kind {
+            case .feature: steadyItems[index] = old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
+            case .balance: steadyItems[index] = old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
+            case .product, .offer: steadyItems[index] = old.product(item.item.id) != nil && old.product(item.item.id) == new.product(item.item.id)
+            case .promotion:
+                steadyItems[index] = item.item.product.map { old.product($0) != nil && old.product($0) == new.product($0) } ?? false
+            }
+        }
+    }
+
+    /// The elements whose definitions evaluation reads for a customer having `element`, under
+    /// either catalog: the element itself; for a product, the products of its subscription group
+    /// and its pass group, the non-consumables of its family (the paid product, its trials and
+    /// upgrades) and the apps those upgrades require; for another app's receipt, the upgrades
+    /// requiring that app and their families.
+    func evaluatedWith(_ element: Int) -> Set<Int> {
+        var result: Set<Int> = [element]
+        func add(_ id: String) { if let index = elementIndex[.product(id)] { result.insert(index) } }
+        func addFamily(root: Int, in catalog: CompiledCatalog) {
+            for (index, product) in catalog.compiledProducts.enumerated() where Self.familyRoot(index, in: catalog) == root {
+                add(product.id)
+                if case .upgrade(_, let requirement) = product.role, let app = elementIndex[.prerequisite(app: requirement.app)] {
+                    result.insert(app)
+                }
+            }
+        }
+        switch elements[element] {
+        case .product(let id):
+            for side in sides(of: id) {
+                let product = side.product
+                for other in side.catalog.compiledProducts
+                where (product.group >= 0 && other.group == product.group) || (product.passGroup >= 0 && other.passGroup == product.passGroup) {
+                    add(other.id)
+                }
+                if product.type == .nonConsumable { addFamily(root: Self.familyRoot(side.index, in: side.catalog), in: side.catalog) }
+            }
+        case .grant:
+            break
+        case .prerequisite(let app):
+            for catalog in present {
+                for (index, product) in catalog.compiledProducts.enumerated() {
+                    guard case .upgrade(_, let requirement) = product.role, requirement.app == app else { continue }
+                    addFamily(root: Self.familyRoot(index, in: catalog), in: catalog)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The product a non-consumable's family is rooted at: the paid product of a trial, the
+    /// product an upgrade replaces, else itself.
+    static func familyRoot(_ index: Int, in catalog: CompiledCatalog) -> Int {
+        switch catalog.compiledProducts[index].role {
+        case .standard: index
+        case .trial(_, let paid): paid
+        case .upgrade(let replaces, _): replaces
+        }
+    }
+
+    /// Whether a customer of these elements (two or more) is left out of the comparison of the
+    /// parts of the answer whose definition is the same in both catalogs: none of its elements
+    /// reaches a change.
+    func leavesOutSteadyItems(_ elements: [Int]) -> Bool {
+        reducesEquivalents && elements.count >= 2 && !steadyItems.isEmpty && !elements.contains { reachesChange[$0] }
+    }
+}
