@@ -28,7 +28,8 @@ extension Benchmark {
                     productId: "com.example.diagrams.stencils.10", transactionId: "p\(index)", purchaseDate: Instant(millisecondsSince1970: bought),
                     quantity: 1 + index % 3))
             if index % 2 == 0 {
-                consumptions.append(Consumption(id: "c\(index)", currency: "stencils", amount: 7, date: Instant(millisecondsSince1970: bought + day / 2)))
+                consumptions.append(
+                    Consumption(id: "c\(index)", currency: "stencils", amount: 7, date: Instant(millisecondsSince1970: bought + day / 2)))
             }
         }
         return Receipt(
@@ -48,7 +49,8 @@ extension Benchmark {
         }
         let receipts = [ParsedReceipt(Self.repliesCustomer(count: 2_000))]
         let renewals = min(2_000 / 10, 80)
-        let at = Instant(millisecondsSince1970: Instant(rfc3339: "2020-01-01T00:00:00Z")!.millisecondsSince1970 + Int64(renewals) * 30 * 86_400_000 - 1)
+        let at = Instant(
+            millisecondsSince1970: Instant(rfc3339: "2020-01-01T00:00:00Z")!.millisecondsSince1970 + Int64(renewals) * 30 * 86_400_000 - 1)
         let request = RetentionRequest(
             originalTransactionId: "s0", productId: "com.example.diagrams.sync.monthly", userLocale: "de-AT", requestIdentifier: "bench")
         let calls = quick ? 50 : 400

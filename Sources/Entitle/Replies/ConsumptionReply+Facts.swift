@@ -163,7 +163,8 @@ extension ConsumptionReply {
                 left -= part
                 charges.append(
                     Charge(
-                        currency: balance.currency, transactionId: purchase.id, purchaseDate: purchase.date, credited: purchase.credit, charged: part))
+                        currency: balance.currency, transactionId: purchase.id, purchaseDate: purchase.date, credited: purchase.credit, charged: part)
+                )
                 if purchase.id == transaction.transactionId {
                     credited = saturating(credited, plus: purchase.credit)
                     charged = saturating(charged, plus: part)

@@ -144,7 +144,8 @@ extension ConsumptionReply {
         text += "  spent, charged to purchases in the order bought:\n"
         for charge in charges {
             let marker = charge.transactionId == transactionId ? "→" : " "
-            text += "  \(marker) \(charge.transactionId) bought \(charge.purchaseDate.rfc3339): \(charge.charged) of \(charge.credited) \(charge.currency)\n"
+            text +=
+                "  \(marker) \(charge.transactionId) bought \(charge.purchaseDate.rfc3339): \(charge.charged) of \(charge.credited) \(charge.currency)\n"
         }
         return text
     }
