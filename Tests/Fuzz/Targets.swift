@@ -213,7 +213,7 @@ func evaluateAgainstProducts(_ parsed: ParsedReceipt, receipt: Receipt) {
     for date in dates(of: receipt, limit: 4) { instants += withNeighbours(date) }
     for instant in instants { evaluateAndRender(catalog, receipts, at: instant) }
     // The consumption reply about its first transactions, at its first date.
-    checkConsumptionReplies(catalog, receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2])
+    checkReplies(catalog, receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2])
     // The timeline of the receipt's own first date: its ids drawn as text, whatever they hold.
     checkPicture(catalog.explain(receipts, at: instants.count > fixedInstants.count ? instants[fixedInstants.count] : fixedInstants[2]).svg)
     if parsed.app != catalog.app {
@@ -363,10 +363,31 @@ func fuzzDetect(_ data: Data) {
 }
 
 /// Invariants: a consumption reply about a transaction of the app's receipts is made or refused
-/// with a message, its share consumed is within 0-100% and its JSON is JSON.
-func checkConsumptionReplies(_ catalog: CompiledCatalog, _ receipts: [ParsedReceipt], at: Instant) {
+/// with a message, its share consumed is within 0-100% and its JSON is JSON; a retention request
+/// about each of the first chains, for each of the app's subscriptions, is answered or refused
+/// with a message, and an answer with a reply names a rule of the product.
+func checkReplies(_ catalog: CompiledCatalog, _ receipts: [ParsedReceipt], at: Instant) {
     guard let own = receipts.first(where: { $0.app == catalog.app }) else { return }
+    let subscriptions = catalog.products.filter { $0.store == .appStore && $0.type == .autoRenewableSubscription }
     for transaction in own.receipt.transactions.prefix(2) {
+        for product in subscriptions.prefix(3) {
+            let request = RetentionRequest(
+                originalTransactionId: transaction.originalTransactionId ?? transaction.transactionId, productId: product.id,
+                userLocale: "de-AT", requestIdentifier: "fuzz")
+            do {
+                let answer = try products.portfolio.retentionReply(app: catalog.app, request: request, receipts: receipts, at: at)
+                if let rule = answer.rule, !product.retention.contains(where: { $0.id == rule }) {
+                    fatalError("invariant: a retention answer names `\(rule)`, not a rule of \(product.id)")
+                }
+                if (answer.reply == nil) != (answer.rule == nil) {
+                    fatalError("invariant: a retention answer has a rule without a reply or a reply without one")
+                }
+                consume(answer.text)
+                checkJSON(answer.json, what: "RetentionReply.json")
+            } catch {
+                consume(error.description)
+            }
+        }
         do {
             let reply = try catalog.consumptionReply(transactionId: transaction.transactionId, receipts: receipts, at: at, consented: true)
             if let body = reply.body, !(0...100_000).contains(body.consumptionPercentage) {
