@@ -522,4 +522,20 @@ struct FamilyPrerequisiteTests {
         // Without the portfolio, the required app's catalog is unknown: it never counts.
         #expect(Fixtures.diagrams.evaluate([shared], at: at).offer(for: Diagrams.upgrade)?.reason == .prerequisiteMissing)
     }
+
+    @Test("a version read from its bytes in one pass reads as the plain split-and-check reads it, on random and edge texts")
+    func versionComponentsAgree() {
+        var random = SplitMix(seed: 11)
+        let alphabet: [String] = ["0", "1", "9", ".", ".", "a", "-", " ", "\u{301}", "١", "+", "00"]
+        var texts = [
+            "", ".", "1.", ".1", "1..2", "0", "007.1", String(repeating: "9", count: 18), String(repeating: "9", count: 19),
+            String(repeating: "1.", count: 127) + "1", String(repeating: "1.", count: 128) + "1", String(repeating: "1", count: 256),
+        ]
+        for _ in 0..<20_000 {
+            texts.append((0..<random.below(40)).map { _ in alphabet[random.below(alphabet.count)] }.joined())
+        }
+        for text in texts {
+            #expect(CatalogChecker.versionComponents(text) == ReferenceEvaluator.versionComponents(text), "`\(text)`")
+        }
+    }
 }

@@ -502,7 +502,7 @@ enum ReferenceEvaluator {
                 let purchase = receipt.originalPurchaseDate?.millisecondsSince1970
                 switch rule.condition {
                 case .originalApplicationVersionBefore(let before):
-                    guard let text = receipt.originalApplicationVersion, let version = CatalogChecker.versionComponents(text),
+                    guard let text = receipt.originalApplicationVersion, let version = Self.versionComponents(text),
                         lower(version, than: before)
                     else { continue }
                     start = min(start ?? .max, purchase ?? .min)
@@ -519,7 +519,7 @@ enum ReferenceEvaluator {
         }
         if catalog.grandfatherRules.contains(where: { if case .originalApplicationVersionBefore = $0.condition { true } else { false } }) {
             for receipt in own {
-                if let text = receipt.originalApplicationVersion, CatalogChecker.versionComponents(text) == nil {
+                if let text = receipt.originalApplicationVersion, Self.versionComponents(text) == nil {
                     warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text)))
                 }
             }
@@ -1032,5 +1032,22 @@ struct ReferenceResult: Equatable {
     func sameAnswer(as other: ReferenceResult) -> Bool {
         features == other.features && balances == other.balances && products == other.products
             && offers.mapValues(\.withoutExtends) == other.offers.mapValues(\.withoutExtends) && warnings == other.warnings
+    }
+}
+
+extension ReferenceEvaluator {
+    /// A version's components as the rule reads them (EvaluationRules: whole numbers separated by
+    /// dots, up to 128 of up to 18 digits, in at most 256 bytes), written the plain way: split on
+    /// the dots, check each part, read it as a number.
+    static func versionComponents(_ text: String) -> [Int]? {
+        guard text.utf8.count <= 256 else { return nil }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 128 else { return nil }
+        var components: [Int] = []
+        for part in parts {
+            guard !part.isEmpty, part.count <= 18, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part) else { return nil }
+            components.append(value)
+        }
+        return components
     }
 }
