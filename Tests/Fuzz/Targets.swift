@@ -360,6 +360,13 @@ func fuzzDetect(_ data: Data) {
     case nil: consume("unrecognized")
     }
     fuzzImport { () throws(ReceiptError) in try AppleImport.unverifiedReceipt(from: data, app: exampleApp) }
+    // The same bytes as Apple's retention request: read, or refused with a located error.
+    do {
+        let request = try RetentionRequest(json: data)
+        consume(request.originalTransactionId + request.productId)
+    } catch {
+        consume(error.description)
+    }
 }
 
 /// Invariants: a consumption reply about a transaction of the app's receipts is made or refused

@@ -229,9 +229,11 @@ extension ConsumptionReply {
             for transaction in item.transactions where had(transaction) { inGroup.insert(transaction.transactionId) }
         }
         guard !inGroup.isEmpty else { return false }
+        let introductory = ParsedReceipt.code(Transaction.OfferType.introductory)
         for receipt in receipts where receipt.app == catalog.app {
-            for transaction in receipt.receipt.transactions where inGroup.contains(transaction.transactionId) {
-                if transaction.isTrialPeriod || transaction.isIntroOfferPeriod || transaction.offerType == .introductory { return true }
+            for record in receipt.transactions {
+                let offered = record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0
+                if offered || record.offerType == introductory, let id = receipt.text(record.transactionId), inGroup.contains(id) { return true }
             }
         }
         return false

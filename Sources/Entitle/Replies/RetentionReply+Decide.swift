@@ -49,10 +49,11 @@ extension RetentionReply {
 
         // The chain: the customer's transactions of it, bought by the instant.
         var chainProducts = Set<String>()
+        // Read from the records, not converted into `Receipt` values: this is on the answer's path.
         for receipt in receipts where receipt.app == catalog.app && receipt.store == .appStore {
-            for transaction in receipt.receipt.transactions
-            where transaction.originalTransactionId == request.originalTransactionId && transaction.purchaseDate <= at {
-                chainProducts.insert(transaction.productId)
+            for record in receipt.transactions
+            where record.purchase <= at.millisecondsSince1970 && receipt.bytesEqual(record.originalTransactionId, request.originalTransactionId) {
+                if let product = receipt.text(record.productId) { chainProducts.insert(product) }
             }
         }
         guard !chainProducts.isEmpty else {

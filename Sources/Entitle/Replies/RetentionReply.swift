@@ -130,16 +130,6 @@ public struct RetentionReply: Hashable, Sendable {
         if case .promotionalOffer(let offer, let product, _)? = reply { (product, offer) } else { nil }
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.app == b.app && a.at == b.at && a.request == b.request && a.rule == b.rule && a.reason == b.reason && a.reply == b.reply
-            && a.outcomes == b.outcomes
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(request)
-        hasher.combine(rule)
-        hasher.combine(reason)
-    }
 }
 
 extension RetentionReply {

@@ -149,26 +149,9 @@ enum ExplainCommand {
                     [Diagnostic(severity: .error, code: .unknownTransaction, message: error.message, help: error.help)], "nothing to explain")
             }
         } else {
-            let name = selector.id == "-" ? "<stdin>" : selector.id
-            do {
-                let request = try RetentionRequest(
-                    json: try ReceiptFiles.read(selector.id, what: "retention request", standardInput: environment.readStandardInput), name: name)
-                let reply: RetentionReply
-                do {
-                    reply = try inputs.portfolio.retentionReply(
-                        app: inputs.app, request: request, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
-                        account: options.account)
-                } catch {
-                    return inputs.failure(
-                        [
-                            Diagnostic(
-                                severity: .error, code: .badValue, message: error.message,
-                                location: SourceLocation(file: name, line: 1, column: 1), help: error.help)
-                        ], "nothing to explain")
-                }
-                output = json ? reply.json : reply.text
-            } catch {
-                return inputs.failure([error.diagnostic], "nothing to explain")
+            switch RetentionCommand.answer(selector.id, inputs: inputs, options: options, environment: environment, nothing: "nothing to explain") {
+            case .success(let reply): output = json ? reply.json : reply.text
+            case .failure(let failed): return failed.output
             }
         }
         inputs.noteOtherCatalogErrors()

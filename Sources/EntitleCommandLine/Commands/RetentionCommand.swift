@@ -54,28 +54,38 @@ enum RetentionCommand {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }
+        let reply: RetentionReply
+        switch answer(path, inputs: inputs, options: options, environment: environment, nothing: "no answer") {
+        case .success(let answered): reply = answered
+        case .failure(let failed): return failed.output
+        }
+        inputs.noteOtherCatalogErrors()
+        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? reply.json : reply.text, standardError: inputs.errorText)
+    }
+
+    /// The answer to the retention request at `path` (`-`: standard input) from the loaded
+    /// inputs, or the failure to print: the request unreadable, malformed, or not for the app.
+    static func answer(
+        _ path: String, inputs: EvaluationInputs, options: EvaluationInputs.Options, environment: CommandEnvironment, nothing: String
+    ) -> Result<RetentionReply, EvaluationInputs.Failed> {
         let name = path == "-" ? "<stdin>" : path
         let asked: RetentionRequest
         do {
             asked = try RetentionRequest(
                 json: try ReceiptFiles.read(path, what: "retention request", standardInput: environment.readStandardInput), name: name)
         } catch {
-            return inputs.failure([error.diagnostic], "no answer")
+            return .failure(EvaluationInputs.Failed(output: inputs.failure([error.diagnostic], nothing)))
         }
-        let reply: RetentionReply
         do {
-            reply = try inputs.portfolio.retentionReply(
-                app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
-                account: options.account)
+            return .success(
+                try inputs.portfolio.retentionReply(
+                    app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
+                    account: options.account))
         } catch {
-            return inputs.failure(
-                [
-                    Diagnostic(
-                        severity: .error, code: .badValue, message: error.message, location: SourceLocation(file: name, line: 1, column: 1),
-                        help: error.help)
-                ], "no answer")
+            let diagnostic = Diagnostic(
+                severity: .error, code: .badValue, message: error.message, location: SourceLocation(file: name, line: 1, column: 1),
+                help: error.help)
+            return .failure(EvaluationInputs.Failed(output: inputs.failure([diagnostic], nothing)))
         }
-        inputs.noteOtherCatalogErrors()
-        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? reply.json : reply.text, standardError: inputs.errorText)
     }
 }
