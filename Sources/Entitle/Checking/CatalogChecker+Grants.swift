@@ -103,7 +103,6 @@ extension CatalogChecker {
         checkTrialsPerPaidProduct(catalog, context: context)
         checkOfferIds(catalog)
         checkRetention(catalog, context: context)
-        checkRetention(catalog, context: context)
         checkGroups(catalog)
         checkStores(catalog)
         for rule in catalog.grandfatherRules {

@@ -157,6 +157,14 @@ struct RetentionReplyTests {
                     with: #""id": "com.example.r.monthly", "type": "\#(type)""#)
             ).diagnostics.filter(\.isError).map(\.description)
         }
+        // Each mistake is reported once.
+        for rules in [
+            #"{"id": "x", "promotionalOffer": "sync.winback"}"#, #"{"id": "x", "promotionalOffer": "r.prom"}"#,
+            #"{"id": "x", "alternateProduct": "com.example.r.monthly"}"#,
+        ] {
+            let found = errors(rules)
+            #expect(found.count == 1, "\(found)")
+        }
         #expect(errors(#"{"id": "x", "message": "m"}"#).isEmpty)
         #expect(errors(#"{"id": "x"}"#).contains { $0.contains("retention[0]: a retention rule needs a reply") })
         #expect(
