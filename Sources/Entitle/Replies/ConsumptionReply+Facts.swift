@@ -117,20 +117,26 @@ extension ConsumptionReply {
                 ?? candidates.first,
             let product = catalog.products.first(where: { $0.key == chosen.product })
         else {
-            // A transaction of a product the catalog does not declare, or none at all.
-            var ids: [String] = []
+            // A transaction of a product the catalog does not declare, or none at all: told the
+            // same whatever the order of the receipts (the products and ids sorted).
+            var ids = Set<String>()
+            var products = Set<String>()
             for receipt in receipts where receipt.app == catalog.app {
-                for transaction in receipt.receipt.transactions {
-                    if transaction.transactionId == id {
-                        throw ConsumptionReplyError(
-                            message: "transaction `\(id)` is of `\(transaction.productId)`, which the catalog of \(catalog.app) does not declare")
-                    }
-                    if ids.count < 10_000 { ids.append(transaction.transactionId) }
+                for record in receipt.transactions {
+                    guard let transaction = receipt.text(record.transactionId) else { continue }
+                    if transaction == id, let product = receipt.text(record.productId) { products.insert(product) }
+                    ids.insert(transaction)
                 }
             }
+            if !products.isEmpty {
+                throw ConsumptionReplyError(
+                    message:
+                        "transaction `\(id)` is of \(CatalogChecker.list(products.sorted())), which the catalog of \(catalog.app) does not declare")
+            }
+            let known = Array(ids.sorted().prefix(10_000))
             throw ConsumptionReplyError(
                 message: "the customer has no transaction `\(Diagnostic.excerpt(id))` of \(catalog.app)",
-                help: Suggestion.help(for: id, in: ids) ?? (ids.isEmpty ? "the receipts hold no transaction of the app" : nil))
+                help: Suggestion.help(for: id, in: known) ?? (known.isEmpty ? "the receipts hold no transaction of the app" : nil))
         }
         if chosen.transaction.exclusion == .purchasedLater {
             throw ConsumptionReplyError(
