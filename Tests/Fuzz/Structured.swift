@@ -386,6 +386,16 @@ struct ScenarioBuilder {
             written += copies
         }
         json.close("]")
+        // Grandfather rules of one condition or several, the platform among them.
+        if choices.chance(30) {
+            let conditions = [
+                #""originalApplicationVersionBefore":"2.0""#, #""originalPurchaseBefore":"2026-01-01T00:00:00Z""#,
+                #""originalPlatform":["macOS","visionOS"]"#,
+            ].filter { _ in choices.chance(50) }
+            let rule =
+                #"{"id":"early","grants":["f0"],"# + (conditions.isEmpty ? #""originalPlatform":["iOS"]"# : conditions.joined(separator: ",")) + "}"
+            json.raw("grandfathered", "[" + rule + "]")
+        }
         json.close("}")
         return json.text
     }
@@ -559,6 +569,10 @@ struct ScenarioBuilder {
         } else {
             json.open("{")
             json.string("app", app)
+            // The app transaction's facts, and consent rescinded now and then.
+            if choices.chance(20) { json.string("originalPlatform", choices.pick(["iOS", "macOS", "tvOS", "visionOS"])) }
+            if choices.chance(10) { json.string("appTransactionId", "a\(choices.below(3))") }
+            if choices.chance(10) { json.string("consentRescinded", date(appStore: false).text) }
             list(&json, key: "transactions", maxKinds: 12) { builder, json, copy in
                 builder.transaction(&json, appStore: false, app: app, copy: copy)
             }

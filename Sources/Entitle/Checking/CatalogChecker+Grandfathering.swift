@@ -1,5 +1,6 @@
 /// Grandfather rules: features for customers who bought the app before it turned free, matched
-/// on the receipt's original application version or original purchase date.
+/// on the receipt's original application version, original purchase date and original platform:
+/// a rule states at least one of them, and every one it states must hold.
 extension CatalogChecker {
     mutating func grandfatherRules(_ node: JSONNode) -> [GrandfatherRuleDefinition] {
         guard case .array(let elements) = node.value else {
@@ -34,24 +35,14 @@ extension CatalogChecker {
                     rule.grantsBroken = true
                 }
             }
-            let version = members[CatalogKey.originalApplicationVersionBefore.name]
-            let date = members[CatalogKey.originalPurchaseBefore.name]
-            switch (version, date) {
-            case (nil, nil):
-                report(
-                    .missingKey,
-                    "a grandfather rule needs one condition: `\(CatalogKey.originalApplicationVersionBefore)` or `\(CatalogKey.originalPurchaseBefore)`",
-                    at: element.offset, path: path,
-                    help: "e.g. `\"\(CatalogKey.originalApplicationVersionBefore)\": \"2.0\"` for customers who first installed a version before 2.0")
-            case (let version?, let date?):
-                let later = version.keyOffset > date.keyOffset ? version : date
-                report(
-                    .keyNotAllowed, "a grandfather rule has exactly one condition", at: later.keyOffset,
-                    path: Self.path(path, key: later.key), help: "split it into two rules, one per condition")
-            case (let version?, nil):
+            var condition = GrandfatherCondition()
+            var broken = false
+            if let version = members[CatalogKey.originalApplicationVersionBefore.name] {
+                broken = true
                 if let text = string(version.value, path: keyPath(.originalApplicationVersionBefore)) {
                     if let components = Self.versionComponents(text.value) {
-                        rule.condition = .originalApplicationVersionBefore(components)
+                        condition.originalApplicationVersionBefore = components
+                        broken = false
                     } else {
                         let problem =
                             Self.versionLimitProblem(text.value).map { "`\(text.value)` \($0)" }
@@ -61,11 +52,33 @@ extension CatalogChecker {
                             path: text.path, help: "write it as the App Store shows it, e.g. `2.0` or `1.9.3`")
                     }
                 }
-            case (nil, let date?):
+            }
+            if let date = members[CatalogKey.originalPurchaseBefore.name] {
                 if let instant = scalar(date, .originalPurchaseBefore, in: .grandfatherRule, path: keyPath(.originalPurchaseBefore))?.instant {
-                    rule.condition = .originalPurchaseBefore(instant.value)
+                    condition.originalPurchaseBefore = instant.value
+                } else {
+                    broken = true
                 }
             }
+            if let platforms = members[CatalogKey.originalPlatform.name] {
+                let names = AppPlatform.allCases.map(\.rawValue)
+                if let chosen = choices(platforms.value, path: keyPath(.originalPlatform), names, what: "platform") {
+                    let set = Set(chosen.map(\.value))
+                    condition.originalPlatforms = AppPlatform.allCases.filter { set.contains($0.rawValue) }
+                } else {
+                    broken = true
+                }
+            }
+            if condition.isEmpty, !broken {
+                report(
+                    .missingKey,
+                    "a grandfather rule needs a condition: `\(CatalogKey.originalApplicationVersionBefore)`, `\(CatalogKey.originalPurchaseBefore)` or `\(CatalogKey.originalPlatform)`",
+                    at: element.offset, path: path,
+                    help:
+                        "e.g. `\"\(CatalogKey.originalApplicationVersionBefore)\": \"2.0\"` for customers who first installed a version before 2.0; every condition a rule states must hold"
+                )
+            }
+            if !broken, !condition.isEmpty { rule.condition = condition }
             rules.append(rule)
         }
         return rules

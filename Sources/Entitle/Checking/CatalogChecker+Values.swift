@@ -113,7 +113,8 @@ extension CatalogChecker {
                 return nil
             }
             return .text(text)
-        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts, .choiceOrObject, .languageTags:
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts, .choiceOrObject, .languageTags,
+            .choices:
             return nil
         }
     }
@@ -222,6 +223,27 @@ extension CatalogChecker {
     }
 
     /// One of `values`, else a `bad-enum-value` with a "did you mean".
+    /// A non-empty list of distinct strings among `values` (a ``CatalogValue/choices(_:what:)``
+    /// value); `nil`, reported, when it is anything else.
+    mutating func choices(_ node: JSONNode, path: String, _ values: [String], what: String) -> [Located<String>]? {
+        guard case .array(let elements) = node.value, !elements.isEmpty else {
+            wrongType(node, expected: "a non-empty array of \(what)s (\(Self.list(values)))", path: path)
+            return nil
+        }
+        var chosen: [Located<String>] = []
+        for (index, element) in elements.enumerated() {
+            guard let value = choice(element, path: "\(path)[\(index)]", values, what: what) else { return nil }
+            if let earlier = chosen.first(where: { $0.value == value.value }) {
+                report(
+                    .badValue, "\(what) `\(value.value)` is listed twice", at: value.offset, path: value.path,
+                    help: "it is already listed at \(earlier.path)")
+                return nil
+            }
+            chosen.append(value)
+        }
+        return chosen
+    }
+
     mutating func choice(_ node: JSONNode, path: String, _ values: [String], what: String) -> Located<String>? {
         guard let text = string(node, path: path) else { return nil }
         if values.contains(text.value) { return text }

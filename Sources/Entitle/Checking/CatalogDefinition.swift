@@ -34,12 +34,41 @@ struct GrandfatherRuleDefinition {
     var condition: GrandfatherCondition?
 }
 
-/// What makes a grandfather rule match a receipt.
-enum GrandfatherCondition: Hashable, Sendable {
+/// What makes a grandfather rule match a receipt: every condition it states holds (it states at
+/// least one).
+struct GrandfatherCondition: Hashable, Sendable, CustomStringConvertible {
     /// The receipt's `originalApplicationVersion` is lower than these dot-separated numbers.
-    case originalApplicationVersionBefore([Int])
+    var originalApplicationVersionBefore: [Int]?
     /// The receipt's `originalPurchaseDate` is before this instant (milliseconds).
-    case originalPurchaseBefore(Int64)
+    var originalPurchaseBefore: Int64?
+    /// The receipt's `originalPlatform` is one of these, in `AppPlatform.allCases` order.
+    var originalPlatforms: [AppPlatform]?
+
+    var isEmpty: Bool { originalApplicationVersionBefore == nil && originalPurchaseBefore == nil && originalPlatforms == nil }
+
+    /// Whether the rule reads only the version (the proof search varies the facts one at a time
+    /// for rules of one condition each).
+    var conditionCount: Int {
+        (originalApplicationVersionBefore == nil ? 0 : 1) + (originalPurchaseBefore == nil ? 0 : 1) + (originalPlatforms == nil ? 0 : 1)
+    }
+
+    /// Each condition in words, as `diff`, `graph` and `explain` write them (`<` when `symbols`).
+    func phrases(symbols: Bool = false) -> [String] {
+        var phrases: [String] = []
+        let before = symbols ? " < " : " before "
+        if let version = originalApplicationVersionBefore {
+            phrases.append("originalApplicationVersion" + before + version.map(String.init).joined(separator: "."))
+        }
+        if let instant = originalPurchaseBefore {
+            phrases.append("originalPurchaseDate" + before + Instant(millisecondsSince1970: instant).rfc3339)
+        }
+        if let platforms = originalPlatforms {
+            phrases.append("originalPlatform " + (symbols ? "in " : "one of ") + platforms.map(\.rawValue).joined(separator: ", "))
+        }
+        return phrases
+    }
+
+    var description: String { phrases().joined(separator: " and ") }
 }
 
 /// One product of a ``CatalogDefinition``.

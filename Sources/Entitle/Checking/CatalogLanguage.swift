@@ -145,6 +145,8 @@ package enum CatalogValue: Sendable {
     case object(CatalogObject)
     /// A non-empty list of distinct language tags (`de`, `en-US`), as BCP 47 writes them.
     case languageTags
+    /// A non-empty list of distinct strings among these; `what` names one in messages ("platform").
+    case choices([String], what: String)
     /// One of these strings (`what` names them in messages), or an object of the language.
     case choiceOrObject([String], what: String, CatalogObject)
     /// A list of objects of the language, at most `max` of them.
@@ -477,6 +479,12 @@ extension CatalogKey {
     package static let originalPurchaseBefore = CatalogKey(
         "originalPurchaseBefore", place(.grandfatherRule, .instant, "matches receipts whose originalPurchaseDate is before this instant"))
 
+    package static let originalPlatform = CatalogKey(
+        "originalPlatform",
+        place(
+            .grandfatherRule, .choices(AppPlatform.allCases.map(\.rawValue), what: "platform"),
+            "matches receipts whose app transaction's originalPlatform is one of these (customers who bought the paid Mac app: `[\"macOS\"]`)"))
+
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
         .catalog: [schema, comment, app, features, currencies, legal, stores, refundPreference, products, grandfathered],
@@ -488,7 +496,7 @@ extension CatalogKey {
         .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
         .upgradeRequirement: [comment, app, anyOf],
-        .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore],
+        .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore, originalPlatform],
         .subscriptionOffer: [
             comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, paidAtMost, lapsedAtLeast, lapsedAtMost, waitBetween,
         ],

@@ -80,6 +80,7 @@ extension CatalogValue {
         case .legalTexts: "object: product type → legal text"
         case .credits: "object: currency id → amount 1–\(CatalogLimits.maxCredit)"
         case .object: "object (below)"
+        case .choices(let values, _): "non-empty list of " + values.map { "`\($0)`" }.joined(separator: ", ")
         case .languageTags: "non-empty list of language tags (`de`, `en-US`)"
         case .choiceOrObject(let values, _, _): values.map { "`\($0)`" }.joined(separator: ", ") + ", or an object (below)"
         case .objects(_, let max): "list of objects (below)" + (max.map { ", at most \($0)" } ?? "")

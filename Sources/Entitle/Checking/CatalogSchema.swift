@@ -97,9 +97,9 @@ package enum CatalogSchema {
         if object == .grandfatherRule {
             members.append(
                 (
-                    "oneOf",
+                    "anyOf",
                     .array(
-                        [CatalogKey.originalApplicationVersionBefore, .originalPurchaseBefore].map { key in
+                        [CatalogKey.originalApplicationVersionBefore, .originalPurchaseBefore, .originalPlatform].map { key in
                             .object([("required", .array([.string(key.name)]))])
                         })
                 ))
@@ -234,6 +234,11 @@ package enum CatalogSchema {
             ]
         case .object(let inner):
             return reference(inner.rawValue)
+        case .choices(let values, _):
+            return [
+                ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),
+                ("items", .object([("enum", .array(values.map(JSONOutput.string)))])),
+            ]
         case .languageTags:
             return [
                 ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),

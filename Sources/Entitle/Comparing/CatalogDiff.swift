@@ -211,11 +211,5 @@ public enum CatalogDiff {
 
     private static func list(_ ids: [String]) -> String { ids.isEmpty ? "nothing" : ids.joined(separator: ", ") }
 
-    private static func condition(_ condition: GrandfatherCondition) -> String {
-        switch condition {
-        case .originalApplicationVersionBefore(let version):
-            return "originalApplicationVersion before \(version.map(String.init).joined(separator: "."))"
-        case .originalPurchaseBefore(let instant): return "originalPurchaseDate before \(Instant(millisecondsSince1970: instant).rfc3339)"
-        }
-    }
+    private static func condition(_ condition: GrandfatherCondition) -> String { condition.description }
 }

@@ -40,6 +40,10 @@ public struct Entitlements: Sendable {
     /// where something could change, work a caller that only reads features pays nothing for.
     /// Reading it from several threads at once is safe; the search runs once.
     public var reevaluateAt: Instant? { answer.reevaluateAt }
+    /// When the customer rescinded consent for the app (Apple's `RESCIND_CONSENT`), if at or
+    /// before ``at``: every feature is off and every offer is `consent-rescinded`; products and
+    /// balances are as the purchases make them. `nil` when they did not, or only later.
+    public var consentRescinded: Instant? { answer.core.consentRescinded.map { Instant(millisecondsSince1970: $0) } }
     /// Things in the receipts that were accepted but need a look, in a fixed order (put in order
     /// when first read).
     public var warnings: [EvaluationWarning] { answer.warnings }
@@ -61,6 +65,7 @@ public struct Entitlements: Sendable {
     /// what offers `extend`, which moves with the instant itself).
     func hasSameAnswer(as other: Entitlements) -> Bool {
         featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues
+            && consentRescinded == other.consentRescinded
             && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
             && features == other.features && products == other.products
             && sameOffers(as: other)

@@ -36,6 +36,8 @@ protocol EvaluationRecorder {
     mutating func state(of product: Int32, _ decision: StateDecision)
     /// Whether a grandfather rule matched a receipt, and why.
     mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision)
+    /// The customer rescinded consent for the app at `at` (at or before the instant): no feature is on.
+    mutating func consentRescinded(at: Int64)
     /// Whether a grant counts, and why.
     mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision)
 }
@@ -60,6 +62,7 @@ extension Evaluator {
         @inline(__always) mutating func renewal(_ decision: RenewalDecision) {}
         @inline(__always) mutating func state(of product: Int32, _ decision: StateDecision) {}
         @inline(__always) mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) {}
+        @inline(__always) mutating func consentRescinded(at: Int64) {}
         @inline(__always) mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision) {}
     }
 }
@@ -148,16 +151,22 @@ enum StateDecision {
     case expired(ended: Int64?)
 }
 
-/// Whether a grandfather rule matches one receipt.
+/// Whether a grandfather rule matches one receipt: matched, or the first of its conditions that
+/// does not hold, and why.
 enum GrandfatherDecision: Equatable {
-    /// It matches: the receipt's version or original purchase is before the rule's.
+    /// It matches: every condition holds.
     case matched(from: Int64)
-    /// The receipt's value is not before the rule's.
-    case notBefore
-    /// The receipt has no `originalApplicationVersion` or `originalPurchaseDate`.
-    case missing
+    /// The receipt's value is not before the rule's (for the platform: not one the rule lists).
+    case notMatched(GrandfatherFact)
+    /// The receipt does not say.
+    case missing(GrandfatherFact)
     /// The receipt's version is not dot-separated numbers.
     case unreadableVersion
+}
+
+/// The receipt facts grandfather rules read.
+enum GrandfatherFact: Equatable {
+    case version, purchase, platform
 }
 
 /// Whether a grant counts at the instant.

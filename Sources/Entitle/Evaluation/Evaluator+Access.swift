@@ -1,11 +1,11 @@
 /// Access that does not come from a purchase of a product: grandfather rules (customers who paid
 /// for the app before it turned free) and grants a service records itself.
 ///
-/// - A grandfather rule matches a receipt of the app whose `originalApplicationVersion` is lower
-///   than the rule's version (dot-separated numbers, missing components 0), or whose
-///   `originalPurchaseDate` is before the rule's instant. It covers its features from the
-///   receipt's `originalPurchaseDate` (from always, when the version matched and there is none),
-///   with no end.
+/// - A grandfather rule matches a receipt of the app when every condition it states holds: its
+///   `originalApplicationVersion` is lower than the rule's version (dot-separated numbers, missing
+///   components 0), its `originalPurchaseDate` is before the rule's instant, its `originalPlatform`
+///   is one the rule lists. It covers its features from the receipt's `originalPurchaseDate`
+///   (from always, when it has none and no condition reads it), with no end.
 /// - A grant counts when `start <= at` and it is not revoked at or before `at`; it covers
 ///   `[start, end)`. Copies of one grant id across receipts count once: when they differ, the
 ///   one whose normalized JSON sorts first by bytes, with a warning.
@@ -17,6 +17,26 @@ extension Evaluator {
         var span: CoverageSpan
         /// Whether it is a grandfather rule's (offers read those).
         var isGrandfathered: Bool
+    }
+
+    /// Whether a grandfather rule's conditions all hold for a receipt (`version`: its
+    /// `originalApplicationVersion` read, when the rule reads one): matched from the receipt's
+    /// `originalPurchaseDate` (from always when it has none), or the first condition that fails.
+    static func grandfatherDecision(_ condition: GrandfatherCondition, version: [Int]?, receipt: ParsedReceipt) -> GrandfatherDecision {
+        let purchase = receipt.originalPurchase
+        if let before = condition.originalApplicationVersionBefore {
+            guard let version else { return receipt.originalApplicationVersion == nil ? .missing(.version) : .unreadableVersion }
+            guard Evaluator.version(version, isBefore: before) else { return .notMatched(.version) }
+        }
+        if let before = condition.originalPurchaseBefore {
+            guard purchase != TransactionRecord.absentDate else { return .missing(.purchase) }
+            guard purchase < before else { return .notMatched(.purchase) }
+        }
+        if let platforms = condition.originalPlatforms {
+            guard let platform = receipt.originalPlatform else { return .missing(.platform) }
+            guard platforms.contains(platform) else { return .notMatched(.platform) }
+        }
+        return .matched(from: purchase == TransactionRecord.absentDate ? .min : purchase)
     }
 
     /// Whether version `a` is lower than `b`, comparing numbers and reading missing ones as 0.
@@ -113,10 +133,7 @@ extension Evaluation {
     private mutating func grandfatherRuleSpans(into access: inout [AccessSpan]) {
         let rules = catalog.grandfatherRules
         guard !rules.isEmpty else { return }
-        let readsVersions = rules.contains {
-            if case .originalApplicationVersionBefore = $0.condition { return true }
-            return false
-        }
+        let readsVersions = rules.contains { $0.condition.originalApplicationVersionBefore != nil }
         var starts = [Int64?](filling: nil, count: rules.count)
         for receiptIndex in own {
             let receipt = receipts[receiptIndex]
@@ -126,26 +143,8 @@ extension Evaluation {
                 if version == nil { warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text))) }
             }
             for (index, rule) in rules.enumerated() {
-                var start: Int64?
-                var decision = GrandfatherDecision.notBefore
-                switch rule.condition {
-                case .originalApplicationVersionBefore(let before):
-                    if let version, Evaluator.version(version, isBefore: before) {
-                        start = receipt.originalPurchase == TransactionRecord.absentDate ? .min : receipt.originalPurchase
-                    } else if R.records, version == nil {
-                        decision = receipt.originalApplicationVersion == nil ? .missing : .unreadableVersion
-                    }
-                case .originalPurchaseBefore(let before):
-                    if receipt.originalPurchase == TransactionRecord.absentDate {
-                        decision = .missing
-                    } else if receipt.originalPurchase < before {
-                        start = receipt.originalPurchase
-                    }
-                }
-                if let start {
-                    starts[index] = min(starts[index] ?? .max, start)
-                    decision = .matched(from: start)
-                }
+                let decision = Evaluator.grandfatherDecision(rule.condition, version: version, receipt: receipt)
+                if case .matched(let start) = decision { starts[index] = min(starts[index] ?? .max, start) }
                 if R.records { recorder.grandfather(rule: index, receipt: receiptIndex, decision) }
             }
         }

@@ -348,6 +348,7 @@ extension Evaluator {
     /// offers used, other apps' purchases) agrees too, `same`; else `unsure`, and the caller compares
     /// the offers themselves. Costs nothing that grows with the catalog.
     static func compare(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
+        guard a.consentRescinded == b.consentRescinded else { return .different }
         // Offers read the groups' facts and what buying would extend: those compare in full.
         if !a.groups.isEmpty || !b.groups.isEmpty { return answersDiffer(a, atA, b, atB, catalog: catalog) ? .different : .unsure }
         guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return .different }

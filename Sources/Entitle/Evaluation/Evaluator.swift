@@ -89,6 +89,9 @@ enum Evaluator {
         var boundary = Int64.max
         /// The customer's storefront (alpha-3), as the options gave it: what offers read.
         var storefront: String?
+        /// When the customer rescinded consent for the app, if at or before the instant: no
+        /// feature is on and nothing is offered.
+        var consentRescinded: Int64?
     }
 
     /// The receipts an evaluation reads, found once for all the instants it looks at.
@@ -100,6 +103,9 @@ enum Evaluator {
         var deduplicated: Deduplicated
         /// Warnings that do not depend on the instant.
         var warnings: [EvaluationWarning]
+        /// The earliest instant one of the app's receipts says the customer rescinded consent;
+        /// `Int64.max` when none does.
+        var consentRescinded = Int64.max
     }
 
     static func evaluate(
@@ -161,9 +167,11 @@ enum Evaluator {
         }
         if !others.isEmpty { warnings += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
         let deduplicated = deduplicate(catalog, receipts: receipts, own: own)
-        return Inputs(
+        var inputs = Inputs(
             receipts: receipts, own: own, others: others, deduplicated: deduplicated,
             warnings: warnings + deduplicated.warnings)
+        for index in own { inputs.consentRescinded = min(inputs.consentRescinded, receipts[index].consentRescinded) }
+        return inputs
     }
 
     /// The environments entitle knows, as ``environment(_:)`` names them.
@@ -356,10 +364,22 @@ extension Evaluation {
         if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count) }
 
         // 5. Grandfather rules and grants.
+        let before = boundary
         let access = accessSpans()
 
-        // 6. Features: the union of their sources' spans.
-        let features = features(outcomes: outcomes, spans: spans, access: access)
+        // 6. Features: the union of their sources' spans; none once the customer rescinded
+        //    consent for the app (whose instant, when later, is a change).
+        var features = features(outcomes: outcomes, spans: spans, access: access)
+        var consentRescinded: Int64?
+        if inputs.consentRescinded <= at {
+            consentRescinded = inputs.consentRescinded
+            features = []
+            // What features would do no longer changes anything.
+            boundary = before
+            if R.records { recorder.consentRescinded(at: inputs.consentRescinded) }
+        } else if inputs.consentRescinded != .max {
+            boundary = min(boundary, inputs.consentRescinded)
+        }
 
         // 7. Consumptions, inputs.deduplicated by id across the app's receipts.
         spend(balances: &balances, overflowed: &overflowed)
@@ -401,6 +421,6 @@ extension Evaluation {
             outcomes: outcomes, features: features, access: access, balances: balances, introUsed: introUsed.members,
             boughtInGroups: boughtIn.members,
             prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary,
-            storefront: options.storefront)
+            storefront: options.storefront, consentRescinded: consentRescinded)
     }
 }

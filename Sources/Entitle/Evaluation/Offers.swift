@@ -1,7 +1,8 @@
 /// Offers: whether each product may be offered for sale, why not, and what buying it would add.
 ///
 /// The rule order, each rule's deciding fact a value (``OfferFact``) that explanations format:
-/// `retired` first; for auto-renewables `subscribed` (active or in grace), then `billing-issue`
+/// `consent-rescinded` first (the customer rescinded consent for the app: nothing is offered),
+/// then `not-in-storefront`, `subscribed-elsewhere`, `retired`; for auto-renewables `subscribed` (active or in grace), then `billing-issue`
 /// (a product of the group in billing retry), and for the other products of a group with levels,
 /// while one is subscribed, the `change` buying it would be and when it takes `effective`
 /// (whatever keeps it from sale); for
@@ -38,10 +39,13 @@ extension Entitlements {
         var subscriptions: [(product: Int32, store: Store)] = []
         /// The customer's storefront (alpha-3).
         var storefront: String?
+        /// When the customer rescinded consent for the app, if by the instant.
+        var consentRescinded: Int64?
 
         init(_ result: Entitlements) {
             coveredByRules = result.grandfatheredFeatures
             storefront = result.answer.core.storefront
+            consentRescinded = result.answer.core.consentRescinded
             for outcome in result.productOutcomes {
                 let rule = result.compiled.compiledProducts[Int(outcome.product)]
                 if rule.type == .autoRenewableSubscription, outcome.state.keepsSubscription {
@@ -99,7 +103,8 @@ extension Entitlements {
                 }
             }
         }
-        if withAdditions { (decision.adds, decision.extends) = additions(of: index) }
+        // Once consent is rescinded, buying turns nothing on: it adds and extends nothing.
+        if withAdditions, context.consentRescinded == nil { (decision.adds, decision.extends) = additions(of: index) }
         return decision
     }
 
@@ -112,6 +117,7 @@ extension Entitlements {
     /// fact; ``OfferFact/eligible`` when none does.
     private func ineligibility(_ index: Int, context: OfferContext) -> OfferFact {
         let product = compiled.compiledProducts[index]
+        if let rescinded = context.consentRescinded { return .consentRescinded(rescinded) }
         if let storefronts = product.storefronts, !(context.storefront.map(storefronts.contains) ?? false) {
             return .notInStorefront(context.storefront)
         }
@@ -290,6 +296,8 @@ struct OfferDecision {
 
 /// The fact behind an offer's reason.
 enum OfferFact {
+    /// The customer rescinded consent for the app at this instant (milliseconds).
+    case consentRescinded(Int64)
     /// The product lists its storefronts; the customer's (given here) is not one of them.
     case notInStorefront(String?)
     /// A subscription in another store (this product) grants everything this one would.
@@ -316,6 +324,7 @@ enum OfferFact {
 
     var reason: OfferReason? {
         switch self {
+        case .consentRescinded: .consentRescinded
         case .notInStorefront: .notInStorefront
         case .subscribedElsewhere: .subscribedElsewhere
         case .retired: .retired

@@ -33,6 +33,8 @@ public enum ProductState: String, Hashable, Sendable, CaseIterable {
 
 /// Why a product may not be offered for sale.
 public enum OfferReason: String, Hashable, Sendable, CaseIterable {
+    /// The customer rescinded consent for the app (Apple's `RESCIND_CONSENT`): nothing is offered.
+    case consentRescinded = "consent-rescinded"
     /// The product lists the storefronts it is sold in, and the customer's storefront is not one
     /// of them (or the evaluation names none).
     case notInStorefront = "not-in-storefront"

@@ -38,30 +38,10 @@ extension Explainer {
         for item in grandfatherDecisions where item.rule == ruleIndex && context.receipts[item.receipt].store == .appStore {
             let receipt = context.receipts[item.receipt]
             let position = context.positions[item.receipt]
-            switch (rule.condition, item.decision) {
-            case (.originalApplicationVersionBefore, .missing):
-                reasons.append("receipt \(position) has no originalApplicationVersion")
-            case (.originalApplicationVersionBefore, .unreadableVersion):
-                reasons.append("receipt \(position)'s originalApplicationVersion `\(receipt.originalApplicationVersion ?? "")` is not a version")
-            case (.originalApplicationVersionBefore(let before), let decision):
-                let matched = if case .matched = decision { true } else { false }
-                reasons.append(
-                    "originalApplicationVersion \(receipt.originalApplicationVersion ?? "") is \(matched ? "" : "not ")before \(before.map(String.init).joined(separator: "."))"
-                )
-            case (.originalPurchaseBefore, .missing), (.originalPurchaseBefore, .unreadableVersion):
-                reasons.append("receipt \(position) has no originalPurchaseDate")
-            case (.originalPurchaseBefore(let before), let decision):
-                let matched = if case .matched = decision { true } else { false }
-                reasons.append("originalPurchaseDate \(Self.text(receipt.originalPurchase)) is \(matched ? "" : "not ")before \(Self.text(before))")
-            }
+            reasons.append(Self.grandfatherReason(rule.condition, item.decision, receipt: receipt, position: position))
         }
         if reasons.isEmpty { reasons.append("no App Store receipt of the app") }
-        switch rule.condition {
-        case .originalApplicationVersionBefore(let before):
-            reasons.insert("for originalApplicationVersion before \(before.map(String.init).joined(separator: "."))", at: 0)
-        case .originalPurchaseBefore(let before):
-            reasons.insert("for originalPurchaseDate before \(Self.text(before))", at: 0)
-        }
+        reasons.insert("for " + rule.condition.description, at: 0)
         let covers = span.map { $0.start <= context.at && context.at < $0.end } ?? false
         var reason = reasons[0] + ": " + reasons.dropFirst().joined(separator: "; ")
         if let span { reason += span.start == Int64.min ? "; covers always" : "; covers from \(Self.text(span.start))" }
@@ -70,6 +50,38 @@ extension Explainer {
             until: nil, ended: nil,
             span: span.map { ExplainedSpan(start: Instant(millisecondsSince1970: $0.start).clampedToRange, end: Self.instant($0.end), grace: false) },
             reason: reason)
+    }
+
+    /// Why a grandfather rule matched a receipt (each condition, as the receipt meets it) or did
+    /// not (the first condition that fails).
+    private static func grandfatherReason(
+        _ condition: GrandfatherCondition, _ decision: GrandfatherDecision, receipt: ParsedReceipt, position: Int
+    ) -> String {
+        let version = receipt.originalApplicationVersion ?? ""
+        func versionText(_ before: [Int], _ holds: Bool) -> String {
+            "originalApplicationVersion \(version) is \(holds ? "" : "not ")before \(before.map(String.init).joined(separator: "."))"
+        }
+        func purchaseText(_ before: Int64, _ holds: Bool) -> String {
+            "originalPurchaseDate \(text(receipt.originalPurchase)) is \(holds ? "" : "not ")before \(text(before))"
+        }
+        func platformText(_ platforms: [AppPlatform], _ holds: Bool) -> String {
+            "originalPlatform \(receipt.originalPlatform?.rawValue ?? "") is \(holds ? "" : "not ")one of \(platforms.map(\.rawValue).joined(separator: ", "))"
+        }
+        switch decision {
+        case .missing(.version): return "receipt \(position) has no originalApplicationVersion"
+        case .missing(.purchase): return "receipt \(position) has no originalPurchaseDate"
+        case .missing(.platform): return "receipt \(position) has no originalPlatform"
+        case .unreadableVersion: return "receipt \(position)'s originalApplicationVersion `\(version)` is not a version"
+        case .notMatched(.version): return versionText(condition.originalApplicationVersionBefore ?? [], false)
+        case .notMatched(.purchase): return purchaseText(condition.originalPurchaseBefore ?? 0, false)
+        case .notMatched(.platform): return platformText(condition.originalPlatforms ?? [], false)
+        case .matched:
+            var parts: [String] = []
+            if let before = condition.originalApplicationVersionBefore { parts.append(versionText(before, true)) }
+            if let before = condition.originalPurchaseBefore { parts.append(purchaseText(before, true)) }
+            if let platforms = condition.originalPlatforms { parts.append(platformText(platforms, true)) }
+            return parts.joined(separator: ", ")
+        }
     }
 
     /// The receipts' grants naming a feature, as the evaluation counted them.

@@ -30,6 +30,8 @@ extension Explainer {
         let product = catalog.compiledProducts[index]
         let result = context.result
         switch decision.fact {
+        case .consentRescinded(let instant):
+            return "the customer rescinded consent for the app at \(Self.text(instant)) (Apple's RESCIND_CONSENT)"
         case .notInStorefront(let storefront):
             let list = (product.storefronts ?? []).joined(separator: ", ")
             return storefront.map { "sold in \(list) only; the customer's storefront is \($0)" }

@@ -22,6 +22,7 @@ struct Explainer: EvaluationRecorder {
     var states: [Int32: StateDecision] = [:]
     var grandfatherDecisions: [(rule: Int, receipt: Int, decision: GrandfatherDecision)] = []
     var grantDecisions: [(receipt: Int, index: Int, decision: GrantDecision)] = []
+    var rescinded: Int64?
 
     mutating func ignored(receipt: Int, environment: String) { ignoredReceipts.append((receipt, environment)) }
     mutating func snapshots(_ decision: SnapshotDecision) { snapshotDecisions.append(decision) }
@@ -36,6 +37,7 @@ struct Explainer: EvaluationRecorder {
     mutating func state(of product: Int32, _ decision: StateDecision) { states[product] = decision }
     mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) { grandfatherDecisions.append((rule, receipt, decision)) }
     mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision) { grantDecisions.append((receipt, index, decision)) }
+    mutating func consentRescinded(at: Int64) { rescinded = at }
 
     /// What the explanation is built from: the catalog, the result, the receipts read.
     struct Context {
@@ -74,7 +76,7 @@ struct Explainer: EvaluationRecorder {
                 IgnoredReceipt(
                     receipt: item.position, app: given[item.position].app,
                     reason: "its environment `\(item.environment)` is not among those accepted")
-            })
+            }, consentRescinded: explainer.rescinded.map { Instant(millisecondsSince1970: $0) })
     }
 
     // MARK: Transactions

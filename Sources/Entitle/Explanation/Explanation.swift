@@ -22,6 +22,9 @@ public struct Explanation: Hashable, Sendable, Codable {
     public var balances: [BalanceExplanation]
     /// Receipts the evaluation ignored, by their position among the receipts given, and why.
     public var ignoredReceipts: [IgnoredReceipt]
+    /// When the customer rescinded consent for the app, if at or before the instant: why every
+    /// feature is off and nothing is offered, whatever the sources say.
+    public var consentRescinded: Instant? = nil
 
     /// One feature's explanation, or `nil` for a feature the catalog does not declare.
     public func feature(_ id: String) -> FeatureExplanation? { features.first { $0.id == id } }

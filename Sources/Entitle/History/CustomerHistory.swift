@@ -102,6 +102,11 @@ public struct CustomerHistory: Hashable, Sendable {
         // (whatever came first), so the order of adding does not matter.
         merged.originalApplicationVersion = Self.smaller(merged.originalApplicationVersion, receipt.originalApplicationVersion)
         merged.originalPurchaseDate = [merged.originalPurchaseDate, receipt.originalPurchaseDate].compactMap { $0 }.min()
+        merged.appTransactionId = Self.smaller(merged.appTransactionId, receipt.appTransactionId)
+        merged.originalPlatform = [merged.originalPlatform, receipt.originalPlatform].compactMap { $0 }.min()
+        merged.preorderDate = [merged.preorderDate, receipt.preorderDate].compactMap { $0 }.min()
+        // Consent rescinded once stays rescinded: the earliest instant any copy says.
+        merged.consentRescinded = [merged.consentRescinded, receipt.consentRescinded].compactMap { $0 }.min()
         receipts[index] = merged
         return merged != before
     }

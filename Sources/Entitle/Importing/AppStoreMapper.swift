@@ -29,6 +29,9 @@ import Foundation
 /// | renewal `signedDate` (else the notification's), `autoRenewProductId` (when it differs), `expirationIntent` 1..5 | `signedDate`, `renewsTo`, `expirationIntent` |
 /// | renewal `eligibleWinBackOfferIds`, `appAccountToken` | `winBackOffers`, `appAccountToken` |
 /// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
+/// | app transaction `appTransactionId`, `originalPlatform`, `preorderDate` (ms) | the same fields |
+/// | transaction and renewal `appTransactionId` | the same field |
+/// | a `RESCIND_CONSENT` notification's `signedDate` (its `appData` carries the app transaction) | `consentRescinded` |
 ///
 /// Where Apple's values need a choice:
 /// - an unknown `revocationType`, `billingPlanType`, `offerType` or `revocationReason` is left out,
@@ -38,7 +41,11 @@ import Foundation
 /// - an `appAccountToken` that is not a UUID refuses the data, located: Apple only signs UUIDs, and
 ///   dropping the token would let the transaction count for every account, not only its own;
 /// - `commitmentInfo` without one of its three fields is left out with a warning; a value of the
-///   wrong kind or range refuses the data.
+///   wrong kind or range refuses the data;
+/// - an `originalPlatform` entitle does not know is left out with a warning; app transactions
+///   that disagree keep the smaller value (the earlier date), whatever the order they come in;
+/// - a `RESCIND_CONSENT` notification without a `signedDate` refuses the data: when consent ended
+///   decides every feature.
 ///
 /// No signature is checked unless ``verification`` is set: a JWS is only split and its payload decoded.
 struct AppStoreMapper {
@@ -50,6 +57,12 @@ struct AppStoreMapper {
     private var jwsOffset: Int?
     var environment: String?
     var originalApplicationVersion: String?
+    /// The app transaction's facts.
+    var appTransactionId: String?
+    var originalPlatform: AppPlatform?
+    var preorderDate: Instant?
+    /// The earliest `RESCIND_CONSENT` notification's `signedDate`.
+    var consentRescinded: Instant?
     var warnings: [ImportWarning] = []
     /// Fields of transactions and renewal info that the normalized receipt does not carry.
     var dropped: Set<String> = []
@@ -58,11 +71,11 @@ struct AppStoreMapper {
         "transactionId", "originalTransactionId", "productId", "bundleId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "revocationDate", "quantity", "isUpgraded", "inAppOwnershipType", "offerType", "offerDiscountType",
         "offerIdentifier", "revocationReason", "environment", "signedDate", "revocationType", "revocationPercentage",
-        "appAccountToken", "billingPlanType", "commitmentInfo",
+        "appAccountToken", "billingPlanType", "commitmentInfo", "appTransactionId",
     ]
     static let renewalFields: Set<String> = [
         "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
-        "signedDate", "autoRenewProductId", "expirationIntent", "eligibleWinBackOfferIds", "appAccountToken",
+        "signedDate", "autoRenewProductId", "expirationIntent", "eligibleWinBackOfferIds", "appAccountToken", "appTransactionId",
     ]
     /// `Date.distantPast` in milliseconds, the placeholder Xcode writes.
     static let distantPast: Int64 = -62_135_769_600_000
@@ -146,6 +159,7 @@ struct AppStoreMapper {
             if let raw = node["receiptType"]?.lenientString, environment == nil {
                 environment = AppleEnvironment.normalize(raw, path: join("receiptType"), warnings: &warnings)
             }
+            try mapAppTransaction(node, path: path)
             return
         }
         // Signed data always has some of these; an object with only them carries no purchase.
@@ -184,6 +198,11 @@ struct AppStoreMapper {
                 try signed(payload, path: join("notificationHistory[\(index)].signedPayload"), depth: depth)
             }
         }
+        // An app transaction envelope (`RESCIND_CONSENT`'s, Get App Transaction Info's).
+        if let data = node["appData"], !data.isNull {
+            recognized = true
+            try map(data, path: join("appData"), depth: depth + 1)
+        }
         if let data = node["data"] {
             recognized = true
             if let groups = data.elements {
@@ -197,17 +216,51 @@ struct AppStoreMapper {
             }
         }
         if let type = node["notificationType"]?.lenientString {
+            if type == "RESCIND_CONSENT" {
+                // Outside a JWS under verification, nobody vouches for it.
+                try verification?.requireSigned(trusted, offset: node.offset, path: path)
+                guard let signed = notificationSignedDate else {
+                    throw ImportFailure(
+                        offset: node.offset, message: "a `RESCIND_CONSENT` notification without `signedDate`", path: path,
+                        help: "the instant Apple signed it is when the customer's consent ended")
+                }
+                consentRescinded = min(consentRescinded ?? signed, signed)
+            }
             notifications.append(
                 NotificationInfo(
                     type: type, subtype: node["subtype"]?.lenientString, uuid: node["notificationUUID"]?.lenientString,
                     signedDate: notificationSignedDate, consumptionRequestReason: node["data"]?["consumptionRequestReason"]?.lenientString))
             recognized = true
-            if transactions.isEmpty, renewals.isEmpty {
+            if transactions.isEmpty, renewals.isEmpty, type != "RESCIND_CONSENT" {
                 warnings.append(ImportWarning(path: join("notificationType"), message: "a `\(type)` notification carries no transaction"))
             }
         }
         if !recognized {
             throw ImportFailure(offset: node.offset, message: "not a transaction, renewal info or App Store response", path: path)
+        }
+    }
+
+    /// An app transaction's `appTransactionId`, `originalPlatform` and `preorderDate`. Two app
+    /// transactions that disagree keep the smaller id and platform and the earlier date, so the
+    /// order they are read in does not matter.
+    private mutating func mapAppTransaction(_ node: JSONNode, path: String) throws(ImportFailure) {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        if let id = node["appTransactionId"]?.lenientString, !id.isEmpty {
+            appTransactionId = min(appTransactionId ?? id, id)
+        }
+        if let raw = node["originalPlatform"], !raw.isNull {
+            if let name = raw.lenientString, let platform = AppPlatform(rawValue: name) {
+                originalPlatform = min(originalPlatform ?? platform, platform)
+            } else {
+                warnings.append(
+                    ImportWarning(
+                        path: join("originalPlatform"),
+                        message: "unknown platform \(raw.lenientString.map { "`\(Diagnostic.excerpt($0))`" } ?? "value"), ignored"))
+            }
+        }
+        if let value = node["preorderDate"], !value.isNull {
+            let instant = try value.instant(key: "preorderDate", path: join("preorderDate"))
+            preorderDate = min(preorderDate ?? instant, instant)
         }
     }
 
@@ -337,6 +390,7 @@ struct AppStoreMapper {
         if let info = node["commitmentInfo"], !info.isNull {
             transaction.commitment = try commitment(info, path: join("commitmentInfo"))
         }
+        if let id = node["appTransactionId"]?.lenientString, !id.isEmpty { transaction.appTransactionId = id }
         noteDropped(node, known: Self.transactionFields)
         transactions.append(transaction)
     }
@@ -430,7 +484,8 @@ struct AppStoreMapper {
                 willRenew: node["autoRenewStatus"]?.lenientBool, isInBillingRetry: node["isInBillingRetryPeriod"]?.lenientBool,
                 gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
                 expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
-                winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken"))))
+                winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken")),
+                appTransactionId: node["appTransactionId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }))
     }
 
     /// Notes the fields of `node` that are not carried into the normalized receipt.

@@ -91,10 +91,12 @@ public enum AppleImport {
         let receipt = Receipt(
             app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
             environment: mapper.environment, originalApplicationVersion: mapper.originalApplicationVersion,
-            originalPurchaseDate: mapper.originalPurchaseDate)
+            originalPurchaseDate: mapper.originalPurchaseDate, appTransactionId: mapper.appTransactionId,
+            originalPlatform: mapper.originalPlatform, preorderDate: mapper.preorderDate, consentRescinded: mapper.consentRescinded)
         var warnings = mapper.warnings
         if let note = ImportWarning.dropped(mapper.dropped) { warnings.append(note) }
         if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.originalApplicationVersion == nil,
+            receipt.appTransactionId == nil, receipt.consentRescinded == nil,
             !warnings.contains(where: { $0.message.hasSuffix("carries no transaction") })
         {
             warnings.append(ImportWarning(path: "", message: "the data carries no transaction or renewal info"))

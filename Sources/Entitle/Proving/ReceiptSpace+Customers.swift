@@ -49,6 +49,7 @@ extension ReceiptSpace {
         var own = Receipt(app: app, environment: environment)
         let facts = self.facts[customer.facts]
         if let version = facts.version { own.originalApplicationVersion = Self.versionText(version) }
+        own.originalPlatform = facts.platform
         switch facts.purchase {
         case .base?: own.originalPurchaseDate = instant(base)
         case .absolute(let value)?: own.originalPurchaseDate = instant(value)
@@ -210,6 +211,7 @@ extension ReceiptSpace {
             var parts: [String] = []
             if let version = own.originalApplicationVersion { parts.append("originalApplicationVersion \(version)") }
             if let date = own.originalPurchaseDate { parts.append("originalPurchaseDate \(date.rfc3339)") }
+            if let platform = own.originalPlatform { parts.append("originalPlatform \(platform.rawValue)") }
             lines.append("\(app) receipt: " + parts.joined(separator: ", "))
         }
         var transactions = receipts.first?.transactions[...] ?? []

@@ -73,7 +73,7 @@ extension ReceiptSpace {
                 guard let index = catalog.featureIndex[feature] else { continue }
                 for rule in catalog.grandfatherGranters[index] {
                     facts = true
-                    if case .originalPurchaseBefore(let instant) = catalog.grandfatherRules[rule].condition { dates.insert(instant) }
+                    if let instant = catalog.grandfatherRules[rule].condition.originalPurchaseBefore { dates.insert(instant) }
                 }
             }
             return (facts, dates.sorted())
@@ -102,7 +102,7 @@ extension ReceiptSpace {
         var ruleDates: Set<Int64> = []
         for catalog in present {
             for rule in catalog.grandfatherRules {
-                if case .originalPurchaseBefore(let instant) = rule.condition { ruleDates.insert(instant) }
+                if let instant = rule.condition.originalPurchaseBefore { ruleDates.insert(instant) }
             }
         }
         for id in productIds {

@@ -61,23 +61,36 @@ extension ReceiptSpace {
         var outcomes: [RuleOutcome] = []
         for catalog in present {
             for rule in catalog.grandfatherRules {
-                switch rule.condition {
-                case .originalApplicationVersionBefore(let before):
+                let condition = rule.condition
+                if let before = condition.originalApplicationVersionBefore {
                     guard let version = facts.version, Evaluator.version(version, isBefore: before) else {
                         outcomes.append(.unmatched)
                         continue
                     }
-                    switch facts.purchase {
-                    case nil: outcomes.append(.always)
-                    case .base?: outcomes.append(.base)
-                    case .absolute(let instant)?: outcomes.append(.from(instant))
+                }
+                if let platforms = condition.originalPlatforms {
+                    guard let platform = facts.platform, platforms.contains(platform) else {
+                        outcomes.append(.unmatched)
+                        continue
                     }
-                case .originalPurchaseBefore(let before):
+                }
+                if let before = condition.originalPurchaseBefore {
                     switch facts.purchase {
-                    case nil: outcomes.append(.unmatched)
+                    case nil:
+                        outcomes.append(.unmatched)
+                        continue
                     case .base?: return nil
-                    case .absolute(let instant)?: outcomes.append(instant < before ? .from(instant) : .unmatched)
+                    case .absolute(let instant)?:
+                        guard instant < before else {
+                            outcomes.append(.unmatched)
+                            continue
+                        }
                     }
+                }
+                switch facts.purchase {
+                case nil: outcomes.append(.always)
+                case .base?: outcomes.append(.base)
+                case .absolute(let instant)?: outcomes.append(.from(instant))
                 }
             }
         }

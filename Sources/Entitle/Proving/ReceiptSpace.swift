@@ -92,8 +92,9 @@ struct ReceiptSpace: Sendable {
     struct Facts: Hashable, Sendable {
         var version: [Int]?
         var purchase: FactInstant?
+        var platform: AppPlatform?
 
-        var isNone: Bool { version == nil && purchase == nil }
+        var isNone: Bool { version == nil && purchase == nil && platform == nil }
     }
 
     /// An original purchase date: at the customer's first purchase, or at a fixed instant.
@@ -236,22 +237,10 @@ struct ReceiptSpace: Sendable {
     /// version), and none. Each rule reads one of the two facts, so varying them one at a time
     /// leaves no rule's side unsearched, and keeps the variants as many as the rules.
     private mutating func buildFacts() {
-        var versions: [[Int]] = []
-        var dates: [Int64] = []
         var absolute: Set<Int64> = []
         for catalog in present {
             for rule in catalog.grandfatherRules {
-                switch rule.condition {
-                case .originalApplicationVersionBefore(let version):
-                    for value in [version, Self.versionBelow(version)].compactMap({ $0 }) where !versions.contains(value) {
-                        versions.append(value)
-                    }
-                case .originalPurchaseBefore(let instant):
-                    absolute.insert(instant)
-                    for value in [instant - 1, instant] where !dates.contains(value) && Instant(millisecondsSince1970: value).isInRange {
-                        dates.append(value)
-                    }
-                }
+                if let instant = rule.condition.originalPurchaseBefore { absolute.insert(instant) }
             }
             for (_, offer) in catalog.offerList {
                 if let from = offer.from { absolute.insert(from.millisecondsSince1970) }
@@ -259,16 +248,85 @@ struct ReceiptSpace: Sendable {
             }
         }
         thresholds = absolute.sorted()
-        guard !present.allSatisfy({ $0.grandfatherRules.isEmpty }) else { return }
+        let rules = present.flatMap(\.grandfatherRules)
+        guard !rules.isEmpty else { return }
+        if rules.allSatisfy({ $0.condition.conditionCount == 1 && $0.condition.originalPlatforms == nil }) {
+            facts += Self.factsOneAtATime(rules)
+        } else {
+            facts += Self.factsPerRule(rules)
+        }
+        if reducesEquivalents { facts = distinctFacts(facts) }
+    }
+
+    /// The variants for rules of one condition each, on the version or the original purchase.
+    private static func factsOneAtATime(_ rules: [GrandfatherRule]) -> [Facts] {
+        var versions: [[Int]] = []
+        var dates: [Int64] = []
+        for rule in rules {
+            if let version = rule.condition.originalApplicationVersionBefore {
+                for value in [version, Self.versionBelow(version)].compactMap({ $0 }) where !versions.contains(value) {
+                    versions.append(value)
+                }
+            }
+            if let instant = rule.condition.originalPurchaseBefore {
+                for value in [instant - 1, instant] where !dates.contains(value) && Instant(millisecondsSince1970: value).isInRange {
+                    dates.append(value)
+                }
+            }
+        }
         versions.sort { $0.lexicographicallyPrecedes($1) }
         dates.sort()
+        var facts: [Facts] = []
         for version in versions {
             facts.append(Facts(version: version, purchase: nil))
             facts.append(Facts(version: version, purchase: .base))
         }
         facts.append(Facts(version: nil, purchase: .base))
         for date in dates { facts.append(Facts(version: nil, purchase: .absolute(date))) }
-        if reducesEquivalents { facts = distinctFacts(facts) }
+        return facts
+    }
+
+    /// The variants when a rule states several conditions or reads the platform: for each rule,
+    /// every condition it states holding (with each platform it lists), and each one failing
+    /// alone while the others hold (a version at the rule's, an original purchase at its instant,
+    /// a platform it does not list or none); a fact the rule does not read is absent, and an
+    /// original purchase it does not read is also at the first purchase. So each rule is searched
+    /// on both sides of each of its conditions, and the variants stay linear in the rules.
+    private static func factsPerRule(_ rules: [GrandfatherRule]) -> [Facts] {
+        var facts: [Facts] = [Facts(version: nil, purchase: .base)]
+        var seen: Set<Facts> = [Facts(), facts[0]]
+        func add(_ variant: Facts) {
+            if let version = variant.version, CatalogChecker.versionComponents(versionText(version)) != version { return }
+            if case .absolute(let date)? = variant.purchase, !Instant(millisecondsSince1970: date).isInRange { return }
+            if seen.insert(variant).inserted { facts.append(variant) }
+        }
+        for rule in rules {
+            let condition = rule.condition
+            // Each fact's values: those that meet the condition, and those that fail it.
+            let versions: (holds: [[Int]?], fails: [[Int]?]) =
+                condition.originalApplicationVersionBefore.map { ([versionBelow($0)].compactMap { $0 }, [$0, nil]) } ?? ([nil], [])
+            let purchases: (holds: [FactInstant?], fails: [FactInstant?]) =
+                condition.originalPurchaseBefore.map { before in ([.absolute(before - 1)], [.absolute(before), nil]) } ?? ([nil, .base], [])
+            let platforms: (holds: [AppPlatform?], fails: [AppPlatform?]) =
+                condition.originalPlatforms.map { listed in
+                    (listed.map { $0 }, [AppPlatform.allCases.first { !listed.contains($0) }, nil])
+                } ?? ([nil], [])
+            for version in versions.holds {
+                for purchase in purchases.holds {
+                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
+                    for platform in platforms.fails { add(Facts(version: version, purchase: purchase, platform: platform)) }
+                }
+                for purchase in purchases.fails {
+                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
+                }
+            }
+            for version in versions.fails {
+                for purchase in purchases.holds {
+                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
+                }
+            }
+        }
+        return facts
     }
 
     /// The highest version below `version` that a version of up to 128 components of up to 18

@@ -42,7 +42,8 @@ extension ParsedReceipt {
                 }(),
             pending: record.flags & TransactionRecord.pending != 0,
             acknowledged: record.flags & TransactionRecord.unacknowledged != 0 ? false : nil,
-            account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront))
+            account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront),
+            appTransactionId: text(record.appTransactionId))
     }
 
     /// One renewal record as a value.
@@ -57,7 +58,7 @@ extension ParsedReceipt {
             winBackOffers: record.winBackOffers.map { range in offerIds[Int(range.lowerBound)..<Int(range.upperBound)].map { text($0)! } },
             appAccountToken: store == .appStore ? text(record.accountToken) : nil,
             pausedUntil: Self.instant(record.pausedUntil, absent: TransactionRecord.absentDate),
-            account: store == .appStore ? nil : text(record.accountToken))
+            account: store == .appStore ? nil : text(record.accountToken), appTransactionId: text(record.appTransactionId))
     }
 
     /// One consumption record as a value.
@@ -86,7 +87,9 @@ extension ParsedReceipt {
             consumptions: consumptions.map(consumption), environment: environment,
             originalApplicationVersion: originalApplicationVersion,
             originalPurchaseDate: Self.instant(originalPurchase, absent: TransactionRecord.absentDate),
-            grants: grants.map(grant), store: store)
+            grants: grants.map(grant), store: store, appTransactionId: appTransactionId, originalPlatform: originalPlatform,
+            preorderDate: Self.instant(preorder, absent: TransactionRecord.absentDate),
+            consentRescinded: Self.instant(consentRescinded, absent: TransactionRecord.noCancellation))
     }
 
     /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.
@@ -122,6 +125,10 @@ extension ParsedReceipt.Fields {
         environment = receipt.environment
         originalApplicationVersion = receipt.originalApplicationVersion
         originalPurchase = receipt.originalPurchaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        appTransactionId = receipt.appTransactionId
+        originalPlatform = receipt.originalPlatform
+        preorder = receipt.preorderDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        consentRescinded = receipt.consentRescinded?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation
         transactions.reserveCapacity(receipt.transactions.count)
         for transaction in receipt.transactions { append(transaction) }
         for renewal in receipt.renewals { append(renewal) }
@@ -170,6 +177,7 @@ extension ParsedReceipt.Fields {
         record.revocationPercentage = transaction.revocationPercentage.map(ParsedReceipt.thousandths) ?? -1
         record.accountToken = account(appAccountToken: transaction.appAccountToken, account: transaction.account)
         record.storefront = transaction.storefront.map { store($0) } ?? .none
+        record.appTransactionId = transaction.appTransactionId.map { store($0) } ?? .none
         if let commitment = transaction.commitment {
             record.commitment = Int32(commitments.count)
             commitments.append(
@@ -201,6 +209,7 @@ extension ParsedReceipt.Fields {
             expirationIntent: ParsedReceipt.code(renewal.expirationIntent))
         record.accountToken = account(appAccountToken: renewal.appAccountToken, account: renewal.account)
         record.pausedUntil = renewal.pausedUntil?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+        record.appTransactionId = renewal.appTransactionId.map { store($0) } ?? .none
         if let offers = renewal.winBackOffers {
             let first = Int32(offerIds.count)
             for offer in offers { offerIds.append(store(offer)) }

@@ -26,6 +26,13 @@ public struct ParsedReceipt: Sendable {
         var commitments: [CommitmentRecord] = []
         /// The store the purchases were made in.
         var store: Store = .appStore
+        /// The app transaction's facts (``Receipt/appTransactionId`` and the next ones).
+        var appTransactionId: String?
+        var originalPlatform: AppPlatform?
+        /// `Int64.min` when absent.
+        var preorder: Int64 = TransactionRecord.absentDate
+        /// When the customer rescinded consent; `Int64.max` when they did not.
+        var consentRescinded: Int64 = TransactionRecord.noCancellation
 
         init() {
             arena = []
@@ -85,6 +92,12 @@ public struct ParsedReceipt: Sendable {
     var commitments: [CommitmentRecord] { storage.fields.commitments }
     /// The store the purchases were made in.
     public var store: Store { storage.fields.store }
+    var appTransactionId: String? { storage.fields.appTransactionId }
+    var originalPlatform: AppPlatform? { storage.fields.originalPlatform }
+    /// When the customer pre-ordered the app; `Int64.min` when absent.
+    var preorder: Int64 { storage.fields.preorder }
+    /// When the customer rescinded consent; `Int64.max` when they did not.
+    var consentRescinded: Int64 { storage.fields.consentRescinded }
 
     /// Decodes normalized receipt JSON.
     ///

@@ -9,6 +9,9 @@ extension Receipt {
             guard let value, value.utf8.count > ReceiptLimits.maxTextBytes else { return nil }
             return (path(), "text of \(value.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes")
         }
+        func empty(_ value: String?, _ path: @autoclosure () -> String) -> (String, String)? {
+            value?.isEmpty == true ? (path(), "must not be empty") : nil
+        }
         func instant(_ value: Instant?, _ path: @autoclosure () -> String) -> (String, String)? {
             guard let value, !value.isInRange else { return nil }
             return (path(), "instant \(value.millisecondsSince1970) ms is outside years 0001-9999")
@@ -16,18 +19,25 @@ extension Receipt {
         func count(_ value: Int, _ limit: Int, _ what: String) -> (String, String)? {
             value > limit ? (what, "more than \(limit) \(what) in one receipt") : nil
         }
-        if let problem = text(app, "app") ?? text(environment, "environment")
-            ?? text(originalApplicationVersion, "originalApplicationVersion")
-            ?? count(transactions.count, ReceiptLimits.maxTransactions, "transactions")
-            ?? count(renewals.count, ReceiptLimits.maxRenewals, "renewals")
-            ?? count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions")
-            ?? count(grants.count, ReceiptLimits.maxGrants, "grants")
-            ?? instant(originalPurchaseDate, "originalPurchaseDate")
-        {
+        let receiptProblems: [(String, String)?] = [
+            text(app, "app"), text(environment, "environment"), text(originalApplicationVersion, "originalApplicationVersion"),
+            count(transactions.count, ReceiptLimits.maxTransactions, "transactions"),
+            count(renewals.count, ReceiptLimits.maxRenewals, "renewals"),
+            count(consumptions.count, ReceiptLimits.maxConsumptions, "consumptions"),
+            count(grants.count, ReceiptLimits.maxGrants, "grants"), instant(originalPurchaseDate, "originalPurchaseDate"),
+            text(appTransactionId, "appTransactionId"), empty(appTransactionId, "appTransactionId"), instant(preorderDate, "preorderDate"),
+            instant(consentRescinded, "consentRescinded"),
+        ]
+        if let problem = receiptProblems.lazy.compactMap({ $0 }).first {
             return problem
         }
         for (index, transaction) in transactions.enumerated() {
             let path = "transactions[\(index)]"
+            if let problem = text(transaction.appTransactionId, path + ".appTransactionId")
+                ?? empty(transaction.appTransactionId, path + ".appTransactionId")
+            {
+                return problem
+            }
             if let problem = text(transaction.productId, path + ".productId") ?? text(transaction.transactionId, path + ".transactionId")
                 ?? text(transaction.originalTransactionId, path + ".originalTransactionId")
                 ?? text(transaction.offerId, path + ".offerId")
@@ -63,6 +73,7 @@ extension Receipt {
                 ?? text(renewal.originalTransactionId, path + ".originalTransactionId")
                 ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate")
                 ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo")
+                ?? text(renewal.appTransactionId, path + ".appTransactionId") ?? empty(renewal.appTransactionId, path + ".appTransactionId")
                 ?? count(renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, path + ".winBackOffers")
             {
                 return problem

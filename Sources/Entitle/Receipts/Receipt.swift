@@ -21,13 +21,30 @@ public struct Receipt: Hashable, Sendable {
     /// The store the receipt's purchases were made in (the App Store unless it says): its
     /// transactions and renewal entries name that store's products.
     public var store: Store
+    /// The id of the customer's download of the app (Apple's app transaction `appTransactionId`),
+    /// when the source says.
+    public var appTransactionId: String?
+    /// The platform the customer first got the app on (the app transaction's `originalPlatform`);
+    /// grandfather rules may read it.
+    public var originalPlatform: AppPlatform?
+    /// When the customer pre-ordered the app (the app transaction's `preorderDate`), when they did.
+    public var preorderDate: Instant?
+    /// When the customer rescinded their consent for the app (Apple's `RESCIND_CONSENT`
+    /// notification, at its `signedDate`): from then on the app turns no feature on and offers
+    /// nothing, though the purchases still exist.
+    public var consentRescinded: Instant?
 
     /// Creates a receipt.
     public init(
         app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
         environment: String? = nil, originalApplicationVersion: String? = nil, originalPurchaseDate: Instant? = nil,
-        grants: [Grant] = [], store: Store = .appStore
+        grants: [Grant] = [], store: Store = .appStore, appTransactionId: String? = nil, originalPlatform: AppPlatform? = nil,
+        preorderDate: Instant? = nil, consentRescinded: Instant? = nil
     ) {
+        self.appTransactionId = appTransactionId
+        self.originalPlatform = originalPlatform
+        self.preorderDate = preorderDate
+        self.consentRescinded = consentRescinded
         self.store = store
         self.app = app
         self.transactions = transactions
@@ -110,6 +127,9 @@ public struct Transaction: Hashable, Sendable {
     /// For a subscription billed monthly with a commitment: which period this is, of how many,
     /// and when the commitment ends (Apple's `commitmentInfo`).
     public var commitment: Commitment?
+    /// The id of the customer's download of the app the purchase was made in (Apple's
+    /// `appTransactionId`), carried along.
+    public var appTransactionId: String?
 
     /// Creates a transaction.
     public init(
@@ -120,8 +140,10 @@ public struct Transaction: Hashable, Sendable {
         offerType: OfferType? = nil, offerId: String? = nil, revocationReason: RevocationReason? = nil,
         signedDate: Instant? = nil, revocationType: RevocationType? = nil, revocationPercentage: Double? = nil,
         appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
-        pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil
+        pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil,
+        appTransactionId: String? = nil
     ) {
+        self.appTransactionId = appTransactionId
         self.pending = pending
         self.acknowledged = acknowledged
         self.account = account
@@ -234,6 +256,8 @@ public struct Renewal: Hashable, Sendable {
     public var pausedUntil: Instant?
     /// The service's account id as another store carries it (see ``Transaction/account``).
     public var account: String?
+    /// The id of the customer's download of the app (Apple's `appTransactionId`), carried along.
+    public var appTransactionId: String?
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
@@ -255,8 +279,9 @@ public struct Renewal: Hashable, Sendable {
         isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil, signedDate: Instant? = nil,
         renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil, winBackOffers: [String]? = nil,
         appAccountToken: String? = nil,
-        pausedUntil: Instant? = nil, account: String? = nil
+        pausedUntil: Instant? = nil, account: String? = nil, appTransactionId: String? = nil
     ) {
+        self.appTransactionId = appTransactionId
         self.pausedUntil = pausedUntil
         self.account = account
         self.winBackOffers = winBackOffers

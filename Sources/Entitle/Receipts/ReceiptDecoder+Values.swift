@@ -83,6 +83,24 @@ extension ReceiptDecoder {
         return try store(token, into: &receipt, path: path())
     }
 
+    /// A non-empty text, or `null` for none.
+    static func optionalNonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String)
+        throws -> TextRange
+    {
+        if try readNull(&reader) { return .none }
+        return try nonEmptyText(&reader, into: &receipt, path: path())
+    }
+
+    /// A non-empty string, or `null` for none.
+    static func nonEmptyString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {
+        if try readNull(&reader) { return nil }
+        let token = try stringToken(&reader, path: path())
+        guard token.raw.count > 0 else { throw Failure(offset: token.offset, message: "must not be empty", code: .badValue, path: path()) }
+        let text = token.string
+        if text.utf8.count > ReceiptLimits.maxTextBytes { throw tooLong(text, at: token.offset, path: path()) }
+        return text
+    }
+
     static func optionalText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {

@@ -13,17 +13,17 @@ public enum ReceiptDecoder {
 
     static let receiptKeys = [
         "$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion",
-        "originalPurchaseDate", "grants", "store",
+        "originalPurchaseDate", "grants", "store", "appTransactionId", "originalPlatform", "preorderDate", "consentRescinded",
     ]
     static let transactionKeys = [
         "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
         "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
-        "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront",
+        "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
     ]
     static let renewalKeys = [
         "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
-        "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account",
+        "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account", "appTransactionId",
     ]
     static let commitmentKeys = ["period", "periods", "endsAt"]
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
@@ -251,6 +251,24 @@ public enum ReceiptDecoder {
                         help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
                 }
                 receipt.store = store
+            case 10:
+                receipt.appTransactionId = try nonEmptyString(&reader, path: "appTransactionId")
+            case 11:
+                if try !readNull(&reader) {
+                    let token = try stringToken(&reader, path: "originalPlatform")
+                    let text = token.string
+                    guard let platform = AppPlatform(rawValue: text) else {
+                        let names = AppPlatform.allCases.map(\.rawValue)
+                        throw Failure(
+                            offset: token.offset, message: "unknown platform `\(Diagnostic.excerpt(text))`", code: .badEnumValue,
+                            path: "originalPlatform", help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
+                    }
+                    receipt.originalPlatform = platform
+                }
+            case 12:
+                receipt.preorder = try optionalInstant(&reader, path: "preorderDate") ?? TransactionRecord.absentDate
+            case 13:
+                receipt.consentRescinded = try optionalInstant(&reader, path: "consentRescinded") ?? TransactionRecord.noCancellation
             default:
                 throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
             }
@@ -443,6 +461,8 @@ public enum ReceiptDecoder {
                 record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
             case 24:
                 record.storefront = try storefront(&reader, into: &receipt, path: path(".storefront"))
+            case 25:
+                record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))
             default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -506,6 +526,8 @@ public enum ReceiptDecoder {
                     predictions.storeKeys.account = (try reader.peekOffset(), path(".account"))
                 }
                 record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
+            case 12:
+                record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }

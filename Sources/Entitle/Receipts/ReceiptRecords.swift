@@ -52,6 +52,8 @@ struct TransactionRecord: Sendable {
     var storefront: TextRange = .none
     /// Index into ``ParsedReceipt/commitments``, -1 when absent.
     var commitment: Int32 = -1
+    /// Apple's `appTransactionId`, `.none` when absent (carried along).
+    var appTransactionId: TextRange = .none
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
@@ -98,6 +100,8 @@ struct RenewalRecord: Sendable {
     /// Apple's eligible win-back offers: a range into ``ParsedReceipt/offerIds``; `nil` when the
     /// entry does not say (an empty range says none is eligible).
     var winBackOffers: Range<Int32>?
+    /// Apple's `appTransactionId`, `.none` when absent (carried along).
+    var appTransactionId: TextRange = .none
 }
 
 /// A record a receipt identifies by an id of its own, which must name one content.

@@ -164,7 +164,7 @@ public struct CatalogGraph: Sendable {
             }
             for rule in catalog.grandfatherRules {
                 let id = next("n")
-                app.nodes.append(Node(id: id, kind: .rule, lines: ["grandfathered: " + rule.id, Self.text(rule.condition)]))
+                app.nodes.append(Node(id: id, kind: .rule, lines: ["grandfathered: " + rule.id] + rule.condition.phrases(symbols: true)))
                 for feature in rule.grants where featureNodes.indices.contains(feature) {
                     edges.append(Edge(from: id, to: featureNodes[feature], relation: .grants))
                 }
@@ -209,15 +209,6 @@ public struct CatalogGraph: Sendable {
         if let until = offer.until { conditions.append("until \(until.rfc3339)") }
         if !conditions.isEmpty { lines.append(conditions.joined(separator: ", ")) }
         return lines
-    }
-
-    static func text(_ condition: GrandfatherCondition) -> String {
-        switch condition {
-        case .originalApplicationVersionBefore(let version):
-            "originalApplicationVersion < " + version.map(String.init).joined(separator: ".")
-        case .originalPurchaseBefore(let instant):
-            "originalPurchaseDate < " + Instant(millisecondsSince1970: instant).rfc3339
-        }
     }
 
     /// What an edge says in words; `nil` for a plain grant.

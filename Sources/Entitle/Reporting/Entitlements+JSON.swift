@@ -76,6 +76,7 @@ protocol ResultValues {
     func offers(in store: Store) -> [Offer]
     var reevaluateAt: Instant? { get }
     var warnings: [EvaluationWarning] { get }
+    var consentRescinded: Instant? { get }
 }
 
 extension ResultValues {
@@ -88,6 +89,10 @@ extension ResultValues {
         writer.string(app)
         writer.key("at")
         writer.instant(at)
+        if let consentRescinded {
+            writer.key("consentRescinded")
+            writer.instant(consentRescinded)
+        }
         if parts.contains(.features) {
             writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
         }
@@ -142,11 +147,14 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
     public var reevaluateAt: Instant?
     /// The result's warnings, in its order.
     public var warnings: [EvaluationWarning]
+    /// When the customer rescinded consent for the app, if by ``at``.
+    public var consentRescinded: Instant?
 
     /// The values of an evaluated result, its lists by id.
     public init(_ result: Entitlements) {
         app = result.app
         at = result.at
+        consentRescinded = result.consentRescinded
         features = result.features.sorted { $0.id < $1.id }
         balances = result.balances.sorted { $0.currency < $1.currency }
         products = result.products.sorted { $0.id < $1.id }
@@ -170,13 +178,14 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
         try builder.value.encode(to: encoder)
     }
 
-    private enum Keys: String, CodingKey { case app, at, features, balances, products, offers, reevaluateAt, warnings }
+    private enum Keys: String, CodingKey { case app, at, consentRescinded, features, balances, products, offers, reevaluateAt, warnings }
 
     /// Reads a result back from its JSON form (`check --format json`, ``Entitlements/json``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         app = try container.decode(String.self, forKey: .app)
         at = try container.decode(Instant.self, forKey: .at)
+        consentRescinded = try container.decodeIfPresent(Instant.self, forKey: .consentRescinded)
         func members<Value>(_ key: Keys, _ read: (KeyedDecodingContainer<JSONOutput.MemberKey>, JSONOutput.MemberKey) throws -> Value) throws
             -> [Value]
         {
@@ -401,6 +410,7 @@ extension Entitlements: Equatable {
     /// order; the catalog objects are not compared).
     public static func == (a: Entitlements, b: Entitlements) -> Bool {
         a.app == b.app && a.at == b.at && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings
+            && a.consentRescinded == b.consentRescinded
             && a.features.sorted { $0.id < $1.id } == b.features.sorted { $0.id < $1.id }
             && a.balances.sorted { $0.currency < $1.currency } == b.balances.sorted { $0.currency < $1.currency }
             && a.products.sorted { $0.id < $1.id } == b.products.sorted { $0.id < $1.id }

@@ -6,6 +6,9 @@ extension Entitlements {
     /// ``text`` with only one store's offers (`check --store`); `nil` gives every offer.
     public func text(offersOf store: Store?) -> String {
         var lines = ["\(app) at \(at.rfc3339)"]
+        if let consentRescinded {
+            lines += ["", "consent rescinded at \(consentRescinded.rfc3339): no feature is on and nothing is offered"]
+        }
         lines += section("features", features, name: \.id, always: true) { feature, name in
             guard feature.enabled else { return [name + "  off"] }
             return [

@@ -119,7 +119,15 @@ extension Explanation {
 
     /// A text output: the app and the instant, `lines`, then the receipts ignored.
     private func page(_ lines: [String]) -> String {
-        (["\(app) at \(at.rfc3339)", ""] + lines + ignoredLines).textOutput
+        (["\(app) at \(at.rfc3339)", ""] + consentLines + lines + ignoredLines).textOutput
+    }
+
+    private var consentLines: [String] {
+        guard let consentRescinded else { return [] }
+        return [
+            "consent rescinded at \(consentRescinded.rfc3339) (Apple's RESCIND_CONSENT): no feature is on and nothing is offered; "
+                + "purchases and balances stand", "",
+        ]
     }
 
     private var ignoredLines: [String] {
@@ -193,8 +201,9 @@ extension Explanation {
             /// For a feature, the products among its sources, down to each transaction.
             var products: [ProductExplanation]?
             var ignoredReceipts: [IgnoredReceipt]
+            var consentRescinded: Instant?
         }
-        var selected = Selected(app: app, at: at, ignoredReceipts: ignoredReceipts)
+        var selected = Selected(app: app, at: at, ignoredReceipts: ignoredReceipts, consentRescinded: consentRescinded)
         if let id {
             guard let feature = feature(id) else { return nil }
             selected.feature = feature

@@ -13,6 +13,10 @@ extension Receipt {
         if let environment { members.append(("environment", .string(environment))) }
         if let originalApplicationVersion { members.append(("originalApplicationVersion", .string(originalApplicationVersion))) }
         if let originalPurchaseDate { members.append(("originalPurchaseDate", instant(originalPurchaseDate))) }
+        if let appTransactionId { members.append(("appTransactionId", .string(appTransactionId))) }
+        if let originalPlatform { members.append(("originalPlatform", .string(originalPlatform.rawValue))) }
+        if let preorderDate { members.append(("preorderDate", instant(preorderDate))) }
+        if let consentRescinded { members.append(("consentRescinded", instant(consentRescinded))) }
         members.append(("transactions", .array(transactions.map(\.jsonOutput))))
         members.append(("renewals", .array(renewals.map(\.jsonOutput))))
         members.append(("consumptions", .array(consumptions.map(\.jsonOutput))))
@@ -52,6 +56,7 @@ extension Transaction {
         if let acknowledged { fields.append(("acknowledged", .bool(acknowledged))) }
         if let account { fields.append(("account", .string(account))) }
         if let storefront { fields.append(("storefront", .string(storefront))) }
+        if let appTransactionId { fields.append(("appTransactionId", .string(appTransactionId))) }
         if let commitment {
             fields.append(
                 (
@@ -93,6 +98,7 @@ extension Renewal {
         if let appAccountToken { fields.append(("appAccountToken", .string(appAccountToken))) }
         if let pausedUntil { fields.append(("pausedUntil", .string(pausedUntil.rfc3339))) }
         if let account { fields.append(("account", .string(account))) }
+        if let appTransactionId { fields.append(("appTransactionId", .string(appTransactionId))) }
         return .object(fields)
     }
 }

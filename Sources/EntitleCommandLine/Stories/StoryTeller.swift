@@ -43,7 +43,9 @@ enum StoryTeller {
             events.append((at, events.count, [("at", .string(at.rfc3339))] + members))
         }
         for receipt in receipts {
-            guard receipt.environment == nil, receipt.originalApplicationVersion == nil, receipt.originalPurchaseDate == nil else { return nil }
+            guard receipt.environment == nil, receipt.originalApplicationVersion == nil, receipt.originalPurchaseDate == nil,
+                receipt.originalPlatform == nil, receipt.appTransactionId == nil, receipt.preorderDate == nil, receipt.consentRescinded == nil
+            else { return nil }
             var place: [(String, JSONOutput)] = []
             if receipt.app != app { place.append(("app", .string(receipt.app))) }
             if receipt.store != .appStore { place.append(("store", .string(receipt.store.rawValue))) }

@@ -113,6 +113,7 @@ struct ExpectationMatcher {
                 ),
                 ("offers", Self.map(catalog.products.map(\.key), what: "product", value: offer)),
                 ("reevaluateAt", .instant(nullable: true)),
+                ("consentRescinded", .instant(nullable: true)),
                 ("warnings", .warnings),
                 ("consumption", .ids(what: "transaction", value: Self.consumptionReply)),
                 ("retention", .ids(what: "subscription chain", value: Self.retentionReply)),

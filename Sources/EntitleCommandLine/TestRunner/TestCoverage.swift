@@ -51,6 +51,8 @@ struct TestCoverage {
         let products = catalog.products
         return OfferReason.allCases.filter { reason in
             switch reason {
+            // The customer's choice, not the catalog's: no test is expected to show it.
+            case .consentRescinded: false
             case .notInStorefront: products.contains { $0.storefronts != nil }
             case .subscribedElsewhere:
                 products.contains { $0.type == .autoRenewableSubscription }

@@ -398,7 +398,7 @@ struct LanguageServerPartsTests {
                 == ["non-consumable", "non-renewing-subscription", "auto-renewable-subscription", "consumable"])
         #expect(try Self.labels(at: #""introOffer": { "#, by: 16) == ["$comment", "duration", "for"])
         #expect(try Self.labels(at: #""requires": { "#, by: 14) == ["$comment"])
-        #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore"])
+        #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore", "originalPlatform"])
         // A new top-level key: the keys not written yet.
         #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal", "stores", "refundPreference"])
         // A subscription's keys, typed as a bare word (not JSON yet).

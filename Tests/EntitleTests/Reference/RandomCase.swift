@@ -161,11 +161,19 @@ struct RandomCase {
         }
         var rules: [String] = []
         for index in 0..<random.below(3) {
+            let version = #""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#
+            let date = #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
+            let platform = #""originalPlatform":\#([#"["macOS"]"#, #"["iOS","visionOS"]"#][random.below(2)])"#
+            // One condition, or several that must all hold.
             let condition =
-                random.below(2) == 0
-                ? #""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#
-                : #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
-            rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(condition)}"#)
+                switch random.below(6) {
+                case 0, 1: version
+                case 2, 3: date
+                case 4: platform
+                default: [version, date, platform].filter { _ in random.below(2) == 0 }.joined(separator: ",")
+                }
+            let conditions = condition.isEmpty ? version : condition
+            rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(conditions)}"#)
         }
         var stores: [String] = []
         for store in [Store.stripe, .external] where random.below(2) == 0 {
@@ -522,6 +530,9 @@ struct RandomCase {
             if random.below(2) == 0 {
                 receipt.originalPurchaseDate = Instant(millisecondsSince1970: instant(&random) - Int64(random.below(30)) * day)
             }
+            receipt.originalPlatform = [nil, .iOS, .macOS, .visionOS][random.below(4)]
+            // Now and then the customer rescinds consent (Apple's RESCIND_CONSENT).
+            if random.below(10) == 0 { receipt.consentRescinded = Instant(millisecondsSince1970: instant(&random)) }
             result.append(receipt)
         }
         // The old app's receipts: prerequisites, with copies and refunds across them.

@@ -498,18 +498,23 @@ enum ReferenceEvaluator {
         var access: [(feature: Int, source: String, span: CoverageSpan, grandfathered: Bool)] = []
         for rule in catalog.grandfatherRules {
             var start: Int64?
+            // Every condition the rule states must hold; coverage starts at the original purchase,
+            // from always without one.
             for receipt in own {
                 let purchase = receipt.originalPurchaseDate?.millisecondsSince1970
-                switch rule.condition {
-                case .originalApplicationVersionBefore(let before):
-                    guard let text = receipt.originalApplicationVersion, let version = Self.versionComponents(text),
-                        lower(version, than: before)
-                    else { continue }
-                    start = min(start ?? .max, purchase ?? .min)
-                case .originalPurchaseBefore(let before):
-                    guard let purchase, purchase < before else { continue }
-                    start = min(start ?? .max, purchase)
+                var holds = true
+                if let before = rule.condition.originalApplicationVersionBefore {
+                    if let text = receipt.originalApplicationVersion, let version = Self.versionComponents(text) {
+                        holds = holds && lower(version, than: before)
+                    } else {
+                        holds = false
+                    }
                 }
+                if let before = rule.condition.originalPurchaseBefore { holds = holds && purchase != nil && purchase! < before }
+                if let platforms = rule.condition.originalPlatforms {
+                    holds = holds && receipt.originalPlatform.map(platforms.contains) == true
+                }
+                if holds { start = min(start ?? .max, purchase ?? .min) }
             }
             if let start {
                 for feature in rule.grants {
@@ -517,7 +522,7 @@ enum ReferenceEvaluator {
                 }
             }
         }
-        if catalog.grandfatherRules.contains(where: { if case .originalApplicationVersionBefore = $0.condition { true } else { false } }) {
+        if catalog.grandfatherRules.contains(where: { $0.condition.originalApplicationVersionBefore != nil }) {
             for receipt in own {
                 if let text = receipt.originalApplicationVersion, Self.versionComponents(text) == nil {
                     warnings.append(EvaluationWarning(kind: .badVersion(app: receipt.app, version: text)))
@@ -544,10 +549,14 @@ enum ReferenceEvaluator {
         }
         for item in access { candidates.formUnion([item.span.start, item.span.end]) }
 
-        // 7. Features.
+        // 7. Features; none once the customer rescinded consent (the earliest instant a receipt
+        //    of the app says).
         var enabled = [Bool](repeating: false, count: catalog.featureIds.count)
         var featureUntil = [Int64](repeating: CoverageSpan.never, count: catalog.featureIds.count)
-        for feature in catalog.featureIds.indices {
+        let rescinded = own.compactMap { $0.consentRescinded?.millisecondsSince1970 }.min()
+        if let rescinded { candidates.insert(rescinded) }
+        let consentRescinded = rescinded.map { $0 <= at } ?? false
+        for feature in catalog.featureIds.indices where !consentRescinded {
             var spans: [CoverageSpan] = []
             for product in catalog.granters[feature] { spans += facts[product].spans }
             for item in access where item.feature == feature && item.span.end > item.span.start { spans.append(item.span) }
@@ -713,6 +722,7 @@ enum ReferenceEvaluator {
         // 11. The views, keyed by id.
         func instantOrNil(_ value: Int64) -> Instant? { value == CoverageSpan.never ? nil : Instant(millisecondsSince1970: value) }
         var result = ReferenceResult()
+        result.consentRescinded = consentRescinded ? rescinded.map { Instant(millisecondsSince1970: $0) } : nil
         for (index, id) in catalog.featureIds.enumerated() {
             var sources: [String] = []
             if enabled[index] {
@@ -762,6 +772,7 @@ enum ReferenceEvaluator {
         /// Why product `index` may not be offered, or `nil`.
         func reason(_ index: Int) -> OfferReason? {
             let product = products[index]
+            if consentRescinded { return .consentRescinded }
             // Sold in some storefronts only: not elsewhere, nor when the storefront is unknown.
             if let storefronts = product.storefronts, !(storefront.map { storefronts.contains(Storefront.alpha3($0) ?? $0) } ?? false) {
                 return .notInStorefront
@@ -858,9 +869,10 @@ enum ReferenceEvaluator {
                 }
             }
             let end = coverageIfBought(index)
-            let adds = product.grants.sorted().filter { !enabled[$0] }.map { catalog.featureIds[$0] }
+            // Once consent is rescinded, buying turns nothing on.
+            let adds = consentRescinded ? [] : product.grants.sorted().filter { !enabled[$0] }.map { catalog.featureIds[$0] }
             let extends = product.grants.sorted().filter { feature in
-                guard enabled[feature], featureUntil[feature] != CoverageSpan.never, let end else { return false }
+                guard !consentRescinded, enabled[feature], featureUntil[feature] != CoverageSpan.never, let end else { return false }
                 return featureUntil[feature] < end
             }.map { catalog.featureIds[$0] }
             result.offers[product.id] = Offer(
@@ -1014,6 +1026,7 @@ struct ReferenceResult: Equatable {
     var reevaluateAt: Instant?
     /// `code: message`, sorted.
     var warnings: [String] = []
+    var consentRescinded: Instant?
 
     /// The same views taken from a compiled evaluation (without its `reevaluateAt`, which costs a
     /// search, when `nextChange` is false).
@@ -1023,6 +1036,7 @@ struct ReferenceResult: Equatable {
         for product in result.products { products[product.id] = product }
         for offer in result.offers { offers[offer.productId] = offer }
         reevaluateAt = nextChange ? result.reevaluateAt : nil
+        consentRescinded = result.consentRescinded
         warnings = result.warnings.map { "\($0.code): \($0.message)" }.sorted()
     }
 
@@ -1032,6 +1046,7 @@ struct ReferenceResult: Equatable {
     func sameAnswer(as other: ReferenceResult) -> Bool {
         features == other.features && balances == other.balances && products == other.products
             && offers.mapValues(\.withoutExtends) == other.offers.mapValues(\.withoutExtends) && warnings == other.warnings
+            && consentRescinded == other.consentRescinded
     }
 }
 
