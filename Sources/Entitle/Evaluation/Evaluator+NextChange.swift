@@ -358,7 +358,8 @@ extension Evaluator {
                 a.warnings.map(\.description).sorted() == b.warnings.map(\.description).sorted()
             else { return .different }
         }
-        if !a.access.isEmpty || !b.access.isEmpty {
+        // Once consent is rescinded, what rules and grants cover turns nothing on.
+        if a.consentRescinded == nil, !a.access.isEmpty || !b.access.isEmpty {
             func covering(_ access: [AccessSpan], _ instant: Int64) -> [String] {
                 access.filter { $0.span.start <= instant && instant < $0.span.end }.map { "\($0.feature) \($0.source)" }.sorted()
             }
