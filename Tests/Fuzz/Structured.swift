@@ -469,6 +469,12 @@ struct ScenarioBuilder {
         }
         // As the App Store moves: snapshots, revocations in detail, accounts, offers, commitments.
         if choices.chance(40) { put("signedDate", date(appStore: appStore)) }
+        if choices.chance(15) { json.string("offerPeriod", choices.pick(["P1M", "P3M", "P1Y", "P0D", "1 month"])) }
+        if choices.chance(10) {
+            json.string(
+                "offerDiscountType",
+                appStore ? choices.pick(["FREE_TRIAL", "PAY_AS_YOU_GO", "ONE_TIME", "HALF_OFF"]) : choices.pick(["free-trial", "pay-up-front"]))
+        }
         if choices.chance(15) {
             json.string(
                 "revocationType",
@@ -528,6 +534,14 @@ struct ScenarioBuilder {
             json.raw(appStore ? "eligibleWinBackOfferIds" : "winBackOffers", "[\(listed)]")
         }
         if choices.chance(10) { json.string("appAccountToken", choices.edge(Edges.accounts, invalid: Edges.badAccounts)) }
+        if choices.chance(20) {
+            if appStore {
+                json.int("renewalPrice", choices.pick([9990, 0, -5, 4_999_999_999_999_999]))
+            } else {
+                json.string("renewalPrice", choices.pick(["9.99", "10", "1.2345"]))
+            }
+            if choices.chance(90) { json.string("currency", choices.pick(["EUR", "USD", "eur"])) }
+        }
         json.close("}")
     }
 

@@ -207,7 +207,9 @@ public struct Entitlements: Sendable {
                 Transaction.Commitment(period: Int($0.period), periods: Int($0.periods), endsAt: Instant(millisecondsSince1970: $0.ends))
             }, store: product.store,
             manage: product.type == .autoRenewableSubscription && state != .notPurchased ? compiled.manageURL(of: index) : nil,
-            resumesAt: state == .paused ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil)
+            resumesAt: state == .paused ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
+            renewalPrice: outcome?.renewalPrice,
+            offerEndsAt: outcome.flatMap { $0.offerEndsAt == .min ? nil : Instant(millisecondsSince1970: $0.offerEndsAt) })
     }
 
     // MARK: Helpers

@@ -329,7 +329,12 @@ extension Evaluator {
             record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
             record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
             record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent,
-            record.pausedUntil == TransactionRecord.absentDate || record.pausedUntil == resolved.pausedUntil
+            record.pausedUntil == TransactionRecord.absentDate || record.pausedUntil == resolved.pausedUntil,
+            record.renewalPrice.isNone
+                || (resolved.renewalPrice.map {
+                    receipts[Int($0.receipt)].bytesEqual($0.amount, receipt, record.renewalPrice)
+                        && receipts[Int($0.receipt)].bytesEqual($0.currency, receipt, record.currency)
+                } ?? false)
         else { return false }
         guard let range = record.winBackOffers else { return true }
         guard let known = resolved.winBackOffers else { return false }

@@ -60,13 +60,17 @@ struct ProductOutcome: Sendable, Equatable {
     var renewsTo: String?
     /// The commitment of its latest counted transaction, for a subscription billed monthly.
     var commitment: CommitmentRecord?
+    /// From the chain's renewal entries: what the next renewal costs.
+    var renewalPrice: Price?
+    /// When the offer its latest counted transaction was bought with ends; `Int64.min` when none.
+    var offerEndsAt: Int64 = .min
 }
 
 extension ProductOutcome {
     /// Whether the two give the same product status (what a result shows of an outcome).
     func readsTheSame(as other: ProductOutcome) -> Bool {
         guard product == other.product, state == other.state, willRenew == other.willRenew, renewsTo == other.renewsTo,
-            commitment == other.commitment
+            commitment == other.commitment, renewalPrice == other.renewalPrice, offerEndsAt == other.offerEndsAt
         else { return false }
         if state.covers && until != other.until { return false }
         return (state != .scheduled && state != .paused) || startsAt == other.startsAt

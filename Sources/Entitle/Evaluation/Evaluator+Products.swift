@@ -282,6 +282,7 @@ extension Evaluation {
         if let status {
             outcome.willRenew = status.willRenew
             outcome.renewsTo = status.renewsTo
+            outcome.renewalPrice = status.renewalPrice
         }
         // The commitment of the latest counted transaction (entries are in purchase order).
         if rule.type == .autoRenewableSubscription,
@@ -289,7 +290,46 @@ extension Evaluation {
         {
             outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
         }
+        if rule.type == .autoRenewableSubscription { outcome.offerEndsAt = offerEnd(entries) }
         outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
         return outcome
+    }
+}
+
+extension Evaluation {
+    /// When the offer of a subscription's latest counted transaction ends (Apple's `offerPeriod`):
+    /// the purchase of the earliest of the unbroken run of the chain's transactions of the product
+    /// bought with the same offer (type, id and period), plus the period; `Int64.min` when the
+    /// latest has no offer period. `entries` are one product's, in purchase order.
+    func offerEnd(_ entries: ArraySlice<Entry>) -> Int64 {
+        guard let latest = entries.lastIndex(where: { $0.cancellation > at && !$0.isUpgraded }),
+            entries[latest].record.offerPeriod >= 0
+        else { return .min }
+        let last = entries[latest]
+        let lastReceipt = receipts[Int(last.receipt)]
+        let period = lastReceipt.offerPeriods[Int(last.record.offerPeriod)]
+        func chain(_ entry: Entry) -> (ParsedReceipt, TextRange) {
+            let receipt = receipts[Int(entry.receipt)]
+            let original = entry.record.originalTransactionId
+            return (receipt, original.isNone ? entry.record.transactionId : original)
+        }
+        func sameOffer(_ entry: Entry) -> Bool {
+            let receipt = receipts[Int(entry.receipt)]
+            let record = entry.record
+            guard record.offerPeriod >= 0, record.offerType == last.record.offerType,
+                receipt.offerPeriods[Int(record.offerPeriod)] == period
+            else { return false }
+            if record.offerId.isNone || last.record.offerId.isNone { return record.offerId.isNone && last.record.offerId.isNone }
+            return receipt.bytesEqual(record.offerId, lastReceipt, last.record.offerId)
+        }
+        let (lastChainReceipt, lastChain) = chain(last)
+        var first = last
+        for entry in entries[..<latest].reversed() where !entry.isUpgraded {
+            let (receipt, id) = chain(entry)
+            guard receipt.bytesEqual(id, lastChainReceipt, lastChain) else { continue }
+            guard sameOffer(entry) else { break }
+            first = entry
+        }
+        return period.added(to: Instant(millisecondsSince1970: first.purchase)).millisecondsSince1970
     }
 }

@@ -6,7 +6,8 @@
 ///   says attaches to the product holding the chain's latest expiry among its counted
 ///   transactions (when two products share that expiry, to the one the chain's entries name).
 /// - Each field (`productId`, `willRenew`, `isInBillingRetry`, `gracePeriodExpiresDate`,
-///   `renewsTo`, `expirationIntent`, `winBackOffers`, `pausedUntil`) comes from the latest counted entry (by
+///   `renewsTo`, `expirationIntent`, `winBackOffers`, `pausedUntil`, `renewalPrice` with its
+///   `currency`) comes from the latest counted entry (by
 ///   `signedDate`, unsigned first) that states it; entries of one rank that disagree resolve by
 ///   the bytes of their normalized JSON, with one `conflicting-renewal` warning per chain.
 /// - The grace date so found extends the chain's coverage from its latest expiry, unless the
@@ -54,6 +55,8 @@ extension Evaluator {
         var renewsTo: String?
         /// Until when the chain is paused; `Int64.min` when not.
         var pausedUntil = TransactionRecord.absentDate
+        /// What the next renewal costs, when an entry says.
+        var renewalPrice: Price?
     }
 
     /// The renewal entries of each chain, found once per evaluation: ordered by rank (signing
@@ -126,6 +129,8 @@ extension Evaluator {
         var expirationIntent: UInt8 = 0
         var winBackOffers: (receipt: Int32, range: Range<Int32>)?
         var pausedUntil = TransactionRecord.absentDate
+        /// The next renewal's price and currency.
+        var renewalPrice: (receipt: Int32, amount: TextRange, currency: TextRange)?
         /// The rank of the entry that gave `winBackOffers`.
         var winBackRank = Int64.min
         /// The latest counted entry's rank; `nil` when no entry counts.
@@ -143,14 +148,14 @@ extension Evaluator {
         _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, account: Options.Account?, recorder: R.Type
     ) -> ResolvedRenewal {
         var resolved = ResolvedRenewal()
-        var stated: UInt8 = 0  // bits of the fields resolved, in the order of `fieldNames`
+        var stated: UInt16 = 0  // bits of the fields resolved, in the order they are taken
         var end = entries.endIndex
         while end > entries.startIndex {
             var start = end - 1
             while start > entries.startIndex, entries[start - 1].rank == entries[end - 1].rank { start -= 1 }
             defer { end = start }
             guard entries[start].rank <= at else { continue }
-            var rankStated: UInt8 = 0
+            var rankStated: UInt16 = 0
             for position in start..<end {
                 let copy = entries[position]
                 let receipt = receipts[Int(copy.receipt)]
@@ -158,7 +163,7 @@ extension Evaluator {
                 guard accepts(record.accountToken, of: receipt, account: account) else { continue }
                 if resolved.latestRank == nil { resolved.latestRank = copy.rank }
                 var decided: [String] = []
-                func take(_ bit: UInt8, _ name: String, states: Bool, same: () -> Bool, set: () -> Void) {
+                func take(_ bit: UInt16, _ name: String, states: Bool, same: () -> Bool, set: () -> Void) {
                     guard states, stated & bit == 0 else { return }
                     if rankStated & bit != 0 {
                         if !same() { resolved.conflicting = true }
@@ -207,10 +212,18 @@ extension Evaluator {
                 take(
                     128, "pausedUntil", states: record.pausedUntil != TransactionRecord.absentDate,
                     same: { resolved.pausedUntil == record.pausedUntil }, set: { resolved.pausedUntil = record.pausedUntil })
+                take(
+                    256, "renewalPrice", states: !record.renewalPrice.isNone,
+                    same: {
+                        guard let known = resolved.renewalPrice else { return false }
+                        let other = receipts[Int(known.receipt)]
+                        return other.bytesEqual(known.amount, receipt, record.renewalPrice)
+                            && other.bytesEqual(known.currency, receipt, record.currency)
+                    }, set: { resolved.renewalPrice = (copy.receipt, record.renewalPrice, record.currency) })
                 if R.records, !decided.isEmpty { resolved.decided[Int32(position)] = decided }
             }
             stated |= rankStated
-            if stated == 255 { break }
+            if stated == 511 { break }
         }
         return resolved
     }
@@ -418,7 +431,11 @@ extension Evaluation {
                     ChainStatus(
                         product: owner, expires: chain[number].expires, signed: resolved.latestRank!, chainId: chainId,
                         willRenew: resolved.willRenew, isInBillingRetry: resolved.isInBillingRetry, renewsTo: renewsTo,
-                        pausedUntil: resolved.pausedUntil))
+                        pausedUntil: resolved.pausedUntil,
+                        renewalPrice: resolved.renewalPrice.map { price in
+                            let receipt = receipts[Int(price.receipt)]
+                            return Price(amount: receipt.text(price.amount)!, currency: receipt.text(price.currency)!)
+                        }))
                 if let offers = resolved.winBackOffers {
                     let receipt = receipts[Int(offers.receipt)]
                     facts.winBack.append(

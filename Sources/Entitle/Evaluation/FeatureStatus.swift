@@ -41,13 +41,22 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     /// For a subscription billed monthly with a commitment: the commitment of its latest counted
     /// transaction. Access still follows each transaction's expiry.
     public var commitment: Transaction.Commitment?
+    /// For an auto-renewable: what its next renewal costs, as its chain's latest renewal entry
+    /// stating it says (Apple's `renewalPrice` and `currency`).
+    public var renewalPrice: Price?
+    /// For an auto-renewable whose latest counted transaction was bought with an offer that says
+    /// its period (Apple's `offerPeriod`): when the offer ends, the purchase of the chain's first
+    /// transaction with that offer plus the period.
+    public var offerEndsAt: Instant?
 
     /// Creates a product status.
     public init(
         id: String, type: ProductType, state: ProductState, until: Instant? = nil, startsAt: Instant? = nil,
         willRenew: Bool? = nil, renewsTo: String? = nil, commitment: Transaction.Commitment? = nil, store: Store = .appStore,
-        manage: String? = nil, resumesAt: Instant? = nil
+        manage: String? = nil, resumesAt: Instant? = nil, renewalPrice: Price? = nil, offerEndsAt: Instant? = nil
     ) {
+        self.renewalPrice = renewalPrice
+        self.offerEndsAt = offerEndsAt
         self.resumesAt = resumesAt
         self.store = store
         self.manage = manage

@@ -31,6 +31,8 @@ import Foundation
 /// | app transaction `originalApplicationVersion` | `originalApplicationVersion` |
 /// | app transaction `appTransactionId`, `originalPlatform`, `preorderDate` (ms) | the same fields |
 /// | transaction and renewal `appTransactionId` | the same field |
+/// | `offerPeriod` (ISO 8601), `offerDiscountType` (`FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`, `ONE_TIME`) | `offerPeriod`, `offerDiscountType` (`free-trial`, ...) |
+/// | renewal `renewalPrice` (milliunits), `currency` | `renewalPrice` (a decimal: `9990` is `9.99`), `currency` |
 /// | a `RESCIND_CONSENT` notification's `signedDate` (its `appData` carries the app transaction) | `consentRescinded` |
 ///
 /// Where Apple's values need a choice:
@@ -71,11 +73,12 @@ struct AppStoreMapper {
         "transactionId", "originalTransactionId", "productId", "bundleId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "revocationDate", "quantity", "isUpgraded", "inAppOwnershipType", "offerType", "offerDiscountType",
         "offerIdentifier", "revocationReason", "environment", "signedDate", "revocationType", "revocationPercentage",
-        "appAccountToken", "billingPlanType", "commitmentInfo", "appTransactionId",
+        "appAccountToken", "billingPlanType", "commitmentInfo", "appTransactionId", "offerPeriod",
     ]
     static let renewalFields: Set<String> = [
         "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
         "signedDate", "autoRenewProductId", "expirationIntent", "eligibleWinBackOfferIds", "appAccountToken", "appTransactionId",
+        "renewalPrice", "currency",
     ]
     /// `Date.distantPast` in milliseconds, the placeholder Xcode writes.
     static let distantPast: Int64 = -62_135_769_600_000
@@ -391,6 +394,21 @@ struct AppStoreMapper {
             transaction.commitment = try commitment(info, path: join("commitmentInfo"))
         }
         if let id = node["appTransactionId"]?.lenientString, !id.isEmpty { transaction.appTransactionId = id }
+        transaction.offerDiscountType = known(
+            "offerDiscountType", "offer discount type",
+            ["FREE_TRIAL": .freeTrial, "PAY_AS_YOU_GO": .payAsYouGo, "PAY_UP_FRONT": .payUpFront, "ONE_TIME": .oneTime])
+        if let raw = node["offerPeriod"], !raw.isNull {
+            if let text = raw.lenientString, let period = ISODuration(text), period.isPositive, period.isWithinLimit {
+                transaction.offerPeriod = period
+            } else {
+                warnings.append(
+                    ImportWarning(
+                        path: join("offerPeriod"),
+                        message:
+                            "offer period \(raw.lenientString.map { "`\(Diagnostic.excerpt($0))`" } ?? "value") is not an ISO 8601 duration, ignored")
+                )
+            }
+        }
         noteDropped(node, known: Self.transactionFields)
         transactions.append(transaction)
     }
@@ -460,6 +478,7 @@ struct AppStoreMapper {
         var signed = notificationSignedDate
         if let value = node["signedDate"], !value.isNull { signed = try value.instant(key: "signedDate", path: join("signedDate")) }
         let product = node["productId"]?.lenientString
+        let price = renewalPrice(node, path: path)
         let renewsTo = node["autoRenewProductId"]?.lenientString.flatMap { $0.isEmpty || $0 == product ? nil : $0 }
         var winBackOffers: [String]?
         if let list = node["eligibleWinBackOfferIds"], !list.isNull {
@@ -485,7 +504,33 @@ struct AppStoreMapper {
                 gracePeriodExpiresDate: grace, signedDate: signed, renewsTo: renewsTo,
                 expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
                 winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken")),
-                appTransactionId: node["appTransactionId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }))
+                appTransactionId: node["appTransactionId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 },
+                renewalPrice: price?.amount, currency: price?.currency))
+    }
+
+    /// A renewal info's `renewalPrice` (milliunits) with its `currency`; `nil`, with a warning,
+    /// when one comes without the other.
+    private mutating func renewalPrice(_ node: JSONNode, path: String) -> Price? {
+        func join(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        let rawPrice = node["renewalPrice"].flatMap { $0.isNull ? nil : $0 }
+        let rawCurrency = node["currency"].flatMap { $0.isNull ? nil : $0 }
+        guard rawPrice != nil || rawCurrency != nil else { return nil }
+        guard let rawPrice, let rawCurrency else {
+            warnings.append(
+                ImportWarning(
+                    path: join(rawPrice == nil ? "currency" : "renewalPrice"), message: "`renewalPrice` and `currency` go together: ignored"))
+            return nil
+        }
+        // A price says nothing about access: one entitle cannot read is left out, not refused.
+        guard let milliunits = rawPrice.lenientInteger, let amount = Price.amount(milliunits: milliunits) else {
+            warnings.append(ImportWarning(path: join("renewalPrice"), message: "`renewalPrice` is not a whole number of milliunits from 0: ignored"))
+            return nil
+        }
+        guard let currency = rawCurrency.lenientString, Price.isCurrency(currency) else {
+            warnings.append(ImportWarning(path: join("currency"), message: "`currency` is not an ISO 4217 code: ignored"))
+            return nil
+        }
+        return Price(amount: amount, currency: currency)
     }
 
     /// Notes the fields of `node` that are not carried into the normalized receipt.

@@ -287,43 +287,44 @@ struct ReceiptSpace: Sendable {
     }
 
     /// The variants when a rule states several conditions or reads the platform: for each rule,
-    /// every condition it states holding (with each platform it lists), and each one failing
-    /// alone while the others hold (a version at the rule's, an original purchase at its instant,
-    /// a platform it does not list or none); a fact the rule does not read is absent, and an
-    /// original purchase it does not read is also at the first purchase. So each rule is searched
-    /// on both sides of each of its conditions, and the variants stay linear in the rules.
+    /// every condition it states holding (once with each platform it lists; an original purchase
+    /// it does not read absent, and at the first purchase, since coverage starts there), and each
+    /// stated condition failing alone while the others hold (a version at the rule's or none, an
+    /// original purchase at its instant or none, a platform it does not list or none). A fact the
+    /// rule does not read is absent otherwise. So each rule is searched on both sides of each of
+    /// its conditions, and the variants stay linear in the rules.
     private static func factsPerRule(_ rules: [GrandfatherRule]) -> [Facts] {
         var facts: [Facts] = [Facts(version: nil, purchase: .base)]
         var seen: Set<Facts> = [Facts(), facts[0]]
-        func add(_ variant: Facts) {
-            if let version = variant.version, CatalogChecker.versionComponents(versionText(version)) != version { return }
-            if case .absolute(let date)? = variant.purchase, !Instant(millisecondsSince1970: date).isInRange { return }
+        func add(_ version: [Int]?, _ purchase: FactInstant?, _ platform: AppPlatform?) {
+            let variant = Facts(version: version, purchase: purchase, platform: platform)
+            if let version, CatalogChecker.versionComponents(versionText(version)) != version { return }
+            if case .absolute(let date)? = purchase, !Instant(millisecondsSince1970: date).isInRange { return }
             if seen.insert(variant).inserted { facts.append(variant) }
         }
         for rule in rules {
             let condition = rule.condition
-            // Each fact's values: those that meet the condition, and those that fail it.
-            let versions: (holds: [[Int]?], fails: [[Int]?]) =
-                condition.originalApplicationVersionBefore.map { ([versionBelow($0)].compactMap { $0 }, [$0, nil]) } ?? ([nil], [])
-            let purchases: (holds: [FactInstant?], fails: [FactInstant?]) =
-                condition.originalPurchaseBefore.map { before in ([.absolute(before - 1)], [.absolute(before), nil]) } ?? ([nil, .base], [])
-            let platforms: (holds: [AppPlatform?], fails: [AppPlatform?]) =
-                condition.originalPlatforms.map { listed in
-                    (listed.map { $0 }, [AppPlatform.allCases.first { !listed.contains($0) }, nil])
-                } ?? ([nil], [])
-            for version in versions.holds {
-                for purchase in purchases.holds {
-                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
-                    for platform in platforms.fails { add(Facts(version: version, purchase: purchase, platform: platform)) }
-                }
-                for purchase in purchases.fails {
-                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
-                }
+            let version = condition.originalApplicationVersionBefore
+            let holdsVersion = version.map { versionBelow($0) } ?? nil
+            // A version rule with nothing below it (`0`) never holds: only its failing side exists.
+            if version != nil, holdsVersion == nil { continue }
+            let purchase = condition.originalPurchaseBefore
+            let holdsPurchase: FactInstant? = purchase.map { .absolute($0 - 1) }
+            let listed = condition.originalPlatforms
+            let holdsPlatform = listed?.first
+            // Every condition holding.
+            for platform in listed.map { $0.map(Optional.some) } ?? [nil] {
+                for start in purchase == nil ? [nil, .base] : [holdsPurchase] { add(holdsVersion, start, platform) }
             }
-            for version in versions.fails {
-                for purchase in purchases.holds {
-                    for platform in platforms.holds { add(Facts(version: version, purchase: purchase, platform: platform)) }
-                }
+            // Each one failing alone.
+            if let version {
+                for failing in [version, nil] { add(failing, holdsPurchase, holdsPlatform) }
+            }
+            if let purchase {
+                for failing in [FactInstant.absolute(purchase), nil] { add(holdsVersion, failing, holdsPlatform) }
+            }
+            if let listed {
+                for failing in [AppPlatform.allCases.first { !listed.contains($0) }, nil] { add(holdsVersion, holdsPurchase, failing) }
             }
         }
         return facts

@@ -43,7 +43,9 @@ extension ParsedReceipt {
             pending: record.flags & TransactionRecord.pending != 0,
             acknowledged: record.flags & TransactionRecord.unacknowledged != 0 ? false : nil,
             account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront),
-            appTransactionId: text(record.appTransactionId))
+            appTransactionId: text(record.appTransactionId),
+            offerPeriod: record.offerPeriod < 0 ? nil : offerPeriods[Int(record.offerPeriod)],
+            offerDiscountType: Self.value(record.offerDiscountType))
     }
 
     /// One renewal record as a value.
@@ -58,7 +60,8 @@ extension ParsedReceipt {
             winBackOffers: record.winBackOffers.map { range in offerIds[Int(range.lowerBound)..<Int(range.upperBound)].map { text($0)! } },
             appAccountToken: store == .appStore ? text(record.accountToken) : nil,
             pausedUntil: Self.instant(record.pausedUntil, absent: TransactionRecord.absentDate),
-            account: store == .appStore ? nil : text(record.accountToken), appTransactionId: text(record.appTransactionId))
+            account: store == .appStore ? nil : text(record.accountToken), appTransactionId: text(record.appTransactionId),
+            renewalPrice: text(record.renewalPrice), currency: text(record.currency))
     }
 
     /// One consumption record as a value.
@@ -178,6 +181,11 @@ extension ParsedReceipt.Fields {
         record.accountToken = account(appAccountToken: transaction.appAccountToken, account: transaction.account)
         record.storefront = transaction.storefront.map { store($0) } ?? .none
         record.appTransactionId = transaction.appTransactionId.map { store($0) } ?? .none
+        record.offerDiscountType = ParsedReceipt.code(transaction.offerDiscountType)
+        if let period = transaction.offerPeriod {
+            record.offerPeriod = Int32(offerPeriods.count)
+            offerPeriods.append(period)
+        }
         if let commitment = transaction.commitment {
             record.commitment = Int32(commitments.count)
             commitments.append(
@@ -210,6 +218,8 @@ extension ParsedReceipt.Fields {
         record.accountToken = account(appAccountToken: renewal.appAccountToken, account: renewal.account)
         record.pausedUntil = renewal.pausedUntil?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
         record.appTransactionId = renewal.appTransactionId.map { store($0) } ?? .none
+        record.renewalPrice = renewal.renewalPrice.map { store($0) } ?? .none
+        record.currency = renewal.currency.map { store($0) } ?? .none
         if let offers = renewal.winBackOffers {
             let first = Int32(offerIds.count)
             for offer in offers { offerIds.append(store(offer)) }

@@ -24,6 +24,8 @@ public struct ParsedReceipt: Sendable {
         var offerIds: [TextRange] = []
         /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
         var commitments: [CommitmentRecord] = []
+        /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
+        var offerPeriods: [ISODuration] = []
         /// The store the purchases were made in.
         var store: Store = .appStore
         /// The app transaction's facts (``Receipt/appTransactionId`` and the next ones).
@@ -90,6 +92,8 @@ public struct ParsedReceipt: Sendable {
     var offerIds: [TextRange] { storage.fields.offerIds }
     /// The commitments of transactions billed monthly (``TransactionRecord/commitment``).
     var commitments: [CommitmentRecord] { storage.fields.commitments }
+    /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
+    var offerPeriods: [ISODuration] { storage.fields.offerPeriods }
     /// The store the purchases were made in.
     public var store: Store { storage.fields.store }
     var appTransactionId: String? { storage.fields.appTransactionId }

@@ -63,6 +63,9 @@ extension Receipt {
                     path + ".commitment", "period \(commitment.period) of \(commitment.periods) is outside 1 to \(ReceiptLimits.maxCommitmentPeriods)"
                 )
             }
+            if let period = transaction.offerPeriod, !period.isPositive || !period.isWithinLimit {
+                return (path + ".offerPeriod", "`\(period)` is not an offer period longer than zero and at most P100Y")
+            }
             if transaction.quantity < 1 || transaction.quantity > ReceiptLimits.maxQuantity {
                 return (path + ".quantity", "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(transaction.quantity)")
             }
@@ -83,6 +86,15 @@ extension Receipt {
             }
             if let token = renewal.appAccountToken, AccountToken.canonical(token) == nil {
                 return (path + ".appAccountToken", "`\(Diagnostic.excerpt(token))` is not a UUID")
+            }
+            if let price = renewal.renewalPrice, !Price.isAmount(price) {
+                return (path + ".renewalPrice", "`\(Diagnostic.excerpt(price))` is not an amount")
+            }
+            if let currency = renewal.currency, !Price.isCurrency(currency) {
+                return (path + ".currency", "`\(Diagnostic.excerpt(currency))` is not a currency")
+            }
+            if (renewal.renewalPrice == nil) != (renewal.currency == nil) {
+                return (path, "`renewalPrice` and `currency` go together")
             }
         }
         for (index, consumption) in consumptions.enumerated() {

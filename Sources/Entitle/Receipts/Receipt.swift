@@ -130,6 +130,11 @@ public struct Transaction: Hashable, Sendable {
     /// The id of the customer's download of the app the purchase was made in (Apple's
     /// `appTransactionId`), carried along.
     public var appTransactionId: String?
+    /// How long the offer the purchase used lasts (Apple's `offerPeriod`): a subscription's
+    /// `offerEndsAt` is the purchase of the chain's first transaction with that offer plus it.
+    public var offerPeriod: ISODuration?
+    /// How the offer the purchase used is priced (Apple's `offerDiscountType`), carried along.
+    public var offerDiscountType: OfferDiscountType?
 
     /// Creates a transaction.
     public init(
@@ -141,9 +146,11 @@ public struct Transaction: Hashable, Sendable {
         signedDate: Instant? = nil, revocationType: RevocationType? = nil, revocationPercentage: Double? = nil,
         appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
         pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil,
-        appTransactionId: String? = nil
+        appTransactionId: String? = nil, offerPeriod: ISODuration? = nil, offerDiscountType: OfferDiscountType? = nil
     ) {
         self.appTransactionId = appTransactionId
+        self.offerPeriod = offerPeriod
+        self.offerDiscountType = offerDiscountType
         self.pending = pending
         self.acknowledged = acknowledged
         self.account = account
@@ -181,6 +188,18 @@ public struct Transaction: Hashable, Sendable {
         case offerCode = "offer-code"
         /// A win-back offer for a lapsed subscriber.
         case winBack = "win-back"
+    }
+
+    /// How an offer is priced (Apple's `offerDiscountType`).
+    public enum OfferDiscountType: String, Hashable, Sendable, CaseIterable {
+        /// Free for its period (`FREE_TRIAL`).
+        case freeTrial = "free-trial"
+        /// A reduced price each period (`PAY_AS_YOU_GO`).
+        case payAsYouGo = "pay-as-you-go"
+        /// One reduced price for the whole offer period (`PAY_UP_FRONT`).
+        case payUpFront = "pay-up-front"
+        /// A discount on a one-time purchase (`ONE_TIME`).
+        case oneTime = "one-time"
     }
 
     /// Why Apple refunded a transaction (`revocationReason` 0 and 1).
@@ -258,6 +277,11 @@ public struct Renewal: Hashable, Sendable {
     public var account: String?
     /// The id of the customer's download of the app (Apple's `appTransactionId`), carried along.
     public var appTransactionId: String?
+    /// What the next renewal costs (Apple's `renewalPrice`, from milliunits: `9.99`); with
+    /// ``currency``, the product's `renewalPrice` in the answer.
+    public var renewalPrice: String?
+    /// The currency of ``renewalPrice``, ISO 4217 (`EUR`); one goes with the other.
+    public var currency: String?
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
@@ -279,9 +303,12 @@ public struct Renewal: Hashable, Sendable {
         isInBillingRetry: Bool? = nil, gracePeriodExpiresDate: Instant? = nil, signedDate: Instant? = nil,
         renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil, winBackOffers: [String]? = nil,
         appAccountToken: String? = nil,
-        pausedUntil: Instant? = nil, account: String? = nil, appTransactionId: String? = nil
+        pausedUntil: Instant? = nil, account: String? = nil, appTransactionId: String? = nil, renewalPrice: String? = nil,
+        currency: String? = nil
     ) {
         self.appTransactionId = appTransactionId
+        self.renewalPrice = renewalPrice
+        self.currency = currency
         self.pausedUntil = pausedUntil
         self.account = account
         self.winBackOffers = winBackOffers

@@ -20,10 +20,12 @@ public enum ReceiptDecoder {
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
         "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
         "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
+        "offerPeriod", "offerDiscountType",
     ]
     static let renewalKeys = [
         "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
         "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account", "appTransactionId",
+        "renewalPrice", "currency",
     ]
     static let commitmentKeys = ["period", "periods", "endsAt"]
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
@@ -463,6 +465,21 @@ public enum ReceiptDecoder {
                 record.storefront = try storefront(&reader, into: &receipt, path: path(".storefront"))
             case 25:
                 record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))
+            case 26:
+                if try !readNull(&reader) {
+                    let token = try stringToken(&reader, path: path(".offerPeriod"))
+                    guard let period = ISODuration(token.string), period.isPositive, period.isWithinLimit else {
+                        throw Failure(
+                            offset: token.offset, message: "`\(Diagnostic.excerpt(token.string))` is not an offer period", code: .badValue,
+                            path: path(".offerPeriod"),
+                            help: "an ISO 8601 duration longer than zero and at most P100Y, as Apple writes it: `P1M`, `P1Y`")
+                    }
+                    record.offerPeriod = Int32(receipt.offerPeriods.count)
+                    receipt.offerPeriods.append(period)
+                }
+            case 27:
+                record.offerDiscountType = try optionalEnum(
+                    &reader, Transaction.OfferDiscountType.self, what: "offer discount type", path: path(".offerDiscountType"))
             default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -528,12 +545,25 @@ public enum ReceiptDecoder {
                 record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
             case 12:
                 record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))
+            case 13:
+                record.renewalPrice = try checked(
+                    &reader, into: &receipt, path: path(".renewalPrice"), Price.isAmount,
+                    problem: "is not an amount", help: "a decimal string with at most three decimals, as Apple's milliunits give: `9.99`")
+            case 14:
+                record.currency = try checked(
+                    &reader, into: &receipt, path: path(".currency"), Price.isCurrency,
+                    problem: "is not a currency", help: "three capital letters, ISO 4217: `EUR`, `USD`")
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }
         }
         guard !record.originalTransactionId.isNone else {
             throw missing("originalTransactionId", in: "renewal", at: start, path: path())
+        }
+        if record.renewalPrice.isNone != record.currency.isNone {
+            throw missing(
+                record.currency.isNone ? "currency" : "renewalPrice", in: "renewal with a `\(record.currency.isNone ? "renewalPrice" : "currency")`",
+                at: start, path: path())
         }
         return record
     }

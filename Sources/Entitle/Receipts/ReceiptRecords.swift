@@ -54,6 +54,10 @@ struct TransactionRecord: Sendable {
     var commitment: Int32 = -1
     /// Apple's `appTransactionId`, `.none` when absent (carried along).
     var appTransactionId: TextRange = .none
+    /// Index into ``ParsedReceipt/offerPeriods``, -1 when absent.
+    var offerPeriod: Int32 = -1
+    /// `Transaction.OfferDiscountType` by its index, plus one; 0 when absent.
+    var offerDiscountType: UInt8 = 0
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
@@ -102,6 +106,9 @@ struct RenewalRecord: Sendable {
     var winBackOffers: Range<Int32>?
     /// Apple's `appTransactionId`, `.none` when absent (carried along).
     var appTransactionId: TextRange = .none
+    /// The next renewal's price (a decimal string) and currency; both `.none` or neither.
+    var renewalPrice: TextRange = .none
+    var currency: TextRange = .none
 }
 
 /// A record a receipt identifies by an id of its own, which must name one content.

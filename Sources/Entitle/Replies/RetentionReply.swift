@@ -123,11 +123,37 @@ public struct RetentionReply: Hashable, Sendable {
     public var reply: Reply?
     /// The rules tried, in order, each with why it was passed over or decided.
     public var outcomes: [Outcome]
+    /// A promotional offer's `promotionalOfferSignatureV2`, once signed (``signed(with:transactionId:nonce:)``).
+    public var signature: String? = nil
 
-    /// For a promotional offer: what Apple's signature (`promotionalOfferSignatureV2`) must sign.
-    /// entitle does not sign; the service signs with its In-App Purchase key.
+    /// For a promotional offer not signed yet: what Apple's signature
+    /// (`promotionalOfferSignatureV2`) must sign, with the developer's In-App Purchase key
+    /// (``signed(with:transactionId:nonce:)`` does, in a build with the `SystemCrypto` trait).
     public var needsSigning: (productId: String, offerIdentifier: String)? {
-        if case .promotionalOffer(let offer, let product, _)? = reply { (product, offer) } else { nil }
+        guard signature == nil else { return nil }
+        if case .promotionalOffer(let offer, let product, _)? = reply { return (product, offer) } else { return nil }
+    }
+
+    /// The reply with its promotional offer signed, at the answer's instant (`iat`); any other
+    /// reply as it is.
+    ///
+    /// - Parameters:
+    ///   - signer: the app's In-App Purchase key; its bundle id must be the app's.
+    ///   - transactionId: a transaction of the customer's (the request's `originalTransactionId`).
+    ///   - nonce: a one-time UUID (a new random one by default).
+    /// - Throws: ``PromotionalOfferSigner/SigningError`` when the key is another app's or signing fails.
+    public func signed(
+        with signer: PromotionalOfferSigner, transactionId: String? = nil, nonce: UUID = UUID()
+    ) throws(PromotionalOfferSigner.SigningError) -> RetentionReply {
+        guard let needsSigning else { return self }
+        guard signer.bundleId == app else {
+            throw PromotionalOfferSigner.SigningError(message: "the signing key is for `\(signer.bundleId)`, not `\(app)`")
+        }
+        var signedReply = self
+        signedReply.signature = try signer.signatureV2(
+            productId: needsSigning.productId, offerIdentifier: needsSigning.offerIdentifier, transactionId: transactionId, at: at,
+            nonce: nonce)
+        return signedReply
     }
 
 }
@@ -145,8 +171,8 @@ extension RetentionReply {
             if let plan { members.append(("billingPlanType", .string(plan.appleValue))) }
             return .object([("alternateProduct", .object(members))])
         case .promotionalOffer(_, _, let id):
-            // The signature (`promotionalOfferSignatureV2`) is the service's to add: see `needsSigning`.
-            return .object([("promotionalOffer", .object(message(id)))])
+            // Without a signature, the service adds one: see `needsSigning`.
+            return .object([("promotionalOffer", .object(message(id) + (signature.map { [("promotionalOfferSignatureV2", .string($0))] } ?? [])))])
         }
     }
 
@@ -186,7 +212,9 @@ extension RetentionReply {
         case .alternateProduct(let product, let id, let plan)?:
             text += "  reply: switch to \(product)" + (plan.map { " (\($0.rawValue))" } ?? "") + (id.map { ", message \($0)" } ?? "")
         case .promotionalOffer(let offer, let product, let id)?:
-            text += "  reply: promotional offer \(offer) of \(product)" + (id.map { ", message \($0)" } ?? "") + " (to be signed)"
+            text +=
+                "  reply: promotional offer \(offer) of \(product)" + (id.map { ", message \($0)" } ?? "")
+                + (signature == nil ? " (to be signed)" : " (signed)")
         case nil: text += "  no reply (\(reason.rawValue)): Apple shows the default message"
         }
         text += rule.map { " by rule \($0)\n" } ?? "\n"

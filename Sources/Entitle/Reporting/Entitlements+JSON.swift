@@ -229,7 +229,7 @@ extension FeatureStatus {
 
 extension ProductStatus {
     /// `{"store", "type", "state", "until", "startsAt"?, "resumesAt"?, "willRenew"?, "renewsTo"?,
-    /// "commitment"?, "manage"?}`.
+    /// "renewalPrice"?, "offerEndsAt"?, "commitment"?, "manage"?}`.
     func write<Writer: JSONWriter>(to writer: inout Writer) {
         writer.beginObject()
         writer.key("store")
@@ -256,6 +256,19 @@ extension ProductStatus {
             writer.key("renewsTo")
             writer.string(renewsTo)
         }
+        if let renewalPrice {
+            writer.key("renewalPrice")
+            writer.beginObject()
+            writer.key("amount")
+            writer.string(renewalPrice.amount)
+            writer.key("currency")
+            writer.string(renewalPrice.currency)
+            writer.endObject()
+        }
+        if let offerEndsAt {
+            writer.key("offerEndsAt")
+            writer.instant(offerEndsAt)
+        }
         if let commitment {
             writer.key("commitment")
             writer.beginObject()
@@ -274,7 +287,9 @@ extension ProductStatus {
         writer.endObject()
     }
 
-    private enum Keys: String, CodingKey { case store, type, state, until, startsAt, resumesAt, willRenew, renewsTo, commitment, manage }
+    private enum Keys: String, CodingKey {
+        case store, type, state, until, startsAt, resumesAt, willRenew, renewsTo, renewalPrice, offerEndsAt, commitment, manage
+    }
 
     init(id: String, from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Keys.self)
@@ -286,7 +301,9 @@ extension ProductStatus {
             commitment: try object.decodeIfPresent(Transaction.Commitment.self, forKey: .commitment),
             store: try object.decodeIfPresent(Store.self, forKey: .store) ?? .appStore,
             manage: try object.decodeIfPresent(String.self, forKey: .manage),
-            resumesAt: try object.decodeIfPresent(Instant.self, forKey: .resumesAt))
+            resumesAt: try object.decodeIfPresent(Instant.self, forKey: .resumesAt),
+            renewalPrice: try object.decodeIfPresent(Price.self, forKey: .renewalPrice),
+            offerEndsAt: try object.decodeIfPresent(Instant.self, forKey: .offerEndsAt))
     }
 }
 

@@ -25,7 +25,9 @@ extension Entitlements {
             if let willRenew = product.willRenew {
                 line += willRenew ? ", renews" : ", will not renew"
                 if let renewsTo = product.renewsTo { line += willRenew ? " to \(renewsTo)" : " (set to \(renewsTo))" }
+                if willRenew, let price = product.renewalPrice { line += " at \(price.amount) \(price.currency)" }
             }
+            if let offerEndsAt = product.offerEndsAt { line += ", offer until \(offerEndsAt.rfc3339)" }
             if let commitment = product.commitment {
                 line += ", billed monthly: period \(commitment.period) of \(commitment.periods), commitment ends \(commitment.endsAt.rfc3339)"
             }

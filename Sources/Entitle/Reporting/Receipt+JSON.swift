@@ -57,6 +57,8 @@ extension Transaction {
         if let account { fields.append(("account", .string(account))) }
         if let storefront { fields.append(("storefront", .string(storefront))) }
         if let appTransactionId { fields.append(("appTransactionId", .string(appTransactionId))) }
+        if let offerPeriod { fields.append(("offerPeriod", .string(offerPeriod.description))) }
+        if let offerDiscountType { fields.append(("offerDiscountType", .string(offerDiscountType.rawValue))) }
         if let commitment {
             fields.append(
                 (
@@ -99,6 +101,8 @@ extension Renewal {
         if let pausedUntil { fields.append(("pausedUntil", .string(pausedUntil.rfc3339))) }
         if let account { fields.append(("account", .string(account))) }
         if let appTransactionId { fields.append(("appTransactionId", .string(appTransactionId))) }
+        if let renewalPrice { fields.append(("renewalPrice", .string(renewalPrice))) }
+        if let currency { fields.append(("currency", .string(currency))) }
         return .object(fields)
     }
 }

@@ -68,6 +68,11 @@ struct ExpectationMatcher {
                 ("until", .instant(nullable: true)), ("startsAt", .instant(nullable: true)), ("resumesAt", .instant(nullable: true)),
                 ("willRenew", .bool(nullable: true)), ("renewsTo", .string(nullable: true)),
                 (
+                    "renewalPrice",
+                    .record([("amount", .string(nullable: false)), ("currency", .string(nullable: false))], what: "renewal price")
+                ),
+                ("offerEndsAt", .instant(nullable: true)),
+                (
                     "commitment",
                     .record(
                         [("period", .integer), ("periods", .integer), ("endsAt", .instant(nullable: false))],

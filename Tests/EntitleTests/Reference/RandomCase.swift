@@ -160,20 +160,22 @@ struct RandomCase {
             }
         }
         var rules: [String] = []
+        // Draws for what later issues added come from a stream of their own, so the cases the
+        // main stream made before stay the same cases.
+        var extra = SplitMix(seed: seed ^ 0x0A99_5EED)
         for index in 0..<random.below(3) {
-            let version = #""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#
-            let date = #""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#
-            let platform = #""originalPlatform":\#([#"["macOS"]"#, #"["iOS","visionOS"]"#][random.below(2)])"#
-            // One condition, or several that must all hold.
-            let condition =
-                switch random.below(6) {
-                case 0, 1: version
-                case 2, 3: date
-                case 4: platform
-                default: [version, date, platform].filter { _ in random.below(2) == 0 }.joined(separator: ",")
-                }
-            let conditions = condition.isEmpty ? version : condition
-            rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(conditions)}"#)
+            var conditions =
+                random.below(2) == 0
+                ? [#""originalApplicationVersionBefore":"\#(["2.0", "1.10", "3"][random.below(3)])""#]
+                : [#""originalPurchaseBefore":"\#(Instant(millisecondsSince1970: Self.base - Int64(random.below(40)) * Self.day).rfc3339)""#]
+            // Now and then the platform too, or instead: every condition a rule states must hold.
+            let platform = #""originalPlatform":\#([#"["macOS"]"#, #"["iOS","visionOS"]"#][extra.below(2)])"#
+            switch extra.below(8) {
+            case 0: conditions.append(platform)
+            case 1: conditions = [platform]
+            default: break
+            }
+            rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(conditions.joined(separator: ","))}"#)
         }
         var stores: [String] = []
         for store in [Store.stripe, .external] where random.below(2) == 0 {
@@ -305,6 +307,12 @@ struct RandomCase {
     }
 
     static func receipts(products: [Product], features: [String], currencies: [String], random: inout SplitMix) -> [Receipt] {
+        // Draws for what later issues added, from a stream of their own (see `init`).
+        var extra = SplitMix(
+            seed: {
+                var copy = random
+                return copy.next() ^ 0x0A99_5EED
+            }())
         // The purchases, before they are spread over receipts as copies.
         var transactions: [Transaction] = []
         var renewals: [Renewal] = []
@@ -341,6 +349,9 @@ struct RandomCase {
                 let chain = transaction.transactionId
                 var start = transaction.purchaseDate.millisecondsSince1970
                 let length = 1 + random.below(4)
+                // The first periods of some chains bought with an offer code that says its period.
+                let offerRun = extra.below(3) == 0 ? 1 + extra.below(3) : 0
+                let offerPeriod = [ISODuration("P1M")!, ISODuration("P3M")!, ISODuration("P1Y")!][extra.below(3)]
                 for period in 0..<length {
                     var renewal = transaction
                     if period > 0 {
@@ -361,6 +372,12 @@ struct RandomCase {
                     if random.below(5) == 0, let offer = allOffers.randomElement(using: &random) {
                         renewal.offerId = random.below(10) == 0 ? "o99" : offer.id
                         renewal.offerType = (offer.winBack != (random.below(10) == 0)) ? .winBack : .promotional
+                    }
+                    if period < offerRun {
+                        renewal.offerType = .offerCode
+                        renewal.offerId = extra.below(8) == 0 ? "autumn" : "spring"
+                        renewal.offerPeriod = extra.below(8) == 0 ? ISODuration("P2M")! : offerPeriod
+                        renewal.offerDiscountType = .payAsYouGo
                     }
                     if random.below(4) == 0 { renewal.appAccountToken = accounts[random.below(2)] }
                     if random.below(8) == 0 {
@@ -387,6 +404,9 @@ struct RandomCase {
                         if case .subscription = $0.kind { return $0.store == .appStore }
                         return false
                     }
+                    let price =
+                        extra.below(3) == 0
+                        ? Price(amount: ["9.99", "4.5", "12"][extra.below(3)], currency: ["EUR", "USD"][extra.below(2)]) : nil
                     renewals.append(
                         Renewal(
                             productId: random.below(4) == 0 ? others.randomElement(using: &random)?.id : product.id,
@@ -398,7 +418,8 @@ struct RandomCase {
                             renewsTo: random.below(3) == 0 ? others.randomElement(using: &random)?.id : nil,
                             expirationIntent: random.below(3) == 0 ? .billingError : nil,
                             winBackOffers: random.below(3) == 0 ? allOffers.filter { $0.winBack && random.below(2) == 0 }.map(\.id) : nil,
-                            appAccountToken: random.below(5) == 0 ? accounts[random.below(2)] : nil))
+                            appAccountToken: random.below(5) == 0 ? accounts[random.below(2)] : nil, renewalPrice: price?.amount,
+                            currency: price?.currency))
                 }
                 continue
             case .pass(_, let group?):
@@ -530,9 +551,9 @@ struct RandomCase {
             if random.below(2) == 0 {
                 receipt.originalPurchaseDate = Instant(millisecondsSince1970: instant(&random) - Int64(random.below(30)) * day)
             }
-            receipt.originalPlatform = [nil, .iOS, .macOS, .visionOS][random.below(4)]
+            receipt.originalPlatform = [nil, .iOS, .macOS, .visionOS][extra.below(4)]
             // Now and then the customer rescinds consent (Apple's RESCIND_CONSENT).
-            if random.below(10) == 0 { receipt.consentRescinded = Instant(millisecondsSince1970: instant(&random)) }
+            if extra.below(10) == 0 { receipt.consentRescinded = Instant(millisecondsSince1970: instant(&extra)) }
             result.append(receipt)
         }
         // The old app's receipts: prerequisites, with copies and refunds across them.

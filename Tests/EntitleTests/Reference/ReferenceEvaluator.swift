@@ -33,6 +33,9 @@ enum ReferenceEvaluator {
         var pausedUntil: Instant?
         /// The chain the status comes from: latest expiry, then latest entry (signing date, place).
         var latestCounted: Transaction?
+        var renewalPrice: Price?
+        /// Every transaction of the product known at the instant, upgraded ones aside.
+        var bought: [Transaction] = []
     }
 
     /// Evaluates, with `reevaluateAt` found by brute force.
@@ -296,6 +299,7 @@ enum ReferenceEvaluator {
             }
             var fact = facts[entry.product]
             fact.visible += 1
+            if !transaction.isUpgraded { fact.bought.append(transaction) }
             if fact.latest == nil || comesBefore(fact.latest!, transaction) {
                 fact.latest = transaction
                 fact.latestCancelled = cancelled
@@ -419,6 +423,7 @@ enum ReferenceEvaluator {
             _ = field { $0.expirationIntent }
             let winBack = field { $0.winBackOffers }
             let paused = field { $0.pausedUntil }?.value
+            let price = field { renewal in renewal.renewalPrice.map { Price(amount: $0, currency: renewal.currency ?? "") } }?.value
             let holders = chain.filter { $0.transaction.expiresDate?.millisecondsSince1970 == latestExpiry }
                 .sorted { comesBefore($0.transaction, $1.transaction) }.map(\.product)
             let owner = holders.first { products[$0].id == named } ?? holders.last!
@@ -445,6 +450,7 @@ enum ReferenceEvaluator {
                 facts[owner].renewsTo = renewsTo == products[owner].id ? nil : renewsTo
                 facts[owner].pausedUntil = paused
                 facts[owner].retry = retry == true
+                facts[owner].renewalPrice = price
             }
             if let winBack, products[owner].group >= 0 {
                 let group = products[owner].group
@@ -746,7 +752,24 @@ enum ReferenceEvaluator {
                 renewsTo: product.type == .autoRenewableSubscription ? facts[index].renewsTo : nil, commitment: commitment,
                 store: product.store,
                 manage: product.type == .autoRenewableSubscription && states[index] != .notPurchased ? manage(product) : nil,
-                resumesAt: states[index] == .paused ? facts[index].pausedUntil : nil)
+                resumesAt: states[index] == .paused ? facts[index].pausedUntil : nil,
+                renewalPrice: product.type == .autoRenewableSubscription ? facts[index].renewalPrice : nil,
+                offerEndsAt: product.type == .autoRenewableSubscription ? offerEnd(facts[index]) : nil)
+        }
+        /// The end of the offer the latest counted transaction was bought with: the earliest of the
+        /// chain's unbroken run of transactions with that offer (type, id, period), plus the period.
+        func offerEnd(_ fact: ProductFacts) -> Instant? {
+            guard let latest = fact.latestCounted, let period = latest.offerPeriod else { return nil }
+            func chain(_ transaction: Transaction) -> String { transaction.originalTransactionId ?? transaction.transactionId }
+            let run = fact.bought.filter { chain($0) == chain(latest) && comesBefore($0, latest) }.sorted { comesBefore($1, $0) }
+            var first = latest
+            for transaction in run {
+                guard transaction.offerType == latest.offerType, transaction.offerId == latest.offerId, transaction.offerPeriod == period else {
+                    break
+                }
+                first = transaction
+            }
+            return period.added(to: first.purchaseDate)
         }
         /// Where a subscriber of the product's store manages it.
         func manage(_ product: CompiledProduct) -> String? {
