@@ -9,6 +9,15 @@ enum RetentionCommand {
         "--request", valueName: "FILE",
         help: "Apple's retention request, decoded (originalTransactionId, productId, userLocale, requestIdentifier, environment)")
 
+    /// `--signing-key FILE`: the In-App Purchase key (`.p8`) that signs a promotional offer.
+    static let signingKey: Option<String> = .path(
+        "--signing-key", valueName: "FILE",
+        help: "the In-App Purchase key (.p8) that signs a promotional offer reply (needs the SystemCrypto trait)")
+    /// `--key-id ID`.
+    static let keyId: Option<String> = .text("--key-id", valueName: "ID", help: "the signing key's id in App Store Connect")
+    /// `--issuer-id ID`.
+    static let issuerId: Option<String> = .text("--issuer-id", valueName: "ID", help: "the issuer id of the team's keys")
+
     /// The command, declared.
     static let command = Subcommand(
         name: "retention", summary: "answer Apple's retention request (a subscriber on the cancel page)",
@@ -17,6 +26,7 @@ enum RetentionCommand {
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .required(request), .optional(SharedOptions.app),
                 .optional(SharedOptions.at), .optional(SharedOptions.environment), .optional(SharedOptions.account),
                 .optional(SharedOptions.storefront), .optional(SharedOptions.token), .optional(SharedOptions.format),
+                .together(signingKey.spec, keyId.spec, issuerId.spec),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
         ],
@@ -25,7 +35,8 @@ enum RetentionCommand {
             waitBetween) and whose reply is possible (its promotional offer eligible now; its alternate product not the one the
             subscription renews to already), as Apple's RealtimeResponseBody. No rule, or a chain that is not the customer's or
             not covering now (billing retry is not): no reply, and Apple shows its default message. A promotional offer's reply
-            carries no signature: `needsSigning` names what the service signs with its In-App Purchase key.
+            is signed (promotionalOfferSignatureV2) with --signing-key, --key-id and --issuer-id, in a build with the SystemCrypto
+            trait; without them it carries no signature, and `needsSigning` names what the service signs.
 
             With --format json: {"app", "at", "request", "rule", "reason", "reply", "needsSigning", "rules"}; `reason` is
             `rule-matched`, `no-rule-matched`, `not-subscribed` or `not-the-customers-chain`; `rules` says why each rule tried
@@ -54,8 +65,29 @@ enum RetentionCommand {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }
+        let given = [signingKey, keyId, issuerId].filter { arguments.contains($0) }
+        guard given.isEmpty || given.count == 3 else {
+            throw UsageError(message: "\(signingKey.quoted), \(keyId.quoted) and \(issuerId.quoted) go together")
+        }
+        var signer: PromotionalOfferSigner?
+        if given.count == 3 {
+            let keyPath = try arguments.value(signingKey) ?? ""
+            do {
+                let pem = try ReceiptFiles.read(keyPath, what: "signing key", standardInput: environment.readStandardInput)
+                signer = try PromotionalOfferSigner(
+                    privateKey: pem, keyId: try arguments.value(keyId) ?? "", issuerId: try arguments.value(issuerId) ?? "", bundleId: inputs.app)
+            } catch let error as ReceiptError {
+                return inputs.failure([error.diagnostic], "no answer")
+            } catch let error as PromotionalOfferSigner.SigningError {
+                let diagnostic = Diagnostic(
+                    severity: .error, code: .badValue, message: error.message, location: SourceLocation(file: keyPath, line: 1, column: 1))
+                return inputs.failure([diagnostic], "no answer")
+            } catch {
+                return inputs.failure([], "no answer")
+            }
+        }
         let reply: RetentionReply
-        switch answer(path, inputs: inputs, options: options, environment: environment, nothing: "no answer") {
+        switch answer(path, inputs: inputs, options: options, environment: environment, nothing: "no answer", signer: signer) {
         case .success(let answered): reply = answered
         case .failure(let failed): return failed.output
         }
@@ -66,7 +98,8 @@ enum RetentionCommand {
     /// The answer to the retention request at `path` (`-`: standard input) from the loaded
     /// inputs, or the failure to print: the request unreadable, malformed, or not for the app.
     static func answer(
-        _ path: String, inputs: EvaluationInputs, options: EvaluationInputs.Options, environment: CommandEnvironment, nothing: String
+        _ path: String, inputs: EvaluationInputs, options: EvaluationInputs.Options, environment: CommandEnvironment, nothing: String,
+        signer: PromotionalOfferSigner? = nil
     ) -> Result<RetentionReply, EvaluationInputs.Failed> {
         let name = path == "-" ? "<stdin>" : path
         let asked: RetentionRequest
@@ -77,10 +110,17 @@ enum RetentionCommand {
             return .failure(EvaluationInputs.Failed(output: inputs.failure([error.diagnostic], nothing)))
         }
         do {
-            return .success(
-                try inputs.portfolio.retentionReply(
-                    app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
-                    account: options.account))
+            let reply = try inputs.portfolio.retentionReply(
+                app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
+                account: options.account)
+            guard let signer else { return .success(reply) }
+            do {
+                return .success(try reply.signed(with: signer, transactionId: asked.originalTransactionId))
+            } catch {
+                let diagnostic = Diagnostic(
+                    severity: .error, code: .badValue, message: error.message, location: SourceLocation(file: name, line: 1, column: 1))
+                return .failure(EvaluationInputs.Failed(output: inputs.failure([diagnostic], nothing)))
+            }
         } catch {
             let diagnostic = Diagnostic(
                 severity: .error, code: .badValue, message: error.message, location: SourceLocation(file: name, line: 1, column: 1),

@@ -213,5 +213,26 @@ struct RetentionReplyTests {
             #"{"originalTransactionId": "story-1", "productId": "com.example.diagrams.pro", "requestIdentifier": "q1"}"#, "bad.json")
         let refused = CLITests.run(["retention", "--catalog", CLITests.products, "--receipt", receipts.path, "--request", bad.path])
         #expect(refused.exitCode == 1 && refused.standardError.contains("not an App Store subscription"), "\(refused.standardError)")
+        // Signing: the three options go together; with them, the offer is signed (SystemCrypto)
+        // or the build says why it cannot, never quoting the key.
+        let partial = CLITests.run([
+            "retention", "--catalog", CLITests.products, "--receipt", receipts.path, "--request", request.path, "--key-id", "ABC123",
+        ])
+        #expect(partial.exitCode == 2 && partial.standardError.contains("go together"), "\(partial.standardError)")
+        let key = try BatchTests.file(String(decoding: OfferSigningVerificationTests.key, as: UTF8.self), "SubscriptionKey_ABC123.p8")
+        let signing = CLITests.run([
+            "retention", "--catalog", CLITests.products, "--receipt", receipts.path, "--request", request.path, "--at", "2026-05-15",
+            "--format", "json", "--signing-key", key.path, "--key-id", "ABC123", "--issuer-id", "issuer-1",
+        ])
+        #expect(!signing.standardOutput.contains("MIGHAgEA") && !signing.standardError.contains("MIGHAgEA"))
+        if PromotionalOfferSigner.isAvailable {
+            #expect(signing.exitCode == 0, "\(signing.standardError)")
+            let signed = try #require(try JSONSerialization.jsonObject(with: Data(signing.standardOutput.utf8)) as? [String: Any])
+            let offer = ((signed["reply"] as? [String: Any])?["promotionalOffer"] as? [String: Any])
+            #expect((offer?["promotionalOfferSignatureV2"] as? String)?.split(separator: ".").count == 3)
+            #expect(signed["needsSigning"] == nil)
+        } else {
+            #expect(signing.exitCode == 1 && signing.standardError.contains("SystemCrypto"), "\(signing.standardError)")
+        }
     }
 }
