@@ -89,6 +89,8 @@ public final class PromotionalOfferSigner: Sendable {
     /// A `promotionalOfferSignatureV2` for one offer of one product.
     ///
     /// - Parameters:
+    ///   - productId: the subscription's product id.
+    ///   - offerIdentifier: the promotional offer's id in App Store Connect.
     ///   - at: the signing instant (`iat`); it expires five minutes later.
     ///   - nonce: a one-time UUID (a new random one by default).
     ///   - transactionId: a transaction of the customer's, when the signature is for one customer.
