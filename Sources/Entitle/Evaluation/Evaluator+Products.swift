@@ -285,12 +285,11 @@ extension Evaluation {
             outcome.renewalPrice = status.renewalPrice
         }
         // The commitment of the latest counted transaction (entries are in purchase order).
-        if rule.type == .autoRenewableSubscription,
-            let latest = entries.last(where: { $0.cancellation > at && !$0.isUpgraded }), latest.record.commitment >= 0
-        {
-            outcome.commitment = receipts[Int(latest.receipt)].commitments[Int(latest.record.commitment)]
+        if rule.type == .autoRenewableSubscription, let latest = entries.lastIndex(where: { $0.cancellation > at && !$0.isUpgraded }) {
+            let record = entries[latest].record
+            if record.commitment >= 0 { outcome.commitment = receipts[Int(entries[latest].receipt)].commitments[Int(record.commitment)] }
+            if record.offerPeriod >= 0 { outcome.offerEndsAt = offerEnd(entries, latest: latest) }
         }
-        if rule.type == .autoRenewableSubscription { outcome.offerEndsAt = offerEnd(entries) }
         outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
         return outcome
     }
@@ -300,11 +299,10 @@ extension Evaluation {
     /// When the offer of a subscription's latest counted transaction ends (Apple's `offerPeriod`):
     /// the purchase of the earliest of the unbroken run of the chain's transactions of the product
     /// bought with the same offer (type, id and period), plus the period; `Int64.min` when the
-    /// latest has no offer period. `entries` are one product's, in purchase order.
-    func offerEnd(_ entries: ArraySlice<Entry>) -> Int64 {
-        guard let latest = entries.lastIndex(where: { $0.cancellation > at && !$0.isUpgraded }),
-            entries[latest].record.offerPeriod >= 0
-        else { return .min }
+    /// latest has no offer period. `entries` are one product's, in purchase order; `latest` is
+    /// the latest counted.
+    func offerEnd(_ entries: ArraySlice<Entry>, latest: Int) -> Int64 {
+        guard entries[latest].record.offerPeriod >= 0 else { return .min }
         let last = entries[latest]
         let lastReceipt = receipts[Int(last.receipt)]
         let period = lastReceipt.offerPeriods[Int(last.record.offerPeriod)]

@@ -32,12 +32,20 @@ public struct Price: Hashable, Sendable, Codable {
     /// past 15 whole digits.
     public static func amount(milliunits: Int64) -> String? {
         guard milliunits >= 0, milliunits / 1_000 < 1_000_000_000_000_000 else { return nil }
-        let whole = milliunits / 1_000
-        let fraction = milliunits % 1_000
-        guard fraction != 0 else { return String(whole) }
+        return decimal(thousandths: milliunits)
+    }
+
+    /// Thousandths as the shortest decimal: `33333` is `33.333`, `50000` is `50`, `9990` is
+    /// `9.99` (percentages and prices alike).
+    static func decimal(thousandths: Int64) -> String {
+        let sign = thousandths < 0 ? "-" : ""
+        let magnitude = thousandths.magnitude
+        let whole = magnitude / 1_000
+        let fraction = magnitude % 1_000
+        guard fraction != 0 else { return sign + String(whole) }
         var digits = String(fraction)
         digits = String(repeating: "0", count: 3 - digits.count) + digits
         while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(whole).\(digits)"
+        return "\(sign)\(whole).\(digits)"
     }
 }

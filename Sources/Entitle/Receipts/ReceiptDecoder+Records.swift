@@ -120,7 +120,7 @@ extension ReceiptDecoder {
 
     /// A text that is `null` (none) or a string `stored` accepts, kept in the form it returns;
     /// otherwise a `bad-value` failure at the string with `problem`'s message and help.
-    private static func checkedText(
+    static func checkedText(
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String,
         stored: (String) -> String?, problem: (String) -> (message: String, help: String)
     ) throws -> TextRange {

@@ -91,20 +91,6 @@ extension ReceiptDecoder {
         return try nonEmptyText(&reader, into: &receipt, path: path())
     }
 
-    /// A text `valid` accepts, or `null` for none; anything else a `bad-value` failure.
-    static func checked(
-        _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String, _ valid: (String) -> Bool,
-        problem: String, help: String
-    ) throws -> TextRange {
-        if try readNull(&reader) { return .none }
-        let token = try stringToken(&reader, path: path())
-        let text = token.string
-        guard valid(text) else {
-            throw Failure(offset: token.offset, message: "`\(Diagnostic.excerpt(text))` \(problem)", code: .badValue, path: path(), help: help)
-        }
-        return receipt.store(text)
-    }
-
     /// A non-empty string, or `null` for none.
     static func nonEmptyString(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> String? {
         if try readNull(&reader) { return nil }

@@ -546,13 +546,18 @@ public enum ReceiptDecoder {
             case 12:
                 record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))
             case 13:
-                record.renewalPrice = try checked(
-                    &reader, into: &receipt, path: path(".renewalPrice"), Price.isAmount,
-                    problem: "is not an amount", help: "a decimal string with at most three decimals, as Apple's milliunits give: `9.99`")
+                record.renewalPrice = try checkedText(
+                    &reader, into: &receipt, path: path(".renewalPrice"), stored: { Price.isAmount($0) ? $0 : nil },
+                    problem: {
+                        (
+                            "`\(Diagnostic.excerpt($0))` is not an amount",
+                            "a decimal string with at most three decimals, as Apple's milliunits give: `9.99`"
+                        )
+                    })
             case 14:
-                record.currency = try checked(
-                    &reader, into: &receipt, path: path(".currency"), Price.isCurrency,
-                    problem: "is not a currency", help: "three capital letters, ISO 4217: `EUR`, `USD`")
+                record.currency = try checkedText(
+                    &reader, into: &receipt, path: path(".currency"), stored: { Price.isCurrency($0) ? $0 : nil },
+                    problem: { ("`\(Diagnostic.excerpt($0))` is not a currency", "three capital letters, ISO 4217: `EUR`, `USD`") })
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }

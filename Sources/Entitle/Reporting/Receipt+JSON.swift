@@ -73,15 +73,7 @@ extension Transaction {
     }
 
     /// Thousandths of a percent as the shortest decimal: `33333` is `33.333`, `50000` is `50`.
-    package static func percentageText(_ thousandths: Int32) -> String {
-        let whole = thousandths / 1_000
-        let fraction = thousandths % 1_000
-        guard fraction != 0 else { return String(whole) }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return "\(whole).\(digits)"
-    }
+    package static func percentageText(_ thousandths: Int32) -> String { Price.decimal(thousandths: Int64(thousandths)) }
 }
 
 extension Renewal {

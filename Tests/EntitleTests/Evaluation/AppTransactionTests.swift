@@ -223,12 +223,7 @@ struct AppTransactionTests {
         #expect(try ReceiptDecoder.decode(Data(receipt.json.utf8)) == receipt)
         #expect(ParsedReceipt(receipt).receipt == receipt)
 
-        func error(_ json: String) -> ReceiptError? {
-            do {
-                _ = try ReceiptDecoder.decode(Data(json.utf8))
-                return nil
-            } catch { return error }
-        }
+        let error = Fixtures.receiptError
         let platform = try #require(error(#"{"app":"a","originalPlatform":"macos"}"#))
         #expect(platform.path == "originalPlatform" && platform.description.contains("macOS"))
         #expect(error(#"{"app":"a","appTransactionId":""}"#)?.path == "appTransactionId")
@@ -262,11 +257,7 @@ struct AppTransactionTests {
 
     @Test("a RESCIND_CONSENT notification with its signed app transaction sets both; without signedDate it is refused")
     func rescindNotification() throws {
-        func base64url(_ text: String) -> String {
-            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
-        func jws(_ payload: String) -> String { base64url(#"{"alg":"ES256"}"#) + "." + base64url(payload) + ".c2lnbmF0dXJl" }
+        let jws = Fixtures.unsignedJWS
         let appTransaction =
             #"{"bundleId":"com.example.sketch","appTransactionId":"9","originalPlatform":"macOS","originalPurchaseDate":1600000000000}"#
         let notification =

@@ -97,12 +97,7 @@ struct RenewalPriceTests {
         #expect(receipt.renewals[0].renewalPrice == "9.99" && receipt.renewals[0].currency == "EUR")
         #expect(try ReceiptDecoder.decode(Data(receipt.json.utf8)) == receipt)
         #expect(ParsedReceipt(receipt).receipt == receipt)
-        func error(_ json: String) -> ReceiptError? {
-            do {
-                _ = try ReceiptDecoder.decode(Data(json.utf8))
-                return nil
-            } catch { return error }
-        }
+        let error = Fixtures.receiptError
         let renewal = #"{"app":"a","renewals":[{"originalTransactionId":"1",%@}]}"#
         #expect(error(String(format: renewal, #""renewalPrice":"9.99""#))?.message.contains("`currency`") == true)
         #expect(error(String(format: renewal, #""currency":"EUR""#))?.message.contains("`renewalPrice`") == true)

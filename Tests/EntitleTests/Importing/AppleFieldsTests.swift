@@ -94,11 +94,7 @@ struct AppleFieldsTests {
 
     @Test("a notification's signedDate dates a nested transaction that has none; the transaction's own wins")
     func notificationDate() throws {
-        func base64url(_ text: String) -> String {
-            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
-        }
-        func jws(_ payload: String) -> String { base64url(#"{"alg":"ES256"}"#) + "." + base64url(payload) + ".c2lnbmF0dXJl" }
+        let jws = Fixtures.unsignedJWS
         let undated = #"{"transactionId":"1","productId":"p","bundleId":"com.example","purchaseDate":1700000000000}"#
         let dated = #"{"transactionId":"2","productId":"p","bundleId":"com.example","purchaseDate":1700000000000,"signedDate":1700000500000}"#
         let notification =

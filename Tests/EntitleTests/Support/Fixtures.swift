@@ -49,6 +49,25 @@ enum Fixtures {
         return portfolio.catalogs[0]
     }
 
+    /// A compact JWS of `payload` with a placeholder signature (read unverified).
+    static func unsignedJWS(_ payload: String) -> String {
+        func base64url(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        return base64url(#"{"alg":"ES256"}"#) + "." + base64url(payload) + ".c2lnbmF0dXJl"
+    }
+
+    /// The error decoding a normalized receipt gives, or `nil` when it decodes.
+    static func receiptError(_ json: String) -> ReceiptError? {
+        do {
+            _ = try ReceiptDecoder.decode(Data(json.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// Decodes a receipt that must be valid.
     static func receipt(_ json: String) -> Receipt {
         do {
