@@ -201,6 +201,8 @@ struct ScenarioBuilder {
     var dates: [Int64] = []
     var transactionIds = ["1000", "1001", "1002", "1003"]
     var uniqueCounter = 0
+    /// The Advanced Commerce SKUs the catalog declares so far (transactions list these and others).
+    var skus: [String] = []
 
     /// Elements written per receipt list, repeats included: bounds the work per input.
     static let maxElements = 6000
@@ -243,6 +245,61 @@ struct ScenarioBuilder {
         return chosen
     }
 
+    /// An Advanced Commerce product's `items` in place of its grants or credits: one to three SKUs
+    /// of its own (rarely one declared before, by another product: an error), each granting or
+    /// crediting, now and then with a misspelt key.
+    mutating func items(_ json: inout JSONText, id: String, credits: Bool) {
+        json.open("{", key: "items")
+        for number in 0..<(1 + choices.below(3)) {
+            let sku = choices.chance(3) && !skus.isEmpty ? choices.pick(skus) : "\(id).sku\(number)"
+            skus.append(sku)
+            json.open("{", key: sku)
+            if credits {
+                json.open("{", key: "credits")
+                json.int(Edges.currencies[choices.below(2)], choices.edge(Edges.credits, invalid: Edges.badCredits))
+                json.close("}")
+            } else {
+                _ = grants(&json)
+            }
+            if choices.chance(2) { json.string("grant", "f0") }
+            json.close("}")
+        }
+        json.close("}")
+    }
+
+    /// A transaction's items: normalized (`items`) or Apple's (`advancedCommerceInfo.items`), some
+    /// revoked or refunded, any of them repeated.
+    mutating func transactionItems(_ json: inout JSONText, appStore: Bool) {
+        let prices: [Int64] = [9990, 0, 1, 999_999_999_999_999_999]
+        var elements: [String] = []
+        for _ in 0..<(1 + choices.below(3)) {
+            let sku = skus.isEmpty || choices.chance(10) ? "unknown.sku" : choices.pick(skus)
+            let price = choices.edge(Array(prices.prefix(3)), invalid: [prices[3], -1])
+            var fields =
+                appStore
+                ? ["\"SKU\":\(JSONText.quote(sku))", "\"price\":\(price)"]
+                : ["\"sku\":\(JSONText.quote(sku))", "\"price\":\"\(Price.decimal(thousandths: price))\""]
+            if choices.chance(30) {
+                let when = date(appStore: appStore)
+                fields.append(appStore ? "\"revocationDate\":\(when.milliseconds)" : "\"revocationDate\":\(JSONText.quote(when.text))")
+            }
+            if choices.chance(30) {
+                let when = date(appStore: appStore)
+                let amount = choices.edge([price, price / 2, 0], invalid: [price + 1])
+                let kind = choices.pick(["FULL", "PRORATED", "CUSTOM", "PARTIAL"])
+                let refund =
+                    appStore
+                    ? "{\"refundAmount\":\(amount),\"refundDate\":\(when.milliseconds),\"refundType\":\"\(kind)\"}"
+                    : "{\"amount\":\"\(Price.decimal(thousandths: amount))\",\"date\":\(JSONText.quote(when.text)),\"type\":\"\(kind.lowercased())\"}"
+                fields.append("\"refunds\":[\(Array(repeating: refund, count: choices.chance(5) ? 2 : 1).joined(separator: ","))]")
+            }
+            let element = "{" + fields.joined(separator: ",") + "}"
+            elements += Array(repeating: element, count: choices.repeatCount())
+        }
+        let list = "[" + elements.prefix(ReceiptLimits.maxItems + 1).joined(separator: ",") + "]"
+        if appStore { json.raw("advancedCommerceInfo", "{\"items\":\(list)}") } else { json.raw("items", list) }
+    }
+
     mutating func name(_ json: inout JSONText, _ ordinary: String) {
         json.string("name", choices.chance(10) ? choices.pick(Edges.names) : ordinary)
     }
@@ -261,8 +318,12 @@ struct ScenarioBuilder {
             json.string("type", "non-consumable")
             name(&json, "Pro")
             common(&json)
-            let granted = grants(&json)
-            paid.append((id, granted))
+            if choices.chance(8) {
+                items(&json, id: id, credits: false)
+            } else {
+                let granted = grants(&json)
+                paid.append((id, granted))
+            }
         case 1:  // "N-day Trial" of a paid non-consumable
             let days = choices.edge(Edges.trialDays, invalid: Edges.badTrialDays)
             json.string("type", "non-consumable")
@@ -314,16 +375,20 @@ struct ScenarioBuilder {
                 for _ in 0..<(1 + choices.below(3)) { offer(&json) }
                 json.close("]")
             }
-            _ = grants(&json)
+            if choices.chance(8) { items(&json, id: id, credits: false) } else { _ = grants(&json) }
         default:  // consumable
             json.string("type", "consumable")
             name(&json, "Credits")
             common(&json)
-            json.open("{", key: "credits")
-            let mask = choices.byte()
-            if mask & 3 != 3 { json.int(Edges.currencies[0], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
-            if mask & 3 != 0 { json.int(Edges.currencies[1], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
-            json.close("}")
+            if choices.chance(8) {
+                items(&json, id: id, credits: true)
+            } else {
+                json.open("{", key: "credits")
+                let mask = choices.byte()
+                if mask & 3 != 3 { json.int(Edges.currencies[0], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
+                if mask & 3 != 0 { json.int(Edges.currencies[1], choices.edge(Edges.credits, invalid: Edges.badCredits)) }
+                json.close("}")
+            }
         }
         json.close("}")
     }
@@ -510,6 +575,7 @@ struct ScenarioBuilder {
                 json.raw("commitment", "{\"period\":\(period),\"periods\":12,\"endsAt\":\(JSONText.quote(ends.text))}")
             }
         }
+        if choices.chance(15) { transactionItems(&json, appStore: appStore) }
         json.close("}")
     }
 

@@ -50,37 +50,43 @@ extension CatalogChecker {
         var meant = Set<String>()
         var meantCurrencies = Set<String>()
         // A product's grants or credits that could not be read might use any declaration.
-        let someGrantsBroken = catalog.products.contains(where: \.grantsBroken) || catalog.grandfatherRules.contains(where: \.grantsBroken)
-        let someCreditsBroken = catalog.products.contains(where: \.creditsBroken)
+        let someGrantsBroken =
+            catalog.products.contains { $0.grantsBroken || $0.itemsBroken || ($0.items ?? []).contains(where: \.grantsBroken) }
+            || catalog.grandfatherRules.contains(where: \.grantsBroken)
+        let someCreditsBroken = catalog.products.contains { $0.creditsBroken || $0.itemsBroken || ($0.items ?? []).contains(where: \.creditsBroken) }
 
         for (index, product) in catalog.products.enumerated() {
-            for grant in product.grants {
-                granted.insert(grant.value)
-                guard !context.declaredFeatures.contains(grant.value) else { continue }
-                context.undeclaredGrants.insert(index)
-                // A broken `features` or a broken declaration of this id is the error already reported.
-                guard !broken.features, !broken.featureIds.contains(grant.value) else { continue }
-                let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
-                if let suggestion { meant.insert(suggestion) }
-                report(
-                    .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
-                    help: Self.declareHelp(featureIds), meant: suggestion)
-            }
-            for currency in product.creditedCurrencies {
-                credited.insert(currency.value)
-                guard !declaredCurrencies.contains(currency.value), !broken.currencies,
-                    !broken.currencyIds.contains(currency.value)
-                else { continue }
-                let suggestion = Suggestion.closest(to: currency.value, in: currencyIds, budget: &suggestions)
-                if let suggestion { meantCurrencies.insert(suggestion) }
-                report(
-                    .undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
-                    path: currency.path,
-                    help: "declare it under `currencies`", meant: suggestion)
+            // What the product and each of its Advanced Commerce SKUs grant and credit.
+            let holders: [any GrantHolder] = [product] + (product.items ?? [])
+            for holder in holders {
+                for grant in holder.grants {
+                    granted.insert(grant.value)
+                    guard !context.declaredFeatures.contains(grant.value) else { continue }
+                    context.undeclaredGrants.insert(index)
+                    // A broken `features` or a broken declaration of this id is the error already reported.
+                    guard !broken.features, !broken.featureIds.contains(grant.value) else { continue }
+                    let suggestion = Suggestion.closest(to: grant.value, in: featureIds, budget: &suggestions)
+                    if let suggestion { meant.insert(suggestion) }
+                    report(
+                        .undeclaredFeature, "undeclared feature `\(grant.value)`", at: grant.offset, path: grant.path,
+                        help: Self.declareHelp(featureIds), meant: suggestion)
+                }
+                for currency in holder.creditedCurrencies {
+                    credited.insert(currency.value)
+                    guard !declaredCurrencies.contains(currency.value), !broken.currencies,
+                        !broken.currencyIds.contains(currency.value)
+                    else { continue }
+                    let suggestion = Suggestion.closest(to: currency.value, in: currencyIds, budget: &suggestions)
+                    if let suggestion { meantCurrencies.insert(suggestion) }
+                    report(
+                        .undeclaredCurrency, "undeclared currency `\(currency.value)`", at: currency.offset,
+                        path: currency.path,
+                        help: "declare it under `currencies`", meant: suggestion)
+                }
             }
             checkLegal(product, catalog: catalog)
-            if let type = product.type, product.grants.isEmpty, product.credits.isEmpty, product.creditedCurrencies.isEmpty,
-                !product.grantsBroken, !product.creditsBroken
+            if let type = product.type, product.items == nil, !product.itemsBroken, product.grants.isEmpty, product.credits.isEmpty,
+                product.creditedCurrencies.isEmpty, !product.grantsBroken, !product.creditsBroken
             {
                 warn(
                     .grantsNothing, "product \(product.label) grants nothing", at: product.id?.offset ?? product.offset,
@@ -103,6 +109,7 @@ extension CatalogChecker {
         checkTrialsPerPaidProduct(catalog, context: context)
         checkOfferIds(catalog)
         checkRetention(catalog, context: context)
+        checkItems(catalog)
         checkGroups(catalog)
         checkStores(catalog)
         for rule in catalog.grandfatherRules {

@@ -64,6 +64,7 @@ extension CatalogChecker {
         if members[CatalogKey.sampleContent.name] != nil { product.sampleContent = read(.sampleContent)?.flag ?? false }
         if let member = members[CatalogKey.retention.name] { product.retention = retentionRules(member.value, path: keyPath(.retention)) }
         if let member = members[CatalogKey.storefronts.name] { product.storefronts = storefronts(member.value, path: keyPath(.storefronts)) }
+        if let member = members[CatalogKey.items.name] { items(member.value, path: keyPath(.items), into: &product) }
 
         // Keys some types need, with a message of their own.
         if let type {
@@ -80,7 +81,7 @@ extension CatalogChecker {
         return product
     }
 
-    private mutating func grantList(_ node: JSONNode, path: String, into product: inout ProductDefinition) {
+    mutating func grantList<Holder: GrantHolder>(_ node: JSONNode, path: String, into product: inout Holder) {
         guard case .array(let elements) = node.value else {
             wrongType(node, expected: "an array of feature ids", path: path)
             product.grantsBroken = true
@@ -104,7 +105,7 @@ extension CatalogChecker {
         }
     }
 
-    private mutating func credits(_ node: JSONNode, path: String, into product: inout ProductDefinition) {
+    mutating func credits<Holder: GrantHolder>(_ node: JSONNode, path: String, into product: inout Holder) {
         guard case .object(let members) = node.value else {
             wrongType(node, expected: "an object of currency ids to amounts", path: path)
             product.creditsBroken = true

@@ -73,8 +73,9 @@ extension CatalogChecker {
             return
         }
         // When the paid product's grants are broken or misspelt, the trial cannot be judged against them.
-        guard !paid.grantsBroken, !context.undeclaredGrants.contains(paidIndex) else { return }
-        let paidGrants = Set(paid.grants.map(\.value))
+        guard !paid.grantsBroken, !paid.itemsBroken, !context.undeclaredGrants.contains(paidIndex) else { return }
+        // An Advanced Commerce product grants what its SKUs do.
+        let paidGrants = Set(paid.grants.map(\.value) + (paid.items ?? []).flatMap { $0.grants.map(\.value) })
         for grant in trial.grants where !paidGrants.contains(grant.value) && context.declaredFeatures.contains(grant.value) {
             report(
                 .trialRule, "trial grants `\(grant.value)`, which its paid product `\(paidId.value)` does not",

@@ -113,7 +113,8 @@ extension CatalogChecker {
                 return nil
             }
             return .text(text)
-        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .storefronts, .choiceOrObject, .languageTags,
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .keyedObjects, .storefronts, .choiceOrObject,
+            .languageTags,
             .choices:
             return nil
         }

@@ -71,13 +71,35 @@ struct GrandfatherCondition: Hashable, Sendable, CustomStringConvertible {
     var description: String { phrases().joined(separator: " and ") }
 }
 
+/// What grants features or credits currencies: a product, or one SKU of its `items`.
+protocol GrantHolder {
+    var grants: [Located<String>] { get set }
+    /// `grants` is there but not a list of strings, or some element is not a string.
+    var grantsBroken: Bool { get set }
+    var credits: [(currency: Located<String>, amount: Int64)] { get set }
+    var creditedCurrencies: [Located<String>] { get set }
+    /// `credits` is there but not an object, or some amount is not valid.
+    var creditsBroken: Bool { get set }
+}
+
+/// What one SKU of an Advanced Commerce product gives (`items.<SKU>`).
+struct ItemDefinition: GrantHolder {
+    var sku: Located<String>
+    var grants: [Located<String>] = []
+    var grantsBroken = false
+    /// Credits with valid amounts, and every currency named.
+    var credits: [(currency: Located<String>, amount: Int64)] = []
+    var creditedCurrencies: [Located<String>] = []
+    var creditsBroken = false
+}
+
 /// One product of a ``CatalogDefinition``.
 ///
 /// A product is kept even when some of its values are broken (a misspelt `type`, `grants` that
 /// is not a list): the rules that do not depend on the broken value are still checked, and the
 /// `...Broken` flags let the rules that do stay quiet instead of reporting what only follows from
 /// an error already reported.
-struct ProductDefinition {
+struct ProductDefinition: GrantHolder {
     var path: String
     /// The offset of the product object.
     var offset: Int
@@ -133,6 +155,10 @@ struct ProductDefinition {
     var sampleContent = false
     /// An auto-renewable's replies to Apple's retention request, in order.
     var retention: [RetentionRuleDefinition] = []
+    /// What each SKU of an Advanced Commerce product gives; `nil` without `items`.
+    var items: [ItemDefinition]?
+    /// `items` is there but could not be read whole (reported).
+    var itemsBroken = false
 
     /// What the product is called in messages: its key (`stripe:prod_Pro`), or its path when it
     /// has no id.

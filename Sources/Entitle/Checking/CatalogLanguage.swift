@@ -61,6 +61,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case refundThresholds
     /// One rule of a subscription's reply to Apple's retention request.
     case retentionRule
+    /// What one SKU of an Advanced Commerce product gives.
+    case item
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -76,6 +78,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .storeSettings: "store settings"
         case .refundThresholds: "refund thresholds"
         case .retentionRule: "retention rule"
+        case .item: "item"
         }
     }
 
@@ -151,6 +154,9 @@ package enum CatalogValue: Sendable {
     case choiceOrObject([String], what: String, CatalogObject)
     /// A list of objects of the language, at most `max` of them.
     case objects(CatalogObject, max: Int?)
+    /// An object of names (`what` says of what: "SKU") to objects of the language, at least one
+    /// and at most `max`.
+    case keyedObjects(CatalogObject, what: String, max: Int)
 
     /// The strings a value may be, when it is one of a few.
     package var choices: [String]? {
@@ -194,7 +200,8 @@ extension CatalogKey {
         place(.stores, .comment, "a note for people, ignored by entitle"),
         place(.storeSettings, .comment, "a note for people, ignored by entitle"),
         place(.refundThresholds, .comment, "a note for people, ignored by entitle"),
-        place(.retentionRule, .comment, "a note for people, ignored by entitle"))
+        place(.retentionRule, .comment, "a note for people, ignored by entitle"),
+        place(.item, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -268,7 +275,8 @@ extension CatalogKey {
         place(
             .product, .features, "the declared features it turns on",
             types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription]),
-        place(.grandfatherRule, .features, "the declared features its customers keep", .required))
+        place(.grandfatherRule, .features, "the declared features its customers keep", .required),
+        place(.item, .features, "the declared features a purchase of the SKU turns on (products that are not consumables)"))
     /// A trial's paid product.
     package static let trialOf = CatalogKey(
         "trialOf",
@@ -334,7 +342,15 @@ extension CatalogKey {
     )
     /// What a consumable credits.
     package static let credits = CatalogKey(
-        "credits", place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]))
+        "credits",
+        place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]),
+        place(.item, .credits, "declared currency id to the amount a purchase of the SKU credits (consumables)"))
+    /// What each SKU of an Advanced Commerce product gives.
+    package static let items = CatalogKey(
+        "items",
+        place(
+            .product, .keyedObjects(.item, what: "SKU", max: CatalogLimits.maxItemsPerProduct),
+            "for an Advanced Commerce product: SKU to what a purchase of it grants or credits; the product then gives only through its items"))
     /// What entitle answers Apple's consumption request with, for a refund of the product.
     package static let refundPreference = CatalogKey(
         "refundPreference",
@@ -491,7 +507,7 @@ extension CatalogKey {
         .product: [
             comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
             grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, refundPreference, sampleContent,
-            retention,
+            retention, items,
         ],
         .introductoryOffer: [comment, mode, duration, audience],
         .upgrade: [comment, replaces, requires],
@@ -504,6 +520,7 @@ extension CatalogKey {
         .storeSettings: [comment, manage],
         .refundThresholds: [comment, grantFullBelow, grantProratedBelow],
         .retentionRule: [comment, id, message, alternateProduct, billingPlan, promotionalOffer, locales, paidAtLeast, waitBetween],
+        .item: [comment, grants, credits],
     ]
 
     /// Every key, each once.

@@ -11,6 +11,8 @@ public enum CatalogLimits {
     public static let maxOffersPerProduct = 1_000
     /// Retention rules of one product.
     public static let maxRetentionRules = 100
+    /// The SKUs one Advanced Commerce product declares under `items`.
+    public static let maxItemsPerProduct = 1_000
     /// Declared features, and declared currencies, each.
     public static let maxDeclarations = 10_000
     /// The longest id (app, product, feature, currency, group), in UTF-8 bytes.

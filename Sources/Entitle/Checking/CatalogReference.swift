@@ -32,6 +32,7 @@ extension CatalogKey {
         case .storeSettings: "One store's settings (`\(stores).stripe`, `\(stores).external`)"
         case .refundThresholds: "Refund thresholds (`\(CatalogKey.refundPreference)` as an object)"
         case .retentionRule: "A retention rule (`\(CatalogKey.retention)[]`)"
+        case .item: "An Advanced Commerce item (`\(CatalogKey.items).<SKU>`)"
         }
     }
 
@@ -84,6 +85,7 @@ extension CatalogValue {
         case .languageTags: "non-empty list of language tags (`de`, `en-US`)"
         case .choiceOrObject(let values, _, _): values.map { "`\($0)`" }.joined(separator: ", ") + ", or an object (below)"
         case .objects(_, let max): "list of objects (below)" + (max.map { ", at most \($0)" } ?? "")
+        case .keyedObjects(_, let what, let max): "object: \(what) → object (below), 1–\(max) of them"
         }
     }
 }

@@ -250,6 +250,27 @@ package enum CatalogSchema {
             var members: [(String, JSONOutput)] = [("type", .string("array")), ("items", .object(reference(inner.rawValue)))]
             if let max { members.append(("maxItems", .integer(Int64(max)))) }
             return members
+        case .keyedObjects(let inner, _, let max):
+            return [
+                ("type", .string("object")),
+                (
+                    "propertyNames",
+                    .object([
+                        (
+                            "anyOf",
+                            .array([
+                                .object([
+                                    ("type", .string("string")), ("pattern", .string("^\\S+$")),
+                                    ("maxLength", .integer(Int64(CatalogLimits.maxIdentifierBytes))),
+                                ]),
+                                .object([("const", .string(CatalogKey.comment.name))]),
+                            ])
+                        )
+                    ])
+                ),
+                ("additionalProperties", .object(reference(inner.rawValue))), ("minProperties", .integer(1)),
+                ("maxProperties", .integer(Int64(max))), ("properties", .object([commentProperty])),
+            ]
         }
     }
 }

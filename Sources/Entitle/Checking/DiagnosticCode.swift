@@ -151,6 +151,16 @@ extension DiagnosticCode {
         "duplicate-grant",
         summary: "a feature granted twice by one product",
         example: "catalog.json:5:95: error: products[0].grants[1]: feature `pro` is granted twice")
+    /// An Advanced Commerce `items` rule broken: a SKU declared by two products, `items` beside
+    /// the product's own `grants` or `credits`, on a product of another store.
+    public static let itemRule = Self(
+        "item-rule",
+        summary: "an Advanced Commerce `items` rule broken",
+        note: "(a SKU declared by two products, `items` beside the product's own `grants`, an item of a consumable that grants)",
+        example: """
+            catalog.json:9:14: error: products[2].items.pro.monthly: SKU `pro.monthly` is declared by two products
+              help: it is already declared at products[1].items (line 7); a SKU gives one thing
+            """)
     /// A reference to a product that is not defined.
     public static let unknownProduct = Self(
         "unknown-product",
@@ -381,7 +391,8 @@ extension DiagnosticCode {
     package static let all: [DiagnosticCode] = [
         .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue,
         .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant,
-        .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId, .storyEvent,
+        .itemRule, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId,
+        .storyEvent,
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .retentionRule,

@@ -81,7 +81,12 @@ enum CatalogCompiler {
                     upgrades: upgrades[index], offers: offers, level: product.level?.value, passGroup: passGroup,
                     period: type == .autoRenewableSubscription ? product.duration?.value : nil,
                     introAudience: product.introOffer?.audience ?? .noIntroYet, store: product.store, storeId: product.id!.value,
-                    storefronts: product.storefronts?.map(\.value), gracePeriod: product.gracePeriod?.value))
+                    storefronts: product.storefronts?.map(\.value), gracePeriod: product.gracePeriod?.value,
+                    items: product.items?.map { item in
+                        CompiledItem(
+                            sku: item.sku.value, grants: item.grants.compactMap { featureIndex[$0.value] },
+                            credits: item.credits.compactMap { credit in currencyIndex[credit.currency.value].map { ($0, credit.amount) } })
+                    }))
             var upgrade: CatalogProduct.Upgrade?
             if let definition = product.upgrade, let replaces = definition.replaces?.value, let app = definition.requiredApp?.value {
                 upgrade = CatalogProduct.Upgrade(replaces: replaces, requiresApp: app, anyOf: definition.anyOf?.map(\.value))
@@ -107,6 +112,11 @@ enum CatalogCompiler {
                             id: id, message: rule.message?.value, alternateProduct: rule.alternateProduct?.value,
                             billingPlan: rule.billingPlan?.value, promotionalOffer: rule.promotionalOffer?.value, locales: rule.locales,
                             paidAtLeast: rule.paidAtLeast?.value, waitBetween: rule.waitBetween?.value)
+                    },
+                    items: product.items?.map { item in
+                        CatalogProduct.Item(
+                            sku: item.sku.value, grants: item.grants.map(\.value),
+                            credits: item.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) })
                     }))
         }
         return CompiledCatalog(

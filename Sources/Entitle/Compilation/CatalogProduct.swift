@@ -53,6 +53,19 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     public let sampleContent: Bool
     /// An auto-renewable's replies to Apple's retention request, in the order they are tried.
     public let retention: [RetentionRule]
+    /// For an Advanced Commerce product: what each SKU gives, in catalog order (the product then
+    /// gives only through its items); `nil` for any other product.
+    public private(set) var items: [Item]? = nil
+
+    /// What one SKU of an Advanced Commerce product gives.
+    public struct Item: Hashable, Sendable, Codable {
+        /// The SKU.
+        public let sku: String
+        /// The ids of the features a purchase of it grants, in catalog order.
+        public let grants: [String]
+        /// What a purchase of it credits (a consumable's items).
+        public let credits: [Credit]
+    }
 
     /// An introductory offer: how it is paid and for how long.
     public struct IntroOffer: Hashable, Sendable, Codable {
@@ -154,6 +167,17 @@ extension CatalogProduct {
         CatalogKey.refundPreference.name: { $0.refundPreference?.description },
         CatalogKey.sampleContent.name: { String($0.sampleContent) },
         CatalogKey.retention.name: { $0.retention.isEmpty ? nil : $0.retention.map(\.description).joined(separator: "; ") },
+        CatalogKey.items.name: { product in
+            product.items.map { items in
+                items.map { item in
+                    let gives =
+                        item.credits.isEmpty
+                        ? (item.grants.isEmpty ? "nothing" : item.grants.joined(separator: ", "))
+                        : item.credits.map { "\($0.amount) \($0.currency)" }.joined(separator: ", ")
+                    return "\(item.sku): \(gives)"
+                }.joined(separator: "; ")
+            }
+        },
     ]
 }
 

@@ -37,8 +37,13 @@ public final class CompiledCatalog: @unchecked Sendable {
     let currencyTable: ByteKeyTable
     /// Feature ids by their bytes, for grants in receipts.
     let featureTable: ByteKeyTable
-    /// For each feature, the products that grant it.
+    /// For each feature, the products that grant it (an Advanced Commerce product's items aside:
+    /// those are sources of their own, `<productId>/<SKU>`).
     let granters: [[Int]]
+    /// Every Advanced Commerce SKU of the catalog, with its product and its name among a feature's
+    /// sources, and the SKUs by their bytes (a SKU belongs to one product).
+    let itemList: [(product: Int32, item: CompiledItem, source: String)]
+    let itemTable: ByteKeyTable
     /// Subscription group names; products refer to them by index.
     let groups: [String]
     /// Pass group names; non-renewing subscriptions refer to them by index.
@@ -138,6 +143,12 @@ public final class CompiledCatalog: @unchecked Sendable {
             for feature in product.grants { granters[feature].append(index) }
         }
         self.granters = granters
+        var itemList: [(product: Int32, item: CompiledItem, source: String)] = []
+        for (index, product) in products.enumerated() {
+            for item in product.items ?? [] { itemList.append((Int32(index), item, product.id + "/" + item.sku)) }
+        }
+        self.itemList = itemList
+        self.itemTable = ByteKeyTable(itemList.map(\.item.sku))
         var rules: [ProductRule] = []
         var ruleGrants: [Int32] = []
         var ruleCredits: [Credit] = []
@@ -154,7 +165,8 @@ public final class CompiledCatalog: @unchecked Sendable {
                     type: product.type, sharesWithFamily: product.sharesWithFamily, trialDays: trialDays,
                     group: Int32(product.group), passGroup: Int32(product.passGroup), durationMonths: Int32(product.durationMonths),
                     durationDays: Int32(product.durationDays), durationMilliseconds: product.durationMilliseconds,
-                    grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count)))
+                    grants: grantsStart..<Int32(ruleGrants.count), credits: creditsStart..<Int32(ruleCredits.count),
+                    hasItems: product.items != nil))
         }
         self.rules = .allocatedCopy(of: rules)
         self.ruleGrants = .allocatedCopy(of: ruleGrants)

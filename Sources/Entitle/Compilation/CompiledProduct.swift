@@ -53,6 +53,8 @@ final class CompiledProduct: Sendable {
     let passGroup: Int
     /// An auto-renewable's period, when the catalog gives one (for crossgrade timing).
     let period: ISODuration?
+    /// For an Advanced Commerce product: what each SKU gives; `nil` for any other product.
+    let items: [CompiledItem]?
 
     init(
         id: String, name: String, type: ProductType, role: Role, available: Bool, sharesWithFamily: Bool, legal: String?,
@@ -60,8 +62,9 @@ final class CompiledProduct: Sendable {
         introductoryOffer: IntroOfferMode?, credits: [(currency: Int, amount: Int64)], upgrades: [Int],
         offers: [SubscriptionOffer] = [], level: Int? = nil, passGroup: Int = -1, period: ISODuration? = nil,
         introAudience: IntroOfferAudience = .noIntroYet, store: Store = .appStore, storeId: String? = nil,
-        storefronts: [String]? = nil, gracePeriod: ISODuration? = nil
+        storefronts: [String]? = nil, gracePeriod: ISODuration? = nil, items: [CompiledItem]? = nil
     ) {
+        self.items = items
         self.store = store
         self.storeId = storeId ?? id
         self.storefronts = storefronts
@@ -97,6 +100,15 @@ final class CompiledProduct: Sendable {
         if case .upgrade(let replaces, _) = role { return replaces }
         return nil
     }
+}
+
+/// What one SKU of an Advanced Commerce product gives, compiled.
+struct CompiledItem: Sendable {
+    let sku: String
+    /// Indices of the features it grants.
+    let grants: [Int]
+    /// Currency index and amount it credits.
+    let credits: [(currency: Int, amount: Int64)]
 }
 
 /// What another app's receipt must show for an upgrade to be offered.

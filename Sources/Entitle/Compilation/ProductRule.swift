@@ -20,4 +20,7 @@ struct ProductRule: Sendable {
     var grants: Range<Int32>
     /// Range in ``CompiledCatalog/ruleCredits``.
     var credits: Range<Int32>
+    /// An Advanced Commerce product: it gives through the items of its transactions
+    /// (``CompiledCatalog/itemList``), not ``grants`` and ``credits`` (which are empty).
+    var hasItems = false
 }

@@ -40,6 +40,9 @@ protocol EvaluationRecorder {
     mutating func consentRescinded(at: Int64)
     /// Whether a grant counts, and why.
     mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision)
+    /// An Advanced Commerce item (``CompiledCatalog/itemList`` index `item`) of a counted
+    /// transaction, and when it stops giving on its own (`Int64.max`: not revoked or refunded in full).
+    mutating func item(_ entry: Evaluator.Entry, item: Int, ends: Int64)
 }
 
 extension Evaluator {
@@ -64,6 +67,7 @@ extension Evaluator {
         @inline(__always) mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) {}
         @inline(__always) mutating func consentRescinded(at: Int64) {}
         @inline(__always) mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision) {}
+        @inline(__always) mutating func item(_ entry: Evaluator.Entry, item: Int, ends: Int64) {}
     }
 }
 

@@ -64,6 +64,9 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         /// A Play purchase the app has not acknowledged: Google refunds it at `deadline`, three days
         /// after its purchase, and it grants only until then.
         case unacknowledged(transactionId: String, productId: String, deadline: Instant)
+        /// Transactions of an Advanced Commerce product list a SKU the product does not declare
+        /// under `items`: it gives nothing. `suggestion`: the product's SKU closest to it.
+        case unknownItem(productId: String, sku: String, suggestion: String? = nil)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
@@ -128,6 +131,7 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .unrelatedReceipt: "unrelated-receipt"
         case .unknownEnvironment: "unknown-environment"
         case .unacknowledged: "unacknowledged"
+        case .unknownItem: "unknown-item"
         case .reported(let code, _): code
         }
     }
@@ -188,6 +192,9 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
             "Play purchase `\(transaction)` of `\(product)` is not acknowledged: Google refunds it at \(deadline.rfc3339), three days after its purchase, and it grants only until then"
         case .amountOutOfRange(let id, let amount):
             "consumption `\(id)` has amount \(amount), outside 1 to \(ReceiptLimits.maxConsumptionAmount); it is ignored"
+        case .unknownItem(let product, let sku, let suggestion):
+            "SKU `\(Diagnostic.excerpt(sku))` of `\(product)` is not among the product's `items` and gives nothing"
+                + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
         }
     }
 
@@ -204,6 +211,10 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .unknownCurrency(let consumption, let currency, nil):
             let suggestion = catalog.suggestion(forUnknownCurrency: currency, budget: &budget)
             return EvaluationWarning(kind: .unknownCurrency(consumptionId: consumption, currency: currency, suggestion: suggestion))
+        case .unknownItem(let product, let sku, nil):
+            let declared = catalog.product(product)?.items?.map(\.sku) ?? []
+            let suggestion = Suggestion.closest(to: sku, in: declared, budget: &budget)
+            return EvaluationWarning(kind: .unknownItem(productId: product, sku: sku, suggestion: suggestion))
         default:
             return self
         }

@@ -115,8 +115,10 @@ extension Evaluator {
 }
 
 extension Evaluation {
-    mutating func accessSpans() -> [AccessSpan] {
-        var access: [AccessSpan] = []
+    /// The access of grandfather rules and grants, after `items` (what Advanced Commerce items
+    /// grant, ``itemAccess(entries:runs:into:unknown:)``).
+    mutating func accessSpans(items: [AccessSpan] = []) -> [AccessSpan] {
+        var access = items
         if !catalog.grandfatherRules.isEmpty {
             grandfatherRuleSpans(into: &access)
         }

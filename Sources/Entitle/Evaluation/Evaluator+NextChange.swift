@@ -124,7 +124,7 @@ extension Evaluator {
         /// A plain non-consumable covered from a purchase on, forever: another purchase changes nothing.
         func isOwnedForever(_ product: Int32) -> Bool {
             let rule = catalog.rules[Int(product)]
-            guard rule.type == .nonConsumable, rule.trialDays == 0, let outcome = outcome(product) else { return false }
+            guard rule.type == .nonConsumable, rule.trialDays == 0, !rule.hasItems, let outcome = outcome(product) else { return false }
             return outcome.state == .active && outcome.until == CoverageSpan.never
         }
         /// An auto-renewable transaction bought while its active product still covers, or right as
@@ -153,6 +153,7 @@ extension Evaluator {
         // Only facts dated after `at` matter: without any, nothing below has work to do.
         let hasFutureEntry = entries.contains {
             $0.purchase > at || ($0.cancellation > at && $0.cancellation != TransactionRecord.noCancellation)
+                || (!$0.record.items.isEmpty && $0.product >= 0 && catalog.rules[Int($0.product)].hasItems)
         }
         // Per product with an outcome (by its place in `core.outcomes`): its two earliest purchases
         // and, for trials, the start of the trial as known at `at` (the earliest original purchase
@@ -222,7 +223,10 @@ extension Evaluator {
                     add((entry.purchase, true, false))  // an `unacknowledged` warning from its purchase on
                 } else if consumable {
                     // Credits, unless a refund at the purchase instant took every unit back.
-                    if counts && creditedUnits(record, at: entry.purchase).units > 0 { add((entry.purchase, true, true)) }
+                    // (An Advanced Commerce purchase credits what its items do, perhaps nothing.)
+                    if counts && creditedUnits(record, at: entry.purchase).units > 0 {
+                        add((entry.purchase, !catalog.rules[Int(entry.product)].hasItems, true))
+                    }
                 } else if !hasOutcome(entry.product) {
                     add((entry.purchase, true, false))  // from not-purchased to something
                 } else if counts, extendsCoverage(entry, record) || startsCoverage(entry, record) || stacksOn(entry) {
@@ -233,11 +237,22 @@ extension Evaluator {
                     add((entry.purchase, false, false))
                 }
             }
+            // An Advanced Commerce consumable's item that ends later takes its credits back then.
+            if consumable, counts, catalog.rules[Int(entry.product)].hasItems {
+                let receipt = receipts[Int(entry.receipt)]
+                for position in record.items {
+                    let ends = receipt.items[Int(position)].ends
+                    if ends > at, ends > entry.purchase, ends != TransactionRecord.noCancellation, creditedUnits(record, at: ends).units > 0 {
+                        add((ends, false, true))
+                    }
+                }
+            }
             if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
                 // A consumable's credits go (those a partial refund takes); anything else may or may not change.
                 if consumable {
                     if counts && entry.purchase <= at && creditedUnits(record, at: entry.cancellation).refunded > 0 {
-                        add((entry.cancellation, true, true))
+                        // (An Advanced Commerce purchase's refund takes back what its items credited, perhaps nothing.)
+                        add((entry.cancellation, !catalog.rules[Int(entry.product)].hasItems, true))
                     }
                 } else if entry.product >= 0 {
                     // The product's only transaction by then, refunded: the product is revoked.
@@ -365,8 +380,9 @@ extension Evaluator {
         }
         // Once consent is rescinded, what rules and grants cover turns nothing on.
         if a.consentRescinded == nil, !a.access.isEmpty || !b.access.isEmpty {
+            // Each source once: several purchases may list one SKU, each with a span of its own.
             func covering(_ access: [AccessSpan], _ instant: Int64) -> [String] {
-                access.filter { $0.span.start <= instant && instant < $0.span.end }.map { "\($0.feature) \($0.source)" }.sorted()
+                Set(access.filter { $0.span.start <= instant && instant < $0.span.end }.map { "\($0.feature) \($0.source)" }).sorted()
             }
             if covering(a.access, atA) != covering(b.access, atB) { return .different }
         }

@@ -122,6 +122,6 @@ extension ParsedReceipt {
         else { return false }
         let left = a.commitment < 0 ? nil : commitments[Int(a.commitment)]
         let right = b.commitment < 0 ? nil : other.commitments[Int(b.commitment)]
-        return left == right
+        return left == right && sameItems(a.items, other, b.items)
     }
 }

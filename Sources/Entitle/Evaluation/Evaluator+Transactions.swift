@@ -207,6 +207,7 @@ extension Evaluator {
                 return !first.sameTransaction(record, other, candidate) || candidate.cancellation != record.cancellation
                     || candidate.expires != record.expires || candidate.revocationType != record.revocationType
                     || candidate.revocationPercentage != record.revocationPercentage || candidate.revocationReason != record.revocationReason
+                    || !first.sameItems(record.items, other, candidate.items, revocationsAside: false)
             }
             if differ {
                 let keyed = group[start..<end].map { copy in

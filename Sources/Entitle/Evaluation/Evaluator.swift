@@ -252,6 +252,8 @@ extension Evaluation {
         var otherAccounts: Set<String> = []
         // Products with a purchase not paid yet, and when it was bought.
         var pending: [(product: Int32, since: Int64)] = []
+        // SKUs of Advanced Commerce products that their product does not declare.
+        var unknownItems: Set<UnknownItem> = []
         var kept = 0
         for position in entries.indices {
             let entry = entries[position]
@@ -317,6 +319,10 @@ extension Evaluation {
                     }
                 }
                 guard !entry.isUpgraded, units > 0 else { continue }
+                if rule.hasItems {
+                    creditItems(entry, units: units, balances: &balances, overflowed: &overflowed, unknown: &unknownItems)
+                    continue
+                }
                 for index in rule.credits {
                     let credit = catalog.ruleCredits[Int(index)]
                     let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
@@ -345,6 +351,8 @@ extension Evaluation {
         var passCursor = 0
         var groupStart = 0
         outcomes.reserveCapacity(min(entries.count, catalog.compiledProducts.count))
+        // What Advanced Commerce items grant, within their products' coverage.
+        var itemSpans: [AccessSpan] = []
         var lapses = [GroupLapse](filling: GroupLapse(), count: catalog.offerGroups.isEmpty ? 0 : catalog.groups.count)
         // Products with a purchase not paid yet: the earliest such purchase of each.
         var pendingSince: [Int32: Int64] = [:]
@@ -353,19 +361,26 @@ extension Evaluation {
             var groupEnd = groupStart + 1
             while groupEnd < entries.count, entries[groupEnd].product == entries[groupStart].product { groupEnd += 1 }
             let productIndex = entries[groupStart].product
-            outcomes.append(
-                product(
-                    entries: entries[groupStart..<groupEnd], renewals: renewals, graceCursor: &graceCursor, passes: passes,
-                    passCursor: &passCursor, spans: &spans, lapses: &lapses,
-                    pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: productIndex)))
+            let outcome = product(
+                entries: entries[groupStart..<groupEnd], renewals: renewals, graceCursor: &graceCursor, passes: passes,
+                passCursor: &passCursor, spans: &spans, lapses: &lapses,
+                pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: productIndex))
+            outcomes.append(outcome)
+            if rules[Int(productIndex)].hasItems {
+                itemAccess(
+                    entries: entries[groupStart..<groupEnd], runs: spans[Int(outcome.spans.lowerBound)..<Int(outcome.spans.upperBound)],
+                    into: &itemSpans, unknown: &unknownItems)
+            }
             groupStart = groupEnd
         }
 
         if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count) }
 
-        // 5. Grandfather rules and grants.
+        if !unknownItems.isEmpty { warnings += Self.unknownItemWarnings(unknownItems, catalog: catalog) }
+
+        // 5. Grandfather rules, grants and Advanced Commerce items.
         let before = boundary
-        let access = accessSpans()
+        let access = accessSpans(items: Self.mergedItemSpans(itemSpans))
 
         // 6. Features: the union of their sources' spans; none once the customer rescinded
         //    consent for the app (whose instant, when later, is a change).

@@ -21,6 +21,7 @@ extension Explainer {
             sources.append(ruleSource(ruleIndex, rule, feature: index, context))
         }
         sources += grants(naming: id, context)
+        sources += items(granting: index, context)
         var decidedBy: String?
         if status.enabled {
             decidedBy = sources.filter(\.covers).max { ($0.until?.millisecondsSince1970 ?? .max) < ($1.until?.millisecondsSince1970 ?? .max) }?.id
@@ -82,6 +83,45 @@ extension Explainer {
             if let platforms = condition.originalPlatforms { parts.append(platformText(platforms, true)) }
             return parts.joined(separator: ", ")
         }
+    }
+
+    /// The Advanced Commerce SKUs granting a feature: each SKU's coverage as the evaluation found
+    /// it (spans that end after the instant), or why it covers nothing (never bought, revoked or
+    /// refunded in full, its purchase's period over). One source per SKU, in catalog order.
+    private func items(granting feature: Int, _ context: Context) -> [SourceExplanation] {
+        var sources: [SourceExplanation] = []
+        for (index, entry) in context.catalog.itemList.enumerated() where entry.item.grants.contains(feature) {
+            let name = entry.source
+            var runs = context.result.access.filter { $0.feature == Int32(feature) && $0.source == name }.map(\.span)
+            let (coveringEnd, nextStart) = CoverageSpan.locate(&runs, at: context.at)
+            let bought = items.filter { $0.item == index }
+            let ended = bought.map(\.ends).filter { $0 <= context.at }.max()
+            let sku = "SKU " + entry.item.sku
+            let reason: String =
+                if let coveringEnd {
+                    sku
+                        + (coveringEnd == CoverageSpan.never
+                            ? " covers with its purchase" : " covers with its purchase until \(Self.text(coveringEnd))")
+                } else if let nextStart {
+                    sku + " covers from \(Self.text(nextStart))"
+                } else if bought.isEmpty {
+                    sku + " is in no counted purchase"
+                } else if let ended {
+                    sku + " was revoked or refunded in full \(Self.text(ended))"
+                } else {
+                    sku + "'s purchases no longer cover"
+                }
+            let span = coveringEnd != nil ? runs.first { $0.start <= context.at && context.at < $0.end } : runs.first
+            sources.append(
+                SourceExplanation(
+                    kind: .item, id: name, covers: coveringEnd != nil, state: bought.isEmpty ? "not-counted" : "counted",
+                    until: coveringEnd.flatMap(Self.instant), ended: coveringEnd == nil ? ended.flatMap(Self.instant) : nil,
+                    span: span.map {
+                        ExplainedSpan(start: Instant(millisecondsSince1970: $0.start).clampedToRange, end: Self.instant($0.end), grace: false)
+                    },
+                    reason: reason))
+        }
+        return sources
     }
 
     /// The receipts' grants naming a feature, as the evaluation counted them.

@@ -22,6 +22,7 @@ struct Explainer: EvaluationRecorder {
     var states: [Int32: StateDecision] = [:]
     var grandfatherDecisions: [(rule: Int, receipt: Int, decision: GrandfatherDecision)] = []
     var grantDecisions: [(receipt: Int, index: Int, decision: GrantDecision)] = []
+    var items: [(entry: Evaluator.Entry, item: Int, ends: Int64)] = []
     var rescinded: Int64?
 
     mutating func ignored(receipt: Int, environment: String) { ignoredReceipts.append((receipt, environment)) }
@@ -38,6 +39,7 @@ struct Explainer: EvaluationRecorder {
     mutating func grandfather(rule: Int, receipt: Int, _ decision: GrandfatherDecision) { grandfatherDecisions.append((rule, receipt, decision)) }
     mutating func grant(receipt: Int, index: Int, _ decision: GrantDecision) { grantDecisions.append((receipt, index, decision)) }
     mutating func consentRescinded(at: Int64) { rescinded = at }
+    mutating func item(_ entry: Evaluator.Entry, item: Int, ends: Int64) { items.append((entry, item, ends)) }
 
     /// What the explanation is built from: the catalog, the result, the receipts read.
     struct Context {
@@ -228,6 +230,11 @@ struct Explainer: EvaluationRecorder {
         for (product, compiled) in context.catalog.compiledProducts.enumerated() where compiled.type == .consumable {
             guard let credit = compiled.credits.first(where: { $0.currency == index }) else { continue }
             sources.append(.init(productId: compiled.id, perUnit: credit.amount, transactions: transactions(of: product, context)))
+        }
+        // An Advanced Commerce consumable credits through its SKUs: one source per SKU.
+        for (product, item, source) in context.catalog.itemList {
+            guard let credit = item.credits.first(where: { $0.currency == index }) else { continue }
+            sources.append(.init(productId: source, perUnit: credit.amount, transactions: transactions(of: Int(product), context)))
         }
         let spent = spending.filter { $0.currency == index }.map { item in
             let receipt = context.receipts[item.receipt]

@@ -110,11 +110,14 @@ public struct SourceExplanation: Hashable, Sendable, Codable {
         case grandfathered
         /// A grant recorded in a receipt.
         case grant
+        /// An Advanced Commerce SKU of a product's transactions (`<productId>/<SKU>`).
+        case item
     }
 
     /// What kind of source.
     public var kind: Kind
-    /// Its name as in ``FeatureStatus/sources``: a product id, `grandfathered:<id>`, `grant:<id>`.
+    /// Its name as in ``FeatureStatus/sources``: a product id, `grandfathered:<id>`, `grant:<id>`,
+    /// `<productId>/<SKU>`.
     public var id: String
     /// Whether it covers the feature at the instant.
     public var covers: Bool

@@ -33,6 +33,7 @@ import Foundation
 /// | transaction and renewal `appTransactionId` | the same field |
 /// | `offerPeriod` (ISO 8601), `offerDiscountType` (`FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`, `ONE_TIME`) | `offerPeriod`, `offerDiscountType` (`free-trial`, ...) |
 /// | renewal `renewalPrice` (milliunits), `currency` | `renewalPrice` (a decimal: `9990` is `9.99`), `currency` |
+/// | `advancedCommerceInfo.items[]` `SKU`, `price`, `revocationDate`, `refunds[]` (`refundAmount`, `refundDate`, `refundType`) | `items[]` `sku`, `price` (a decimal), `revocationDate`, `refunds[]` (`amount`, `date`, `type` `full`, `prorated`, `custom`) |
 /// | a `RESCIND_CONSENT` notification's `signedDate` (its `appData` carries the app transaction) | `consentRescinded` |
 ///
 /// Where Apple's values need a choice:
@@ -73,12 +74,12 @@ struct AppStoreMapper {
         "transactionId", "originalTransactionId", "productId", "bundleId", "purchaseDate", "originalPurchaseDate",
         "expiresDate", "revocationDate", "quantity", "isUpgraded", "inAppOwnershipType", "offerType", "offerDiscountType",
         "offerIdentifier", "revocationReason", "environment", "signedDate", "revocationType", "revocationPercentage",
-        "appAccountToken", "billingPlanType", "commitmentInfo", "appTransactionId", "offerPeriod",
+        "appAccountToken", "billingPlanType", "commitmentInfo", "appTransactionId", "offerPeriod", "advancedCommerceInfo",
     ]
     static let renewalFields: Set<String> = [
         "originalTransactionId", "productId", "autoRenewStatus", "isInBillingRetryPeriod", "gracePeriodExpiresDate", "environment",
         "signedDate", "autoRenewProductId", "expirationIntent", "eligibleWinBackOfferIds", "appAccountToken", "appTransactionId",
-        "renewalPrice", "currency",
+        "renewalPrice", "currency", "advancedCommerceInfo",
     ]
     /// `Date.distantPast` in milliseconds, the placeholder Xcode writes.
     static let distantPast: Int64 = -62_135_769_600_000
@@ -409,6 +410,7 @@ struct AppStoreMapper {
                 )
             }
         }
+        transaction.items = try advancedCommerceItems(node, renewal: false, path: path)
         noteDropped(node, known: Self.transactionFields)
         transactions.append(transaction)
     }
@@ -505,7 +507,8 @@ struct AppStoreMapper {
                 expirationIntent: ExpirationIntents.map(node["expirationIntent"], path: join("expirationIntent"), warnings: &warnings),
                 winBackOffers: winBackOffers, appAccountToken: try Self.accountToken(node["appAccountToken"], path: join("appAccountToken")),
                 appTransactionId: node["appTransactionId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 },
-                renewalPrice: price?.amount, currency: price?.currency))
+                renewalPrice: price?.amount, currency: price?.currency,
+                items: try advancedCommerceItems(node, renewal: true, path: path)))
     }
 
     /// A renewal info's `renewalPrice` (milliunits) with its `currency`; `nil`, with a warning,

@@ -49,6 +49,13 @@ public enum CatalogProof {
                 progress: report(progress, app: app, index: position, of: apps.count))
             let (comparison, searched) = search.run { ProofComparison() }
             statistics.add(searched)
+            // What Advanced Commerce SKUs give is not searched: a change to it is not proven.
+            let changedItems = ReceiptSpace.union(catalogs.map { $0?.products.map(\.id) ?? [] }).filter { id in
+                let before = catalogs[0]?.product(id)?.items
+                let after = catalogs[1]?.product(id)?.items
+                return (before != nil || after != nil) && before != after
+            }
+            if !changedItems.isEmpty { statistics.unsearchedItems = (statistics.unsearchedItems ?? []) + changedItems.map { "\(app) \($0)" } }
             items += comparison.items(of: space)
         }
         return ProofReport(depth: options.depth, statistics: statistics, apps: apps, items: items)

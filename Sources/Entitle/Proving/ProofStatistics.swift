@@ -16,10 +16,14 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
     /// which every customer was searched (1: every element alone, which is always searched);
     /// `nil` when it did not stop.
     public var stoppedAtDepth: Int?
+    /// The Advanced Commerce products (`app product`) whose `items` differ between the catalogs
+    /// compared: the search does not try SKUs, so what they grant is not proven; `nil` when none.
+    public var unsearchedItems: [String]?
 
     /// Whether everything the search set out to do was done: every combination searched, every
-    /// customer followed to its last change. When not, `same` is not proven for what the rest reads.
-    public var isComplete: Bool { unsearchedCombinations == 0 && cutWalks == 0 && stoppedAtDepth == nil }
+    /// customer followed to its last change, no SKUs changed. When not, `same` is not proven for
+    /// what the rest reads.
+    public var isComplete: Bool { unsearchedCombinations == 0 && cutWalks == 0 && stoppedAtDepth == nil && unsearchedItems == nil }
 
     /// What the search left undone, in words; `nil` when it is complete: `not complete: 12
     /// combinations of elements past the search's limit were not searched, so `same` is not proven
@@ -40,6 +44,10 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
         if cutWalks > 0 {
             parts.append("\(ProofReport.count(cutWalks)) customer\(cutWalks == 1 ? "'s" : "s'") later instants were not followed")
         }
+        if let unsearchedItems {
+            parts.append(
+                "the SKUs of \(unsearchedItems.map { "`\($0)`" }.joined(separator: ", ")), whose `items` changed, were not searched")
+        }
         return "not complete: " + parts.joined(separator: "; ") + ", so `same` is not proven for what they read"
     }
 
@@ -54,5 +62,6 @@ public struct ProofStatistics: Hashable, Sendable, Codable {
         cutWalks += other.cutWalks
         unsearchedCombinations += other.unsearchedCombinations
         if let depth = other.stoppedAtDepth { stoppedAtDepth = min(stoppedAtDepth ?? depth, depth) }
+        if let items = other.unsearchedItems { unsearchedItems = (unsearchedItems ?? []) + items }
     }
 }

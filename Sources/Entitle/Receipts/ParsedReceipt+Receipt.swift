@@ -45,7 +45,7 @@ extension ParsedReceipt {
             account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront),
             appTransactionId: text(record.appTransactionId),
             offerPeriod: record.offerPeriod < 0 ? nil : offerPeriods[Int(record.offerPeriod)],
-            offerDiscountType: Self.value(record.offerDiscountType))
+            offerDiscountType: Self.value(record.offerDiscountType), items: items(record.items))
     }
 
     /// One renewal record as a value.
@@ -61,7 +61,7 @@ extension ParsedReceipt {
             appAccountToken: store == .appStore ? text(record.accountToken) : nil,
             pausedUntil: Self.instant(record.pausedUntil, absent: TransactionRecord.absentDate),
             account: store == .appStore ? nil : text(record.accountToken), appTransactionId: text(record.appTransactionId),
-            renewalPrice: text(record.renewalPrice), currency: text(record.currency))
+            renewalPrice: text(record.renewalPrice), currency: text(record.currency), items: items(record.items))
     }
 
     /// One consumption record as a value.
@@ -193,6 +193,7 @@ extension ParsedReceipt.Fields {
                     period: Int32(clamping: commitment.period), periods: Int32(clamping: commitment.periods),
                     ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
         }
+        record.items = append(items: transaction.items)
         transactions.append(record)
     }
 
@@ -225,6 +226,7 @@ extension ParsedReceipt.Fields {
             for offer in offers { offerIds.append(store(offer)) }
             record.winBackOffers = first..<Int32(offerIds.count)
         }
+        record.items = append(items: renewal.items)
         renewals.append(record)
     }
 }

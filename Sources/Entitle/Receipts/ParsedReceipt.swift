@@ -26,6 +26,9 @@ public struct ParsedReceipt: Sendable {
         var commitments: [CommitmentRecord] = []
         /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
         var offerPeriods: [ISODuration] = []
+        /// The Advanced Commerce items of transactions and renewal entries, and their refunds.
+        var items: [ItemRecord] = []
+        var itemRefunds: [ItemRefundRecord] = []
         /// The store the purchases were made in.
         var store: Store = .appStore
         /// The app transaction's facts (``Receipt/appTransactionId`` and the next ones).
@@ -94,6 +97,9 @@ public struct ParsedReceipt: Sendable {
     var commitments: [CommitmentRecord] { storage.fields.commitments }
     /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
     var offerPeriods: [ISODuration] { storage.fields.offerPeriods }
+    /// The Advanced Commerce items of transactions and renewal entries, and their refunds.
+    var items: [ItemRecord] { storage.fields.items }
+    var itemRefunds: [ItemRefundRecord] { storage.fields.itemRefunds }
     /// The store the purchases were made in.
     public var store: Store { storage.fields.store }
     var appTransactionId: String? { storage.fields.appTransactionId }

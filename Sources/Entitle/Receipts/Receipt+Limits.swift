@@ -66,6 +66,7 @@ extension Receipt {
             if let period = transaction.offerPeriod, !period.isPositive || !period.isWithinLimit {
                 return (path + ".offerPeriod", "`\(period)` is not an offer period longer than zero and at most P100Y")
             }
+            if let problem = Self.itemViolation(transaction.items, path: path + ".items", renewal: false) { return problem }
             if transaction.quantity < 1 || transaction.quantity > ReceiptLimits.maxQuantity {
                 return (path + ".quantity", "quantity must be from 1 to \(ReceiptLimits.maxQuantity), found \(transaction.quantity)")
             }
@@ -96,6 +97,7 @@ extension Receipt {
             if (renewal.renewalPrice == nil) != (renewal.currency == nil) {
                 return (path, "`renewalPrice` and `currency` go together")
             }
+            if let problem = Self.itemViolation(renewal.items, path: path + ".items", renewal: true) { return problem }
         }
         for (index, consumption) in consumptions.enumerated() {
             let path = "consumptions[\(index)]"
@@ -118,6 +120,43 @@ extension Receipt {
             }
             for (position, feature) in grant.features.enumerated() {
                 if let problem = text(feature, "\(path).features[\(position)]") { return problem }
+            }
+        }
+        return nil
+    }
+
+    /// The first problem of a list of items, as the decoder would report it.
+    private static func itemViolation(_ items: [Transaction.Item], path: String, renewal: Bool) -> (path: String, message: String)? {
+        if items.count > ReceiptLimits.maxItems { return (path, "more than \(ReceiptLimits.maxItems) items of one transaction") }
+        var skus: Set<String> = []
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            if item.sku.isEmpty { return (itemPath + ".sku", "must not be empty") }
+            if item.sku.utf8.count > ReceiptLimits.maxTextBytes {
+                return (itemPath + ".sku", "text of \(item.sku.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes")
+            }
+            if !skus.insert(item.sku).inserted { return (itemPath + ".sku", "SKU `\(Diagnostic.excerpt(item.sku))` is listed twice") }
+            guard let price = Price.thousandths(item.price) else {
+                return (itemPath + ".price", "`\(Diagnostic.excerpt(item.price))` is not an amount")
+            }
+            if renewal, item.revocationDate != nil || !item.refunds.isEmpty {
+                return (itemPath, "a renewal entry's items have only `sku` and `price`")
+            }
+            if let date = item.revocationDate, !date.isInRange {
+                return (itemPath + ".revocationDate", "instant \(date.millisecondsSince1970) ms is outside years 0001-9999")
+            }
+            if item.refunds.count > ReceiptLimits.maxItemRefunds {
+                return (itemPath + ".refunds", "more than \(ReceiptLimits.maxItemRefunds) refunds of one item")
+            }
+            for (position, refund) in item.refunds.enumerated() {
+                let refundPath = "\(itemPath).refunds[\(position)]"
+                guard let amount = Price.thousandths(refund.amount) else {
+                    return (refundPath + ".amount", "`\(Diagnostic.excerpt(refund.amount))` is not an amount")
+                }
+                if amount > price { return (refundPath + ".amount", "a refund of \(refund.amount) is more than the item's price of \(item.price)") }
+                if !refund.date.isInRange {
+                    return (refundPath + ".date", "instant \(refund.date.millisecondsSince1970) ms is outside years 0001-9999")
+                }
             }
         }
         return nil

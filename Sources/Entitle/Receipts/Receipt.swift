@@ -135,6 +135,9 @@ public struct Transaction: Hashable, Sendable {
     public var offerPeriod: ISODuration?
     /// How the offer the purchase used is priced (Apple's `offerDiscountType`), carried along.
     public var offerDiscountType: OfferDiscountType?
+    /// The SKUs of an Advanced Commerce purchase (Apple's `advancedCommerceInfo.items`): for a
+    /// product that declares `items`, what the purchase grants.
+    public var items: [Item]
 
     /// Creates a transaction.
     public init(
@@ -146,8 +149,10 @@ public struct Transaction: Hashable, Sendable {
         signedDate: Instant? = nil, revocationType: RevocationType? = nil, revocationPercentage: Double? = nil,
         appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
         pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil,
-        appTransactionId: String? = nil, offerPeriod: ISODuration? = nil, offerDiscountType: OfferDiscountType? = nil
+        appTransactionId: String? = nil, offerPeriod: ISODuration? = nil, offerDiscountType: OfferDiscountType? = nil,
+        items: [Item] = []
     ) {
+        self.items = items
         self.appTransactionId = appTransactionId
         self.offerPeriod = offerPeriod
         self.offerDiscountType = offerDiscountType
@@ -282,6 +287,9 @@ public struct Renewal: Hashable, Sendable {
     public var renewalPrice: String?
     /// The currency of ``renewalPrice``, ISO 4217 (`EUR`); one goes with the other.
     public var currency: String?
+    /// The SKUs the next renewal of an Advanced Commerce subscription bills (Apple's
+    /// `advancedCommerceInfo.items`, each with its SKU and price), carried along.
+    public var items: [Transaction.Item]
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
@@ -304,8 +312,9 @@ public struct Renewal: Hashable, Sendable {
         renewsTo: String? = nil, expirationIntent: ExpirationIntent? = nil, winBackOffers: [String]? = nil,
         appAccountToken: String? = nil,
         pausedUntil: Instant? = nil, account: String? = nil, appTransactionId: String? = nil, renewalPrice: String? = nil,
-        currency: String? = nil
+        currency: String? = nil, items: [Transaction.Item] = []
     ) {
+        self.items = items
         self.appTransactionId = appTransactionId
         self.renewalPrice = renewalPrice
         self.currency = currency

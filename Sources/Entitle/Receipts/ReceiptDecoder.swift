@@ -20,12 +20,12 @@ public enum ReceiptDecoder {
         "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
         "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
         "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
-        "offerPeriod", "offerDiscountType",
+        "offerPeriod", "offerDiscountType", "items",
     ]
     static let renewalKeys = [
         "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
         "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account", "appTransactionId",
-        "renewalPrice", "currency",
+        "renewalPrice", "currency", "items",
     ]
     static let commitmentKeys = ["period", "periods", "endsAt"]
     static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
@@ -480,6 +480,8 @@ public enum ReceiptDecoder {
             case 27:
                 record.offerDiscountType = try optionalEnum(
                     &reader, Transaction.OfferDiscountType.self, what: "offer discount type", path: path(".offerDiscountType"))
+            case 28:
+                record.items = try decodeItems(&reader, into: &receipt, renewal: false, path: path(".items"))
             default:
                 throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
             }
@@ -558,6 +560,8 @@ public enum ReceiptDecoder {
                 record.currency = try checkedText(
                     &reader, into: &receipt, path: path(".currency"), stored: { Price.isCurrency($0) ? $0 : nil },
                     problem: { ("`\(Diagnostic.excerpt($0))` is not a currency", "three capital letters, ISO 4217: `EUR`, `USD`") })
+            case 15:
+                record.items = try decodeItems(&reader, into: &receipt, renewal: true, path: path(".items"))
             default:
                 throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
             }

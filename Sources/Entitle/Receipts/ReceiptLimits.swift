@@ -33,6 +33,10 @@ public enum ReceiptLimits {
     public static let maxWinBackOffers = 1_000
     /// The most billing periods of a commitment.
     public static let maxCommitmentPeriods = 1_000
+    /// Advanced Commerce items of one transaction or renewal entry.
+    public static let maxItems = 1_000
+    /// Refunds of one Advanced Commerce item.
+    public static let maxItemRefunds = 100
     /// The largest `amount` of one consumption.
     public static let maxConsumptionAmount: Int64 = 1_000_000_000_000
 }

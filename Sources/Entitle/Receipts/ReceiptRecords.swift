@@ -58,6 +58,8 @@ struct TransactionRecord: Sendable {
     var offerPeriod: Int32 = -1
     /// `Transaction.OfferDiscountType` by its index, plus one; 0 when absent.
     var offerDiscountType: UInt8 = 0
+    /// Its Advanced Commerce items, a range into ``ParsedReceipt/items``, sorted by SKU.
+    var items: Range<Int32> = 0..<0
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
@@ -109,6 +111,8 @@ struct RenewalRecord: Sendable {
     /// The next renewal's price (a decimal string) and currency; both `.none` or neither.
     var renewalPrice: TextRange = .none
     var currency: TextRange = .none
+    /// The next renewal's Advanced Commerce items, a range into ``ParsedReceipt/items``.
+    var items: Range<Int32> = 0..<0
 }
 
 /// A record a receipt identifies by an id of its own, which must name one content.

@@ -60,6 +60,11 @@ extension RetentionReply {
             reason = .notTheCustomersChain
             return
         }
+        // Once the customer rescinded consent for the app, nothing is offered: no reply.
+        guard result.consentRescinded == nil else {
+            reason = .consentRescinded
+            return
+        }
         guard chainProducts.contains(where: { result.product($0)?.state.covers == true }) else {
             reason = .notSubscribed
             return

@@ -87,6 +87,8 @@ public struct RetentionReply: Hashable, Sendable {
         case notSubscribed = "not-subscribed"
         /// The customer's receipts hold no transaction of the request's chain.
         case notTheCustomersChain = "not-the-customers-chain"
+        /// The customer rescinded consent for the app: nothing is offered, so no reply.
+        case consentRescinded = "consent-rescinded"
     }
 
     /// The reply: one of Apple's three kinds.

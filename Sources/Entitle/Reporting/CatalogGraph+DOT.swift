@@ -26,7 +26,7 @@ extension CatalogGraph {
             var attributes: [String] = []
             if let label = Self.label(edge.relation) { attributes.append("label=" + Self.dotString(label)) }
             switch edge.relation {
-            case .grants, .credits: break
+            case .grants, .credits, .item: break
             case .trial, .requires: attributes.append("style=dashed")
             case .replaces: attributes.append("penwidth=2")
             case .offers: attributes += ["style=dotted", "arrowhead=none"]

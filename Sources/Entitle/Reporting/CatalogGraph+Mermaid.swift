@@ -32,7 +32,7 @@ extension CatalogGraph {
         for edge in edges {
             let arrow: String =
                 switch edge.relation {
-                case .grants, .credits: "-->"
+                case .grants, .credits, .item: "-->"
                 case .trial, .requires: "-.->"
                 case .replaces: "==>"
                 case .offers: "-.-"

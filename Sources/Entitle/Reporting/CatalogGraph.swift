@@ -34,6 +34,9 @@ public struct CatalogGraph: Sendable {
         case requires
         /// A subscription has a win-back or promotional offer.
         case offers
+        /// An Advanced Commerce SKU of a product grants a feature, or credits a currency this much
+        /// per unit.
+        case item(sku: String, credits: Int64?)
     }
 
     struct Edge: Sendable {
@@ -102,6 +105,18 @@ public struct CatalogGraph: Sendable {
                 for feature in product.grants {
                     if let position = catalog.featureIndex[feature] {
                         edges.append(Edge(from: node.id, to: featureNodes[position], relation: .grants))
+                    }
+                }
+                for item in product.items ?? [] {
+                    for feature in item.grants {
+                        if let position = catalog.featureIndex[feature] {
+                            edges.append(Edge(from: node.id, to: featureNodes[position], relation: .item(sku: item.sku, credits: nil)))
+                        }
+                    }
+                    for credit in item.credits {
+                        if let currency = currencyNodes[credit.currency] {
+                            edges.append(Edge(from: node.id, to: currency, relation: .item(sku: item.sku, credits: credit.amount)))
+                        }
                     }
                 }
                 for credit in product.credits {
@@ -219,6 +234,7 @@ public struct CatalogGraph: Sendable {
         case .trial: "trial of"
         case .replaces: "replaces"
         case .requires: "requires"
+        case .item(let sku, let credits): credits.map { "\(sku) +\($0)" } ?? sku
         }
     }
 }

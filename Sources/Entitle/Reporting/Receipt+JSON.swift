@@ -69,6 +69,7 @@ extension Transaction {
                     ])
                 ))
         }
+        if !items.isEmpty { fields.append(("items", .array(items.map(\.jsonOutput)))) }
         return .object(fields)
     }
 
@@ -95,6 +96,28 @@ extension Renewal {
         if let appTransactionId { fields.append(("appTransactionId", .string(appTransactionId))) }
         if let renewalPrice { fields.append(("renewalPrice", .string(renewalPrice))) }
         if let currency { fields.append(("currency", .string(currency))) }
+        if !items.isEmpty { fields.append(("items", .array(items.map(\.jsonOutput)))) }
+        return .object(fields)
+    }
+}
+
+extension Transaction.Item {
+    /// The item as in a normalized receipt; absent optional fields are left out.
+    package var jsonOutput: JSONOutput {
+        var fields: [(String, JSONOutput)] = [("sku", .string(sku)), ("price", .string(price))]
+        if let revocationDate { fields.append(("revocationDate", .string(revocationDate.rfc3339))) }
+        if !refunds.isEmpty {
+            fields.append(
+                (
+                    "refunds",
+                    .array(
+                        refunds.map { refund in
+                            .object([
+                                ("amount", .string(refund.amount)), ("date", .string(refund.date.rfc3339)), ("type", .string(refund.type.rawValue)),
+                            ])
+                        })
+                ))
+        }
         return .object(fields)
     }
 }

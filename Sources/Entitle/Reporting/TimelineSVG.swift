@@ -204,7 +204,7 @@ struct TimelineSVG {
                         tooltip: "renewal entry of chain \(renewal.originalTransactionId) in receipt \(renewal.receipt), "
                             + "signed \(signed.rfc3339): \(renewal.reason)"))
             }
-        case .grandfathered, .grant:
+        case .grandfathered, .grant, .item:
             if let span = source.span, spend() {
                 lane.bars.append(
                     Bar(

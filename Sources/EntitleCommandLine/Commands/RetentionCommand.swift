@@ -39,7 +39,7 @@ enum RetentionCommand {
             trait; without them it carries no signature, and `needsSigning` names what the service signs.
 
             With --format json: {"app", "at", "request", "rule", "reason", "reply", "needsSigning", "rules"}; `reason` is
-            `rule-matched`, `no-rule-matched`, `not-subscribed` or `not-the-customers-chain`; `rules` says why each rule tried
+            `rule-matched`, `no-rule-matched`, `not-subscribed`, `not-the-customers-chain` or `consent-rescinded`; `rules` says why each rule tried
             did or did not decide.
 
             Exits 0 with or without a reply, 1 on an invalid catalog, receipt or request (one for another app's product or an

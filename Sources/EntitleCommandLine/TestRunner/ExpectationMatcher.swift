@@ -148,7 +148,8 @@ struct ExpectationMatcher {
                 (
                     "reason",
                     .choice(
-                        ["rule-matched", "no-rule-matched", "not-subscribed", "not-the-customers-chain"], what: "retention reason", nullable: false)
+                        ["rule-matched", "no-rule-matched", "not-subscribed", "not-the-customers-chain", "consent-rescinded"],
+                        what: "retention reason", nullable: false)
                 ),
                 ("reply", .json), ("error", .string(nullable: true)),
             ], what: "retention answer")

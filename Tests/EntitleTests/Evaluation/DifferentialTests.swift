@@ -32,9 +32,11 @@ struct DifferentialTests {
         var commitments = 0
         var reordered = 0
         var checkedBefore = 0
+        // Features on through an Advanced Commerce item.
+        var itemSources = 0
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
-            let random = RandomCase(seed: seed)
+            let random = RandomCase(seed: seed, items: true)
             let compilation = Portfolio.compile([
                 CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8)),
                 CatalogSource(name: "old.json", data: Data(random.oldCatalogJSON.utf8)),
@@ -51,6 +53,7 @@ struct DifferentialTests {
             let shuffled = random.receipts.shuffled(using: &shuffler).map { receipt in
                 var receipt = receipt
                 receipt.transactions.shuffle(using: &shuffler)
+                for index in receipt.transactions.indices { receipt.transactions[index].items.shuffle(using: &shuffler) }
                 receipt.renewals.shuffle(using: &shuffler)
                 receipt.consumptions.shuffle(using: &shuffler)
                 receipt.grants.shuffle(using: &shuffler)
@@ -138,6 +141,7 @@ struct DifferentialTests {
                 negative += expected.balances.values.filter { $0 < 0 }.count
                 promotions.formUnion(expected.offers.values.flatMap { ($0.promotions ?? []).compactMap(\.reason) })
                 commitments += expected.products.values.filter { $0.commitment != nil }.count
+                itemSources += expected.features.values.filter { $0.sources.contains { $0.contains("/") } }.count
                 if actual != expected {
                     failures += 1
                     Issue.record(
@@ -160,10 +164,10 @@ struct DifferentialTests {
         let expectedWarnings: Set<String> = [
             "unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
             "conflicting-consumption", "unknown-currency", "negative-balance", "orphan-renewal",
-            "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged",
+            "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged", "unknown-item",
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
-        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0)
+        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0)
         #expect(reordered >= evaluations / 5)
         #expect(checkedBefore >= evaluations / 16)
     }

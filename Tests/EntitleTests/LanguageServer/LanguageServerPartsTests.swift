@@ -406,7 +406,7 @@ struct LanguageServerPartsTests {
         #expect(
             try Self.labels(at: " le", by: 3, in: typing) == [
                 "$comment", "store", "priceTier", "legal", "available", "familyShareable", "storefronts", "level", "duration", "offers",
-                "gracePeriod", "refundPreference", "sampleContent", "retention",
+                "gracePeriod", "refundPreference", "sampleContent", "retention", "items",
             ])
     }
 

@@ -64,9 +64,13 @@ struct RandomCase {
         var store: Store = .appStore
         var gracePeriod: String?
         var storefronts: [String]?
+        /// An Advanced Commerce product's SKUs, each with what it grants (or credits, for a consumable).
+        var items: [(sku: String, grants: [String], credits: [String: Int64])]?
     }
 
-    init(seed: UInt64) {
+    /// - Parameter items: whether some App Store products are Advanced Commerce products with
+    ///   `items` (drawn from a stream of their own: the cases without stay the same).
+    init(seed: UInt64, items: Bool = false) {
         self.seed = seed
         var random = SplitMix(seed: seed)
         let features = (0..<(2 + random.below(5))).map { "f\($0)" }
@@ -177,6 +181,25 @@ struct RandomCase {
             }
             rules.append(#"{"id":"early\#(index)","grants":\#(Self.quoted(someGrants(features))),\#(conditions.joined(separator: ","))}"#)
         }
+        if items {
+            var skus = SplitMix(seed: seed ^ 0x17E4_5EED)
+            for index in products.indices where products[index].store == .appStore && skus.below(3) == 0 {
+                let credits: Bool
+                switch products[index].kind {
+                case .standard, .subscription: credits = false
+                case .consumable: credits = true
+                default: continue
+                }
+                products[index].items = (0..<(1 + skus.below(3))).map { number in
+                    let sku = "\(products[index].id).sku\(number)"
+                    if credits {
+                        return (sku, [], [currencies[skus.below(currencies.count)]: Int64(1 + skus.below(20))])
+                    }
+                    // The first SKU grants what the product did, so a trial of it still grants a subset.
+                    return (sku, number == 0 ? products[index].grants : features.filter { _ in skus.below(2) == 0 }, [:])
+                }
+            }
+        }
         var stores: [String] = []
         for store in [Store.stripe, .external] where random.below(2) == 0 {
             stores.append(#""\#(store.rawValue)":{"manage":"https://billing.example.com/\#(store.rawValue)"}"#)
@@ -279,9 +302,20 @@ struct RandomCase {
                 if !product.offers.isEmpty { fields.append(#""offers":[\#(product.offers.map(\.json).joined(separator: ","))]"#) }
             case .consumable:
                 let credits = product.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
-                fields += [#""type":"consumable""#, #""name":"Credits""#, #""credits":{\#(credits)}"#]
+                fields += [#""type":"consumable""#, #""name":"Credits""#]
+                if product.items == nil { fields.append(#""credits":{\#(credits)}"#) }
             }
-            if case .consumable = product.kind {} else { fields.append(#""grants":\#(quoted(product.grants))"#) }
+            if let items = product.items {
+                let members = items.map { item in
+                    let credits = item.credits.sorted { $0.key < $1.key }.map { #""\#($0.key)":\#($0.value)"# }.joined(separator: ",")
+                    let gives = item.credits.isEmpty ? #""grants":\#(quoted(item.grants))"# : #""credits":{\#(credits)}"#
+                    return #""\#(item.sku)":{\#(gives)}"#
+                }
+                fields.append(#""items":{\#(members.joined(separator: ","))}"#)
+            } else if case .consumable = product.kind {
+            } else {
+                fields.append(#""grants":\#(quoted(product.grants))"#)
+            }
             if product.store != .appStore { fields.append(#""store":"\#(product.store.rawValue)""#) }
             if let storefronts = product.storefronts { fields.append(#""storefronts":\#(quoted(storefronts))"#) }
             if !product.available { fields.append(#""available":false"#) }
@@ -440,6 +474,23 @@ struct RandomCase {
             }
             if random.below(6) == 0 { transaction.appAccountToken = accounts[random.below(2)] }
             transactions.append(transaction)
+        }
+        // Advanced Commerce: each purchase of a product with `items` lists some of its SKUs (now
+        // and then one it does not declare), some revoked or refunded, in full or in part.
+        for position in transactions.indices {
+            guard let items = products.first(where: { $0.id == transactions[position].productId })?.items else { continue }
+            let skus = items.map(\.sku).filter { _ in extra.below(2) == 0 } + (extra.below(8) == 0 ? ["zz.sku"] : [])
+            transactions[position].items = skus.map { sku in
+                var item = Transaction.Item(sku: sku, price: ["1.99", "5", "0.5"][extra.below(3)])
+                let when = Instant(millisecondsSince1970: instant(&extra))
+                switch extra.below(6) {
+                case 0: item.revocationDate = when
+                case 1: item.refunds = [Transaction.Item.Refund(amount: item.price, date: when, type: .full)]
+                case 2: item.refunds = [Transaction.Item.Refund(amount: "0.25", date: when, type: [.prorated, .custom][extra.below(2)])]
+                default: break
+                }
+                return item
+            }
         }
         // Snapshots as the App Store sends them over time: a refund (whole, partial, or a family
         // revoke), then sometimes its reversal; a renewal date extension. Each signed later.

@@ -159,6 +159,7 @@ enum ReferenceEvaluator {
             for transaction in receipt.transactions {
                 candidates.insert(transaction.purchaseDate.millisecondsSince1970)
                 if let date = transaction.cancellationDate { candidates.insert(date.millisecondsSince1970) }
+                for item in transaction.items { if let date = item.endsAt { candidates.insert(date.millisecondsSince1970) } }
                 if let date = transaction.signedDate { candidates.insert(date.millisecondsSince1970) }
                 if transaction.acknowledged == false, !transaction.pending {
                     candidates.insert(transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay)
@@ -228,6 +229,18 @@ enum ReferenceEvaluator {
         var facts = [ProductFacts](repeating: ProductFacts(), count: products.count)
         var balances = [Int64](repeating: 0, count: catalog.currencyIds.count)
         var everBought = FeatureSet(capacity: products.count)
+        // Advanced Commerce: per product with `items`, its counted transactions; SKUs a product
+        // does not declare (product, SKU).
+        var itemTransactions: [Int: [Transaction]] = [:]
+        var unknownItems: Set<[String]> = []
+        /// The catalog's item of a transaction's SKU, or `nil` (noted) when the product declares none.
+        func declaredItem(_ product: CompiledProduct, _ sku: String) -> CompiledItem? {
+            guard let item = product.items?.first(where: { $0.sku == sku }) else {
+                unknownItems.insert([product.id, sku])
+                return nil
+            }
+            return item
+        }
         var introUsed = FeatureSet(capacity: catalog.groups.count)
         // Groups with any transaction known at `at`: an intro offer for new subscribers is used up.
         var boughtInGroup = FeatureSet(capacity: catalog.groups.count)
@@ -286,7 +299,16 @@ enum ReferenceEvaluator {
                             units = 0
                         }
                     }
-                    for (currency, amount) in product.credits { balances[currency] += amount * Int64(units) }
+                    if product.items != nil {
+                        // Each item credits per unit until it ends (revoked, or refunded in full).
+                        for item in transaction.items where units > 0 {
+                            guard let declared = declaredItem(product, item.sku) else { continue }
+                            guard (item.endsAt?.millisecondsSince1970 ?? .max) > at else { continue }
+                            for (currency, amount) in declared.credits { balances[currency] += amount * Int64(units) }
+                        }
+                    } else {
+                        for (currency, amount) in product.credits { balances[currency] += amount * Int64(units) }
+                    }
                 }
                 continue
             }
@@ -306,6 +328,7 @@ enum ReferenceEvaluator {
             }
             fact.trialStart = min(fact.trialStart, transaction.originalPurchaseDate?.millisecondsSince1970 ?? purchase, purchase)
             if !cancelled && !transaction.isUpgraded {
+                if product.items != nil { itemTransactions[entry.product, default: []].append(transaction) }
                 fact.hasCounted = true
                 if fact.latestCounted.map({ comesBefore($0, transaction) }) ?? true { fact.latestCounted = transaction }
                 if product.type == .autoRenewableSubscription { countedSubscriptions.append((transaction, entry.product)) }
@@ -552,6 +575,38 @@ enum ReferenceEvaluator {
                         ))
                 }
             }
+        }
+        // Advanced Commerce items: each counted transaction's item grants its SKU's features from the
+        // purchase until the chain's next counted transaction (auto-renewables; else no end) and the
+        // item's end, within the product's coverage.
+        for (index, transactions) in itemTransactions {
+            let product = products[index]
+            let ordered = transactions.sorted(by: comesBefore)
+            for (position, transaction) in ordered.enumerated() {
+                var windowEnd = Int64.max
+                if product.type == .autoRenewableSubscription {
+                    let chain = transaction.originalTransactionId ?? ""
+                    if let next = ordered[(position + 1)...].first(where: { ($0.originalTransactionId ?? "") == chain }) {
+                        windowEnd = next.purchaseDate.millisecondsSince1970
+                    }
+                }
+                for item in transaction.items {
+                    guard let declared = declaredItem(product, item.sku) else { continue }
+                    let end = min(windowEnd, item.endsAt?.millisecondsSince1970 ?? .max)
+                    for span in facts[index].spans {
+                        let piece = CoverageSpan(start: max(span.start, transaction.purchaseDate.millisecondsSince1970), end: min(span.end, end))
+                        guard piece.end > piece.start else { continue }
+                        for feature in declared.grants { access.append((feature, "\(product.id)/\(item.sku)", piece, false)) }
+                    }
+                }
+            }
+        }
+        for key in unknownItems {
+            warnings.append(
+                EvaluationWarning(
+                    kind: .unknownItem(
+                        productId: key[0], sku: key[1],
+                        suggestion: Suggestion.closest(to: key[1], in: catalog.compiledProducts.first { $0.id == key[0] }?.items?.map(\.sku) ?? []))))
         }
         for item in access { candidates.formUnion([item.span.start, item.span.end]) }
 

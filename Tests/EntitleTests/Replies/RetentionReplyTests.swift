@@ -54,7 +54,9 @@ struct RetentionReplyTests {
     /// The answer, checked to be the same with the receipt's entries reversed.
     static func answer(_ receipt: Receipt, _ request: RetentionRequest, at: String) throws -> RetentionReply {
         let reply = try portfolio.retentionReply(app: "com.example.r", request: request, receipts: [receipt], at: Self.at(at))
-        let reversed = Receipt(app: receipt.app, transactions: receipt.transactions.reversed(), renewals: receipt.renewals.reversed())
+        var reversed = receipt
+        reversed.transactions.reverse()
+        reversed.renewals.reverse()
         let again = try portfolio.retentionReply(app: "com.example.r", request: request, receipts: [reversed], at: Self.at(at))
         #expect(again == reply, "the answer depends on the order of the entries")
         return reply
@@ -113,6 +115,19 @@ struct RetentionReplyTests {
         #expect(try Self.answer(Self.subscriber(months: 2), Self.request(), at: "2026-02-28T23:59:59.999Z").reason == .ruleMatched)
         let retry = Renewal(productId: Self.monthly, originalTransactionId: "o1", willRenew: true, isInBillingRetry: true)
         #expect(try Self.answer(Self.subscriber(months: 2, renewal: retry), Self.request(), at: "2026-03-05").reason == .notSubscribed)
+    }
+
+    @Test("from the millisecond the customer rescinds consent for the app, no reply: consent-rescinded")
+    func consentRescinded() throws {
+        var receipt = Self.subscriber()
+        receipt.consentRescinded = Self.at("2026-02-10T12:00:00Z")
+        let before = try Self.answer(receipt, Self.request(), at: "2026-02-10T11:59:59.999Z")
+        #expect(before.reason == .ruleMatched && before.reply != nil)
+        let after = try Self.answer(receipt, Self.request(), at: "2026-02-10T12:00:00Z")
+        #expect(after.reason == .consentRescinded && after.reply == nil && after.appleJSON == nil)
+        #expect(after.json.contains("\"consent-rescinded\""))
+        // Another customer's chain is still that, first.
+        #expect(try Self.answer(receipt, Self.request(chain: "o2"), at: "2026-02-11").reason == .notTheCustomersChain)
     }
 
     @Test("a request for another app's product, from an environment not accepted, or malformed, is an error")

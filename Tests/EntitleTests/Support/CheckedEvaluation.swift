@@ -20,6 +20,7 @@ func checkedEvaluation(
     let reversed = receipts.reversed().map { receipt in
         var receipt = receipt
         receipt.transactions.reverse()
+        for index in receipt.transactions.indices { receipt.transactions[index].items.reverse() }
         receipt.renewals.reverse()
         receipt.consumptions.reverse()
         receipt.grants.reverse()
