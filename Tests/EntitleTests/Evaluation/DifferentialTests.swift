@@ -32,11 +32,12 @@ struct DifferentialTests {
         var commitments = 0
         var reordered = 0
         var checkedBefore = 0
-        // Features on through an Advanced Commerce item.
+        // Features on through an Advanced Commerce item; retention answers that matched a rule.
         var itemSources = 0
+        var retentionMatched = 0
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
-            let random = RandomCase(seed: seed, items: true)
+            let random = RandomCase(seed: seed, items: true, retention: true)
             let compilation = Portfolio.compile([
                 CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8)),
                 CatalogSource(name: "old.json", data: Data(random.oldCatalogJSON.utf8)),
@@ -96,6 +97,29 @@ struct DifferentialTests {
                                 ).json
                             } catch { return error.description }
                         }
+                        // The retention answer is the reference's.
+                        let request = RetentionRequest(
+                            originalTransactionId: transaction.originalTransactionId ?? transaction.transactionId,
+                            productId: transaction.productId, userLocale: ["de", "de-AT", "en"][place % 3], requestIdentifier: "reference")
+                        let decided = try? portfolio.retentionReply(
+                            app: RandomCase.app, request: request, receipts: parsed, at: at, environments: random.environments,
+                            account: random.account)
+                        let reference = ReferenceEvaluator.retention(
+                            catalog, receipts: random.receipts, request: request, at: at, environments: random.environments,
+                            catalogs: [RandomCase.oldApp: old], account: random.account)
+                        if decided.map({ "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" })
+                            != reference.map({ "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" })
+                        {
+                            failures += 1
+                            Issue.record(
+                                """
+                                seed \(seed) at \(at): retention about \(request.originalTransactionId) (\(request.productId), \(request.userLocale ?? "")): \
+                                compiled \(decided.map { "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" } ?? "error"), \
+                                reference \(reference.map { "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" } ?? "error")
+                                catalog: \(random.catalogJSON)
+                                """)
+                        }
+                        if decided?.reason == .ruleMatched { retentionMatched += 1 }
                         if reply(parsed) != reply(shuffled) || answer(parsed) != answer(shuffled) {
                             failures += 1
                             let replies = [reply(parsed), reply(shuffled), answer(parsed), answer(shuffled)].joined(separator: "\n")
@@ -167,7 +191,7 @@ struct DifferentialTests {
             "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged", "unknown-item",
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
-        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0)
+        #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0 && retentionMatched > 0)
         #expect(reordered >= evaluations / 5)
         #expect(checkedBefore >= evaluations / 16)
     }

@@ -66,11 +66,15 @@ struct RandomCase {
         var storefronts: [String]?
         /// An Advanced Commerce product's SKUs, each with what it grants (or credits, for a consumable).
         var items: [(sku: String, grants: [String], credits: [String: Int64])]?
+        /// A subscription's retention rules, as catalog JSON.
+        var retention: [String] = []
     }
 
-    /// - Parameter items: whether some App Store products are Advanced Commerce products with
-    ///   `items` (drawn from a stream of their own: the cases without stay the same).
-    init(seed: UInt64, items: Bool = false) {
+    /// - Parameters:
+    ///   - items: whether some App Store products are Advanced Commerce products with `items`
+    ///     (drawn from a stream of their own: the cases without stay the same).
+    ///   - retention: whether some App Store subscriptions have retention rules (another stream).
+    init(seed: UInt64, items: Bool = false, retention: Bool = false) {
         self.seed = seed
         var random = SplitMix(seed: seed)
         let features = (0..<(2 + random.below(5))).map { "f\($0)" }
@@ -200,6 +204,38 @@ struct RandomCase {
                 }
             }
         }
+        if retention {
+            var rules = SplitMix(seed: seed ^ 0x4E7E_5EED)
+            for index in products.indices where products[index].store == .appStore && rules.below(2) == 0 {
+                guard case .subscription(let group, _, _) = products[index].kind else { continue }
+                var list: [String] = []
+                let locales = [#"["de"]"#, #"["fr","de-AT"]"#][rules.below(2)]
+                if rules.below(2) == 0 { list.append(#"{"id":"r-de","message":"m-de","locales":\#(locales)}"#) }
+                for offer in products[index].offers where !offer.winBack && rules.below(2) == 0 {
+                    var rule = #"{"id":"r-\#(offer.id)","promotionalOffer":"\#(offer.id)""#
+                    if rules.below(2) == 0 { rule += #","message":"m-offer""# }
+                    if rules.below(2) == 0 { rule += #","paidAtLeast":"\#(["P1M", "P2W", "P40D"][rules.below(3)])""# }
+                    if rules.below(2) == 0 { rule += #","waitBetween":"\#(["P1M", "P10D"][rules.below(2)])""# }
+                    list.append(rule + "}")
+                }
+                let mates = products.indices.filter { other in
+                    guard other != index, products[other].store == .appStore, products[other].available,
+                        case .subscription(let otherGroup, _, _) = products[other].kind
+                    else { return false }
+                    return otherGroup == group
+                }
+                if let mate = mates.first, rules.below(2) == 0 {
+                    var rule = #"{"id":"r-switch","alternateProduct":"\#(products[mate].id)""#
+                    if rules.below(2) == 0 { rule += #","billingPlan":"\#(["monthly", "billed-upfront"][rules.below(2)])""# }
+                    if rules.below(2) == 0 { rule += #","paidAtLeast":"P1M""# }
+                    list.append(rule + "}")
+                }
+                if rules.below(2) == 0 {
+                    list.append(#"{"id":"r-last","message":"m-last"\#(rules.below(2) == 0 ? #","waitBetween":"P1M""# : "")}"#)
+                }
+                products[index].retention = list
+            }
+        }
         var stores: [String] = []
         for store in [Store.stripe, .external] where random.below(2) == 0 {
             stores.append(#""\#(store.rawValue)":{"manage":"https://billing.example.com/\#(store.rawValue)"}"#)
@@ -316,6 +352,7 @@ struct RandomCase {
             } else {
                 fields.append(#""grants":\#(quoted(product.grants))"#)
             }
+            if !product.retention.isEmpty { fields.append(#""retention":[\#(product.retention.joined(separator: ","))]"#) }
             if product.store != .appStore { fields.append(#""store":"\#(product.store.rawValue)""#) }
             if let storefronts = product.storefronts { fields.append(#""storefronts":\#(quoted(storefronts))"#) }
             if !product.available { fields.append(#""available":false"#) }

@@ -668,9 +668,10 @@ enum ReferenceEvaluator {
             var redeemed: [String: Int64] = [:]
         }
         var groups: [Int: Group] = [:]
-        for (index, product) in products.enumerated() where !product.offers.isEmpty && product.group >= 0 {
+        // (Groups with retention rules too: the rules read paid time and redemptions.)
+        for (index, product) in products.enumerated()
+        where (!product.offers.isEmpty || !catalog.products[index].retention.isEmpty) && product.group >= 0 {
             groups[product.group] = Group()
-            _ = index
         }
         for (transaction, index) in countedSubscriptions {
             let group = products[index].group
@@ -783,6 +784,7 @@ enum ReferenceEvaluator {
         // 11. The views, keyed by id.
         func instantOrNil(_ value: Int64) -> Instant? { value == CoverageSpan.never ? nil : Instant(millisecondsSince1970: value) }
         var result = ReferenceResult()
+        result.groupFacts = groups.mapValues { ($0.paid, $0.redeemed) }
         result.consentRescinded = consentRescinded ? rescinded.map { Instant(millisecondsSince1970: $0) } : nil
         for (index, id) in catalog.featureIds.enumerated() {
             var sources: [String] = []
@@ -1105,6 +1107,15 @@ struct ReferenceResult: Equatable {
     /// `code: message`, sorted.
     var warnings: [String] = []
     var consentRescinded: Instant?
+    /// What retention rules read of each subscription group with offers or retention rules: time
+    /// paid (trials aside) and the last redemption of each offer id. Not part of the answer (a
+    /// compiled evaluation's view leaves it empty) and not compared.
+    var groupFacts: [Int: (paid: Int64, redeemed: [String: Int64])] = [:]
+
+    static func == (a: Self, b: Self) -> Bool {
+        a.features == b.features && a.balances == b.balances && a.products == b.products && a.offers == b.offers
+            && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings && a.consentRescinded == b.consentRescinded
+    }
 
     /// The same views taken from a compiled evaluation (without its `reevaluateAt`, which costs a
     /// search, when `nextChange` is false).
