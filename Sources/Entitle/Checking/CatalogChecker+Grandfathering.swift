@@ -90,7 +90,7 @@ extension CatalogChecker {
     ///
     /// Read from the UTF-8 bytes in one pass (evaluation reads a receipt's version on every
     /// evaluation of an app with a version rule, and the proof search millions of times).
-    static func versionComponents(_ text: String) -> [Int]? {
+    package static func versionComponents(_ text: String) -> [Int]? {
         let bytes = text.utf8
         guard bytes.count <= 256 else { return nil }
         var components: [Int] = []

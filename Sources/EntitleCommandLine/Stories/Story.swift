@@ -30,24 +30,36 @@ import Foundation
 ///   marked upgraded; a downgrade, and a crossgrade to another duration, at the next renewal);
 /// - `refund` (`last`, a product id or a transaction id; `percentage` below 100 refunds part),
 ///   `reverseRefund` (the same names), `extend` (a subscription's current period by `days`);
-/// - `consume` (`{"currency": amount}`), `grant` (features, for `for` or `until`).
+/// - `consume` (`{"currency": amount}`), `grant` (features, for `for` or `until`);
+/// - `download` (the app first got on a platform, `iOS`, `macOS`, `tvOS` or `visionOS`, with the
+///   app's `version`: the receipt's original purchase, platform and version, which grandfather
+///   rules read), `rescindConsent` (`true`: the customer rescinds consent for the app).
+///
+/// `buy` and `subscribe` take `items`, the SKUs of an Advanced Commerce product bought (each
+/// period of a subscription lists them); `refund` with `items` refunds those SKUs in full and
+/// leaves the rest of the purchase.
 ///
 /// What changes a transaction written earlier (a refund, its reversal, an extension, an upgrade)
 /// is a new signed copy of it, as the App Store sends one, signed at the event's instant.
 struct Story {
-    static let actions = ["buy", "subscribe", "upgrade", "downgrade", "crossgrade", "refund", "reverseRefund", "extend", "consume", "grant"]
+    static let actions = [
+        "buy", "subscribe", "upgrade", "downgrade", "crossgrade", "refund", "reverseRefund", "extend", "consume", "grant", "download",
+        "rescindConsent",
+    ]
     static let commonKeys = ["$comment", "at", "app", "store"]
     static let keysOf: [String: [String]] = [
-        "buy": ["quantity", "familyShared"],
-        "subscribe": ["renewals", "introOffer", "offer", "willRenew", "billingRetry", "grace", "familyShared"],
+        "buy": ["quantity", "familyShared", "items"],
+        "subscribe": ["renewals", "introOffer", "offer", "willRenew", "billingRetry", "grace", "familyShared", "items"],
         "upgrade": ["renewals", "willRenew", "billingRetry", "grace"],
         "downgrade": ["renewals", "willRenew", "billingRetry", "grace"],
         "crossgrade": ["renewals", "willRenew", "billingRetry", "grace"],
-        "refund": ["percentage"],
+        "refund": ["percentage", "items"],
         "reverseRefund": [],
         "extend": ["days"],
         "consume": [],
         "grant": ["for", "until"],
+        "download": ["version"],
+        "rescindConsent": [],
     ]
     /// The most renewals one event writes.
     static let maximumRenewals = 1_000
@@ -122,6 +134,9 @@ struct StoryWriter {
 
     private var written: [Written] = []
     private var chains: [Chain] = []
+    /// The app transaction's facts a `download` tells, and when consent was rescinded.
+    private var download: (at: Instant, platform: AppPlatform, version: String?)?
+    private var consentRescinded: Instant?
     private var next = 0
     /// Transactions written so far, copies included.
     private var count = 0
@@ -146,9 +161,17 @@ struct StoryWriter {
     var receipts: [Receipt] {
         written.enumerated().map { index, receipt in
             let renewals = chains.filter { $0.receipt == index }.flatMap(\.entries)
-            return Receipt(
+            var made = Receipt(
                 app: receipt.app, transactions: receipt.transactions, renewals: renewals, consumptions: receipt.consumptions,
                 grants: receipt.grants, store: receipt.store)
+            // The app transaction's facts are the app's App Store receipt's (the first).
+            if index == 0 {
+                made.originalPurchaseDate = download?.at
+                made.originalPlatform = download?.platform
+                made.originalApplicationVersion = download?.version
+                made.consentRescinded = consentRescinded
+            }
+            return made
         }
     }
 
@@ -195,6 +218,8 @@ struct StoryWriter {
         case "refund", "reverseRefund": refund(&event, reader: &reader)
         case "extend": extend(&event, reader: &reader)
         case "consume": consume(&event, reader: &reader)
+        case "download": downloaded(&event, reader: &reader)
+        case "rescindConsent": rescind(&event, reader: &reader)
         default: grant(&event, reader: &reader)
         }
         return at
@@ -287,12 +312,13 @@ struct StoryWriter {
         let quantity = integer(event, "quantity", in: 1...maximum, reader: &reader) ?? 1
         let shared = bool(event, "familyShared", reader: &reader) ?? false
         if shared, !checkShared(product, event, reader: &reader) { return }
+        let items = self.items(event, of: product, reader: &reader)
         guard reader.diagnostics.count == errors, room(for: 1, event, reader: &reader) else { return }
         count += 1
         let index = receipt(app: owner, store: product.store)
         let transaction = Transaction(
             productId: product.id, transactionId: id(), purchaseDate: event.at, quantity: Int(quantity),
-            ownership: shared ? .familyShared : .purchased)
+            ownership: shared ? .familyShared : .purchased, items: items)
         written[index].transactions.append(transaction)
     }
 
@@ -318,6 +344,7 @@ struct StoryWriter {
         let renewals = integer(event, "renewals", in: 0...Int64(Story.maximumRenewals), reader: &reader) ?? 0
         let shared = bool(event, "familyShared", reader: &reader) ?? false
         if shared, !checkShared(product, event, reader: &reader) { return }
+        let items = self.items(event, of: product, reader: &reader)
         // The first periods: at the intro price, with an offer, or plain.
         var first: (mode: IntroOfferMode, duration: ISODuration, periods: Int, offer: SubscriptionOffer?)?
         if bool(event, "introOffer", reader: &reader) == true {
@@ -367,6 +394,12 @@ struct StoryWriter {
         }
         var start = event.at
         var remaining = renewals + 1
+        let receiptIndex = chains[chain].receipt
+        let firstWritten = written[receiptIndex].transactions.count
+        defer {
+            // Each period of the event lists the SKUs bought.
+            for position in firstWritten..<written[receiptIndex].transactions.count { written[receiptIndex].transactions[position].items = items }
+        }
         if let first {
             var periods = first.periods
             while periods > 0, remaining > 0 {
@@ -607,6 +640,31 @@ struct StoryWriter {
             }
             percentage = value
         }
+        if event.fields["items"] != nil {
+            // SKUs refunded in full, the rest of the purchase kept.
+            guard let skus = skuList(event, reader: &reader) else { return }
+            if percentage != nil {
+                reader.report(
+                    .badValue, "a SKU's refund is whole: `percentage` goes with a refund of the purchase", at: event.fields["percentage"]!.keyOffset,
+                    path: event.path("percentage"))
+                return
+            }
+            let at = event.at
+            guard
+                let (receipt, position) = target(
+                    event, what: "refund",
+                    accepts: { transaction in
+                        transaction.cancellationDate == nil
+                            && skus.allSatisfy { sku in transaction.items.contains { $0.sku == sku && $0.endsAt.map { $0 > at } ?? true } }
+                    }, reader: &reader)
+            else { return }
+            snapshot(receipt: receipt, position: position, at: at) { copy in
+                for index in copy.items.indices where skus.contains(copy.items[index].sku) {
+                    copy.items[index].refunds.append(Transaction.Item.Refund(amount: copy.items[index].price, date: at, type: .full))
+                }
+            }
+            return
+        }
         guard let (receipt, position) = target(event, what: "refund", accepts: { $0.cancellationDate == nil }, reader: &reader) else { return }
         snapshot(receipt: receipt, position: position, at: event.at) {
             $0.cancellationDate = event.at
@@ -640,6 +698,89 @@ struct StoryWriter {
             written[receipt].transactions[later].purchaseDate = shift.added(to: written[receipt].transactions[later].purchaseDate)
             written[receipt].transactions[later].expiresDate = written[receipt].transactions[later].expiresDate.map(shift.added(to:))
         }
+    }
+
+    // MARK: Advanced Commerce items and the app transaction
+
+    /// The SKUs an event's `items` names: distinct, non-empty strings.
+    private func skuList(_ event: Event, reader: inout JSONShapeReader) -> [String]? {
+        guard let node = event.fields["items"]?.value else { return nil }
+        guard let elements = reader.array(node, path: event.path("items"), expected: "an array of SKUs") else { return nil }
+        guard !elements.isEmpty else {
+            reader.report(.badValue, "name at least one SKU", at: node.offset, path: event.path("items"))
+            return nil
+        }
+        var skus: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard let sku = reader.nonEmptyString(element, path: event.path("items") + "[\(index)]") else { return nil }
+            guard !skus.contains(sku) else {
+                reader.report(
+                    .badValue, "SKU `\(Diagnostic.excerpt(sku))` is listed twice", at: element.offset, path: event.path("items") + "[\(index)]")
+                return nil
+            }
+            skus.append(sku)
+        }
+        return skus
+    }
+
+    /// The items a purchase of `product` lists (`items`: SKUs it declares), priced 0: a story
+    /// tells what was bought, not for how much.
+    private func items(_ event: Event, of product: CatalogProduct, reader: inout JSONShapeReader) -> [Transaction.Item] {
+        guard event.fields["items"] != nil, let skus = skuList(event, reader: &reader) else { return [] }
+        guard let declared = product.items?.map(\.sku) else {
+            reader.report(
+                .badValue, "`\(product.id)` is not an Advanced Commerce product: it declares no `items`", at: event.fields["items"]!.keyOffset,
+                path: event.path("items"))
+            return []
+        }
+        var items: [Transaction.Item] = []
+        for (index, sku) in skus.enumerated() {
+            guard declared.contains(sku) else {
+                let element = reader.array(event.fields["items"]!.value, path: event.path("items"), expected: "an array of SKUs")?[index]
+                reader.report(
+                    .unknownProduct, "`\(Diagnostic.excerpt(sku))` is not a SKU of `\(product.id)`",
+                    at: element?.offset ?? event.fields["items"]!.value.offset,
+                    path: event.path("items") + "[\(index)]", help: Suggestion.help(for: sku, in: declared))
+                continue
+            }
+            items.append(Transaction.Item(sku: sku, price: "0"))
+        }
+        return items
+    }
+
+    /// `download`: the app first got on a platform (with `version`), once per story.
+    private mutating func downloaded(_ event: inout Event, reader: inout JSONShapeReader) {
+        let names = AppPlatform.allCases.map(\.rawValue)
+        guard let text = reader.enumValue(event.action.value, path: event.actionPath, names: names, what: "platform"),
+            let platform = AppPlatform(rawValue: text)
+        else { return }
+        var version: String?
+        if let node = event.fields["version"]?.value {
+            guard let text = reader.nonEmptyString(node, path: event.path("version")) else { return }
+            guard CatalogChecker.versionComponents(text) != nil else {
+                reader.report(
+                    .badValue, "`\(Diagnostic.excerpt(text))` is not a version", at: node.offset, path: event.path("version"),
+                    help: "dot-separated whole numbers, such as `1.9` or `2024.3.1`")
+                return
+            }
+            version = text
+        }
+        guard download == nil else {
+            reader.report(
+                .storyEvent, "the app is downloaded once: its first download is the app transaction's", at: event.action.keyOffset,
+                path: event.actionPath)
+            return
+        }
+        download = (event.at, platform, version)
+    }
+
+    /// `rescindConsent: true`: the customer rescinds consent for the app, once per story.
+    private mutating func rescind(_ event: inout Event, reader: inout JSONShapeReader) {
+        guard case .bool(true) = event.action.value.value else {
+            reader.wrongType(event.action.value, expected: "`true`", path: event.actionPath)
+            return
+        }
+        if consentRescinded == nil { consentRescinded = event.at }
     }
 
     // MARK: Ledger

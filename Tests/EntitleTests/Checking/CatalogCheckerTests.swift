@@ -145,7 +145,8 @@ struct CatalogCheckerTests {
         let compilation = Portfolio.load(path: Fixtures.productsDirectory)
         #expect(
             compilation.portfolio?.apps.sorted() == [
-                "com.example.diagrams", "com.example.diagrams6", "com.example.naturelab.backyardbirds.example", "com.example.starquest",
+                "com.example.atelier", "com.example.diagrams", "com.example.diagrams6", "com.example.naturelab.backyardbirds.example",
+                "com.example.starquest",
             ])
         #expect(compilation.diagnostics.isEmpty, "\(compilation.diagnostics.map(\.description))")
     }

@@ -26,6 +26,67 @@ struct StoryTests {
         try Fixtures.examples.evaluate(app: app, receipts: receipts, at: Fixtures.instant(at))
     }
 
+    @Test("Advanced Commerce SKUs in a story: each period lists them, a SKU refunded alone ends its own grants")
+    func items() throws {
+        let app = "com.example.atelier"
+        let (told, diagnostics) = Self.tell(
+            """
+            [
+              { "at": "2026-01-01T10:00:00Z", "subscribe": "com.example.atelier.creator", "renewals": 1,
+                "items": ["atelier.sku.brushes", "atelier.sku.fonts"] },
+              { "at": "2026-01-05", "buy": "com.example.atelier.renders", "items": ["atelier.sku.renders.50"] },
+              { "at": "2026-02-10", "refund": "last", "items": ["atelier.sku.brushes"] }
+            ]
+            """, app: app)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let receipts = try #require(told)
+        let periods = receipts[0].transactions.filter { $0.productId == "com.example.atelier.creator" && $0.signedDate == nil }
+        #expect(periods.count == 2 && periods.allSatisfy { $0.items.map(\.sku) == ["atelier.sku.brushes", "atelier.sku.fonts"] })
+        let refund = try #require(receipts[0].transactions.first { $0.signedDate != nil })
+        #expect(refund.transactionId == periods[1].transactionId && refund.cancellationDate == nil)
+        #expect(refund.items.first { $0.sku == "atelier.sku.brushes" }?.endsAt == Fixtures.instant("2026-02-10T00:00:00Z"))
+        let before = try Self.evaluate(receipts, "2026-02-09T23:59:59.999Z", app: app)
+        #expect(before.isEnabled("brushes") && before.isEnabled("fonts") && before.balance(of: "renders") == 50)
+        #expect(before.reevaluateAt == Fixtures.instant("2026-02-10T00:00:00Z"))
+        let after = try Self.evaluate(receipts, "2026-02-10T00:00:00Z", app: app)
+        #expect(!after.isEnabled("brushes") && after.isEnabled("fonts"))
+
+        // A SKU the product does not declare, or items of a product without any: located, with a did-you-mean.
+        let wrong = Self.tell(#"[{ "at": "2026-01-01", "subscribe": "com.example.atelier.creator", "items": ["atelier.sku.brush"] }]"#, app: app)
+        #expect(wrong.receipts == nil)
+        #expect(wrong.diagnostics.first?.path == "story[0].items[0]")
+        #expect(wrong.diagnostics.first?.description.contains("did you mean `atelier.sku.brushes`?") == true)
+        let none = Self.tell(#"[{ "at": "2026-01-01", "buy": "com.example.atelier.fill", "items": ["x"] }]"#, app: app)
+        #expect(none.diagnostics.first?.message == "`com.example.atelier.fill` is not an Advanced Commerce product: it declares no `items`")
+    }
+
+    @Test("the app transaction in a story: download (platform, version) and rescinded consent")
+    func appTransaction() throws {
+        let (told, diagnostics) = Self.tell(
+            """
+            [
+              { "at": "2024-03-01", "download": "macOS", "version": "1.9" },
+              { "at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly", "renewals": 2 },
+              { "at": "2026-04-01T12:00:00Z", "rescindConsent": true }
+            ]
+            """)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let receipt = try #require(told?.first)
+        #expect(receipt.originalPlatform == .macOS && receipt.originalApplicationVersion == "1.9")
+        #expect(receipt.originalPurchaseDate == Fixtures.instant("2024-03-01T00:00:00Z"))
+        #expect(receipt.consentRescinded == Fixtures.instant("2026-04-01T12:00:00Z"))
+        let before = try Self.evaluate([receipt], "2026-04-01T11:59:59.999Z")
+        #expect(before.isEnabled("cloud.sync") && before.consentRescinded == nil)
+        let after = try Self.evaluate([receipt], "2026-04-01T12:00:00Z")
+        #expect(!after.isEnabled("cloud.sync") && after.consentRescinded != nil)
+        // A platform entitle does not know, a second download, a version that is not one.
+        let bad = Self.tell(
+            #"[{ "at": "2024-03-01", "download": "macos" }, { "at": "2024-03-02", "download": "iOS" }, { "at": "2024-03-03", "download": "iOS" }]"#)
+        #expect(bad.diagnostics.first?.description.contains("did you mean `macOS`?") == true, "\(bad.diagnostics)")
+        #expect(bad.diagnostics.contains { $0.message.contains("downloaded once") })
+        #expect(Self.tell(#"[{ "at": "2024-03-01", "download": "iOS", "version": "one" }]"#).diagnostics.first?.path == "story[0].version")
+    }
+
     @Test("subscribed with the free week, renewed twice, refunded: the chain the App Store sends, on and off at each boundary")
     func renewalChain() throws {
         let (told, diagnostics) = Self.tell(

@@ -204,7 +204,7 @@ struct CatalogGraphTests {
             let box = read.boxes.values.first { $0.title == title }
             #expect(box?.members.map(read.name) == products.map { "com.example.starquest." + $0 }, "\(title)", sourceLocation: sourceLocation)
         }
-        #expect(read.nodes.values.filter { $0.kind == "feature" }.count == 11, sourceLocation: sourceLocation)
+        #expect(read.nodes.values.filter { $0.kind == "feature" }.count == 15, sourceLocation: sourceLocation)
     }
 
     @Test("DOT for products/: the same edges and boxes, trials dashed, upgrades bold, offers dotted")
@@ -216,6 +216,9 @@ struct CatalogGraphTests {
         #expect(read.edges.count == Self.graph().edges.count)
         #expect(!read.named.contains { $0.contains("?") })
         Self.checkBoxes(read)
+        // An Advanced Commerce product's edges are labelled with their SKU (and a credit's amount).
+        #expect(text.contains("label=\"atelier.sku.studio\""), "\(text)")
+        #expect(text.contains("label=\"atelier.sku.renders.50 +50\""))
     }
 
     @Test("Graphviz reads the DOT (when `dot` is installed)", .enabled(if: Self.graphviz != nil, "Graphviz is not installed"))
