@@ -313,7 +313,8 @@ struct ReceiptSpace: Sendable {
             let listed = condition.originalPlatforms
             let holdsPlatform = listed?.first
             // Every condition holding.
-            for platform in listed.map { $0.map(Optional.some) } ?? [nil] {
+            let platforms: [AppPlatform?] = listed.map { $0.map(Optional.some) } ?? [nil]
+            for platform in platforms {
                 for start in purchase == nil ? [nil, .base] : [holdsPurchase] { add(holdsVersion, start, platform) }
             }
             // Each one failing alone.
