@@ -107,7 +107,9 @@ extension ConsumptionReply {
         }
         for balance in explanation.balances {
             for source in balance.sources {
-                for transaction in source.transactions where transaction.transactionId == id { candidates.append((source.productId, transaction)) }
+                // An Advanced Commerce SKU's source is `<productId>/<SKU>`: the purchase is the product's.
+                let product = source.productId.split(separator: "/", maxSplits: 1).first.map(String.init) ?? source.productId
+                for transaction in source.transactions where transaction.transactionId == id { candidates.append((product, transaction)) }
             }
         }
         let copies: Set<TransactionExplanation.Exclusion> = [.duplicate, .superseded, .signedLater]
@@ -155,7 +157,9 @@ extension ConsumptionReply {
         var credited: Int64 = 0
         var charged: Int64 = 0
         var charges: [Charge] = []
-        for balance in explanation.balances where product.credits.contains(where: { $0.currency == balance.currency }) {
+        // The currencies it credits: its own, or its Advanced Commerce SKUs'.
+        let credits = product.credits + (product.items ?? []).flatMap(\.credits)
+        for balance in explanation.balances where credits.contains(where: { $0.currency == balance.currency }) {
             var purchases: [(date: Instant, id: String, credit: Int64)] = []
             for source in balance.sources {
                 for purchase in source.transactions where purchase.counted {
@@ -178,7 +182,8 @@ extension ConsumptionReply {
             }
         }
         let percentage = credited > 0 ? thousandths(charged, of: credited) : 0
-        let currencies = product.credits.map(\.currency).joined(separator: ", ")
+        var seen = Set<String>()
+        let currencies = credits.map(\.currency).filter { seen.insert($0).inserted }.joined(separator: ", ")
         return (
             percentage, "\(charged) of \(credited) \(currencies) it credits spent (\(percent(percentage))), purchases charged in the order bought",
             charges

@@ -20,7 +20,8 @@ extension Explanation {
             let currencyWidth = balances.map(\.currency.count).max() ?? 0
             let balanceWidth = balances.map { String($0.balance).count }.max() ?? 0
             for balance in balances {
-                let counted = balance.sources.reduce(0) { $0 + $1.transactions.filter(\.counted).count }
+                // A purchase of several Advanced Commerce SKUs is under each of their sources: counted once.
+                let counted = Set(balance.sources.flatMap { $0.transactions.filter(\.counted).map(\.transactionId) }).count
                 let source =
                     balance.sources.isEmpty
                     ? "nothing in the catalog credits it"

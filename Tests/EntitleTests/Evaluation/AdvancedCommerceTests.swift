@@ -111,8 +111,8 @@ struct AdvancedCommerceTests {
         #expect(checkedEvaluation(Self.catalog, [other], at: "2026-01-02T00:00:00Z").warnings.contains { $0.code == "unknown-item" })
     }
 
-    @Test("a consumable's items credit per unit until revoked or refunded in full")
-    func credits() {
+    @Test("a consumable's items credit per unit until revoked or refunded in full; the consumption reply reads them")
+    func credits() throws {
         let purchase = Transaction(
             productId: "atelier.renders", transactionId: "r1", purchaseDate: T.instant("2026-01-01T00:00:00Z"), quantity: 2,
             items: [Self.item("sku.renders.10"), Self.item("sku.renders.50", revoked: "2026-01-08T00:00:00Z")])
@@ -124,6 +124,18 @@ struct AdvancedCommerceTests {
         #expect(before.reevaluateAt == T.instant("2026-01-08T00:00:00Z"))
         let after = checkedEvaluation(Self.catalog, [receipt], at: "2026-01-08T00:00:00Z")
         #expect(after.balance(of: "renders") == 15)
+        // The consumption reply charges what was spent to what the purchase's SKUs credit: 5 of
+        // 120, then of 20 once the 50-credit SKU is revoked.
+        let portfolio = try #require(T.compile(Self.json).portfolio)
+        func consumed(_ at: String) throws -> Int? {
+            try portfolio.consumptionReply(app: Self.app, transactionId: "r1", receipts: [receipt], at: T.instant(at), consented: true)
+                .body?.consumptionPercentage
+        }
+        #expect(try consumed("2026-01-07T23:59:59.999Z") == 4_166)
+        #expect(try consumed("2026-01-08T00:00:00Z") == 25_000)
+        let explanation = Self.catalog.explain([receipt], at: T.instant("2026-01-07T00:00:00Z"))
+        #expect(explanation.balance("renders")?.sources.map(\.productId) == ["atelier.renders/sku.renders.10", "atelier.renders/sku.renders.50"])
+        #expect(explanation.text.contains("renders  115  1 purchase of atelier.renders/sku.renders.10, atelier.renders/sku.renders.50"))
     }
 
     @Test("a non-consumable bought again with other SKUs adds them; the explanation names each SKU's coverage")
