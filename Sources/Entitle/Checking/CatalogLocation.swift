@@ -50,6 +50,10 @@ package struct CatalogLocation: Sendable, Equatable {
                 let item = location.object == .catalog ? Item(list: key, index: index) : location.item
                 location = CatalogLocation(object: inner, item: item)
                 position += 1
+            case (.keyedObjects(let inner, _, _), .key):
+                // A SKU of `items`: the object under it.
+                location = CatalogLocation(object: inner, item: location.item)
+                position += 1
             case (.features, .index(let index)), (.products, .index(let index)):
                 guard position + 1 == path.count else { return nil }
                 location.element = index

@@ -401,6 +401,11 @@ struct LanguageServerPartsTests {
         #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore", "originalPlatform"])
         // A new top-level key: the keys not written yet.
         #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal", "stores", "refundPreference"])
+        // Inside an Advanced Commerce SKU: the item's keys, and in its grants the declared features.
+        let items = Self.portfolio["new.json"]!.replacingOccurrences(
+            of: #""name": "Pro", "grants": ["pro"] }"#, with: #""name": "Pro", "items": { "s1": { }, "s2": { "grants": [""] } } }"#)
+        #expect(try Self.labels(at: #""s1": { "#, by: 8, in: items) == ["$comment", "grants", "credits"])
+        #expect(try Self.labels(at: #""s2": { "grants": ["""#, by: 20, in: items) == ["pro", "sync"])
         // A subscription's keys, typed as a bare word (not JSON yet).
         let typing = Self.portfolio["new.json"]!.replacingOccurrences(of: #""group": "g","#, with: #""group": "g", le"#)
         #expect(
