@@ -233,14 +233,15 @@ struct Explainer: EvaluationRecorder {
         }
         // An Advanced Commerce consumable credits through its SKUs: one source per SKU, with the
         // purchases whose item of it credits at the instant.
-        for (position, (product, item, source)) in context.catalog.itemList.enumerated() {
+        for (position, (product, item, _)) in context.catalog.itemList.enumerated() {
             guard let credit = item.credits.first(where: { $0.currency == index }) else { continue }
             let crediting = Set(
                 items.filter { $0.item == position && $0.ends > context.at }.compactMap {
                     context.receipts[Int($0.entry.receipt)].text($0.entry.record.transactionId)
                 })
             let purchases = transactions(of: Int(product), context).filter { crediting.contains($0.transactionId) }
-            sources.append(.init(productId: source, perUnit: credit.amount, transactions: purchases))
+            sources.append(
+                .init(productId: context.catalog.compiledProducts[Int(product)].id, sku: item.sku, perUnit: credit.amount, transactions: purchases))
         }
         let spent = spending.filter { $0.currency == index }.map { item in
             let receipt = context.receipts[item.receipt]

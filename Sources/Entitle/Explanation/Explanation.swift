@@ -63,10 +63,14 @@ public struct BalanceExplanation: Hashable, Sendable, Codable {
         public var amount: Int64
     }
 
-    /// A consumable product crediting a currency.
+    /// A consumable product crediting a currency, or one Advanced Commerce SKU of it.
     public struct CreditSource: Hashable, Sendable, Codable {
         /// The product id.
         public var productId: String
+        /// The SKU, for an Advanced Commerce product, which credits through its SKUs; `nil` else.
+        public var sku: String?
+        /// How it is named: the product id, `<productId>/<SKU>` for a SKU (as feature sources are).
+        public var name: String { sku.map { productId + "/" + $0 } ?? productId }
         /// What one unit credits.
         public var perUnit: Int64
         /// Its transactions, in purchase order, each with its copies.

@@ -138,23 +138,30 @@ extension ParsedReceipt.Fields {
     mutating func append(items values: [Transaction.Item]) -> Range<Int32> {
         let first = Int32(items.count)
         for item in values {
-            let refundStart = Int32(itemRefunds.count)
-            var ends = item.revocationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation
-            for refund in item.refunds {
-                let date = refund.date.clampedToRange.millisecondsSince1970
-                itemRefunds.append(
-                    ItemRefundRecord(amount: Price.thousandths(refund.amount) ?? 0, date: date, type: ParsedReceipt.code(refund.type)))
-                if refund.type == .full { ends = min(ends, date) }
-            }
-            items.append(
-                ItemRecord(
+            append(
+                item: ItemRecord(
                     sku: store(item.sku), price: Price.thousandths(item.price) ?? 0,
-                    revocation: item.revocationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation,
-                    refunds: refundStart..<Int32(itemRefunds.count), ends: ends))
+                    revocation: item.revocationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation),
+                refunds: item.refunds.map { refund in
+                    ItemRefundRecord(
+                        amount: Price.thousandths(refund.amount) ?? 0, date: refund.date.clampedToRange.millisecondsSince1970,
+                        type: ParsedReceipt.code(refund.type))
+                })
         }
         let range = first..<Int32(items.count)
         sortItems(range)
         return range
+    }
+
+    /// Appends one item with its refunds, the decoder's and a value's alike: it stops giving at
+    /// its revocation or its first full refund, whichever is first.
+    mutating func append(item: ItemRecord, refunds: [ItemRefundRecord]) {
+        var item = item
+        let start = Int32(itemRefunds.count)
+        itemRefunds += refunds
+        item.refunds = start..<Int32(itemRefunds.count)
+        item.ends = refunds.reduce(item.revocation) { $1.type == ItemRefundRecord.full ? min($0, $1.date) : $0 }
+        items.append(item)
     }
 
     /// Sorts a transaction's items by SKU bytes and each item's refunds by date, type and amount:

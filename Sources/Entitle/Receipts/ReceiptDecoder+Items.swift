@@ -21,8 +21,9 @@ extension ReceiptDecoder {
         try reader.readArray { reader, position in
             try checkCount(position, ReceiptLimits.maxItems, "items of one transaction", &reader)
             offsets.append(try reader.peekOffset())
-            let item = try decodeItem(&reader, into: &receipt, renewal: renewal, prediction: &prediction, path: path() + "[\(position)]")
-            receipt.items.append(item)
+            let (item, refunds) = try decodeItem(
+                &reader, into: &receipt, renewal: renewal, prediction: &prediction, path: path() + "[\(position)]")
+            receipt.append(item: item, refunds: refunds)
         }
         let range = first..<Int32(receipt.items.count)
         // A SKU listed twice: located at its second place in the list.
@@ -49,7 +50,7 @@ extension ReceiptDecoder {
     private static func decodeItem(
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, renewal: Bool, prediction: inout JSONKeyTable.Prediction,
         path: @autoclosure () -> String
-    ) throws -> ItemRecord {
+    ) throws -> (ItemRecord, [ItemRefundRecord]) {
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
         var record = ItemRecord(sku: .none, price: -1)
@@ -79,8 +80,6 @@ extension ReceiptDecoder {
         }
         guard !record.sku.isNone else { throw missing("sku", in: "item", at: start, path: path()) }
         guard record.price >= 0 else { throw missing("price", in: "item", at: start, path: path()) }
-        let refundStart = Int32(receipt.itemRefunds.count)
-        record.ends = record.revocation
         for (position, refund) in refunds.enumerated() {
             guard refund.record.amount <= record.price else {
                 throw Failure(
@@ -89,11 +88,8 @@ extension ReceiptDecoder {
                         "a refund of \(Price.decimal(thousandths: refund.record.amount)) is more than the item's price of \(Price.decimal(thousandths: record.price))",
                     code: .badValue, path: path() + ".refunds[\(position)].amount", help: "an item's refund gives back at most what it cost")
             }
-            receipt.itemRefunds.append(refund.record)
-            if refund.record.type == ItemRefundRecord.full { record.ends = min(record.ends, refund.record.date) }
         }
-        record.refunds = refundStart..<Int32(receipt.itemRefunds.count)
-        return record
+        return (record, refunds.map(\.record))
     }
 
     private static func decodeRefund(

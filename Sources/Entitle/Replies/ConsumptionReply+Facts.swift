@@ -107,9 +107,7 @@ extension ConsumptionReply {
         }
         for balance in explanation.balances {
             for source in balance.sources {
-                // An Advanced Commerce SKU's source is `<productId>/<SKU>`: the purchase is the product's.
-                let product = source.productId.split(separator: "/", maxSplits: 1).first.map(String.init) ?? source.productId
-                for transaction in source.transactions where transaction.transactionId == id { candidates.append((product, transaction)) }
+                for transaction in source.transactions where transaction.transactionId == id { candidates.append((source.productId, transaction)) }
             }
         }
         let copies: Set<TransactionExplanation.Exclusion> = [.duplicate, .superseded, .signedLater]

@@ -28,7 +28,7 @@ extension Explanation {
                     : counted == 0
                         ? "no purchase counts"
                         : "\(counted) purchase\(counted == 1 ? "" : "s") of "
-                            + balance.sources.filter { $0.transactions.contains(where: \.counted) }.map(\.productId).joined(separator: ", ")
+                            + balance.sources.filter { $0.transactions.contains(where: \.counted) }.map(\.name).joined(separator: ", ")
                 lines.append(
                     "  " + Self.pad(balance.currency, currencyWidth) + "  "
                         + String(repeating: " ", count: balanceWidth - String(balance.balance).count) + "\(balance.balance)  " + source)
@@ -43,7 +43,7 @@ extension Explanation {
         var lines = ["balance \(balance.currency): \(balance.balance)"]
         if balance.sources.isEmpty { lines.append("  no product in the catalog credits it") }
         for source in balance.sources {
-            lines.append("  \(source.productId)  \(source.perUnit) per unit")
+            lines.append("  \(source.name)  \(source.perUnit) per unit")
             if source.transactions.isEmpty { lines.append("      no transaction of this product") }
             let width = source.transactions.map(\.transactionId.count).max() ?? 0
             for transaction in source.transactions {

@@ -134,7 +134,8 @@ struct AdvancedCommerceTests {
         #expect(try consumed("2026-01-07T23:59:59.999Z") == 4_166)
         #expect(try consumed("2026-01-08T00:00:00Z") == 25_000)
         let explanation = Self.catalog.explain([receipt], at: T.instant("2026-01-07T00:00:00Z"))
-        #expect(explanation.balance("renders")?.sources.map(\.productId) == ["atelier.renders/sku.renders.10", "atelier.renders/sku.renders.50"])
+        #expect(explanation.balance("renders")?.sources.map(\.name) == ["atelier.renders/sku.renders.10", "atelier.renders/sku.renders.50"])
+        #expect(explanation.balance("renders")?.sources.allSatisfy { $0.productId == "atelier.renders" } == true)
         #expect(explanation.text.contains("renders  115  1 purchase of atelier.renders/sku.renders.10, atelier.renders/sku.renders.50"))
     }
 
