@@ -77,7 +77,7 @@ extension AppStoreMapper {
             }
             items.append(item)
         }
-        return items
+        return items.canonical
     }
 
     /// Whole milliunits from 0 (Apple's prices and refund amounts), within what an amount holds.

@@ -59,6 +59,25 @@ extension Transaction {
     }
 }
 
+extension [Transaction.Item] {
+    /// The items in the order a normalized receipt reads back: by the SKU's bytes, each item's
+    /// refunds by date, type and amount (as the decoder keeps them), so that what an importer or a
+    /// story writes reads back the same from its JSON.
+    package var canonical: [Transaction.Item] {
+        let items: [Transaction.Item] = map { item in
+            var item = item
+            item.refunds.sort { a, b in
+                if a.date != b.date { return a.date < b.date }
+                let (left, right) = (ParsedReceipt.code(a.type), ParsedReceipt.code(b.type))
+                if left != right { return left < right }
+                return (Price.thousandths(a.amount) ?? 0) < (Price.thousandths(b.amount) ?? 0)
+            }
+            return item
+        }
+        return items.sorted { (a: Transaction.Item, b: Transaction.Item) in a.sku.utf8.lexicographicallyPrecedes(b.sku.utf8) }
+    }
+}
+
 /// One item of a transaction or renewal entry, reduced to numbers and a text range.
 struct ItemRecord: Sendable, Equatable {
     var sku: TextRange

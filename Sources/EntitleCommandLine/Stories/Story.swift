@@ -745,7 +745,7 @@ struct StoryWriter {
             }
             items.append(Transaction.Item(sku: sku, price: "0"))
         }
-        return items
+        return items.canonical
     }
 
     /// `download`: the app first got on a platform (with `version`), once per story.

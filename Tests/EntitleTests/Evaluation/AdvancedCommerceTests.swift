@@ -217,6 +217,14 @@ struct AdvancedCommerceTests {
         let renewalFile = T.sharedFixtures.appendingPathComponent("storekit2/apple-app-store-server-library-swift/models/signedRenewalInfo.json")
         let renewal = try AppleImport.unverifiedReceipt(fromAppStore: Data(contentsOf: renewalFile), app: "com.example").receipt
         #expect(renewal.renewals.first?.items == [Transaction.Item(sku: "com.example.sku.premium", price: "9.99")])
+        // Items out of byte order (the fuzzer's `atel!er` before `atelier`) come out in the order the
+        // normalized receipt reads back, so the imported receipt and its JSON are the same receipt.
+        let unordered =
+            #"{"transactionId":"1","productId":"p","bundleId":"a.b","purchaseDate":1,"advancedCommerceInfo":{"items":[{"SKU":"atelier.sku.b","price":10},{"SKU":"atel!er.sku.s","price":20,"refunds":[{"refundAmount":5,"refundDate":9,"refundType":"CUSTOM"},{"refundAmount":5,"refundDate":3,"refundType":"PRORATED"}]}]}}"#
+        let read = try AppleImport.unverifiedReceipt(fromAppStore: Data(unordered.utf8)).receipt
+        #expect(read.transactions[0].items.map(\.sku) == ["atel!er.sku.s", "atelier.sku.b"])
+        #expect(read.transactions[0].items[0].refunds.map(\.type) == [.prorated, .custom])
+        #expect(T.receipt(read.json) == read)
         // A refund above the price refuses the data, located.
         let payload =
             #"{"transactionId":"1","productId":"p","bundleId":"a.b","purchaseDate":1,"advancedCommerceInfo":{"items":[{"SKU":"s","price":1000,"refunds":[{"refundAmount":2000,"refundDate":2,"refundType":"FULL"}]}]}}"#
