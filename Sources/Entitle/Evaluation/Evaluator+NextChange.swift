@@ -366,11 +366,26 @@ extension Evaluator {
     /// shows directly (features, balances, product states, warnings, the rules and grants covering
     /// each instant) decides `different`; when all that agrees and what only offers read (intro
     /// offers used, other apps' purchases) agrees too, `same`; else `unsure`, and the caller compares
-    /// the offers themselves. Costs nothing that grows with the catalog.
+    /// the offers themselves. With win-back or promotional offers, `different` comes only from what
+    /// shows directly, and `same` also needs each offer's decision to give the same reason. Costs
+    /// nothing that grows with the catalog.
     static func compare(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
         guard a.consentRescinded == b.consentRescinded else { return .different }
-        // Offers read the groups' facts and what buying would extend: those compare in full.
-        if !a.groups.isEmpty || !b.groups.isEmpty { return answersDiffer(a, atA, b, atB, catalog: catalog) ? .different : .unsure }
+        // Offers read the groups' facts only through each win-back and promotional offer's
+        // decision: where every decision gives the same reason, the rest compares as it does
+        // without them; else the offers compare in full.
+        if !a.groups.isEmpty || !b.groups.isEmpty {
+            if answersDiffer(a, atA, b, atB, catalog: catalog) { return .different }
+            guard a.groups.count == b.groups.count,
+                zip(a.groups, b.groups).allSatisfy({ $0.group == $1.group && $0.decisions.map(\.reason) == $1.decisions.map(\.reason) })
+            else { return .unsure }
+            return compareFacts(a, at: atA, b, at: atB, catalog: catalog) == .same ? .same : .unsure
+        }
+        return compareFacts(a, at: atA, b, at: atB, catalog: catalog)
+    }
+
+    /// ``compare(_:at:_:at:catalog:)`` of what is not a win-back or promotional offer's.
+    private static func compareFacts(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
         guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return .different }
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return .different }
         if a.warnings != b.warnings {

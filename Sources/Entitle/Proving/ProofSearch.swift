@@ -74,11 +74,19 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         let (every, allListed) = space.combinations(depth: depth, relatedOnly: relatedOnly)
         // A combination none of whose customers is compared on anything (every part reading it
         // answers them alike under both catalogs, `ReceiptSpace+Equivalence`) is not searched.
-        let listed = every.filter { !space.touchedItems(elements: $0.elements, hasFacts: false, readingAll: relatedOnly).isEmpty }
+        var listed: [(elements: [Int], needs: ReceiptSpace.Needs, atoms: [[Int]])] = []
+        // The atoms searched of each element, by the parts its customers are compared on.
+        var tables: [[Int]: [[Int]]] = [:]
+        for combination in every {
+            let touched = space.touchedItems(elements: combination.elements, hasFacts: false, readingAll: relatedOnly)
+            guard !touched.isEmpty else { continue }
+            if tables[touched] == nil { tables[touched] = space.searchedAtoms(for: touched) }
+            listed.append((combination.elements, combination.needs, tables[touched]!))
+        }
         var budget = maxCustomers
         var within = 0
         for combination in listed {
-            let estimate = space.estimatedCustomers(combination.elements, needs: combination.needs)
+            let estimate = space.estimatedCustomers(combination.elements, needs: combination.needs, atoms: combination.atoms)
             guard estimate <= budget else { break }
             budget -= estimate
             within += 1
@@ -91,7 +99,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         var units: [(combination: Int, last: Int?, atom: Int?)] = []
         for (index, combination) in combinations.enumerated() {
             for last in Self.distinct(combination.elements) {
-                for atom in space.atomsOf[last] { units.append((index, last, atom)) }
+                for atom in combination.atoms[last] { units.append((index, last, atom)) }
             }
         }
         let work = units
@@ -103,7 +111,7 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
             let (index, last, atom) = work[unit]
             var local = 0
             searchCombination(
-                combinations[index].elements, needs: combinations[index].needs, boundaries: boundaries,
+                combinations[index].elements, needs: combinations[index].needs, atoms: combinations[index].atoms, boundaries: boundaries,
                 last: last, atom: atom, unit: 1 + atomCount + unit, local: &local, worker: &worker)
             return []
         }
@@ -164,14 +172,14 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     /// every customer of the others, then each way of that element at each placement after them.
     /// Given `only` and `atom`, only the customers whose latest element is `only`, had in that way.
     private func searchCombination(
-        _ elements: [Int], needs: ReceiptSpace.Needs, boundaries: [[Int64]], last only: Int?, atom onlyAtom: Int?,
+        _ elements: [Int], needs: ReceiptSpace.Needs, atoms: [[Int]], boundaries: [[Int64]], last only: Int?, atom onlyAtom: Int?,
         unit: Int, local: inout Int, worker: inout Worker
     ) {
         for last in only.map({ [$0] }) ?? Self.distinct(elements) {
             var rest = elements
             rest.remove(at: rest.firstIndex(of: last)!)
-            prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, changes, worker in
-                for atom in onlyAtom.map({ [$0] }) ?? space.atomsOf[last] {
+            prefixes(rest, atoms: atoms, boundaries: boundaries, worker: &worker) { prefix, changes, worker in
+                for atom in onlyAtom.map({ [$0] }) ?? atoms[last] {
                     for placed in placements(of: atom, after: prefix, changes: changes, boundaries: boundaries) {
                         var customer = prefix
                         customer.placed.append(placed)
@@ -205,11 +213,11 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
     /// Every customer of the elements `elements` (in any order of purchase), with the instants,
     /// relative to its first purchase, where an answer to it changes, and its elements' offsets.
     private func prefixes(
-        _ elements: [Int], boundaries: [[Int64]], worker: inout Worker,
+        _ elements: [Int], atoms: [[Int]], boundaries: [[Int64]], worker: inout Worker,
         _ body: (ReceiptSpace.Customer, [Int64], inout Worker) -> Void
     ) {
         if elements.count == 1 {
-            for atom in space.atomsOf[elements[0]] {
+            for atom in atoms[elements[0]] {
                 body(ReceiptSpace.Customer(placed: [ReceiptSpace.Placed(atom: atom, offset: 0)]), boundaries[atom], &worker)
             }
             return
@@ -220,8 +228,8 @@ struct ProofSearch<Observer: ProofObserver>: Sendable {
         for last in Self.distinct(elements) {
             var rest = elements
             rest.remove(at: rest.firstIndex(of: last)!)
-            prefixes(rest, boundaries: boundaries, worker: &worker) { prefix, prefixChanges, worker in
-                for atom in space.atomsOf[last] {
+            prefixes(rest, atoms: atoms, boundaries: boundaries, worker: &worker) { prefix, prefixChanges, worker in
+                for atom in atoms[last] {
                     for placed in placements(of: atom, after: prefix, changes: prefixChanges, boundaries: boundaries) {
                         var customer = prefix
                         customer.placed.append(placed)

@@ -193,7 +193,7 @@ extension ReceiptSpace {
         var sameElement = [Bool](repeating: false, count: elements.count)
         for (index, element) in elements.enumerated() {
             switch element {
-            case .product(let id): sameElement[index] = old.product(id) != nil && old.product(id) == new.product(id)
+            case .product(let id): sameElement[index] = Self.sameAsCompared(id, old, new)
             case .grant(let feature): sameElement[index] = old.feature(feature) != nil && new.feature(feature) != nil
             case .prerequisite(let app): sameElement[index] = unchangedApps.contains(app)
             }
@@ -210,8 +210,8 @@ extension ReceiptSpace {
             switch item.item.kind {
             case .feature: subject = old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
             case .balance: subject = old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
-            case .product, .offer: subject = old.product(item.item.id) != nil && old.product(item.item.id) == new.product(item.item.id)
-            case .promotion: subject = item.item.product.map { old.product($0) != nil && old.product($0) == new.product($0) } ?? false
+            case .product, .offer: subject = Self.sameAsCompared(item.item.id, old, new)
+            case .promotion: subject = item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
             }
             items[index].unchanged =
                 subject && item.elements.allSatisfy { sameElement[$0] } && (!item.readsFacts || sameRules)
@@ -302,12 +302,13 @@ extension ReceiptSpace {
     /// The most combinations a search lists (what it holds in memory at once).
     static let maxCombinations = 2_000_000
 
-    /// About how many customers a combination takes: the ways of each element multiplied, 8
-    /// placements for each element after the first, the receipt-fact variants it needs.
-    func estimatedCustomers(_ combination: [Int], needs: Needs) -> Int {
+    /// About how many customers a combination takes: the ways of each element searched (`atoms`)
+    /// multiplied, 8 placements for each element after the first, the receipt-fact variants it
+    /// needs.
+    func estimatedCustomers(_ combination: [Int], needs: Needs, atoms: [[Int]]) -> Int {
         var estimate = needs.facts ? facts.count : 1
         for (position, element) in combination.enumerated() {
-            estimate = estimate.multipliedReportingOverflow(by: max(1, atomsOf[element].count) * (position == 0 ? 1 : 8)).partialValue
+            estimate = estimate.multipliedReportingOverflow(by: max(1, atoms[element].count) * (position == 0 ? 1 : 8)).partialValue
             if estimate < 0 || estimate > Int(Int32.max) { return Int(Int32.max) }
         }
         return estimate

@@ -117,7 +117,7 @@ extension ReceiptSpace {
         var changed = [Bool](repeating: true, count: elements.count)
         for (index, element) in elements.enumerated() {
             switch element {
-            case .product(let id): changed[index] = !(old.product(id) != nil && old.product(id) == new.product(id))
+            case .product(let id): changed[index] = !Self.sameAsCompared(id, old, new)
             case .grant(let feature): changed[index] = !(old.feature(feature) != nil && new.feature(feature) != nil)
             case .prerequisite(let app): changed[index] = !unchangedApps.contains(app)
             }
@@ -129,9 +129,8 @@ extension ReceiptSpace {
             switch item.item.kind {
             case .feature: steadyItems[index] = old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
             case .balance: steadyItems[index] = old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
-            case .product, .offer: steadyItems[index] = old.product(item.item.id) != nil && old.product(item.item.id) == new.product(item.item.id)
-            case .promotion:
-                steadyItems[index] = item.item.product.map { old.product($0) != nil && old.product($0) == new.product($0) } ?? false
+            case .product, .offer: steadyItems[index] = Self.sameAsCompared(item.item.id, old, new)
+            case .promotion: steadyItems[index] = item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
             }
         }
     }
@@ -190,5 +189,78 @@ extension ReceiptSpace {
     /// reaches a change.
     func leavesOutSteadyItems(_ elements: [Int]) -> Bool {
         reducesEquivalents && elements.count >= 2 && !steadyItems.isEmpty && !elements.contains { reachesChange[$0] }
+    }
+}
+
+// MARK: Ways an offer cannot tell apart
+
+/// - Ways no compared win-back or promotional offer tells apart. An offer's decision reads its
+///   group's facts (`Evaluator+Promotions`): which counted transactions are free trials, their
+///   purchases, expiries and refunds, whether one is upgraded, family-shared or pending, the
+///   purchases with a win-back offer and with each offer's id, when the group's coverage ended
+///   (grace included), whether the customer is subscribed (a product active, in grace, in billing
+///   retry or paused), and Apple's list of eligible win-back offers. It reads no intro price (paid
+///   time counts it), no `willRenew` and no `renewsTo` (neither keeps nor ends a subscription), no
+///   redemption of another offer, no win-back purchase or list unless it is a win-back offer
+///   itself, and when the group's coverage ended only for `lapsedAtLeast` and `lapsedAtMost`
+///   (billing retry keeps the customer subscribed with or without a grace period). So a customer
+///   compared on such offers only answers alike with an atom replaced by another of its element
+///   that differs in nothing the offers read; each element is searched in one atom of each such
+///   class, the first in the order searched (its placements stand for the others': where an
+///   answer changes differs between them only at instants these offers do not read).
+extension ReceiptSpace {
+    /// What the win-back and promotional offers among some parts of the answer read of a way.
+    struct OfferReads: Hashable, Sendable {
+        /// The offers' ids.
+        var offers: Set<String> = []
+        /// Whether one of them is a win-back offer (in either catalog).
+        var winBack = false
+        /// Whether one of them states `lapsedAtLeast` or `lapsedAtMost` (in either catalog).
+        var lapses = false
+    }
+
+    /// What the parts `items` read of a way, when every one of them is a win-back or promotional
+    /// offer; `nil` when one is another part (which may read anything of a way).
+    func offerReads(_ items: [Int]) -> OfferReads? {
+        guard !items.isEmpty else { return nil }
+        var reads = OfferReads()
+        for index in items {
+            let item = self.items[index].item
+            guard item.kind == .promotion, let product = item.product else { return nil }
+            reads.offers.insert(item.id)
+            for side in sides(of: product) {
+                for offer in side.product.offers where offer.id == item.id {
+                    if offer.type == .winBack { reads.winBack = true }
+                    if offer.lapsedAtLeast != nil || offer.lapsedAtMost != nil { reads.lapses = true }
+                }
+            }
+        }
+        return reads
+    }
+
+    /// The atoms of each element searched for a customer compared on the parts `items`: every
+    /// atom, or, when the parts are win-back and promotional offers only, the first atom of each
+    /// class of atoms they do not tell apart.
+    func searchedAtoms(for items: [Int]) -> [[Int]] {
+        guard reducesEquivalents, let reads = offerReads(items) else { return atomsOf }
+        return atomsOf.map { atoms in
+            var seen: Set<Way> = []
+            return atoms.filter { seen.insert(Self.way(self.atoms[$0].way, as: reads)).inserted }
+        }
+    }
+
+    /// A way as offers reading `reads` see it: what they do not read cleared.
+    static func way(_ way: Way, as reads: OfferReads) -> Way {
+        guard case .purchase(var purchase) = way else { return way }
+        purchase.introPeriod = false
+        if purchase.offerType != .winBack || !reads.winBack { purchase.offerType = nil }
+        if let id = purchase.offerId, !reads.offers.contains(id) { purchase.offerId = nil }
+        switch purchase.renewal {
+        case .autoRenewOff?, .renewsTo?: purchase.renewal = nil
+        case .winBackList? where !reads.winBack: purchase.renewal = nil
+        case .grace? where !reads.lapses: purchase.renewal = .billingRetry
+        default: break
+        }
+        return .purchase(purchase)
     }
 }

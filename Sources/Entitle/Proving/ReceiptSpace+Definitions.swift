@@ -1,0 +1,43 @@
+/// Which definitions of the two catalogs of a comparison are the same as far as the compared
+/// parts of the answer read them: the argument that a change evaluation never reads is not
+/// searched.
+///
+/// Evaluation reads a product through its compiled form, which keeps no price tier, retention
+/// rules, refund preference or `sampleContent` (replies to Apple's requests read those, and a
+/// proof compares no reply). Of what it keeps, the display name is read by explanations only,
+/// the legal text only by an offer's `legal` (not compared), and the win-back and promotional
+/// offers only by the decision of each offer itself (`Evaluator+Promotions`: an offer's decision
+/// reads its own conditions and the facts of its group, which come from transactions, never from
+/// another offer). So a feature, a balance, a product's state and a product's offer answer every
+/// customer alike under two catalogs whose products differ only in those; and a win-back or
+/// promotional offer whose own definition is the same in both answers alike when the products it
+/// reads are otherwise the same.
+extension ReceiptSpace {
+    /// Whether product `id` is defined in both catalogs, the same in both as every compared part
+    /// but its own win-back and promotional offers reads it.
+    static func sameAsCompared(_ id: String, _ old: CompiledCatalog, _ new: CompiledCatalog) -> Bool {
+        guard let before = old.product(id), let after = new.product(id) else { return false }
+        return before.asCompared == after.asCompared
+    }
+
+    /// Whether the win-back or promotional offer `offer` of product `id` is the same in both
+    /// catalogs, and the product otherwise the same as compared parts read it.
+    static func sameOffer(_ offer: String, of id: String, _ old: CompiledCatalog, _ new: CompiledCatalog) -> Bool {
+        guard sameAsCompared(id, old, new), let before = old.product(id), let after = new.product(id) else { return false }
+        let definition = before.offers.first { $0.id == offer }
+        return definition != nil && definition == after.offers.first { $0.id == offer }
+    }
+}
+
+extension CatalogProduct {
+    /// The product without what no compared part of an answer reads of it: its name, price tier,
+    /// legal text, retention rules, refund preference and `sampleContent`, and its win-back and
+    /// promotional offers (each compared as its own part).
+    var asCompared: CatalogProduct {
+        CatalogProduct(
+            id: id, store: store, storefronts: storefronts, gracePeriod: gracePeriod, name: "", type: type, grants: grants,
+            priceTier: nil, group: group, level: level, duration: duration, introOffer: introOffer, offers: [], legal: nil,
+            available: available, familyShareable: familyShareable, trialOf: trialOf, trialDays: trialDays, upgrade: upgrade,
+            credits: credits, refundPreference: nil, sampleContent: false, retention: [], items: items)
+    }
+}
