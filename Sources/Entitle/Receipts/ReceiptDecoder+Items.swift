@@ -2,9 +2,9 @@
 /// a transaction `"revocationDate"` and `"refunds": [{"amount", "date", "type"}]`. A SKU listed
 /// twice, a refund above the item's price and an unknown key are located errors.
 extension ReceiptDecoder {
-    static let itemKeys = ["sku", "price", "revocationDate", "refunds"]
-    static let renewalItemKeys = ["sku", "price"]
-    static let refundKeys = ["amount", "date", "type"]
+    static let itemKeys = ReceiptObject.item.keys
+    static let renewalItemKeys = ReceiptObject.renewalItem.keys
+    static let refundKeys = ReceiptObject.refund.keys
     static let itemTable = JSONKeyTable(itemKeys)
     static let refundTable = JSONKeyTable(refundKeys)
 

@@ -11,25 +11,13 @@ public enum ReceiptDecoder {
     public static let maxBytes = ReceiptLimits.maxBytes
     static let maxDepth = ReceiptLimits.maxDepth
 
-    static let receiptKeys = [
-        "$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion",
-        "originalPurchaseDate", "grants", "store", "appTransactionId", "originalPlatform", "preorderDate", "consentRescinded",
-    ]
-    static let transactionKeys = [
-        "productId", "transactionId", "originalTransactionId", "purchaseDate", "originalPurchaseDate",
-        "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
-        "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
-        "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
-        "offerPeriod", "offerDiscountType", "items",
-    ]
-    static let renewalKeys = [
-        "productId", "originalTransactionId", "willRenew", "isInBillingRetry", "gracePeriodExpiresDate", "signedDate", "renewsTo",
-        "expirationIntent", "winBackOffers", "appAccountToken", "pausedUntil", "account", "appTransactionId",
-        "renewalPrice", "currency", "items",
-    ]
-    static let commitmentKeys = ["period", "periods", "endsAt"]
-    static let grantKeys = ["id", "features", "start", "end", "revokedAt"]
-    static let consumptionKeys = ["id", "currency", "amount", "date"]
+    // The members of each object (``ReceiptObject``).
+    static let receiptKeys = ReceiptObject.receipt.keys
+    static let transactionKeys = ReceiptObject.transaction.keys
+    static let renewalKeys = ReceiptObject.renewal.keys
+    static let commitmentKeys = ReceiptObject.commitment.keys
+    static let grantKeys = ReceiptObject.grant.keys
+    static let consumptionKeys = ReceiptObject.consumption.keys
 
     static let receiptTable = JSONKeyTable(receiptKeys)
     static let transactionTable = JSONKeyTable(transactionKeys)
