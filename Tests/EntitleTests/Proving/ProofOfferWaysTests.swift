@@ -1,3 +1,4 @@
+import EntitleWorkloads
 import Foundation
 import Testing
 
@@ -10,33 +11,11 @@ import Testing
 /// the search of every customer, and each way left out answers every offer as the way kept for it.
 @Suite("Proving: offer changes searched on the offers")
 struct ProofOfferWaysTests {
-    /// A group of two subscriptions, the monthly one with an intro offer, a win-back offer and a
-    /// promotional offer; a feature nothing else grants.
-    static let catalog = """
-        {
-          "app": "com.example.notes",
-          "features": { "pro": "Unlimited notes" },
-          "legal": { "auto-renewable-subscription": "Renews automatically until canceled." },
-          "products": [
-            {
-              "id": "notes.pro.monthly", "type": "auto-renewable-subscription", "name": "Pro Monthly",
-              "group": "notes", "level": 1, "duration": "P1M",
-              "introOffer": { "mode": "free-trial", "duration": "P1W" },
-              "offers": [
-                { "id": "pro.winback", "type": "win-back", "mode": "free-trial", "duration": "P1M",
-                  "paidAtLeast": "P2M", "lapsedAtLeast": "P1M", "waitBetween": "P6M" },
-                { "id": "pro.loyal", "type": "promotional", "mode": "pay-as-you-go", "duration": "P1M", "periods": 3,
-                  "subscribed": true, "paidAtLeast": "P2M", "waitBetween": "P1Y" }
-              ],
-              "grants": ["pro"]
-            },
-            {
-              "id": "notes.pro.yearly", "type": "auto-renewable-subscription", "name": "Pro Yearly",
-              "group": "notes", "level": 1, "duration": "P1Y", "grants": ["pro"]
-            }
-          ]
-        }
-        """
+    /// The benchmark's seven-product catalog (``ProofWorkloads/sevenProducts``) with only its Pro
+    /// plans: the monthly one with an intro offer, a win-back offer and a promotional offer, and
+    /// the yearly one, a group small enough to search every customer of in a debug build.
+    static let catalog = ProofWorkloads.sevenProducts
+    static let kept: Set<String> = ["com.example.notes.pro.monthly", "com.example.notes.pro.yearly"]
 
     /// A change to one offer, the offer it shows on, and which way.
     struct Plant: Sendable, CustomTestStringConvertible {
@@ -61,8 +40,14 @@ struct ProofOfferWaysTests {
             edit: (#""waitBetween": "P6M""#, #""waitBetween": "P1M""#), offer: "pro.winback"),
     ]
 
+    /// The catalog text compiled with only the ``kept`` products.
     static func portfolio(_ text: String) throws -> Portfolio {
-        try #require(Portfolio.compile([CatalogSource(name: "notes.json", data: Data(text.utf8))]).portfolio)
+        var catalog = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let products = try #require(catalog["products"] as? [[String: Any]])
+        catalog["products"] = products.filter { kept.contains($0["id"] as? String ?? "") }
+        catalog["currencies"] = nil
+        let data = try JSONSerialization.data(withJSONObject: catalog)
+        return try #require(Portfolio.compile([CatalogSource(name: "notes.json", data: data)]).portfolio)
     }
 
     static func edited(_ plant: Plant) throws -> Portfolio {
@@ -77,7 +62,9 @@ struct ProofOfferWaysTests {
         let reduced = CatalogProof.compare(old, new, options: ProofOptions(depth: 2))
         let every = CatalogProof.compare(old, new, options: ProofEquivalenceTests.unreduced(depth: 2))
         #expect(
-            reduced.differences.map(\.item) == [ProofItem(app: "com.example.notes", kind: .promotion, id: plant.offer, product: "notes.pro.monthly")])
+            reduced.differences.map(\.item) == [
+                ProofItem(app: "com.example.notes", kind: .promotion, id: plant.offer, product: "com.example.notes.pro.monthly")
+            ])
         #expect(ProofEquivalenceTests.directions(reduced) == ProofEquivalenceTests.directions(every))
         #expect(reduced.statistics.isComplete && every.statistics.isComplete)
         // Compared on the one offer, in fewer ways: at least a third fewer customers.
@@ -88,7 +75,7 @@ struct ProofOfferWaysTests {
     func unreadDefinitions() throws {
         let old = try Self.portfolio(Self.catalog)
         let new = try Self.portfolio(
-            Self.catalog.replacingOccurrences(of: #""name": "Pro Yearly""#, with: #""name": "Pro Annual", "priceTier": 30"#))
+            Self.catalog.replacingOccurrences(of: #""name": "Notes Pro Yearly""#, with: #""name": "Notes Pro Annual", "priceTier": 30"#))
         let report = CatalogProof.compare(old, new, options: ProofOptions(depth: 2))
         #expect(report.differences.isEmpty)
         #expect(report.statistics.customers == 0)
