@@ -60,21 +60,10 @@ enum CheckCommand {
         misuseAsJSON: true, run: run)
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
-        let (catalog, receipt) = (SharedOptions.catalog, SharedOptions.receipt)
         try arguments.refusePositional()
-        guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
-        if arguments.contains(customers) {
-            guard !arguments.contains(receipt) else { throw UsageError(message: "give \(receipt.quoted) or \(customers.quoted), not both") }
-            guard try arguments.value(format) != .text else {
-                throw UsageError(message: "\(customers.quoted) prints JSON Lines or a table: \(format.quoted) can be `json` or `csv`")
-            }
-        } else {
-            guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
-            let batchOnly = [
-                (fields.quoted, arguments.contains(fields)), (compact.quoted, arguments.contains(compact)),
-                (SharedOptions.jobs.quoted, arguments.contains(SharedOptions.jobs)),
-            ]
-            if let (name, _) = batchOnly.first(where: \.1) { throw UsageError(message: "\(name) is for \(customers.quoted)") }
+        // The synopses say which options go with `--receipt` and which with `--customers`.
+        if arguments.contains(customers), try arguments.value(format) == .text {
+            throw UsageError(message: "\(customers.quoted) prints JSON Lines or a table: \(format.quoted) can be `json` or `csv`")
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let output = try arguments.value(format) ?? .text

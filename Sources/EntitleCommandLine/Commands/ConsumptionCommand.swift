@@ -28,7 +28,7 @@ enum ConsumptionCommand {
             [
                 .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
                 .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.token), .oneOf(transaction.spec, notification.spec),
+                .optional(SharedOptions.token), .optional(transaction), .optional(notification),
                 .optional(consented), .optional(undelivered), .optional(SharedOptions.format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
@@ -52,8 +52,6 @@ enum ConsumptionCommand {
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
         try arguments.refusePositional()
-        guard arguments.contains(SharedOptions.catalog) else { throw UsageError(message: "\(SharedOptions.catalog.quoted) is required") }
-        guard arguments.contains(SharedOptions.receipt) else { throw UsageError(message: "give at least one \(SharedOptions.receipt.quoted)") }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let given = try arguments.value(transaction)
         let notificationPath = try arguments.value(notification)

@@ -88,10 +88,7 @@ enum ExplainCommand {
         misuseAsJSON: true, run: run)
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
-        let (catalog, receipt) = (SharedOptions.catalog, SharedOptions.receipt)
         try arguments.refusePositional()
-        guard arguments.contains(catalog) else { throw UsageError(message: "\(catalog.quoted) is required") }
-        guard arguments.contains(receipt) else { throw UsageError(message: "give at least one \(receipt.quoted)") }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let chosen = try arguments.value(format) ?? .text
         let options = try EvaluationInputs.Options(arguments, environment: environment)
@@ -99,12 +96,7 @@ enum ExplainCommand {
         for option in [feature, product, offer, balance, transaction, retention] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
         }
-        guard selectors.count <= 1 else {
-            throw UsageError(
-                message:
-                    "give one of \(feature.quoted), \(product.quoted), \(offer.quoted), \(balance.quoted), \(transaction.quoted) or \(retention.quoted)"
-            )
-        }
+        // At most one, as the synopsis says (`Subcommand.checkSynopses`).
         let selector = selectors.first
         if let selector, selector.option.name == transaction.name || selector.option.name == retention.name {
             guard chosen != .svg else {

@@ -34,7 +34,6 @@ enum ReceiptCommand {
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
         guard arguments.positional.count == 1 else { throw UsageError(message: "give exactly one STORY") }
-        guard arguments.contains(SharedOptions.catalog) else { throw UsageError(message: "\(SharedOptions.catalog.quoted) is required") }
         let path = arguments.positional[0]
         let name = path == "-" ? "<stdin>" : path
         let catalogs = CatalogArguments.compile(arguments.texts(SharedOptions.catalog))

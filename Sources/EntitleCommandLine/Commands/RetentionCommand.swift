@@ -49,10 +49,6 @@ enum RetentionCommand {
 
     static func run(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) -> CommandOutput {
         try arguments.refusePositional()
-        for option in [SharedOptions.catalog, request] where !arguments.contains(option) {
-            throw UsageError(message: "\(option.quoted) is required")
-        }
-        guard arguments.contains(SharedOptions.receipt) else { throw UsageError(message: "give at least one \(SharedOptions.receipt.quoted)") }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let path = try arguments.value(request) ?? ""
         if path == "-", arguments.texts(SharedOptions.receipt).contains("-") {
@@ -65,12 +61,9 @@ enum RetentionCommand {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }
-        let given = [signingKey, keyId, issuerId].filter { arguments.contains($0) }
-        guard given.isEmpty || given.count == 3 else {
-            throw UsageError(message: "\(signingKey.quoted), \(keyId.quoted) and \(issuerId.quoted) go together")
-        }
         var signer: PromotionalOfferSigner?
-        if given.count == 3 {
+        // All three or none, as the synopsis says (`Subcommand.checkSynopses`).
+        if arguments.contains(signingKey) {
             let keyPath = try arguments.value(signingKey) ?? ""
             do {
                 let pem = try ReceiptFiles.read(keyPath, what: "signing key", standardInput: environment.readStandardInput)

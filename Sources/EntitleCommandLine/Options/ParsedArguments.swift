@@ -82,6 +82,11 @@ struct ParsedArguments {
         !texts(option).isEmpty
     }
 
+    /// Whether an option is given, by its declaration.
+    func contains(_ option: OptionSpec) -> Bool {
+        !(texts[option.name] ?? []).isEmpty
+    }
+
     /// The texts given for an option, in order, unread.
     func texts<Value>(_ option: Option<Value>) -> [String] {
         assert(declared.contains(option.name), "\(option.name) is not declared by this command")

@@ -41,11 +41,78 @@ struct Subcommand: Sendable {
         return arguments
     }
 
-    /// Scans a command line against ``options``.
+    /// Scans a command line against ``options``, and holds it to the synopses (unless it asks
+    /// for `--help`).
     ///
-    /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated single one.
+    /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated single one, or
+    ///   a command line no synopsis allows (``checkSynopses(_:)``).
     func parse(_ arguments: [String]) throws(UsageError) -> ParsedArguments {
-        try ParsedArguments(arguments, options: options)
+        let parsed = try ParsedArguments(arguments, options: options)
+        if !parsed.contains(SharedOptions.help) { try checkSynopses(parsed) }
+        return parsed
+    }
+
+    /// Holds a command line to what the synopses show, so that the help and parsing cannot
+    /// disagree: its options all belong to one synopsis, which it satisfies (each `required`
+    /// option given, at most one of a `oneOf`, all or none of a `together`).
+    ///
+    /// - Throws: ``UsageError`` with the first problem of the first synopsis its options belong
+    ///   to; when they belong to none, naming an option that does not go with the others.
+    func checkSynopses(_ parsed: ParsedArguments) throws(UsageError) {
+        let given = options.filter { $0.name != SharedOptions.help.name && parsed.contains($0) }
+        func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
+        let fitting = synopses.filter { synopsis in given.allSatisfy { names(synopsis).contains($0.name) } }
+        guard !fitting.isEmpty else { throw Self.mixed(given, synopses: synopses) }
+        var problems: [UsageError] = []
+        for synopsis in fitting {
+            guard let found = Self.problem(synopsis, parsed) else { return }
+            problems.append(found)
+        }
+        throw problems[0]
+    }
+
+    /// The first constraint of `synopsis` the command line breaks, or `nil`.
+    private static func problem(_ synopsis: [SynopsisItem], _ parsed: ParsedArguments) -> UsageError? {
+        func list(_ options: [OptionSpec], _ conjunction: String) -> String {
+            let quoted = options.map { "`\($0.name)`" }
+            return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
+        }
+        for item in synopsis {
+            let given = item.options.filter { parsed.contains($0) }
+            switch item.form {
+            case .required:
+                guard let option = item.options.first, given.isEmpty else { continue }
+                return UsageError(message: "`\(option.name)` is required")
+            case .oneOf where given.count > 1:
+                return UsageError(message: "give one of \(list(item.options, "or")), not \(list(given, "and"))")
+            case .together where !given.isEmpty && given.count < item.options.count:
+                let missing = item.options.filter { !parsed.contains($0) }
+                return UsageError(
+                    message: "\(list(item.options, "and")) go together: give \(list(missing, "and")) too, or "
+                        + (item.options.count == 2 ? "neither" : "none of them"))
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Options that belong to no one synopsis together: the first that the synopsis holding most
+    /// of them lacks, said as what it is for (the required options of its own synopsis).
+    private static func mixed(_ given: [OptionSpec], synopses: [[SynopsisItem]]) -> UsageError {
+        func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
+        func required(_ synopsis: [SynopsisItem]) -> [OptionSpec] { synopsis.filter { $0.form == .required }.flatMap(\.options) }
+        let best = synopses.max { a, b in
+            given.filter { names(a).contains($0.name) }.count < given.filter { names(b).contains($0.name) }.count
+        }!
+        let stray = given.first { !names(best).contains($0.name) }!
+        let home = synopses.first { names($0).contains(stray.name) }!
+        let own = required(home).filter { !names(best).contains($0.name) }
+        let rival = required(best).filter { option in given.contains(option) && !names(home).contains(option.name) }
+        if own.contains(stray), let other = rival.first {
+            return UsageError(message: "give `\(other.name)` or `\(stray.name)`, not both")
+        }
+        let purpose = own.isEmpty ? "another form of the command" : own.map { "`\($0.name)`" }.joined(separator: " and ")
+        return UsageError(message: "`\(stray.name)` is for \(purpose)")
     }
 }
 
@@ -63,7 +130,7 @@ struct ArgumentSpec: Sendable, Hashable {
 /// each other, or a positional argument.
 struct SynopsisItem: Sendable {
     /// How the part reads.
-    enum Form: Sendable {
+    enum Form: Sendable, Equatable {
         /// `--catalog PATH [--catalog PATH ...]`: must be given.
         case required
         /// `[--at INSTANT]`, `[--environment NAME ...]`.

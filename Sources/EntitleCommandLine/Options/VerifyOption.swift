@@ -36,17 +36,15 @@ struct VerifyOption: Sendable {
 
     /// The option of a scanned command line, or `nil` without `--verify`.
     ///
-    /// - Throws: ``UsageError`` for `--verify` in a build without the trait, without `--root`, or
-    ///   with a root that cannot be read; `--root` without `--verify`.
+    /// - Throws: ``UsageError`` for `--verify` in a build without the trait, or with a root that
+    ///   cannot be read (the synopsis has already refused one without the other).
     /// - Parameter unsignedAt: the instant a payload without `signedDate` (a `TEST` notification)
     ///   is verified at, as Apple's library verifies it at the current time: the command's `--at`,
     ///   else now.
     static func parse(_ arguments: ParsedArguments, unsignedAt: Instant) throws(UsageError) -> VerifyOption? {
         let roots = try arguments.values(root)
-        guard arguments.contains(verify) else {
-            guard roots.isEmpty else { throw UsageError(message: "\(root.quoted) is for \(verify.quoted): give both, or neither") }
-            return nil
-        }
+        // `--verify` and `--root` go together (the synopsis, `Subcommand.checkSynopses`).
+        guard arguments.contains(verify) else { return nil }
         guard AppleSignatureVerifier.isAvailable else {
             throw UsageError(
                 message: "\(verify.quoted) needs entitle built with the `SystemCrypto` trait: `swift build --traits SystemCrypto` "

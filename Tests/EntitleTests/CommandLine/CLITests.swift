@@ -83,7 +83,27 @@ struct CLITests {
         "misuse exits 2 with the one-line problem and where to find the usage",
         arguments: [
             (["check"], "entitle check: `--catalog` is required", "check"),
-            (["check", "--catalog", "products"], "entitle check: give at least one `--receipt`", "check"),
+            (["check", "--catalog", "products"], "entitle check: `--receipt` is required", "check"),
+            // What the synopses show is what parsing enforces (`Subcommand.checkSynopses`).
+            (["check", "--catalog", "x", "--receipt", "r", "--jobs", "2"], "entitle check: `--jobs` is for `--customers`", "check"),
+            (
+                ["check", "--catalog", "x", "--receipt", "r", "--customers", "c"],
+                "entitle check: give `--receipt` or `--customers`, not both", "check"
+            ),
+            (
+                ["check", "--catalog", "x", "--receipt", "r", "--verify"],
+                "entitle check: `--verify` and `--root` go together: give `--root` too, or neither", "check"
+            ),
+            (
+                ["retention", "--catalog", "x", "--receipt", "r", "--request", "q", "--key-id", "K"],
+                "entitle retention: `--signing-key`, `--key-id` and `--issuer-id` go together: give `--signing-key` and `--issuer-id` too, or none of them",
+                "retention"
+            ),
+            (
+                ["explain", "--catalog", "x", "--receipt", "r", "--product", "p", "--balance", "b"],
+                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--transaction` or `--retention`, not `--product` and `--balance`",
+                "explain"
+            ),
             (
                 ["check", "--catalog", "x", "--receipt", "r", "--at", "yesterday"],
                 "entitle check: `--at yesterday`: it must look like `2026-01-15T09:00:00Z`", "check"
