@@ -59,6 +59,7 @@ struct Subcommand: Sendable {
     /// - Throws: ``UsageError`` with the first problem of the first synopsis its options belong
     ///   to; when they belong to none, naming an option that does not go with the others.
     func checkSynopses(_ parsed: ParsedArguments) throws(UsageError) {
+        guard !synopses.isEmpty else { return }
         let given = options.filter { $0.name != SharedOptions.help.name && parsed.contains($0) }
         func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
         let fitting = synopses.filter { synopsis in given.allSatisfy { names(synopsis).contains($0.name) } }
@@ -101,11 +102,13 @@ struct Subcommand: Sendable {
     private static func mixed(_ given: [OptionSpec], synopses: [[SynopsisItem]]) -> UsageError {
         func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
         func required(_ synopsis: [SynopsisItem]) -> [OptionSpec] { synopsis.filter { $0.form == .required }.flatMap(\.options) }
-        let best = synopses.max { a, b in
-            given.filter { names(a).contains($0.name) }.count < given.filter { names(b).contains($0.name) }.count
-        }!
-        let stray = given.first { !names(best).contains($0.name) }!
-        let home = synopses.first { names($0).contains(stray.name) }!
+        guard
+            let best = synopses.max(by: { a, b in
+                given.filter { names(a).contains($0.name) }.count < given.filter { names(b).contains($0.name) }.count
+            }),
+            let stray = given.first(where: { !names(best).contains($0.name) }),
+            let home = synopses.first(where: { names($0).contains(stray.name) })
+        else { return UsageError(message: "these options do not go together: " + given.map { "`\($0.name)`" }.joined(separator: ", ")) }
         let own = required(home).filter { !names(best).contains($0.name) }
         let rival = required(best).filter { option in given.contains(option) && !names(home).contains(option.name) }
         if own.contains(stray), let other = rival.first {
