@@ -626,9 +626,13 @@ struct VerificationTests {
         func commandLineMisuse() throws {
             let noRoot = CLITests.run(["normalize", "--verify", Self.xcodeReceipt])
             #expect(noRoot.exitCode == 2)
-            #expect(noRoot.standardError.contains("`--verify` needs at least one `--root FILE`"), "\(noRoot.standardError)")
+            #expect(
+                noRoot.standardError.contains("`--verify` and `--root` go together: give `--root` too, or neither"), "\(noRoot.standardError)")
             let noVerify = CLITests.run(["normalize", "--root", V.path(V.appleRootG3), Self.xcodeReceipt])
             #expect(noVerify.exitCode == 2)
+            #expect(
+                noVerify.standardError.contains("`--verify` and `--root` go together: give `--verify` too, or neither"),
+                "\(noVerify.standardError)")
             let missing = CLITests.run(["normalize", "--verify", "--root", "/nonexistent.cer", Self.xcodeReceipt])
             #expect(missing.exitCode == 2)
             #expect(missing.standardError.contains("/nonexistent.cer"), "\(missing.standardError)")
