@@ -13,6 +13,36 @@
 /// promotional offer whose own definition is the same in both answers alike when the products it
 /// reads are otherwise the same.
 extension ReceiptSpace {
+    /// For each element, whether everything evaluation reads for it is the same in both catalogs
+    /// (a product as compared, a grant's feature declared in both, another app's catalog
+    /// unchanged); for each part of the answer, whether its own definition is.
+    func sameDefinitions(_ old: CompiledCatalog, _ new: CompiledCatalog) -> (elements: [Bool], items: [Bool]) {
+        let elements = self.elements.map { element in
+            switch element {
+            case .product(let id): Self.sameAsCompared(id, old, new)
+            case .grant(let feature): old.feature(feature) != nil && new.feature(feature) != nil
+            case .prerequisite(let app): unchangedApps.contains(app)
+            }
+        }
+        let items = self.items.map { item in
+            switch item.item.kind {
+            case .feature: old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
+            case .balance: old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
+            case .product, .offer: Self.sameAsCompared(item.item.id, old, new)
+            case .promotion: item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
+            }
+        }
+        return (elements, items)
+    }
+
+    /// Whether the two catalogs' grandfather rules are the same, in the same order.
+    static func sameRules(_ old: CompiledCatalog, _ new: CompiledCatalog) -> Bool {
+        func rules(_ catalog: CompiledCatalog) -> [String] {
+            catalog.grandfatherRules.map { "\($0.id) \($0.condition) \($0.grants.map { catalog.featureIds[$0] })" }
+        }
+        return rules(old) == rules(new)
+    }
+
     /// Whether product `id` is defined in both catalogs, the same in both as every compared part
     /// but its own win-back and promotional offers reads it.
     static func sameAsCompared(_ id: String, _ old: CompiledCatalog, _ new: CompiledCatalog) -> Bool {

@@ -186,18 +186,8 @@ extension ReceiptSpace {
     /// these alone (the argument above), so every customer gets the same answer for it under both.
     private mutating func markUnchanged() {
         guard let old = catalogs[0], let new = catalogs[1] else { return }
-        func rules(_ catalog: CompiledCatalog) -> [String] {
-            catalog.grandfatherRules.map { "\($0.id) \($0.condition) \($0.grants.map { catalog.featureIds[$0] })" }
-        }
-        let sameRules = rules(old) == rules(new)
-        var sameElement = [Bool](repeating: false, count: elements.count)
-        for (index, element) in elements.enumerated() {
-            switch element {
-            case .product(let id): sameElement[index] = Self.sameAsCompared(id, old, new)
-            case .grant(let feature): sameElement[index] = old.feature(feature) != nil && new.feature(feature) != nil
-            case .prerequisite(let app): sameElement[index] = unchangedApps.contains(app)
-            }
-        }
+        let sameRules = Self.sameRules(old, new)
+        let same = sameDefinitions(old, new)
         func order(_ catalog: CompiledCatalog, _ reads: [Int]) -> [String] {
             reads.compactMap { element -> String? in
                 if case .product(let id) = elements[element] { return id }
@@ -206,15 +196,8 @@ extension ReceiptSpace {
         }
         for index in items.indices {
             let item = items[index]
-            let subject: Bool
-            switch item.item.kind {
-            case .feature: subject = old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
-            case .balance: subject = old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
-            case .product, .offer: subject = Self.sameAsCompared(item.item.id, old, new)
-            case .promotion: subject = item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
-            }
             items[index].unchanged =
-                subject && item.elements.allSatisfy { sameElement[$0] } && (!item.readsFacts || sameRules)
+                same.items[index] && item.elements.allSatisfy { same.elements[$0] } && (!item.readsFacts || sameRules)
                 && order(old, item.elements) == order(new, item.elements)
         }
     }

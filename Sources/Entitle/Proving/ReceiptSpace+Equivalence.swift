@@ -107,32 +107,15 @@ extension ReceiptSpace {
         steadyItems = [Bool](repeating: false, count: items.count)
         reachesChange = [Bool](repeating: true, count: elements.count)
         guard reducesEquivalents, catalogs.count == 2, let old = catalogs[0], let new = catalogs[1] else { return }
-        func rules(_ catalog: CompiledCatalog) -> [String] {
-            catalog.grandfatherRules.map { "\($0.id) \($0.condition) \($0.grants.map { catalog.featureIds[$0] })" }
-        }
-        guard rules(old) == rules(new) else { return }
+        guard Self.sameRules(old, new) else { return }
         // The products both catalogs have, in the same order in both.
         let common = Set(old.productIds).intersection(new.productIds)
         guard old.productIds.filter(common.contains) == new.productIds.filter(common.contains) else { return }
-        var changed = [Bool](repeating: true, count: elements.count)
-        for (index, element) in elements.enumerated() {
-            switch element {
-            case .product(let id): changed[index] = !Self.sameAsCompared(id, old, new)
-            case .grant(let feature): changed[index] = !(old.feature(feature) != nil && new.feature(feature) != nil)
-            case .prerequisite(let app): changed[index] = !unchangedApps.contains(app)
-            }
-        }
+        let same = sameDefinitions(old, new)
         for index in elements.indices {
-            reachesChange[index] = evaluatedWith(index).contains { changed[$0] }
+            reachesChange[index] = evaluatedWith(index).contains { !same.elements[$0] }
         }
-        for (index, item) in items.enumerated() {
-            switch item.item.kind {
-            case .feature: steadyItems[index] = old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
-            case .balance: steadyItems[index] = old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
-            case .product, .offer: steadyItems[index] = Self.sameAsCompared(item.item.id, old, new)
-            case .promotion: steadyItems[index] = item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
-            }
-        }
+        steadyItems = same.items
     }
 
     /// The elements whose definitions evaluation reads for a customer having `element`, under

@@ -66,12 +66,7 @@ extension [Transaction.Item] {
     package var canonical: [Transaction.Item] {
         let items: [Transaction.Item] = map { item in
             var item = item
-            item.refunds.sort { a, b in
-                if a.date != b.date { return a.date < b.date }
-                let (left, right) = (ParsedReceipt.code(a.type), ParsedReceipt.code(b.type))
-                if left != right { return left < right }
-                return (Price.thousandths(a.amount) ?? 0) < (Price.thousandths(b.amount) ?? 0)
-            }
+            item.refunds.sort { ItemRefundRecord.precedes(ItemRefundRecord($0), ItemRefundRecord($1)) }
             return item
         }
         return items.sorted { (a: Transaction.Item, b: Transaction.Item) in a.sku.utf8.lexicographicallyPrecedes(b.sku.utf8) }
@@ -100,6 +95,25 @@ struct ItemRefundRecord: Sendable, Equatable {
     var type: UInt8
 
     static let full = ParsedReceipt.code(Transaction.Item.RefundType.full)
+
+    /// The refund of a value, as the decoder reads it.
+    init(amount: Int64, date: Int64, type: UInt8) {
+        self.amount = amount
+        self.date = date
+        self.type = type
+    }
+
+    init(_ refund: Transaction.Item.Refund) {
+        self.init(
+            amount: Price.thousandths(refund.amount) ?? 0, date: refund.date.clampedToRange.millisecondsSince1970,
+            type: ParsedReceipt.code(refund.type))
+    }
+
+    /// The order an item's refunds are kept in, whatever order a store lists them: by date, type
+    /// and amount.
+    static func precedes(_ a: ItemRefundRecord, _ b: ItemRefundRecord) -> Bool {
+        (a.date, a.type, a.amount) < (b.date, b.type, b.amount)
+    }
 }
 
 extension Price {
@@ -161,11 +175,7 @@ extension ParsedReceipt.Fields {
                 item: ItemRecord(
                     sku: store(item.sku), price: Price.thousandths(item.price) ?? 0,
                     revocation: item.revocationDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation),
-                refunds: item.refunds.map { refund in
-                    ItemRefundRecord(
-                        amount: Price.thousandths(refund.amount) ?? 0, date: refund.date.clampedToRange.millisecondsSince1970,
-                        type: ParsedReceipt.code(refund.type))
-                })
+                refunds: item.refunds.map(ItemRefundRecord.init))
         }
         let range = first..<Int32(items.count)
         sortItems(range)
@@ -195,9 +205,7 @@ extension ParsedReceipt.Fields {
         for index in range {
             let refunds = items[Int(index)].refunds
             guard refunds.count > 1 else { continue }
-            itemRefunds[Int(refunds.lowerBound)..<Int(refunds.upperBound)].sort { a, b in
-                (a.date, a.type, a.amount) < (b.date, b.type, b.amount)
-            }
+            itemRefunds[Int(refunds.lowerBound)..<Int(refunds.upperBound)].sort(by: ItemRefundRecord.precedes)
         }
     }
 }

@@ -123,7 +123,7 @@ extension ReceiptDecoder {
             case 28:
                 record.items = try decodeItems(&reader, into: &receipt, renewal: false, path: path(".items"))
             default:
-                throw unknownKey(key, in: transactionKeys, what: "transaction", path: path())
+                throw unknownKey(key, in: .transaction, path: path())
             }
         }
         guard !record.productId.isNone else { throw missing("productId", in: "transaction", at: start, path: path()) }
@@ -203,7 +203,7 @@ extension ReceiptDecoder {
             case 15:
                 record.items = try decodeItems(&reader, into: &receipt, renewal: true, path: path(".items"))
             default:
-                throw unknownKey(key, in: renewalKeys, what: "renewal", path: path())
+                throw unknownKey(key, in: .renewal, path: path())
             }
         }
         guard !record.originalTransactionId.isNone else {

@@ -2,11 +2,9 @@
 /// a transaction `"revocationDate"` and `"refunds": [{"amount", "date", "type"}]`. A SKU listed
 /// twice, a refund above the item's price and an unknown key are located errors.
 extension ReceiptDecoder {
-    static let itemKeys = ReceiptObject.item.keys
-    static let renewalItemKeys = ReceiptObject.renewalItem.keys
-    static let refundKeys = ReceiptObject.refund.keys
-    static let itemTable = JSONKeyTable(itemKeys)
-    static let refundTable = JSONKeyTable(refundKeys)
+    /// A renewal item's members are the first of an item's (``ReceiptObject``).
+    static let itemTable = JSONKeyTable(ReceiptObject.item.keys)
+    static let refundTable = JSONKeyTable(ReceiptObject.refund.keys)
 
     /// Reads an `items` array into the receipt's items, sorted by SKU; `renewal` allows only
     /// `sku` and `price`.
@@ -57,7 +55,7 @@ extension ReceiptDecoder {
         var refunds: [(record: ItemRefundRecord, offset: Int)] = []
         try reader.readObject(keys: itemTable, prediction: &prediction) { reader, index, key in
             if let index { try seen.insert(index, key) }
-            if renewal, let index, index > 1 { throw unknownKey(key, in: renewalItemKeys, what: "renewal item", path: path()) }
+            if renewal, let index, index > 1 { throw unknownKey(key, in: .renewalItem, path: path()) }
             switch index {
             case 0:
                 record.sku = try nonEmptyText(&reader, into: &receipt, path: path() + ".sku")
@@ -75,7 +73,7 @@ extension ReceiptDecoder {
                     refunds.append((try decodeRefund(&reader, prediction: &refundPrediction, path: path() + ".refunds[\(position)]"), offset))
                 }
             default:
-                throw unknownKey(key, in: renewal ? renewalItemKeys : itemKeys, what: renewal ? "renewal item" : "item", path: path())
+                throw unknownKey(key, in: renewal ? .renewalItem : .item, path: path())
             }
         }
         guard !record.sku.isNone else { throw missing("sku", in: "item", at: start, path: path()) }
@@ -104,7 +102,7 @@ extension ReceiptDecoder {
             case 0: refund.amount = try amount(&reader, path: path() + ".amount")
             case 1: refund.date = try instant(&reader, path: path() + ".date")
             case 2: refund.type = try optionalEnum(&reader, Transaction.Item.RefundType.self, what: "refund type", path: path() + ".type")
-            default: throw unknownKey(key, in: refundKeys, what: "refund", path: path())
+            default: throw unknownKey(key, in: .refund, path: path())
             }
         }
         for (field, missing) in [("amount", refund.amount < 0), ("date", refund.date == TransactionRecord.absentDate), ("type", refund.type == 0)]

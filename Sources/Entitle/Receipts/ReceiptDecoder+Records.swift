@@ -26,7 +26,7 @@ extension ReceiptDecoder {
             case 2:
                 record.ends = try instant(&reader, path: path() + ".endsAt")
             default:
-                throw unknownKey(key, in: commitmentKeys, what: "commitment", path: path())
+                throw unknownKey(key, in: .commitment, path: path())
             }
         }
         for (field, missing) in [
@@ -164,7 +164,7 @@ extension ReceiptDecoder {
             case 4:
                 record.revoked = try optionalInstant(&reader, path: path(".revokedAt")) ?? .max
             default:
-                throw unknownKey(key, in: grantKeys, what: "grant", path: path())
+                throw unknownKey(key, in: .grant, path: path())
             }
         }
         guard !record.id.isNone else { throw missing("id", in: "grant", at: start, path: path()) }
@@ -200,7 +200,7 @@ extension ReceiptDecoder {
             case 3:
                 record.date = try instant(&reader, path: path(".date"))
             default:
-                throw unknownKey(key, in: consumptionKeys, what: "consumption", path: path())
+                throw unknownKey(key, in: .consumption, path: path())
             }
         }
         guard !record.id.isNone else { throw missing("id", in: "consumption", at: start, path: path()) }

@@ -223,12 +223,13 @@ extension ReceiptDecoder {
         Failure(offset: reader.valueOffset, message: "expected \(expected), found \(found.phrase)", code: .wrongType, path: path())
     }
 
-    static func unknownKey(_ key: JSONString, in known: [String], what: String, path: String) -> Failure {
+    /// A member `object` does not declare, with a did-you-mean among those it does.
+    static func unknownKey(_ key: JSONString, in object: ReceiptObject, path: String) -> Failure {
         let name = key.string
         return Failure(
-            offset: key.offset, message: "unknown key `\(Diagnostic.excerpt(name))` in \(what)", code: .unknownKey,
+            offset: key.offset, message: "unknown key `\(Diagnostic.excerpt(name))` in \(object.what)", code: .unknownKey,
             path: CatalogChecker.path(path, key: name),
-            help: Suggestion.help(for: name, in: known) ?? "allowed keys are \(CatalogChecker.list(known))")
+            help: Suggestion.help(for: name, in: object.keys) ?? "allowed keys are \(CatalogChecker.list(object.keys))")
     }
 
     static func missing(_ key: String, in what: String, at offset: Int, path: String) -> Failure {

@@ -11,20 +11,13 @@ public enum ReceiptDecoder {
     public static let maxBytes = ReceiptLimits.maxBytes
     static let maxDepth = ReceiptLimits.maxDepth
 
-    // The members of each object (``ReceiptObject``).
-    static let receiptKeys = ReceiptObject.receipt.keys
-    static let transactionKeys = ReceiptObject.transaction.keys
-    static let renewalKeys = ReceiptObject.renewal.keys
-    static let commitmentKeys = ReceiptObject.commitment.keys
-    static let grantKeys = ReceiptObject.grant.keys
-    static let consumptionKeys = ReceiptObject.consumption.keys
-
-    static let receiptTable = JSONKeyTable(receiptKeys)
-    static let transactionTable = JSONKeyTable(transactionKeys)
-    static let renewalTable = JSONKeyTable(renewalKeys)
-    static let grantTable = JSONKeyTable(grantKeys)
-    static let consumptionTable = JSONKeyTable(consumptionKeys)
-    static let commitmentTable = JSONKeyTable(commitmentKeys)
+    // The members of each object, as ``ReceiptObject`` declares them.
+    static let receiptTable = JSONKeyTable(ReceiptObject.receipt.keys)
+    static let transactionTable = JSONKeyTable(ReceiptObject.transaction.keys)
+    static let renewalTable = JSONKeyTable(ReceiptObject.renewal.keys)
+    static let grantTable = JSONKeyTable(ReceiptObject.grant.keys)
+    static let consumptionTable = JSONKeyTable(ReceiptObject.consumption.keys)
+    static let commitmentTable = JSONKeyTable(ReceiptObject.commitment.keys)
 
     /// The member order each kind of object has used so far in one receipt (see ``JSONKeyTable``).
     struct Predictions {
@@ -260,7 +253,7 @@ public enum ReceiptDecoder {
             case 13:
                 receipt.consentRescinded = try optionalInstant(&reader, path: "consentRescinded") ?? TransactionRecord.noCancellation
             default:
-                throw unknownKey(key, in: receiptKeys, what: "receipt", path: "")
+                throw unknownKey(key, in: .receipt, path: "")
             }
         }
         guard !receipt.appRange.isNone else { throw missing("app", in: "receipt", at: start, path: "") }

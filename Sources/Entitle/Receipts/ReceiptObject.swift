@@ -17,6 +17,9 @@ enum ReceiptObject: String, CaseIterable, Sendable {
     case grant
     case consumption
 
+    /// How a message names it: `transaction`, `renewal item`.
+    var what: String { self == .renewalItem ? "renewal item" : rawValue }
+
     /// Its members, in the order the decoder numbers them.
     var keys: [String] {
         switch self {

@@ -61,8 +61,7 @@ struct Subcommand: Sendable {
     func checkSynopses(_ parsed: ParsedArguments) throws(UsageError) {
         guard !synopses.isEmpty else { return }
         let given = options.filter { $0.name != SharedOptions.help.name && parsed.contains($0) }
-        func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
-        let fitting = synopses.filter { synopsis in given.allSatisfy { names(synopsis).contains($0.name) } }
+        let fitting = synopses.filter { synopsis in given.allSatisfy { Self.names(synopsis).contains($0.name) } }
         guard !fitting.isEmpty else { throw Self.mixed(given, synopses: synopses) }
         var problems: [UsageError] = []
         for synopsis in fitting {
@@ -71,6 +70,9 @@ struct Subcommand: Sendable {
         }
         throw problems[0]
     }
+
+    /// The names of the options a synopsis names.
+    private static func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
 
     /// The first constraint of `synopsis` the command line breaks, or `nil`.
     private static func problem(_ synopsis: [SynopsisItem], _ parsed: ParsedArguments) -> UsageError? {
@@ -100,7 +102,6 @@ struct Subcommand: Sendable {
     /// Options that belong to no one synopsis together: the first that the synopsis holding most
     /// of them lacks, said as what it is for (the required options of its own synopsis).
     private static func mixed(_ given: [OptionSpec], synopses: [[SynopsisItem]]) -> UsageError {
-        func names(_ synopsis: [SynopsisItem]) -> Set<String> { Set(synopsis.flatMap(\.options).map(\.name)) }
         func required(_ synopsis: [SynopsisItem]) -> [OptionSpec] { synopsis.filter { $0.form == .required }.flatMap(\.options) }
         guard
             let best = synopses.max(by: { a, b in
