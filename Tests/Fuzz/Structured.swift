@@ -206,6 +206,11 @@ struct ScenarioBuilder {
 
     /// Elements written per receipt list, repeats included: bounds the work per input.
     static let maxElements = 6000
+    /// Advanced Commerce items written per input, over every transaction: one list may pass the
+    /// limit of a transaction's items, and thousands of transactions each with a thousand items
+    /// would build gigabytes of text no decoder reads past its byte limit.
+    static let maxItemsPerInput = 2 * (ReceiptLimits.maxItems + 1)
+    var itemsWritten = 0
 
     /// An instant: one of the RFC 3339 edges, an earlier date (±1 ms), any instant of years
     /// 0001-9999, or (Apple data; rarely in normalized receipts, which cannot say them) Int64
@@ -296,7 +301,9 @@ struct ScenarioBuilder {
             let element = "{" + fields.joined(separator: ",") + "}"
             elements += Array(repeating: element, count: choices.repeatCount())
         }
-        let list = "[" + elements.prefix(ReceiptLimits.maxItems + 1).joined(separator: ",") + "]"
+        let kept = elements.prefix(min(ReceiptLimits.maxItems + 1, max(1, Self.maxItemsPerInput - itemsWritten)))
+        itemsWritten += kept.count
+        let list = "[" + kept.joined(separator: ",") + "]"
         if appStore { json.raw("advancedCommerceInfo", "{\"items\":\(list)}") } else { json.raw("items", list) }
     }
 
