@@ -106,12 +106,8 @@ extension CatalogChecker {
                 checkUpgrade(product, upgrade: upgrade, app: catalog.app?.value, catalog: catalog, context: context)
             }
         }
-        checkTrialsPerPaidProduct(catalog, context: context)
-        checkOfferIds(catalog)
-        checkRetention(catalog, context: context)
-        checkItems(catalog)
-        checkGroups(catalog)
-        checkStores(catalog)
+        // Each family's rules across products (RuleFamily), in the families' order.
+        for family in RuleFamilies.all { family.check(catalog, context: context, with: &self) }
         for rule in catalog.grandfatherRules {
             for grant in rule.grants {
                 granted.insert(grant.value)

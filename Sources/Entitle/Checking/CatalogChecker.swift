@@ -11,9 +11,11 @@ import Foundation
 /// meant). A catalog with any error is not compiled. Rules that need another app's catalog are
 /// checked by ``PortfolioChecker``.
 ///
-/// The rules live one family per file: `CatalogChecker+Products` (shape of a product),
-/// `+Grants` (features, currencies, legal text), `+Trials`, `+Upgrades`, `+Groups` (subscription
-/// groups, levels, pass groups), `+Grandfathering`, `+Values` (reading values).
+/// The engine's rules are here: `CatalogChecker+Products` (shape of a product), `+Grants`
+/// (features, currencies, legal text, and the loop that runs each family's rules across
+/// products), `+Values` (reading values). Each family's rules are in its folder under
+/// `Families/` (`CatalogChecker+Trials`, `+Upgrades`, `+Groups`, `+Offers`, `+Grandfathering`,
+/// `+Items`, `+Retention`, `+Refunds`, `+Stores`).
 package struct CatalogChecker {
     let file: String
     let data: Data

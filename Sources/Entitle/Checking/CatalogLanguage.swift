@@ -5,7 +5,8 @@
 /// misplaced keys and each value's kind from here; the language server its completion and hover;
 /// `schemas/catalog.schema.json` is generated from it (``CatalogSchema``), and so is the key table
 /// of the documentation. A rule that relates keys to each other (a trial's name, an upgrade's
-/// target) lives in its rule family's file in `Checking/` and names keys through these constants.
+/// target) lives in its rule family's folder (`Families/`) and names keys through these constants;
+/// a family may declare its own keys there too (the offers' are in `Families/Offers/`).
 package struct CatalogKey: Hashable, Sendable, CustomStringConvertible {
     /// The member name as written in a catalog.
     package let name: String
@@ -320,13 +321,6 @@ extension CatalogKey {
         place(
             .product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
             types: [.autoRenewableSubscription]))
-    /// An auto-renewable's win-back and promotional offers.
-    package static let offers = CatalogKey(
-        "offers",
-        place(
-            .product, .objects(.subscriptionOffer, max: CatalogLimits.maxOffersPerProduct),
-            "win-back and promotional offers, each with the conditions under which it may be offered",
-            types: [.autoRenewableSubscription]))
     /// How long a web subscription keeps access while its payment is retried.
     package static let gracePeriod = CatalogKey(
         "gracePeriod",
@@ -420,9 +414,7 @@ extension CatalogKey {
         .upgrade: [comment, replaces, requires],
         .upgradeRequirement: [comment, app, anyOf],
         .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore, originalPlatform],
-        .subscriptionOffer: [
-            comment, id, type, mode, duration, periods, from, until, subscribed, paidAtLeast, paidAtMost, lapsedAtLeast, lapsedAtMost, waitBetween,
-        ],
+        .subscriptionOffer: subscriptionOfferOrder,
         .stores: [comment, stripe, external],
         .storeSettings: [comment, manage],
         .refundThresholds: [comment, grantFullBelow, grantProratedBelow],

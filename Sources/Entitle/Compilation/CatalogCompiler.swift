@@ -56,15 +56,7 @@ enum CatalogCompiler {
                 }
             }
             let duration = type == .nonRenewingSubscription ? product.duration?.value : nil
-            let offers = product.offers.compactMap { offer -> SubscriptionOffer? in
-                guard let id = offer.id?.value, let kind = offer.type, let mode = offer.mode, let length = offer.duration?.value else { return nil }
-                return SubscriptionOffer(
-                    id: id, type: kind, mode: mode, duration: length, periods: offer.periods.map { Int($0.value) },
-                    from: offer.from.map { Instant(millisecondsSince1970: $0.value) },
-                    until: offer.until.map { Instant(millisecondsSince1970: $0.value) }, subscribed: offer.subscribed,
-                    paidAtLeast: offer.paidAtLeast?.value, paidAtMost: offer.paidAtMost?.value, lapsedAtLeast: offer.lapsedAtLeast?.value,
-                    lapsedAtMost: offer.lapsedAtMost?.value, waitBetween: offer.waitBetween?.value)
-            }
+            let offers = product.offers.compactMap(\.compiled)
             compiled.append(
                 CompiledProduct(
                     id: product.key!, name: product.name!.value, type: type, role: role,

@@ -4,8 +4,9 @@
 /// the answer changes with what is known (`boundary`).
 ///
 /// ``run()`` applies the families in order (its steps are numbered); each family's step is a
-/// method of this value in the family's own file (`Evaluator+Products`, `+Renewals`, `+Access`,
-/// `+Features`, `+Balances`), and what a step needs beyond the shared state is its parameters.
+/// method of this value, in the family's folder under `Families/` (`Evaluator+Renewals`,
+/// `+Access`, `+Balances`, `+Items`, `+Promotions`) or, for the engine's own steps, here
+/// (`Evaluator+Products`, `+Features`); what a step needs beyond the shared state is its parameters.
 /// Pure helpers that need no state stay static on ``Evaluator``.
 struct Evaluation<R: EvaluationRecorder> {
     typealias Entry = Evaluator.Entry

@@ -9,13 +9,29 @@
 /// `until`: it is not followed.) And facts dated after `at` become known (a purchase, a
 /// cancellation, a consumption, a grant, a renewal or transaction snapshot, a snapshot of a
 /// required app's transaction), or an offer's condition may turn (an offer starts, paid time or
-/// a lapse reaches a threshold). Most
+/// a lapse reaches a threshold). The transactions' facts are the engine's, here; each family says
+/// which of what it reads is dated later (``RuleFamily/futureFacts(_:into:)``, in the family's
+/// folder: renewal entries, consumptions, grants, other apps' purchases, offer conditions). Most
 /// of those surely change the answer (a consumable's credits, a first purchase of a product); for
 /// the others (buying again a product one owns) the answer is evaluated at the fact's instant and
 /// compared, and from there the search goes on with what is known then. After a number of such
 /// evaluations that keeps the search's cost linear in the receipts (``nextChangeBudget(items:)``)
 /// the search stops at the next fact, which is early but never late.
 extension Evaluator {
+    /// A fact dated after the instant evaluated: when, whether it surely changes the answer, and
+    /// whether it changes a balance (sure changes of balances at one instant may cancel out).
+    typealias Fact = (date: Int64, sure: Bool, balance: Bool)
+
+    /// One evaluation's inputs and its answer at `at`: what a family reads to say when its answer
+    /// changes (``RuleFamily/futureFacts(_:into:)``).
+    struct Moment {
+        let catalog: CompiledCatalog
+        let inputs: Inputs
+        let at: Int64
+        let options: Options
+        let core: Core
+    }
+
     /// Evaluations spent on facts that may not change the answer, before settling for the next
     /// one: 16, plus as many as fit in the work of one evaluation of 4,096 items (up to 256 in
     /// all), so small receipts get an exact answer and large ones cost at most 16 evaluations more
@@ -92,12 +108,13 @@ extension Evaluator {
     /// Facts dated after `at`, each with whether it surely changes the answer.
     private static func futureFacts(
         _ catalog: CompiledCatalog, _ inputs: Inputs, at: Int64, options: Options, core: Core
-    ) -> [(date: Int64, sure: Bool, balance: Bool)] {
-        var facts: [(date: Int64, sure: Bool, balance: Bool)] = []
+    ) -> [Fact] {
+        var facts: [Fact] = []
         let receipts = inputs.receipts
-        let own = inputs.own
-        let others = inputs.others
-        let chains = inputs.deduplicated.chains
+        // What each family reads that is dated later (renewal entries, consumptions, grants, other
+        // apps' purchases) or turns with time alone (offer conditions).
+        let moment = Moment(catalog: catalog, inputs: inputs, at: at, options: options, core: core)
+        for family in RuleFamilies.all { family.futureFacts(moment, into: &facts) }
         // Transactions as they stand at `at`; a later snapshot of one is a fact of its own.
         var entries = inputs.deduplicated.entries
         if !inputs.deduplicated.snapshots.isEmpty {
@@ -105,10 +122,6 @@ extension Evaluator {
             var ignored: [EvaluationWarning] = []
             entries = resolve(catalog, inputs.deduplicated, receipts: receipts, at: at, recorder: &recorder, warnings: &ignored)
             for date in snapshotDates(inputs.deduplicated, receipts: receipts, after: at) { facts.append((date, false, false)) }
-        }
-        // Offer conditions that may turn with time alone.
-        if !core.groups.isEmpty {
-            for date in promotionInstants(catalog, core: core, at: at) { facts.append((date, false, false)) }
         }
         func outcomeIndex(_ product: Int32) -> Int? {
             var low = 0
@@ -265,99 +278,7 @@ extension Evaluator {
                 }
             }
         }
-        // Consumptions: the copy of each id that evaluation counts (the same copy whatever the
-        // order of the receipts); a new one changes a balance or warns. (Ids are compared only
-        // when some consumption is dated after `at`.)
-        if own.contains(where: { receipts[$0].consumptions.contains { $0.date > at } }) {
-            let standing = standingConsumptions(receipts: receipts, own: own, conflict: { _, _ in })
-            var item = 0
-            for receiptIndex in own {
-                for consumption in receipts[receiptIndex].consumptions {
-                    defer { item += 1 }
-                    if (standing.isEmpty || standing[item]) && consumption.date > at { facts.append((consumption.date, true, true)) }
-                }
-            }
-        }
-        // Grants: the copy of each id that evaluation counts, with declared features (sources) or
-        // not (warnings).
-        let grantItems =
-            own.contains(where: { receipts[$0].grants.contains { $0.start > at || ($0.revoked > at && $0.revoked != .max) } })
-            ? grantItems(own: own, receipts: receipts) : []
-        let standingGrant = standingGrants(grantItems, receipts: receipts, conflict: { _, _ in })
-        for (item, (receiptIndex, index)) in grantItems.enumerated() where standingGrant[item] {
-            let grant = receipts[Int(receiptIndex)].grants[Int(index)]
-            guard !grant.features.isEmpty else { continue }
-            if grant.start > at, grant.revoked > grant.start { facts.append((grant.start, false, false)) }
-            if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false, false)) }
-        }
-        // Renewal entries signed later, but those that repeat what their chain says at `at`.
-        for (number, range) in inputs.deduplicated.renewals.chains {
-            let slice = inputs.deduplicated.renewals.entries[Int(range.lowerBound)..<Int(range.upperBound)]
-            guard let last = slice.last, last.rank > at else { continue }
-            let resolved =
-                number < chains.transactionCount
-                ? resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: NoRecord.self) : nil
-            for copy in slice where copy.rank > at {
-                if let resolved, repeats(copy, of: resolved, receipts: receipts, account: options.account) { continue }
-                facts.append((copy.rank, false, false))
-            }
-        }
-        // Other apps' purchases matter only for upgrade prerequisites that name products (copies of
-        // one transaction may name different products, so every transaction of such an app counts).
-        if !catalog.appsListingProducts.isEmpty {
-            for receiptIndex in others {
-                let receipt = receipts[receiptIndex]
-                guard catalog.appsListingProducts.contains(receipt.app) else { continue }
-                for record in receipt.transactions {
-                    // A later snapshot (a refund, its reversal) may say otherwise from its signing on.
-                    if record.signed > at { facts.append((record.signed, false, false)) }
-                    if record.purchase > at { facts.append((record.purchase, false, false)) }
-                    if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation {
-                        facts.append((record.cancellation, false, false))
-                    }
-                }
-            }
-        }
-        // A requirement without `anyOf` is met from the required app's original purchase on.
-        if !catalog.appsRequiringAnyPurchase.isEmpty {
-            for receiptIndex in others where catalog.appsRequiringAnyPurchase.contains(receipts[receiptIndex].app) {
-                let original = receipts[receiptIndex].originalPurchase
-                if original > at, original != TransactionRecord.absentDate { facts.append((original, false, false)) }
-            }
-        }
         return facts
-    }
-
-    /// Whether a renewal entry repeats what its chain says at `at` (a service storing the same
-    /// renewal info each time it asks): every field it states is the chain's value already, and
-    /// its account counts, so from its signing date on nothing changes.
-    private static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], account: Options.Account?) -> Bool {
-        guard resolved.latestRank != nil else { return false }
-        let receipt = receipts[Int(copy.receipt)]
-        let record = receipt.renewals[Int(copy.index)]
-        guard accepts(record.accountToken, of: receipt, account: account) else { return true }
-        func sameText(_ range: TextRange, _ known: (receipt: Int32, range: TextRange)?) -> Bool {
-            range.isNone || (known.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, range) } ?? false)
-        }
-        guard sameText(record.productId, resolved.productId), sameText(record.renewsTo, resolved.renewsTo),
-            record.willRenew == 2 || record.willRenew == resolved.willRenew,
-            record.isInBillingRetry == 2 || record.isInBillingRetry == resolved.isInBillingRetry,
-            record.graceExpires == TransactionRecord.absentDate || record.graceExpires == resolved.graceExpires,
-            record.expirationIntent == 0 || record.expirationIntent == resolved.expirationIntent,
-            record.pausedUntil == TransactionRecord.absentDate || record.pausedUntil == resolved.pausedUntil,
-            record.renewalPrice.isNone
-                || (resolved.renewalPrice.map {
-                    receipts[Int($0.receipt)].bytesEqual($0.amount, receipt, record.renewalPrice)
-                        && receipts[Int($0.receipt)].bytesEqual($0.currency, receipt, record.currency)
-                } ?? false)
-        else { return false }
-        guard let range = record.winBackOffers else { return true }
-        guard let known = resolved.winBackOffers else { return false }
-        let other = receipts[Int(known.receipt)]
-        return known.range.count == range.count
-            && zip(known.range, range).allSatisfy { a, b in
-                other.bytesEqual(other.offerIds[Int(a)], receipt, receipt.offerIds[Int(b)])
-            }
     }
 
     enum Sameness { case same, different, unsure }

@@ -77,32 +77,3 @@ public enum ChangeTiming: String, Hashable, Sendable, CaseIterable, Codable {
     /// At the current subscription's next renewal (downgrades, other crossgrades).
     case nextRenewal = "next-renewal"
 }
-
-/// Why a win-back or promotional offer may or may not be offered, in the order conditions are
-/// checked: the first that fails is given.
-public enum PromotionReason: String, Hashable, Sendable, CaseIterable, Codable {
-    /// Every condition holds.
-    case eligible
-    /// The offer does not run at the instant (`from`, `until`).
-    case notRunning = "not-running"
-    /// The customer is subscribed in the group, and the offer is for those who are not.
-    case subscribed
-    /// The customer is not subscribed in the group, and the offer is for those who are.
-    case notSubscribed = "not-subscribed"
-    /// The customer never paid in the group (free trials aside).
-    case neverPaid = "never-paid"
-    /// The customer paid less time in the group than `paidAtLeast`.
-    case paidTooLittle = "paid-too-little"
-    /// The customer paid more time in the group than `paidAtMost`.
-    case paidTooMuch = "paid-too-much"
-    /// The group's coverage ended less than `lapsedAtLeast` ago.
-    case lapsedTooRecently = "lapsed-too-recently"
-    /// The group's coverage ended more than `lapsedAtMost` ago.
-    case lapsedTooLong = "lapsed-too-long"
-    /// A win-back offer (or this promotional offer) was redeemed less than `waitBetween` ago.
-    case redeemedRecently = "redeemed-recently"
-    /// Apple lists the win-back offer as eligible (`eligibleWinBackOfferIds`).
-    case listedByApple = "listed-by-apple"
-    /// Apple's list of eligible win-back offers leaves it out.
-    case notListedByApple = "not-listed-by-apple"
-}

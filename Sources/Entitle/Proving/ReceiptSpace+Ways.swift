@@ -6,7 +6,8 @@
 /// - Consumables and passes: also two units; consumables also two units with half refunded.
 /// - Auto-renewables: a period of each `duration` the catalogs give (one month when none does);
 ///   in a free trial and at an intro price (for the intro offer's duration); upgraded; with each
-///   of its win-back and promotional offers (and a win-back offer of its group when it has none);
+///   of its win-back and promotional offers (and a win-back offer of its group when it has none;
+///   the offers' ways are their family's, `Families/Offers/ReceiptSpace+OfferWays.swift`);
 ///   paid for just as long as each of its offers' `paidAtLeast` and a millisecond less; and with a
 ///   renewal entry: auto-renew off, billing retry with a grace period and without, renewing to
 ///   another product of the group, and (in a comparison) Apple's list of eligible win-back
@@ -29,6 +30,11 @@ extension ReceiptSpace {
     static let gracePeriod: Int64 = 16 * 86_400_000
     /// A day: how long a service grant lasts.
     static let grantLength: Int64 = 86_400_000
+
+    /// A product as one of the compared catalogs defines it.
+    typealias Side = (catalog: CompiledCatalog, product: CompiledProduct, index: Int)
+    /// A way of buying, and how a witness names it.
+    typealias LabelledPurchase = (purchase: Purchase, label: String)
 
     mutating func addWays(product id: String) {
         let element = self.element(.product(id))
@@ -64,7 +70,7 @@ extension ReceiptSpace {
     }
 
     private mutating func addSubscriptionWays(
-        _ id: String, element: Int, sides: [(catalog: CompiledCatalog, product: CompiledProduct, index: Int)], shareable: Bool
+        _ id: String, element: Int, sides: [Side], shareable: Bool
     ) {
         func add(_ purchase: Purchase, _ label: String) { addAtom(element: element, way: .purchase(purchase), label: label) }
         let periods = subscriptionPeriods(sides)
@@ -82,56 +88,21 @@ extension ReceiptSpace {
         }
         add(Purchase(refund: .full, expiry: period), "subscribed, refunded an hour later")
         if shareable { add(Purchase(familyShared: true, expiry: period), "family-shared") }
-        // The product's own offers under either catalog, and a win-back offer of its group when it
-        // has none itself (group facts count any product's redemptions, so one product's stand for
-        // the group's: the rules read the group, not which product was bought).
-        var mates: [String] = []
-        var offers: [(type: SubscriptionOfferType, id: String)] = []
-        var groupWinBack: String?
-        var paid: [Int64] = []
-        for side in sides where side.product.group >= 0 {
-            let catalog = side.catalog
-            for product in catalog.compiledProducts where product.group == side.product.group {
-                if product.id != id, !mates.contains(product.id) { mates.append(product.id) }
-            }
-            for item in catalog.offers(inGroup: Int32(side.product.group)) where item.offer.type == .winBack {
-                groupWinBack = groupWinBack ?? item.offer.id
-            }
-            for offer in side.product.offers {
-                if !offers.contains(where: { $0.id == offer.id && $0.type == offer.type }) { offers.append((offer.type, offer.id)) }
-                if let needed = offer.paidAtLeast?.nominalMilliseconds, needed > 1, !paid.contains(needed) { paid.append(needed) }
-                // Paid exactly the most holds; a millisecond more does not.
-                if let most = offer.paidAtMost?.nominalMilliseconds, most < Int64.max - 1, !paid.contains(most &+ 1) { paid.append(most &+ 1) }
-            }
-        }
-        if let groupWinBack, !offers.contains(where: { $0.type == .winBack }) { offers.append((.winBack, groupWinBack)) }
-        for offer in offers {
-            let type: Transaction.OfferType = offer.type == .winBack ? .winBack : .promotional
-            add(Purchase(offerType: type, offerId: offer.id, expiry: period), "subscribed with \(offer.type.rawValue) offer \(offer.id)")
-        }
-        for needed in paid.sorted() {
-            let length = ISODuration.nominalText(needed)
-            add(Purchase(expiry: .milliseconds(needed)), "paid for \(length)")
-            add(Purchase(expiry: .milliseconds(needed - 1)), "paid for \(length) less a millisecond")
-        }
+        for way in offerWays(sides: sides, period: period) { add(way.purchase, way.label) }
         add(Purchase(expiry: period, renewal: .autoRenewOff), "subscribed, auto-renew off")
         add(Purchase(expiry: period, renewal: .grace), "subscribed, then in billing retry with a grace period of 16 days")
         add(Purchase(expiry: period, renewal: .billingRetry), "subscribed, then in billing retry")
         // Evaluation reports the product a chain renews to, and reads nothing of it: one stands for all.
-        if let mate = mates.first { add(Purchase(expiry: period, renewal: .renewsTo(mate)), "subscribed, renewing to \(mate)") }
-        // Apple's list decides a win-back offer over the catalog's conditions; a review asks what
-        // the conditions allow, so only a comparison searches the list.
-        let winBack = offers.filter { $0.type == .winBack }.map(\.id)
-        if !winBack.isEmpty, includesGrants {
-            add(Purchase(expiry: period, renewal: .winBackList([])), "subscribed, Apple lists no win-back offer")
-            add(
-                Purchase(expiry: period, renewal: .winBackList(winBack)), "subscribed, Apple lists win-back offers \(winBack.joined(separator: ", "))"
-            )
+        var mate: String?
+        for side in sides where side.product.group >= 0 && mate == nil {
+            mate = side.catalog.compiledProducts.first { $0.group == side.product.group && $0.id != id }?.id
         }
+        if let mate { add(Purchase(expiry: period, renewal: .renewsTo(mate)), "subscribed, renewing to \(mate)") }
+        for way in winBackListWays(sides: sides, period: period) { add(way.purchase, way.label) }
     }
 
     /// The periods the catalogs give an auto-renewable (one month when none does).
-    private func subscriptionPeriods(_ sides: [(catalog: CompiledCatalog, product: CompiledProduct, index: Int)]) -> [ISODuration] {
+    private func subscriptionPeriods(_ sides: [Side]) -> [ISODuration] {
         var periods: [ISODuration] = []
         for side in sides where side.product.type == .autoRenewableSubscription {
             if let period = side.product.period, !periods.contains(period) { periods.append(period) }

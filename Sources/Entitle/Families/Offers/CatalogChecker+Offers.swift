@@ -112,3 +112,25 @@ extension ISODuration {
         return days * CivilCalendar.millisecondsPerDay + timeMilliseconds
     }
 }
+
+/// A win-back or promotional offer of an auto-renewable subscription, as read (values that did
+/// not read are `nil`).
+struct SubscriptionOfferDefinition {
+    var path: String
+    var offset: Int
+    var id: Located<String>?
+    var type: SubscriptionOfferType?
+    var mode: IntroOfferMode?
+    var duration: Located<ISODuration>?
+    var periods: Located<Int64>?
+    var from: Located<Int64>?
+    var until: Located<Int64>?
+    var subscribed: Bool?
+    /// Where `subscribed` is, for messages about it.
+    var subscribedOffset: Int?
+    var paidAtLeast: Located<ISODuration>?
+    var paidAtMost: Located<ISODuration>?
+    var lapsedAtLeast: Located<ISODuration>?
+    var lapsedAtMost: Located<ISODuration>?
+    var waitBetween: Located<ISODuration>?
+}

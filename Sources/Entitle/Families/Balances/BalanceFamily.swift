@@ -1,0 +1,25 @@
+/// Consumables and balances: credits bought less consumptions (`Evaluator+Balances`); declared
+/// currencies are checked with declared features, in `CatalogChecker+Grants`.
+enum BalanceFamily: RuleFamily {
+    static let name = "Consumables and balances"
+    static let folder = "Balances"
+    static let keys: [CatalogKey] = [.currencies, .credits]
+    static let codes: [DiagnosticCode] = [.undeclaredCurrency, .unusedCurrency, .conflictingConsumption]
+    static func check(_ catalog: CatalogDefinition, context: CatalogChecker.RuleContext, with checker: inout CatalogChecker) {}
+    static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {
+        let (receipts, own, at) = (moment.inputs.receipts, moment.inputs.own, moment.at)
+        // Consumptions: the copy of each id that evaluation counts (the same copy whatever the
+        // order of the receipts); a new one changes a balance or warns. (Ids are compared only
+        // when some consumption is dated after `at`.)
+        if own.contains(where: { receipts[$0].consumptions.contains { $0.date > at } }) {
+            let standing = Evaluator.standingConsumptions(receipts: receipts, own: own, conflict: { _, _ in })
+            var item = 0
+            for receiptIndex in own {
+                for consumption in receipts[receiptIndex].consumptions {
+                    defer { item += 1 }
+                    if (standing.isEmpty || standing[item]) && consumption.date > at { facts.append((consumption.date, true, true)) }
+                }
+            }
+        }
+    }
+}

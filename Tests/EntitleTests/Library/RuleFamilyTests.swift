@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import Entitle
+
+/// The rule families (`Sources/Entitle/Families/`) against what they declare: every key of the
+/// language and every diagnostic code has one owner, every family has its folder and its
+/// declaration there, and the table of families in `AddingARuleFamily.md` is theirs.
+@Suite("Rule families")
+struct RuleFamilyTests {
+    static let families = Fixtures.packageRoot.appendingPathComponent("Sources/Entitle/Families")
+
+    /// Expects each of `names` to have exactly one owner among the families (`owned`) and the
+    /// engine (`engine`), and nothing owned that is not one of `names`.
+    private static func expectOneOwner(
+        of names: [String], what: String, owned: (any RuleFamily.Type) -> [String], engine: [String],
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        var owners: [String: [String]] = [:]
+        for family in RuleFamilies.all {
+            for name in owned(family) { owners[name, default: []].append(family.name) }
+        }
+        for name in engine { owners[name, default: []].append("the engine") }
+        for name in names {
+            let found = owners[name] ?? []
+            let whose = found.isEmpty ? "no family: add it to its family's `\(what)s`" : found.joined(separator: " and ")
+            #expect(found.count == 1, "\(what) `\(name)` belongs to \(whose)", sourceLocation: sourceLocation)
+        }
+        for name in owners.keys where !names.contains(name) {
+            Issue.record("`\(name)` is owned but is no \(what) entitle declares", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("every key of the language belongs to exactly one family or to the engine")
+    func everyKeyHasOneOwner() {
+        Self.expectOneOwner(
+            of: CatalogKey.all.map(\.name), what: "key", owned: { $0.keys.map(\.name) }, engine: RuleFamilies.engineKeys.map(\.name))
+    }
+
+    @Test("every diagnostic code belongs to exactly one family or to the engine")
+    func everyCodeHasOneOwner() {
+        Self.expectOneOwner(
+            of: DiagnosticCode.all.map(\.rawValue), what: "code", owned: { $0.codes.map(\.rawValue) },
+            engine: RuleFamilies.engineCodes.map(\.rawValue))
+    }
+
+    @Test("each family is declared in its own folder, and every file under Families/ is a family's")
+    func familiesAreFolders() throws {
+        let manager = FileManager.default
+        var folders: Set<String> = []
+        for family in RuleFamilies.all {
+            let declaration = Self.families.appendingPathComponent(family.folder).appendingPathComponent("\(family).swift")
+            let text = try #require(try? String(contentsOf: declaration, encoding: .utf8), "no \(family.folder)/\(family).swift")
+            #expect(text.contains("enum \(family): RuleFamily"), "\(family.folder)/\(family).swift does not declare \(family)")
+            folders.insert(family.folder)
+        }
+        #expect(Set(RuleFamilies.all.map { "\($0)" }).count == RuleFamilies.all.count, "a family is listed twice")
+        let entries = try manager.contentsOfDirectory(atPath: Self.families.path).filter { !$0.hasPrefix(".") }
+        for entry in entries where entry != "RuleFamily.swift" {
+            #expect(folders.contains(entry), "Families/\(entry) is no family's folder")
+        }
+    }
+
+    @Test("the engine runs each family's checks across products")
+    func checksRunThroughTheFamilies() {
+        // Two rules across products of two families broken at once: two trials of one paid
+        // product (trials), and two offers sharing an id (offers). Both are reported, each where
+        // its second use is.
+        let catalog = """
+            {"app": "com.example", "features": ["pro"], "legal": {"auto-renewable-subscription": "Terms"},
+             "products": [
+              {"id": "trial", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "full", "grants": ["pro"]},
+              {"id": "full", "type": "non-consumable", "name": "Full", "grants": ["pro"]},
+              {"id": "again", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "full", "grants": ["pro"]},
+              {"id": "m", "type": "auto-renewable-subscription", "name": "M", "group": "g", "grants": ["pro"],
+               "offers": [{"id": "o", "type": "promotional", "mode": "free-trial", "duration": "P1M"}]},
+              {"id": "y", "type": "auto-renewable-subscription", "name": "Y", "group": "g", "grants": ["pro"],
+               "offers": [{"id": "o", "type": "promotional", "mode": "free-trial", "duration": "P1M"}]}
+             ]}
+            """
+        let (_, diagnostics) = CatalogChecker.check(file: "c.json", data: Data(catalog.utf8))
+        let trial = diagnostics.first { $0.message.contains("already has a trial") }
+        #expect(trial?.code == .trialRule, "\(diagnostics.map(\.message))")
+        #expect(trial?.path == "products[2].trialOf")
+        let offer = diagnostics.first { $0.message == "duplicate offer id `o`" }
+        #expect(offer?.path == "products[4].offers[0].id", "\(diagnostics.map(\.message))")
+    }
+
+    @Test("AddingARuleFamily.md's table of families is what RuleFamilies declares (ENTITLE_RECORD=1 rewrites it)")
+    func tableIsGenerated() {
+        Snapshot.expect(
+            generated: "\n" + RuleFamilies.documentation + "\n", in: "Sources/Entitle/Entitle.docc/AddingARuleFamily.md",
+            between: "<!-- The table below is generated from RuleFamily.swift: `ENTITLE_RECORD=1 swift test` rewrites it. -->",
+            and: "<!-- End of the generated table. -->")
+    }
+}
