@@ -35,17 +35,10 @@ enum CheckCommand {
     static let command = Subcommand(
         name: "check", summary: "evaluate receipts against catalogs and print entitlements",
         synopses: [
-            [
-                .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.store), .optional(SharedOptions.token), .optional(format),
-            ]
+            SharedOptions.evaluating(.required(SharedOptions.receipt), store: true) + [.optional(SharedOptions.token), .optional(format)]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
-            [
-                .required(SharedOptions.catalog), .required(customers), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
-                .optional(SharedOptions.store), .optional(format), .optional(fields), .optional(compact), .optional(SharedOptions.jobs),
-                VerifyOption.synopsis,
+            SharedOptions.evaluating(.required(customers), store: true) + [
+                .optional(format), .optional(fields), .optional(compact), .optional(SharedOptions.jobs), VerifyOption.synopsis,
             ],
         ],
         discussion: """

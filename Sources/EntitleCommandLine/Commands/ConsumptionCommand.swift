@@ -25,9 +25,7 @@ enum ConsumptionCommand {
     static let command = Subcommand(
         name: "consumption", summary: "reply to Apple's consumption request (a refund asked for) about one transaction",
         synopses: [
-            [
-                .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
+            SharedOptions.evaluating(.required(SharedOptions.receipt)) + [
                 .optional(SharedOptions.token), .optional(transaction), .optional(notification),
                 .optional(consented), .optional(undelivered), .optional(SharedOptions.format),
             ]
@@ -58,10 +56,9 @@ enum ConsumptionCommand {
         guard given != nil || notificationPath != nil else {
             throw UsageError(message: "give \(transaction.quoted) or \(notification.quoted): the transaction the request is about")
         }
-        let json = (try arguments.value(SharedOptions.format) ?? .text) == .json
-        let options = try EvaluationInputs.Options(arguments, environment: environment)
+        let (options, json, loaded) = try EvaluationInputs.load(arguments, environment: environment)
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(arguments, options, json: json, environment: environment) {
+        switch loaded {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

@@ -71,9 +71,7 @@ enum ExplainCommand {
     static let command = Subcommand(
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
-            [
-                .required(SharedOptions.catalog), .required(SharedOptions.receipt), .optional(SharedOptions.app), .optional(SharedOptions.at),
-                .optional(SharedOptions.environment), .optional(SharedOptions.account), .optional(SharedOptions.storefront),
+            SharedOptions.evaluating(.required(SharedOptions.receipt)) + [
                 .optional(SharedOptions.token), .oneOf(feature.spec, product.spec, offer.spec, balance.spec, transaction.spec, retention.spec),
                 .optional(format),
             ]

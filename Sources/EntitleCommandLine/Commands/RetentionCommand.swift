@@ -54,10 +54,9 @@ enum RetentionCommand {
         if path == "-", arguments.texts(SharedOptions.receipt).contains("-") {
             throw UsageError(message: "standard input (`-`) can be read only once")
         }
-        let json = (try arguments.value(SharedOptions.format) ?? .text) == .json
-        let options = try EvaluationInputs.Options(arguments, environment: environment)
+        let (options, json, loaded) = try EvaluationInputs.load(arguments, environment: environment)
         var inputs: EvaluationInputs
-        switch EvaluationInputs.load(arguments, options, json: json, environment: environment) {
+        switch loaded {
         case .success(let loaded): inputs = loaded
         case .failure(let failed): return failed.output
         }

@@ -28,6 +28,16 @@ struct EvaluationInputs {
         }
     }
 
+    /// The options of a command that answers one customer in text or `--format json`, whether it
+    /// prints JSON, and its inputs loaded (or the output that says why they could not be).
+    static func load(
+        _ arguments: ParsedArguments, environment: CommandEnvironment
+    ) throws(UsageError) -> (options: Options, json: Bool, loaded: Result<EvaluationInputs, Failed>) {
+        let json = (try arguments.value(SharedOptions.format) ?? .text) == .json
+        let options = try Options(arguments, environment: environment)
+        return (options, json, load(arguments, options, json: json, environment: environment))
+    }
+
     /// Loads the `--catalog`, `--receipt` and `--environment` options of a scanned command line.
     static func load(
         _ arguments: ParsedArguments, _ options: Options, json: Bool, environment: CommandEnvironment

@@ -6,6 +6,15 @@ import Entitle
 /// The options of one command are declared with it (`ExplainCommand.feature`); the
 /// `--diagnostics` and `--verify` families with ``DiagnosticsOption`` and ``VerifyOption``.
 enum SharedOptions {
+    /// The start of the synopsis of a command that evaluates customers: the catalogs, the receipts
+    /// (`receipts`: `--receipt`, or `check`'s `--customers`), and what the evaluation is of: the
+    /// app, the instant, the environments, the account and the storefront, then `--store` where the
+    /// command shows one store's view.
+    static func evaluating(_ receipts: SynopsisItem, store: Bool = false) -> [SynopsisItem] {
+        [.required(catalog), receipts, .optional(app), .optional(at), .optional(environment), .optional(account), .optional(storefront)]
+            + (store ? [.optional(Self.store)] : [])
+    }
+
     /// `--help`, `-h`: every command accepts it.
     static let help: Option<Bool> = .flag("--help", aliases: ["-h"], help: "show this help")
 

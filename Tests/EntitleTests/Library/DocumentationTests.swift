@@ -38,31 +38,22 @@ struct DocumentationTests {
         return String(rest[..<end])
     }
 
-    /// The list of codes in Diagnostics.md, between its markers.
-    static let codesStart = "<!-- The list below is generated from DiagnosticCode.swift: `ENTITLE_RECORD=1 swift test` rewrites it. -->\n"
-    static let codesEnd = "<!-- End of the generated list. -->\n"
-
     @Test("Diagnostics.md lists every code as DiagnosticCode declares it (ENTITLE_RECORD=1 rewrites the list)")
-    func diagnosticsListIsGenerated() throws {
-        let path = "Sources/Entitle/Entitle.docc/Diagnostics.md"
-        let text = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(path), encoding: .utf8)
-        let start = try #require(text.range(of: Self.codesStart), "Diagnostics.md has no generated list")
-        let end = try #require(text.range(of: Self.codesEnd, range: start.upperBound..<text.endIndex))
-        let expected = String(text[..<start.upperBound]) + DiagnosticCode.documentation + String(text[end.lowerBound...])
-        Snapshot.expect(expected, matches: path)
+    func diagnosticsListIsGenerated() {
+        Snapshot.expect(
+            generated: DiagnosticCode.documentation, in: "Sources/Entitle/Entitle.docc/Diagnostics.md",
+            between: "<!-- The list below is generated from DiagnosticCode.swift: `ENTITLE_RECORD=1 swift test` rewrites it. -->",
+            and: "<!-- End of the generated list. -->")
     }
 
     @Test("CatalogLanguage.md's key tables are what the language declares (ENTITLE_RECORD=1 rewrites them)")
-    func keyTablesAreGenerated() throws {
-        let path = "Sources/Entitle/Entitle.docc/CatalogLanguage.md"
-        let text = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent(path), encoding: .utf8)
-        let startMarker = "<!-- The tables below are generated from CatalogLanguage.swift: `ENTITLE_RECORD=1 swift test` rewrites them. -->\n"
-        let start = try #require(text.range(of: startMarker), "CatalogLanguage.md has no generated tables")
-        let end = try #require(text.range(of: "<!-- End of the generated tables. -->\n", range: start.upperBound..<text.endIndex))
-        let expected = String(text[..<start.upperBound]) + "\n" + CatalogKey.documentation + String(text[end.lowerBound...])
-        Snapshot.expect(expected, matches: path)
+    func keyTablesAreGenerated() {
+        let expected = Snapshot.expect(
+            generated: "\n" + CatalogKey.documentation, in: "Sources/Entitle/Entitle.docc/CatalogLanguage.md",
+            between: "<!-- The tables below are generated from CatalogLanguage.swift: `ENTITLE_RECORD=1 swift test` rewrites them. -->",
+            and: "<!-- End of the generated tables. -->")
         // Every key of the language is in a table.
-        for key in CatalogKey.all { #expect(expected.contains("| `\(key.name)` |"), "`\(key.name)` is missing") }
+        for key in CatalogKey.all { #expect(expected?.contains("| `\(key.name)` |") == true, "`\(key.name)` is missing") }
     }
 
     @Test("every code entitle emits has a summary and an example line, once")

@@ -35,4 +35,21 @@ enum Snapshot {
                 """, sourceLocation: sourceLocation)
         }
     }
+
+    /// Compares the part of the file at `path` between the lines `start` and `end` with
+    /// `generated`, or writes it there when recording; the rest of the file is kept as it is.
+    /// Returns the file as it should be, or `nil` (an issue recorded) when a marker is missing.
+    @discardableResult
+    static func expect(
+        generated: String, in path: String, between start: String, and end: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String? {
+        let text = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent(path), encoding: .utf8)) ?? ""
+        guard let opening = text.range(of: start + "\n"), let closing = text.range(of: end + "\n", range: opening.upperBound..<text.endIndex) else {
+            Issue.record("\(path) has no generated part between `\(start)` and `\(end)`", sourceLocation: sourceLocation)
+            return nil
+        }
+        let expected = String(text[..<opening.upperBound]) + generated + String(text[closing.lowerBound...])
+        expect(expected, matches: path, sourceLocation: sourceLocation)
+        return expected
+    }
 }
