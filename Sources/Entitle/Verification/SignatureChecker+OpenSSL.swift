@@ -127,17 +127,7 @@
             let verified = X509_STORE_CTX_get0_chain(context)
             let count = Int(entitle_certificates_count(verified))
             let anchoredLeaf = count == 1
-            let checkMarkers: Bool
-            switch markers {
-            case .required:
-                guard count >= 2 else {
-                    throw VerificationError(
-                        code: .notApple, message: "\(names.leaf) is itself a trusted root, not a certificate Apple's intermediate issued")
-                }
-                checkMarkers = true
-            case .none: checkMarkers = false
-            case .unlessSelfAnchored: checkMarkers = !anchoredLeaf
-            }
+            let checkMarkers = try markers.checksMarkers(chainLength: count, names: names)
             if checkMarkers {
                 guard X509_get_ext_by_OBJ(entitle_certificates_at(verified, 0), leafMarker, -1) >= 0 else {
                     throw VerificationError(

@@ -86,18 +86,11 @@
                 throw VerificationError(code: .untrustedChain, message: "\(names.leaf) does not lead to a trusted root: \(reason)")
             }
             let verified = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
-            let anchoredLeaf = verified.count == 1
-            let checkMarkers: Bool
-            switch markers {
-            case .required:
-                guard verified.count >= 2 else {
-                    throw VerificationError(
-                        code: .notApple, message: "\(names.leaf) is itself a trusted root, not a certificate Apple's intermediate issued")
-                }
-                checkMarkers = true
-            case .none: checkMarkers = false
-            case .unlessSelfAnchored: checkMarkers = !anchoredLeaf
+            guard !verified.isEmpty else {
+                throw VerificationError(code: .untrustedChain, message: "\(names.leaf) does not lead to a trusted root: the platform gave no chain")
             }
+            let anchoredLeaf = verified.count == 1
+            let checkMarkers = try markers.checksMarkers(chainLength: verified.count, names: names)
             if checkMarkers {
                 let leaf = [UInt8](SecCertificateCopyData(verified[0]) as Data)
                 guard CertificateExtensions.contains(SystemCrypto.receiptSigningMarker, in: leaf) else {

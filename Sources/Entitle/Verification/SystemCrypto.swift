@@ -45,6 +45,22 @@ enum MarkerPolicy {
     /// App receipts: markers unless the signing certificate is itself a trusted root (Xcode's
     /// StoreKit test certificate).
     case unlessSelfAnchored
+
+    /// Whether a verified chain of `count` certificates (the leaf first, the trusted root last)
+    /// must carry Apple's markers; throws when they are required of a chain whose leaf is itself
+    /// the trusted root, which Apple's intermediate cannot have issued.
+    func checksMarkers(chainLength count: Int, names: CertificateNames) throws(VerificationError) -> Bool {
+        switch self {
+        case .required:
+            guard count >= 2 else {
+                throw VerificationError(
+                    code: .notApple, message: "\(names.leaf) is itself a trusted root, not a certificate Apple's intermediate issued")
+            }
+            return true
+        case .none: return false
+        case .unlessSelfAnchored: return count != 1
+        }
+    }
 }
 
 /// How the certificates of a verified chain are named in messages.
