@@ -132,20 +132,15 @@ package struct CatalogChecker {
 
         var products: [ProductDefinition] = []
         if let productsNode = members[CatalogKey.products.name]?.value {
-            if case .array(let elements) = productsNode.value {
-                if elements.count > CatalogLimits.maxProducts {
-                    report(
-                        .limitExceeded, "\(elements.count) products, more than the \(CatalogLimits.maxProducts) a catalog may hold",
-                        at: elements[CatalogLimits.maxProducts].offset, path: "\(CatalogKey.products.name)[\(CatalogLimits.maxProducts)]",
-                        help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
-                }
+            if let elements = listElements(
+                productsNode, of: "products", limit: CatalogLimits.maxProducts, "a catalog may hold", path: CatalogKey.products.name,
+                help: "App Store Connect allows \(CatalogLimits.maxProducts) in-app purchases per app")
+            {
                 for (index, element) in elements.enumerated() {
                     if let product = checkProduct(element, path: "\(CatalogKey.products.name)[\(index)]") {
                         products.append(product)
                     }
                 }
-            } else {
-                wrongType(productsNode, expected: "an array of products", path: CatalogKey.products.name)
             }
         }
         var definition = CatalogDefinition(
@@ -240,6 +235,25 @@ package struct CatalogChecker {
 
     mutating func wrongType(_ node: JSONNode, expected: String, path: String) {
         report(.wrongType, "expected \(expected), found \(node.kind.phrase)", at: node.offset, path: path)
+    }
+
+    /// The elements of a list of objects (`products`, `offers`, `retention`), or `nil` (reported)
+    /// when the value is not an array. A list longer than `limit` is reported at its first element
+    /// too many: "3 offers, more than the 2 a product may have" (`what` is `offers`, `holder`
+    /// `a product may have`); the caller decides how many it reads.
+    mutating func listElements(
+        _ node: JSONNode, of what: String, limit: Int, _ holder: String, path: String, help: String? = nil
+    ) -> [JSONNode]? {
+        guard case .array(let elements) = node.value else {
+            wrongType(node, expected: "an array of \(what)", path: path)
+            return nil
+        }
+        if elements.count > limit {
+            report(
+                .limitExceeded, "\(elements.count) \(what), more than the \(limit) \(holder)", at: elements[limit].offset,
+                path: "\(path)[\(limit)]", help: help)
+        }
+        return elements
     }
 
     /// Reports an error at `offset`; with `meant`, a "did you mean" whose help line and fix

@@ -67,7 +67,7 @@ struct RuleFamilyTests {
         // product (trials), and two offers sharing an id (offers). Both are reported, each where
         // its second use is.
         let catalog = """
-            {"app": "com.example", "features": ["pro"], "legal": {"auto-renewable-subscription": "Terms"},
+            {"app": "com.example", "features": {"pro": "Pro"}, "legal": {"auto-renewable-subscription": "Terms"},
              "products": [
               {"id": "trial", "type": "non-consumable", "name": "7-day Trial", "priceTier": 0, "trialOf": "full", "grants": ["pro"]},
               {"id": "full", "type": "non-consumable", "name": "Full", "grants": ["pro"]},

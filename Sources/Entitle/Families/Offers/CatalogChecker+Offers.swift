@@ -5,15 +5,8 @@
 extension CatalogChecker {
     /// Reads a product's `offers`.
     mutating func subscriptionOffers(_ node: JSONNode, path: String) -> [SubscriptionOfferDefinition] {
-        guard case .array(let elements) = node.value else {
-            wrongType(node, expected: "an array of offers", path: path)
-            return []
-        }
-        if elements.count > CatalogLimits.maxOffersPerProduct {
-            report(
-                .limitExceeded, "\(elements.count) offers, more than the \(CatalogLimits.maxOffersPerProduct) a product may have",
-                at: elements[CatalogLimits.maxOffersPerProduct].offset, path: "\(path)[\(CatalogLimits.maxOffersPerProduct)]")
-        }
+        guard let elements = listElements(node, of: "offers", limit: CatalogLimits.maxOffersPerProduct, "a product may have", path: path)
+        else { return [] }
         return elements.prefix(CatalogLimits.maxOffersPerProduct).enumerated().compactMap { (index, element) -> SubscriptionOfferDefinition? in
             subscriptionOffer(element, path: "\(path)[\(index)]")
         }

@@ -5,15 +5,10 @@
 extension CatalogChecker {
     /// Reads a product's `retention`.
     mutating func retentionRules(_ node: JSONNode, path: String) -> [RetentionRuleDefinition] {
-        guard case .array(let elements) = node.value else {
-            wrongType(node, expected: "an array of retention rules", path: path)
-            return []
-        }
-        if elements.count > CatalogLimits.maxRetentionRules {
-            report(
-                .limitExceeded, "\(elements.count) retention rules, more than the \(CatalogLimits.maxRetentionRules) a product may have",
-                at: elements[CatalogLimits.maxRetentionRules].offset, path: "\(path)[\(CatalogLimits.maxRetentionRules)]")
-        }
+        guard
+            let elements = listElements(
+                node, of: "retention rules", limit: CatalogLimits.maxRetentionRules, "a product may have", path: path)
+        else { return [] }
         var seen: [String: Located<String>] = [:]
         return elements.prefix(CatalogLimits.maxRetentionRules).enumerated().compactMap { (index, element) -> RetentionRuleDefinition? in
             guard let rule = retentionRule(element, path: "\(path)[\(index)]") else { return nil }
