@@ -151,18 +151,12 @@ public enum CatalogDiff {
             return (!removed.isEmpty, "its buyers lose \(list(removed))")
         case .duration:
             return (new.type == .nonRenewingSubscription || new.trialDays != nil, "existing passes and trials are recomputed with the new duration")
-        case .group:
-            return (new.type == .nonRenewingSubscription, "existing passes stack differently")
         case .familyShareable:
             return (old.familyShareable, "family members who got it through Family Sharing lose it")
-        case .credits:
-            let oldCredits = Dictionary(old.credits.map { ($0.currency, $0.amount) }, uniquingKeysWith: { first, _ in first })
-            let lowered =
-                new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
-                || old.credits.contains { credit in !new.credits.contains { $0.currency == credit.currency } }
-            return (lowered, "balances of customers who bought it drop")
         default:
-            return (false, nil)
+            // A family's own key: the family says (RuleFamily.danger).
+            let why = RuleFamilies.owner(of: key)?.danger(of: key, from: old, to: new)
+            return (why != nil, why)
         }
     }
 

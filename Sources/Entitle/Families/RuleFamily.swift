@@ -7,8 +7,9 @@
 /// What is not a family's is the engine's: reading JSON and receipts, time, compiling the catalog
 /// as a whole, deduplication and snapshots of transactions, accounts, the next-change driver, the
 /// answer and its reports. ``RuleFamilies/all`` lists the families; the engine calls them through
-/// it where it needs every family (after a catalog's products are read, `check(_:context:with:)`),
-/// and tests read it to hold each key of the language and each diagnostic code to exactly one
+/// it where it needs every family: once a catalog's products are read (`check(_:context:with:)`),
+/// for `reevaluateAt` (`futureFacts(_:into:)`: witness-table calls, no allocation, once per
+/// answer's next change) and for `entitle diff` (`danger(of:from:to:)`); tests read it to hold each key of the language and each diagnostic code to exactly one
 /// owner, and the table of families in `AddingARuleFamily.md` to what is declared here.
 protocol RuleFamily: Sendable {
     /// The family's name, as the documentation's table of families gives it.
@@ -32,6 +33,11 @@ protocol RuleFamily: Sendable {
     /// end) and evaluates at each fact that is not sure; a family whose answer changes only with
     /// those says so with an empty body.
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact])
+    /// For `entitle diff`: whether changing one of its product keys (`key`, one of ``keys``) from
+    /// `old`'s value to `new`'s takes something from the product's buyers, and if so why (the
+    /// change is then marked dangerous); `nil` when it takes nothing. A family whose keys take
+    /// nothing from anyone when they change returns `nil`.
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String?
 }
 
 /// The rule families, and what belongs to the engine rather than to one of them.
@@ -59,6 +65,11 @@ enum RuleFamilies {
         .unknownApp, .storyEvent, .missingLegal, .unusedFeature, .grantsNothing, .neverOn, .neverOffered, .grantsAlwaysOn, .verificationFailed,
         .invalidCatalog, .storeDrift, .unknownTransaction, .usage,
     ]
+
+    /// The family that brings `key`, or `nil` for the engine's keys.
+    static func owner(of key: CatalogKey) -> (any RuleFamily.Type)? {
+        all.first { $0.keys.contains(key) }
+    }
 
     /// The documentation's table of families (in `AddingARuleFamily.md`): each family, its folder,
     /// its keys and its codes.

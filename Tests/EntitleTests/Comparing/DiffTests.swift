@@ -66,6 +66,20 @@ struct DiffTests {
             ])
         let credits = try changes(Self.replacing(#""credits": { "stencils": 10 }"#, #""credits": { "stencils": 8 }"#))
         #expect(credits.first?.field == "credits" && credits.first?.dangerous == true)
+        #expect(credits.first?.why == "balances of customers who bought it drop")
+        let moreCredits = try changes(Self.replacing(#""credits": { "stencils": 10 }"#, #""credits": { "stencils": 12 }"#))
+        #expect(moreCredits.first?.field == "credits" && moreCredits.first?.dangerous == false)
+        // A pass's group is the subscriptions family's key: it says a pass grouped anew stacks
+        // differently, and a subscription's group moving takes nothing.
+        let grouped = try changes(Self.replacing(#""duration": "P1D","#, #""duration": "P1D", "group": "passes","#))
+        #expect(
+            grouped == [
+                CatalogChange(
+                    app: Diagrams.app, kind: .productChanged, id: Diagrams.dayPass, field: "group", from: nil, to: "passes",
+                    dangerous: true, why: "existing passes stack differently")
+            ])
+        let regrouped = try changes(Self.replacing(#""group": "pro.web""#, #""group": "pro.www""#))
+        #expect(regrouped.map(\.field) == ["group"] && regrouped.allSatisfy { !$0.dangerous })
         let rule = try changes(Self.replacing(#""originalApplicationVersionBefore": "2.0""#, #""originalApplicationVersionBefore": "1.5""#))
         #expect(rule.first?.kind == .ruleChanged && rule.first?.field == "condition" && rule.first?.dangerous == true)
         let renamedProduct = try changes(Self.replacing(#""name": "Pro Day Pass""#, #""name": "Day Pass""#))

@@ -93,4 +93,27 @@ struct RuleFamilyTests {
             between: "<!-- The table below is generated from RuleFamily.swift: `ENTITLE_RECORD=1 swift test` rewrites it. -->",
             and: "<!-- End of the generated table. -->")
     }
+
+    @Test("the paidAtMost walk-through lists every Swift file that names the condition, and only those")
+    func walkThroughIsTrue() throws {
+        let root = Fixtures.packageRoot.appendingPathComponent("Sources/Entitle")
+        let article = try String(contentsOf: root.appendingPathComponent("Entitle.docc/AddingARuleFamily.md"), encoding: .utf8)
+        let walkThrough = try #require(article.range(of: "## Walk-through: adding `paidAtMost`"))
+        // The table's rows: `| `Families/Offers/CatalogKey+Offers.swift` | ... |`.
+        let listed = Set(
+            article[walkThrough.upperBound...].split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+                return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+            })
+        var naming: Set<String> = []
+        let files = try #require(FileManager.default.enumerator(atPath: root.path))
+        for case let file as String in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            if text.contains("paidAtMost") || text.contains("paidTooMuch") { naming.insert(file) }
+        }
+        #expect(
+            naming == listed,
+            "named but not listed: \(naming.subtracting(listed).sorted()); listed but not naming it: \(listed.subtracting(naming).sorted())")
+        #expect(naming.filter { !$0.hasPrefix("Families/Offers/") } == ["Importing/StoreKitConfiguration.swift"])
+    }
 }

@@ -21,4 +21,5 @@ enum GrantFamily: RuleFamily {
             if grant.revoked > at, grant.revoked != .max, grant.revoked >= grant.start { facts.append((grant.revoked, false, false)) }
         }
     }
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

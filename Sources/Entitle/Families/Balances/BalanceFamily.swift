@@ -22,4 +22,12 @@ enum BalanceFamily: RuleFamily {
             }
         }
     }
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
+        guard key == .credits else { return nil }
+        let oldCredits = Dictionary(old.credits.map { ($0.currency, $0.amount) }, uniquingKeysWith: { first, _ in first })
+        let lowered =
+            new.credits.contains { $0.amount < oldCredits[$0.currency] ?? 0 }
+            || old.credits.contains { credit in !new.credits.contains { $0.currency == credit.currency } }
+        return lowered ? "balances of customers who bought it drop" : nil
+    }
 }

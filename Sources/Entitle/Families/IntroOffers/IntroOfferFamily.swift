@@ -8,4 +8,5 @@ enum IntroOfferFamily: RuleFamily {
     static let codes: [DiagnosticCode] = []
     static func check(_ catalog: CatalogDefinition, context: CatalogChecker.RuleContext, with checker: inout CatalogChecker) {}
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

@@ -9,4 +9,5 @@ enum ItemFamily: RuleFamily {
         checker.checkItems(catalog)
     }
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

@@ -18,4 +18,5 @@ enum PromotionFamily: RuleFamily {
             for date in Evaluator.promotionInstants(moment.catalog, core: moment.core, at: moment.at) { facts.append((date, false, false)) }
         }
     }
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

@@ -9,4 +9,5 @@ enum RetentionFamily: RuleFamily {
         checker.checkRetention(catalog, context: context)
     }
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

@@ -25,6 +25,10 @@ enum SubscriptionFamily: RuleFamily {
             }
         }
     }
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
+        // A pass's group decides what its purchases stack with.
+        key == .group && new.type == .nonRenewingSubscription ? "existing passes stack differently" : nil
+    }
 }
 
 extension Evaluator {

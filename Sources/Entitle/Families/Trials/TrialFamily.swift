@@ -10,4 +10,5 @@ enum TrialFamily: RuleFamily {
         checker.checkTrialsPerPaidProduct(catalog, context: context)
     }
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }

@@ -33,4 +33,5 @@ enum UpgradeFamily: RuleFamily {
             }
         }
     }
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? { nil }
 }
