@@ -5,8 +5,10 @@
 /// misplaced keys and each value's kind from here; the language server its completion and hover;
 /// `schemas/catalog.schema.json` is generated from it (``CatalogSchema``), and so is the key table
 /// of the documentation. A rule that relates keys to each other (a trial's name, an upgrade's
-/// target) lives in its rule family's folder (`Families/`) and names keys through these constants;
-/// a family may declare its own keys there too (the offers' are in `Families/Offers/`).
+/// target) lives in its rule family's folder (`Families/`) and names keys through these constants.
+/// The keys of the catalog and of products that no family brings are declared here; each family
+/// declares its own keys, and the order of the objects it owns, in its folder
+/// (`Families/Offers/CatalogKey+Offers.swift`), and this file lists every object's keys.
 package struct CatalogKey: Hashable, Sendable, CustomStringConvertible {
     /// The member name as written in a catalog.
     package let name: String
@@ -212,9 +214,6 @@ extension CatalogKey {
     package static let features = CatalogKey(
         "features",
         place(.catalog, .declarations(what: "feature"), "feature id to description; products grant features, apps ask for them", .required))
-    /// Declared currencies.
-    package static let currencies = CatalogKey(
-        "currencies", place(.catalog, .declarations(what: "currency"), "currency id to description; consumables credit currencies"))
     /// Default legal text per product type, and a product's own.
     package static let legal = CatalogKey(
         "legal",
@@ -223,22 +222,9 @@ extension CatalogKey {
     /// The products.
     package static let products = CatalogKey(
         "products", place(.catalog, .objects(.product, max: CatalogLimits.maxProducts), "the app's in-app purchases", .required))
-    /// Settings of the stores other than the App Store.
-    package static let stores = CatalogKey(
-        "stores", place(.catalog, .object(.stores), "settings of the stores besides the App Store: where their customers manage a subscription"))
-    /// Grandfather rules.
-    package static let grandfathered = CatalogKey(
-        "grandfathered",
-        place(.catalog, .objects(.grandfatherRule, max: nil), "features for customers who bought the app before it turned free"))
 
     // MARK: Products
 
-    /// Where a product is sold.
-    package static let store = CatalogKey(
-        "store",
-        place(
-            .product, .choice(Store.allCases.map(\.rawValue), what: "store"),
-            "where it is sold: `app-store` (the default), `play`, `stripe` or `external` (a checkout the service records)"))
     /// A product's or a grandfather rule's id.
     package static let id = CatalogKey(
         "id",
@@ -278,31 +264,6 @@ extension CatalogKey {
             types: [.nonConsumable, .nonRenewingSubscription, .autoRenewableSubscription]),
         place(.grandfatherRule, .features, "the declared features its customers keep", .required),
         place(.item, .features, "the declared features a purchase of the SKU turns on (products that are not consumables)"))
-    /// A trial's paid product.
-    package static let trialOf = CatalogKey(
-        "trialOf",
-        place(
-            .product, .productReference, "makes this free \"N-day Trial\" a trial of the named paid non-consumable",
-            types: [.nonConsumable]))
-    /// Upgrade pricing.
-    package static let upgrade = CatalogKey(
-        "upgrade", place(.product, .object(.upgrade), "upgrade pricing for owners of another app", types: [.nonConsumable]))
-    /// A subscription group or pass group.
-    package static let group = CatalogKey(
-        "group",
-        place(
-            .product, .name,
-            "an auto-renewable's subscription group; for passes, a pass group whose purchases stack across products",
-            types: [.nonRenewingSubscription, .autoRenewableSubscription],
-            .requiredFor([.autoRenewableSubscription], help: "name its subscription group, e.g. `\"group\": \"pro\"`")))
-    /// A subscription's level in its group.
-    package static let level = CatalogKey(
-        "level",
-        place(
-            .product,
-            .integer(1...Int64(CatalogLimits.maxProducts), rule: "a whole number from 1 (the highest service) to \(CatalogLimits.maxProducts)"),
-            "the level in its group, 1 the highest service; every product of a group has one or none does",
-            types: [.autoRenewableSubscription]))
     /// How long a product or an introductory offer lasts.
     package static let duration = CatalogKey(
         "duration",
@@ -315,92 +276,6 @@ extension CatalogKey {
                 help: "the App Store does not know how long it lasts: add e.g. `\"duration\": \"P1M\"`")),
         place(.introductoryOffer, .duration, "how long the offer lasts, ISO 8601", .required),
         place(.subscriptionOffer, .duration, "how long the offer lasts, ISO 8601 (a period, with `periods`)", .required))
-    /// An auto-renewable's introductory offer.
-    package static let introOffer = CatalogKey(
-        "introOffer",
-        place(
-            .product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
-            types: [.autoRenewableSubscription]))
-    /// How long a web subscription keeps access while its payment is retried.
-    package static let gracePeriod = CatalogKey(
-        "gracePeriod",
-        place(
-            .product, .duration,
-            "for a `stripe` or `external` subscription: how long access continues past the period's end while payment is retried",
-            types: [.autoRenewableSubscription]))
-    /// Where a product may be offered.
-    package static let storefronts = CatalogKey(
-        "storefronts",
-        place(
-            .product, .storefronts, "the storefronts (ISO 3166-1 alpha-3, as Apple writes them: `USA`) where it may be offered; left out, everywhere")
-    )
-    /// What a consumable credits.
-    package static let credits = CatalogKey(
-        "credits",
-        place(.product, .credits, "declared currency id to the amount one unit credits", types: [.consumable]),
-        place(.item, .credits, "declared currency id to the amount a purchase of the SKU credits (consumables)"))
-    /// What each SKU of an Advanced Commerce product gives.
-    package static let items = CatalogKey(
-        "items",
-        place(
-            .product, .keyedObjects(.item, what: "SKU", max: CatalogLimits.maxItemsPerProduct),
-            "for an Advanced Commerce product: SKU to what a purchase of it grants or credits; the product then gives only through its items"))
-    /// What entitle answers Apple's consumption request with, for a refund of the product.
-    package static let refundPreference = CatalogKey(
-        "refundPreference",
-        place(
-            .catalog, .choiceOrObject(RefundPreference.names, what: "refund preference", .refundThresholds),
-            "the refund preference of consumption-request replies for products that state none"),
-        place(
-            .product, .choiceOrObject(RefundPreference.names, what: "refund preference", .refundThresholds),
-            "the refund preference of consumption-request replies: a preference, or thresholds on the share consumed"))
-    /// What a subscription answers Apple's retention request with (a subscriber on the cancel page).
-    package static let retention = CatalogKey(
-        "retention",
-        place(
-            .product, .objects(.retentionRule, max: CatalogLimits.maxRetentionRules),
-            "the reply to Apple's retention request, in order: the first rule whose conditions hold and whose reply is possible",
-            types: [.autoRenewableSubscription]))
-    /// A retention rule's message.
-    package static let message = CatalogKey(
-        "message",
-        place(.retentionRule, .text, "the identifier of a message approved in App Store Connect, copied out as written"))
-    /// A retention rule's switch-plan product.
-    package static let alternateProduct = CatalogKey(
-        "alternateProduct",
-        place(.retentionRule, .productReference, "a product of the same group to suggest switching to (with `message`, its text)"))
-    /// A retention rule's promotional offer.
-    package static let promotionalOffer = CatalogKey(
-        "promotionalOffer",
-        place(.retentionRule, .text, "the id of one of the product's promotional offers (with `message`, its text)"))
-    /// How the alternate product is billed.
-    package static let billingPlan = CatalogKey(
-        "billingPlan",
-        place(
-            .retentionRule, .choice(Transaction.BillingPlan.allCases.map(\.rawValue), what: "billing plan"),
-            "with `alternateProduct`: how it is billed (Apple's billingPlanType)"))
-    /// The customer locales a retention rule is for.
-    package static let locales = CatalogKey(
-        "locales",
-        place(.retentionRule, .languageTags, "the customer's locale matches one of these (RFC 4647 basic filtering: `de` matches `de-AT`)"))
-    /// Whether the product lets a customer try its content before paying.
-    package static let sampleContent = CatalogKey(
-        "sampleContent",
-        place(
-            .product, .flag(default: false),
-            "the customer could try the content first (consumption replies' sampleContentProvided; a free trial or intro offer counts too)"))
-    /// Below this share consumed, a full refund.
-    package static let grantFullBelow = CatalogKey(
-        "grantFullBelow",
-        place(
-            .refundThresholds, .integer(0...100, rule: "a percentage from 0 to 100"), "below this percentage consumed, prefer a full refund",
-            .required))
-    /// Below this share consumed, a prorated refund.
-    package static let grantProratedBelow = CatalogKey(
-        "grantProratedBelow",
-        place(
-            .refundThresholds, .integer(0...100, rule: "a percentage from 0 to 100"),
-            "below this percentage consumed (and at least grantFullBelow), a prorated refund; at or above it, decline", .required))
 
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
@@ -410,16 +285,16 @@ extension CatalogKey {
             grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, refundPreference, sampleContent,
             retention, items,
         ],
-        .introductoryOffer: [comment, mode, duration, audience],
-        .upgrade: [comment, replaces, requires],
-        .upgradeRequirement: [comment, app, anyOf],
-        .grandfatherRule: [comment, id, grants, originalApplicationVersionBefore, originalPurchaseBefore, originalPlatform],
+        .introductoryOffer: introductoryOfferOrder,
+        .upgrade: upgradeOrder,
+        .upgradeRequirement: upgradeRequirementOrder,
+        .grandfatherRule: grandfatherRuleOrder,
         .subscriptionOffer: subscriptionOfferOrder,
-        .stores: [comment, stripe, external],
-        .storeSettings: [comment, manage],
-        .refundThresholds: [comment, grantFullBelow, grantProratedBelow],
-        .retentionRule: [comment, id, message, alternateProduct, billingPlan, promotionalOffer, locales, paidAtLeast, waitBetween],
-        .item: [comment, grants, credits],
+        .stores: storesOrder,
+        .storeSettings: storeSettingsOrder,
+        .refundThresholds: refundThresholdsOrder,
+        .retentionRule: retentionRuleOrder,
+        .item: itemOrder,
     ]
 
     /// Every key, each once.

@@ -44,6 +44,30 @@ struct RuleFamilyTests {
             engine: RuleFamilies.engineCodes.map(\.rawValue))
     }
 
+    @Test("each family's keys are declared in its folder, the engine's in CatalogLanguage.swift")
+    func keysAreDeclaredWithTheirOwner() throws {
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources/Entitle")
+        /// The names of the keys a folder's Swift files declare: `CatalogKey("name", ...)`.
+        func declared(in folder: URL) throws -> Set<String> {
+            var names: Set<String> = []
+            let pattern = try Regex(#"CatalogKey\(\s*"([^"]+)""#)
+            let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            for file in files where file.pathExtension == "swift" {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: pattern) { names.insert(String(match.output[1].substring ?? "")) }
+            }
+            return names
+        }
+        for family in RuleFamilies.all {
+            let here = try declared(in: Self.families.appendingPathComponent(family.folder))
+            for key in family.keys {
+                #expect(here.contains(key.name), "`\(key.name)` is \(family.name)'s but not declared in Families/\(family.folder)/")
+            }
+        }
+        let engine = try declared(in: sources.appendingPathComponent("Checking"))
+        #expect(engine == Set(RuleFamilies.engineKeys.map(\.name)), "Checking/ declares \(engine.sorted())")
+    }
+
     @Test("each family is declared in its own folder, and every file under Families/ is a family's")
     func familiesAreFolders() throws {
         let manager = FileManager.default

@@ -1,6 +1,6 @@
 /// The keys of win-back and promotional offers: the product's `offers`, and the keys of each offer
-/// that only offers take (`id`, `type`, `mode` and `duration` are shared, and declared with the
-/// product's). `paidAtLeast` and `waitBetween` are read by retention rules too.
+/// that only offers take (`id`, `type` and `duration` are the engine's, `mode` the introductory
+/// offers'). `paidAtLeast` and `waitBetween` are read by retention rules too.
 extension CatalogKey {
     /// An auto-renewable's win-back and promotional offers.
     package static let offers = CatalogKey(
