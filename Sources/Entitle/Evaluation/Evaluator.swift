@@ -3,12 +3,14 @@
 /// The rules are written once, in prose, in `Sources/Entitle/Entitle.docc/EvaluationRules.md`
 /// ("How evaluation decides"); this code applies them and does not restate them. An
 /// ``Evaluation`` value (`evaluateCore` makes one) runs the rule families in order, each step a
-/// method of it in the family's file, the pure helpers static here: receipts of environments not accepted
-/// are dropped here, copies of a transaction are found in `Evaluator+Transactions` and resolved
-/// as snapshots in `+Snapshots`, renewal entries and accounts in `+Renewals`, pass groups in
-/// `+Passes`, each product's coverage and state in `+Products`, grandfather rules and grants in
-/// `+Access`, features in `+Features`, balances in `+Balances`, what offer conditions read in
-/// `+Promotions`, and `reevaluateAt` in `+NextChange`; entries are ordered in `+Orderings`. Work
+/// method of it in the family's file, the pure helpers static here. The engine's steps are in this
+/// folder: receipts of environments not accepted are dropped here, copies of a transaction are
+/// found in `Evaluator+Transactions` and resolved as snapshots in `+Snapshots`, each product's
+/// coverage and state in `+Products`, features in `+Features`, `reevaluateAt` in `+NextChange`,
+/// and entries are ordered in `+Orderings`. The families' steps are in their folders under
+/// `Families/`: renewal entries and accounts in `+Renewals`, pass groups in `+Passes`, grandfather
+/// rules and grants in `+Access`, balances in `+Balances`, Advanced Commerce items in `+Items`, and
+/// what offer conditions read in `+Promotions`. Work
 /// is proportional to the receipts, not the catalog: only products that have transactions are
 /// looked at, and everything else is answered from the catalog when the result is read.
 ///

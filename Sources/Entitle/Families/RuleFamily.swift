@@ -1,6 +1,6 @@
 /// One kind of behaviour the catalog language can ask for: trials, upgrade pricing, subscription
-/// groups, passes, win-back and promotional offers, ... Each family is an uninhabited type in its own
-/// folder under `Families/`, beside the files of its steps (its checks, its evaluation step, its
+/// groups, passes, win-back and promotional offers, ... Each family is an uninhabited type in its
+/// own folder under `Families/`, beside the files of its steps (its checks, its evaluation step, its
 /// explanation, the ways `diff --prove` searches for it), and says here what the pipeline needs
 /// of every family. A family that leaves out a requirement does not compile.
 ///
@@ -9,8 +9,10 @@
 /// answer and its reports. ``RuleFamilies/all`` lists the families; the engine calls them through
 /// it where it needs every family: once a catalog's products are read (`check(_:context:with:)`),
 /// for `reevaluateAt` (`futureFacts(_:into:)`: witness-table calls, no allocation, once per
-/// answer's next change) and for `entitle diff` (`danger(of:from:to:)`); tests read it to hold each key of the language and each diagnostic code to exactly one
-/// owner, and the table of families in `AddingARuleFamily.md` to what is declared here.
+/// answer's next change) and for `entitle diff` (`danger(of:from:to:)`). Tests read it to hold
+/// each key of the language and each diagnostic code to exactly one owner, each key's declaration
+/// to its owner's folder, and the table of families in `AddingARuleFamily.md` to what is declared
+/// here.
 protocol RuleFamily: Sendable {
     /// The family's name, as the documentation's table of families gives it.
     static var name: String { get }
