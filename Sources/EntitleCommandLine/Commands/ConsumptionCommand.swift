@@ -26,7 +26,7 @@ enum ConsumptionCommand {
         name: "consumption", summary: "reply to Apple's consumption request (a refund asked for) about one transaction",
         synopses: [
             SharedOptions.evaluating(.required(SharedOptions.receipt)) + [
-                .optional(SharedOptions.token), .optional(transaction), .optional(notification),
+                .optional(SharedOptions.token), .anyOf(transaction.spec, notification.spec),
                 .optional(consented), .optional(undelivered), .optional(SharedOptions.format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
@@ -53,9 +53,6 @@ enum ConsumptionCommand {
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let given = try arguments.value(transaction)
         let notificationPath = try arguments.value(notification)
-        guard given != nil || notificationPath != nil else {
-            throw UsageError(message: "give \(transaction.quoted) or \(notification.quoted): the transaction the request is about")
-        }
         let (options, json, loaded) = try EvaluationInputs.load(arguments, environment: environment)
         var inputs: EvaluationInputs
         switch loaded {

@@ -51,6 +51,7 @@ extension SynopsisItem {
         case .optional: return "[\(use(options[0]))]"
         case .oneOf: return "[" + options.map(\.synopsisLabel).joined(separator: " | ") + "]"
         case .together: return "[" + options.map(use).joined(separator: " ") + "]"
+        case .anyOf: return "(" + options.map(\.synopsisLabel).joined(separator: " | ") + ")..."
         case .argument(let argument): return argument.synopsis
         }
     }

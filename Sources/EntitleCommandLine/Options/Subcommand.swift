@@ -54,7 +54,8 @@ struct Subcommand: Sendable {
 
     /// Holds a command line to what the synopses show, so that the help and parsing cannot
     /// disagree: its options all belong to one synopsis, which it satisfies (each `required`
-    /// option given, at most one of a `oneOf`, all or none of a `together`).
+    /// option given, at least one of an `anyOf`, at most one of a `oneOf`, all or none of a
+    /// `together`).
     ///
     /// - Throws: ``UsageError`` with the first problem of the first synopsis its options belong
     ///   to; when they belong to none, naming an option that does not go with the others.
@@ -86,6 +87,10 @@ struct Subcommand: Sendable {
             case .required:
                 guard let option = item.options.first, given.isEmpty else { continue }
                 return UsageError(message: "`\(option.name)` is required")
+            case .anyOf where given.isEmpty:
+                return UsageError(
+                    message: item.options.count == 2
+                        ? "give \(list(item.options, "or")), or both" : "give at least one of \(list(item.options, "or"))")
             case .oneOf where given.count > 1:
                 return UsageError(message: "give one of \(list(item.options, "or")), not \(list(given, "and"))")
             case .together where !given.isEmpty && given.count < item.options.count:
@@ -143,6 +148,8 @@ struct SynopsisItem: Sendable {
         case oneOf
         /// `[--verify --root FILE ...]`: all of them, or none.
         case together
+        /// `(--transaction ID | --notification FILE)...`: at least one of them.
+        case anyOf
         /// A positional argument.
         case argument(ArgumentSpec)
     }
@@ -165,6 +172,11 @@ struct SynopsisItem: Sendable {
     /// Options of which at most one may be given.
     static func oneOf(_ options: OptionSpec...) -> SynopsisItem {
         SynopsisItem(form: .oneOf, options: options)
+    }
+
+    /// Options of which at least one must be given.
+    static func anyOf(_ options: OptionSpec...) -> SynopsisItem {
+        SynopsisItem(form: .anyOf, options: options)
     }
 
     /// Options given together, or not at all.

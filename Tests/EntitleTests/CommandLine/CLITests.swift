@@ -100,6 +100,10 @@ struct CLITests {
                 "retention"
             ),
             (
+                ["consumption", "--catalog", "x", "--receipt", "r", "--consented"],
+                "entitle consumption: give `--transaction` or `--notification`, or both", "consumption"
+            ),
+            (
                 ["explain", "--catalog", "x", "--receipt", "r", "--product", "p", "--balance", "b"],
                 "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--transaction` or `--retention`, not `--product` and `--balance`",
                 "explain"
