@@ -1,9 +1,6 @@
 /// Features: a feature is on when one of its sources (a product that grants it, a grandfather
 /// rule, a grant) covers the instant; its `until` is the end of the unbroken union of its sources'
 /// coverage.
-extension Evaluator {
-}
-
 extension Evaluation {
     /// Which features are on and until when; lowers `boundary` to the next instant one turns on or off.
     mutating func features(outcomes: [ProductOutcome], spans: [CoverageSpan], access: [AccessSpan]) -> [FeatureOutcome] {

@@ -1,8 +1,5 @@
 /// Balances: credits bought less consumptions, deduplicated by id across the app's receipts.
 extension Evaluator {
-}
-
-extension Evaluator {
     /// Which consumptions of the app's receipts count, in receipt then entry order: of copies of
     /// one id that differ, the one whose normalized JSON sorts first by bytes (`conflict` is told
     /// once per such id). Empty when every one counts: one receipt's consumptions are unique
