@@ -120,10 +120,8 @@ extension Portfolio {
         app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
         storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
-        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return Evaluator.evaluate(
-            catalog, receipts: receipts.parsed, at: at,
-            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
+        let (catalog, options) = try evaluating(app, environments: environments, account: account, storefront: storefront) { $0 }
+        return Evaluator.evaluate(catalog, receipts: receipts.parsed, at: at, options: options)
     }
 
     /// Explains what a customer has in one app of the portfolio at an instant, and why.
@@ -141,10 +139,22 @@ extension Portfolio {
         app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
         storefront: String? = nil
     ) throws(PortfolioError) -> Explanation {
-        guard let catalog = catalog(for: app) else { throw PortfolioError(missingApp: app, known: apps) }
-        return Explainer.explain(
-            catalog, receipts: receipts.parsed, at: at,
-            options: .init(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
+        let (catalog, options) = try evaluating(app, environments: environments, account: account, storefront: storefront) { $0 }
+        return Explainer.explain(catalog, receipts: receipts.parsed, at: at, options: options)
+    }
+
+    /// What every question about one of the portfolio's apps starts from: the app's catalog, and
+    /// evaluation options that carry the portfolio's other catalogs (for upgrade prerequisites
+    /// across apps).
+    ///
+    /// - Parameter failure: the error to throw, made from a ``PortfolioError``, when the
+    ///   portfolio has no catalog for `app`.
+    func evaluating<Failure: Error>(
+        _ app: String, environments: Set<String>?, account: String?, storefront: String? = nil,
+        failure: (PortfolioError) -> Failure
+    ) throws(Failure) -> (catalog: CompiledCatalog, options: Evaluator.Options) {
+        guard let catalog = catalog(for: app) else { throw failure(PortfolioError(missingApp: app, known: apps)) }
+        return (catalog, Evaluator.Options(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
     }
 }
 

@@ -16,8 +16,8 @@ extension Receipt {
             guard let value, !value.isInRange else { return nil }
             return (path(), "instant \(value.millisecondsSince1970) ms is outside years 0001-9999")
         }
-        func count(_ value: Int, _ limit: Int, _ what: String) -> (String, String)? {
-            value > limit ? (what, "more than \(limit) \(what) in one receipt") : nil
+        func count(_ value: Int, _ limit: Int, _ what: String, in owner: String = "receipt", _ path: String? = nil) -> (String, String)? {
+            value > limit ? (path ?? what, "more than \(limit) \(what) in one \(owner)") : nil
         }
         let receiptProblems: [(String, String)?] = [
             text(app, "app"), text(environment, "environment"), text(originalApplicationVersion, "originalApplicationVersion"),
@@ -78,7 +78,9 @@ extension Receipt {
                 ?? instant(renewal.gracePeriodExpiresDate, path + ".gracePeriodExpiresDate")
                 ?? instant(renewal.signedDate, path + ".signedDate") ?? text(renewal.renewsTo, path + ".renewsTo")
                 ?? text(renewal.appTransactionId, path + ".appTransactionId") ?? empty(renewal.appTransactionId, path + ".appTransactionId")
-                ?? count(renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, path + ".winBackOffers")
+                ?? count(
+                    renewal.winBackOffers?.count ?? 0, ReceiptLimits.maxWinBackOffers, "win-back offers", in: "renewal entry", path + ".winBackOffers"
+                )
             {
                 return problem
             }
@@ -114,7 +116,7 @@ extension Receipt {
             let path = "grants[\(index)]"
             if let problem = text(grant.id, path + ".id") ?? instant(grant.start, path + ".start") ?? instant(grant.end, path + ".end")
                 ?? instant(grant.revokedAt, path + ".revokedAt")
-                ?? count(grant.features.count, ReceiptLimits.maxGrantFeatures, path + ".features")
+                ?? count(grant.features.count, ReceiptLimits.maxGrantFeatures, "features", in: "grant", path + ".features")
             {
                 return problem
             }
@@ -127,7 +129,9 @@ extension Receipt {
 
     /// The first problem of a list of items, as the decoder would report it.
     private static func itemViolation(_ items: [Transaction.Item], path: String, renewal: Bool) -> (path: String, message: String)? {
-        if items.count > ReceiptLimits.maxItems { return (path, "more than \(ReceiptLimits.maxItems) items of one transaction") }
+        if items.count > ReceiptLimits.maxItems {
+            return (path, "more than \(ReceiptLimits.maxItems) items in one \(renewal ? "renewal entry" : "transaction")")
+        }
         var skus: Set<String> = []
         for (index, item) in items.enumerated() {
             let itemPath = "\(path)[\(index)]"
@@ -146,7 +150,7 @@ extension Receipt {
                 return (itemPath + ".revocationDate", "instant \(date.millisecondsSince1970) ms is outside years 0001-9999")
             }
             if item.refunds.count > ReceiptLimits.maxItemRefunds {
-                return (itemPath + ".refunds", "more than \(ReceiptLimits.maxItemRefunds) refunds of one item")
+                return (itemPath + ".refunds", "more than \(ReceiptLimits.maxItemRefunds) refunds in one item")
             }
             for (position, refund) in item.refunds.enumerated() {
                 let refundPath = "\(itemPath).refunds[\(position)]"

@@ -7,15 +7,12 @@ extension ReceiptDecoder {
     ) throws -> TransactionRecord {
         // Paths are built only when an error is thrown: building them eagerly cost most of decoding.
         func path(_ field: String = "") -> String { "transactions[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var record = TransactionRecord(
             productId: .none, transactionId: .none, transactionIdHash: 0, originalTransactionId: .none,
             purchase: TransactionRecord.absentDate, originalPurchase: TransactionRecord.absentDate,
             expires: TransactionRecord.absentDate, cancellation: TransactionRecord.noCancellation,
             quantity: 1, flags: 0)
-        try reader.readObject(keys: transactionTable, prediction: &predictions.transaction) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: transactionTable, prediction: &predictions.transaction, path: path()) { reader, index, key in
             switch index {
             case 0:
                 record.productId = try text(repeating: &predictions.productId, &reader, into: &receipt) {
@@ -58,12 +55,9 @@ extension ReceiptDecoder {
                 if token == "family-shared" {
                     record.flags |= TransactionRecord.familyShared
                 } else if !(token == "purchased") {
-                    let text = token.string
-                    let names = Transaction.Ownership.allCases.map(\.rawValue)
-                    throw Failure(
-                        offset: token.offset, message: "unknown ownership `\(text)`", code: .badEnumValue,
-                        path: path(".ownership"),
-                        help: Suggestion.help(for: text, in: names) ?? "expected `purchased` or `family-shared`")
+                    throw unknownName(
+                        token.string, of: Transaction.Ownership.allCases.map(\.rawValue), what: "ownership", at: token.offset,
+                        path: path(".ownership"))
                 }
             case 12:
                 record.offerType = try optionalEnum(&reader, Transaction.OfferType.self, what: "offer type", path: path(".offerType"))
@@ -138,13 +132,10 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> RenewalRecord {
         func path(_ field: String = "") -> String { "renewals[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var record = RenewalRecord(
             productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
             graceExpires: TransactionRecord.absentDate)
-        try reader.readObject(keys: renewalTable, prediction: &predictions.renewal) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: renewalTable, prediction: &predictions.renewal, path: path()) { reader, index, key in
             switch index {
             case 0:
                 record.productId = try optionalText(&reader, into: &receipt, path: path(".productId"))
@@ -165,10 +156,11 @@ extension ReceiptDecoder {
                     &reader, Renewal.ExpirationIntent.self, what: "expiration intent", path: path(".expirationIntent"))
             case 8:
                 if try !readNull(&reader) {
-                    try expectArray(&reader, path: path(".winBackOffers"))
                     let first = Int32(receipt.offerIds.count)
-                    try reader.readArray { reader, position in
-                        try checkCount(position, ReceiptLimits.maxWinBackOffers, "win-back offers of one renewal entry", &reader)
+                    try readList(
+                        &reader, limit: ReceiptLimits.maxWinBackOffers, of: "win-back offers", in: "renewal entry", path: path(".winBackOffers")
+                    ) {
+                        reader, position in
                         receipt.offerIds.append(try nonEmptyText(&reader, into: &receipt, path: path(".winBackOffers[\(position)]")))
                     }
                     record.winBackOffers = first..<Int32(receipt.offerIds.count)

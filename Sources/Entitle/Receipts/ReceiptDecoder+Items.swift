@@ -12,12 +12,11 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, renewal: Bool, path: @autoclosure () -> String
     ) throws -> Range<Int32> {
         if try readNull(&reader) { return 0..<0 }
-        try expectArray(&reader, path: path())
         let first = Int32(receipt.items.count)
         var offsets: [Int] = []
         var prediction = JSONKeyTable.Prediction()
-        try reader.readArray { reader, position in
-            try checkCount(position, ReceiptLimits.maxItems, "items of one transaction", &reader)
+        try readList(&reader, limit: ReceiptLimits.maxItems, of: "items", in: renewal ? "renewal entry" : "transaction", path: path()) {
+            reader, position in
             offsets.append(try reader.peekOffset())
             let (item, refunds) = try decodeItem(
                 &reader, into: &receipt, renewal: renewal, prediction: &prediction, path: path() + "[\(position)]")
@@ -49,12 +48,9 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, renewal: Bool, prediction: inout JSONKeyTable.Prediction,
         path: @autoclosure () -> String
     ) throws -> (ItemRecord, [ItemRefundRecord]) {
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var record = ItemRecord(sku: .none, price: -1)
         var refunds: [(record: ItemRefundRecord, offset: Int)] = []
-        try reader.readObject(keys: itemTable, prediction: &prediction) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: itemTable, prediction: &prediction, path: path()) { reader, index, key in
             if renewal, let index, index > 1 { throw unknownKey(key, in: .renewalItem, path: path()) }
             switch index {
             case 0:
@@ -65,10 +61,8 @@ extension ReceiptDecoder {
                 record.revocation = try optionalInstant(&reader, path: path() + ".revocationDate") ?? TransactionRecord.noCancellation
             case 3:
                 if try readNull(&reader) { break }
-                try expectArray(&reader, path: path() + ".refunds")
                 var refundPrediction = JSONKeyTable.Prediction()
-                try reader.readArray { reader, position in
-                    try checkCount(position, ReceiptLimits.maxItemRefunds, "refunds of one item", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxItemRefunds, of: "refunds", in: "item", path: path() + ".refunds") { reader, position in
                     let offset = try reader.peekOffset()
                     refunds.append((try decodeRefund(&reader, prediction: &refundPrediction, path: path() + ".refunds[\(position)]"), offset))
                 }
@@ -93,11 +87,8 @@ extension ReceiptDecoder {
     private static func decodeRefund(
         _ reader: inout JSONReader, prediction: inout JSONKeyTable.Prediction, path: @autoclosure () -> String
     ) throws -> ItemRefundRecord {
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var refund = ItemRefundRecord(amount: -1, date: TransactionRecord.absentDate, type: 0)
-        try reader.readObject(keys: refundTable, prediction: &prediction) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: refundTable, prediction: &prediction, path: path()) { reader, index, key in
             switch index {
             case 0: refund.amount = try amount(&reader, path: path() + ".amount")
             case 1: refund.date = try instant(&reader, path: path() + ".date")

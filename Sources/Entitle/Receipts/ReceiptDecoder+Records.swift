@@ -6,12 +6,9 @@ extension ReceiptDecoder {
     /// A transaction's `commitment`: `{"period", "periods", "endsAt"}`, all required, the period
     /// within the periods.
     static func decodeCommitment(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> CommitmentRecord {
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var order = JSONKeyTable.Prediction()
         var record = CommitmentRecord(period: 0, periods: 0, ends: TransactionRecord.absentDate)
-        try reader.readObject(keys: commitmentTable, prediction: &order) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: commitmentTable, prediction: &order, path: path()) { reader, index, key in
             switch index {
             case 0, 1:
                 let field = index == 0 ? ".period" : ".periods"
@@ -138,21 +135,17 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> GrantRecord {
         func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var record = GrantRecord(id: .none, idHash: 0, features: 0..<0, start: TransactionRecord.absentDate, end: .max, revoked: .max)
         var sawFeatures = false
-        try reader.readObject(keys: grantTable, prediction: &predictions.grant) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: grantTable, prediction: &predictions.grant, path: path()) { reader, index, key in
             switch index {
             case 0:
                 record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
                 record.idHash = receipt.hash(record.id)
             case 1:
-                try expectArray(&reader, path: path(".features"))
                 let first = Int32(receipt.grantFeatures.count)
-                try reader.readArray { reader, position in
-                    try checkCount(position, ReceiptLimits.maxGrantFeatures, "features of one grant", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxGrantFeatures, of: "features", in: "grant", path: path(".features")) {
+                    reader, position in
                     receipt.grantFeatures.append(try nonEmptyText(&reader, into: &receipt, path: path(".features[\(position)]")))
                 }
                 record.features = first..<Int32(receipt.grantFeatures.count)
@@ -177,11 +170,8 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, index: Int, predictions: inout Predictions
     ) throws -> ConsumptionRecord {
         func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
-        let start = try expectObject(&reader, path: path())
-        var seen = KeySet()
         var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
-        try reader.readObject(keys: consumptionTable, prediction: &predictions.consumption) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: consumptionTable, prediction: &predictions.consumption, path: path()) { reader, index, key in
             switch index {
             case 0:
                 record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))

@@ -18,6 +18,23 @@ extension ReceiptDecoder {
         }
     }
 
+    /// Reads an object of `keys`' members, each by `member` given its name's index in `keys`
+    /// (`nil` for a name not there) and the name: a value that is not an object, and a name given
+    /// twice, are located errors. Returns where the object starts, to locate a missing member.
+    @inline(__always)
+    static func readMembers(
+        _ reader: inout JSONReader, keys: JSONKeyTable, prediction: inout JSONKeyTable.Prediction, path: @autoclosure () -> String,
+        member: (inout JSONReader, Int?, JSONString) throws -> Void
+    ) throws -> Int {
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: keys, prediction: &prediction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            try member(&reader, index, key)
+        }
+        return start
+    }
+
     static func expectObject(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int {
         let kind = try reader.peek()
         guard kind == .object else { throw wrongType(&reader, expected: "an object", found: kind, path: path()) }
@@ -145,12 +162,28 @@ extension ReceiptDecoder {
         let token = try stringToken(&reader, path: path())
         let names = E.allCases.map(\.rawValue)
         let text = token.string
-        guard let index = names.firstIndex(of: text) else {
-            throw Failure(
-                offset: token.offset, message: "unknown \(what) `\(text)`", code: .badEnumValue, path: path(),
-                help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
-        }
+        guard let index = names.firstIndex(of: text) else { throw unknownName(text, of: names, what: what, at: token.offset, path: path()) }
         return UInt8(index + 1)
+    }
+
+    /// An enumeration value: a string that must be one of `E`'s raw values.
+    static func enumValue<E: RawRepresentable & CaseIterable>(
+        _ reader: inout JSONReader, _: E.Type, what: String, path: @autoclosure () -> String
+    ) throws -> E where E.RawValue == String {
+        let token = try stringToken(&reader, path: path())
+        let text = token.string
+        guard let value = E(rawValue: text) else {
+            throw unknownName(text, of: E.allCases.map(\.rawValue), what: what, at: token.offset, path: path())
+        }
+        return value
+    }
+
+    /// A string that is none of the names an enumeration value may have: a `bad-enum-value`
+    /// error quoting it in part, with the closest name or else all of them.
+    static func unknownName(_ text: String, of names: [String], what: String, at offset: Int, path: String) -> Failure {
+        Failure(
+            offset: offset, message: "unknown \(what) `\(Diagnostic.excerpt(text))`", code: .badEnumValue, path: path,
+            help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
     }
 
     static func integer(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> Int64 {

@@ -173,41 +173,32 @@ public enum ReceiptDecoder {
     // MARK: Objects
 
     static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields) throws {
-        let start = try expectObject(&reader, path: "")
-        var seen = KeySet()
         var consumptionOffsets: [Int32] = []
         var grantOffsets: [Int32] = []
         var order = JSONKeyTable.Prediction()
         var predictions = Predictions()
-        try reader.readObject(keys: receiptTable, prediction: &order) { reader, index, key in
-            if let index { try seen.insert(index, key) }
+        let start = try readMembers(&reader, keys: receiptTable, prediction: &order, path: "") { reader, index, key in
             switch index {
             case 0:
                 _ = try string(&reader, path: "$schema")
             case 1:
                 receipt.appRange = try nonEmptyText(&reader, into: &receipt, path: "app")
             case 2:
-                try expectArray(&reader, path: "transactions")
                 // About 200 bytes of JSON per transaction.
                 receipt.transactions.reserveCapacity(reader.bytes.count / 200)
-                try reader.readArray { reader, index in
-                    try checkCount(index, ReceiptLimits.maxTransactions, "transactions", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxTransactions, of: "transactions", path: "transactions") { reader, index in
                     receipt.transactions.append(try decodeTransaction(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
             case 3:
-                try expectArray(&reader, path: "renewals")
                 // A few per receipt: room for them at once, not grown one at a time.
                 receipt.renewals.reserveCapacity(4)
-                try reader.readArray { reader, index in
-                    try checkCount(index, ReceiptLimits.maxRenewals, "renewals", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxRenewals, of: "renewals", path: "renewals") { reader, index in
                     receipt.renewals.append(try decodeRenewal(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
             case 4:
-                try expectArray(&reader, path: "consumptions")
                 receipt.consumptions.reserveCapacity(4)
                 consumptionOffsets.reserveCapacity(4)
-                try reader.readArray { reader, index in
-                    try checkCount(index, ReceiptLimits.maxConsumptions, "consumptions", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxConsumptions, of: "consumptions", path: "consumptions") { reader, index in
                     consumptionOffsets.append(Int32(try reader.peekOffset()))
                     receipt.consumptions.append(try decodeConsumption(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
@@ -218,35 +209,17 @@ public enum ReceiptDecoder {
             case 7:
                 receipt.originalPurchase = try optionalInstant(&reader, path: "originalPurchaseDate") ?? TransactionRecord.absentDate
             case 8:
-                try expectArray(&reader, path: "grants")
-                try reader.readArray { reader, index in
-                    try checkCount(index, ReceiptLimits.maxGrants, "grants", &reader)
+                try readList(&reader, limit: ReceiptLimits.maxGrants, of: "grants", path: "grants") { reader, index in
                     grantOffsets.append(Int32(try reader.peekOffset()))
                     receipt.grants.append(try decodeGrant(&reader, into: &receipt, index: index, predictions: &predictions))
                 }
             case 9:
-                let token = try stringToken(&reader, path: "store")
-                let text = token.string
-                guard let store = Store(rawValue: text) else {
-                    let names = Store.allCases.map(\.rawValue)
-                    throw Failure(
-                        offset: token.offset, message: "unknown store `\(Diagnostic.excerpt(text))`", code: .badEnumValue, path: "store",
-                        help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
-                }
-                receipt.store = store
+                receipt.store = try enumValue(&reader, Store.self, what: "store", path: "store")
             case 10:
                 receipt.appTransactionId = try nonEmptyString(&reader, path: "appTransactionId")
             case 11:
                 if try !readNull(&reader) {
-                    let token = try stringToken(&reader, path: "originalPlatform")
-                    let text = token.string
-                    guard let platform = AppPlatform(rawValue: text) else {
-                        let names = AppPlatform.allCases.map(\.rawValue)
-                        throw Failure(
-                            offset: token.offset, message: "unknown platform `\(Diagnostic.excerpt(text))`", code: .badEnumValue,
-                            path: "originalPlatform", help: Suggestion.help(for: text, in: names) ?? "expected \(CatalogChecker.list(names))")
-                    }
-                    receipt.originalPlatform = platform
+                    receipt.originalPlatform = try enumValue(&reader, AppPlatform.self, what: "platform", path: "originalPlatform")
                 }
             case 12:
                 receipt.preorder = try optionalInstant(&reader, path: "preorderDate") ?? TransactionRecord.absentDate
@@ -333,13 +306,22 @@ public enum ReceiptDecoder {
         return kept
     }
 
-    /// Rejects an array element past a count limit, located at the element.
-    static func checkCount(_ index: Int, _ limit: Int, _ what: String, _ reader: inout JSONReader) throws {
-        guard index < limit else {
-            throw Failure(
-                offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one receipt",
-                code: .limitExceeded, path: "\(what)[\(index)]",
-                help: "a receipt holds at most \(limit) \(what); split the data into several receipts")
+    /// Reads a list of at most `limit` elements, each by `element` (given its position): a value
+    /// that is not a list, or an element past the limit, is a located error. The limits keep a
+    /// hostile receipt's cost bounded; a real `owner` comes nowhere near them.
+    static func readList(
+        _ reader: inout JSONReader, limit: Int, of what: String, in owner: String = "receipt", path: @autoclosure () -> String,
+        element: (inout JSONReader, Int) throws -> Void
+    ) throws {
+        try expectArray(&reader, path: path())
+        try reader.readArray { reader, index in
+            guard index < limit else {
+                throw Failure(
+                    offset: try reader.peekOffset(), message: "more than \(limit) \(what) in one \(owner)", code: .limitExceeded,
+                    path: path() + "[\(index)]",
+                    help: owner == "receipt" ? "a receipt holds at most \(limit) \(what); split the data into several receipts" : nil)
+            }
+            try element(&reader, index)
         }
     }
 }

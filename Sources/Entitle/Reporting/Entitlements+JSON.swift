@@ -89,10 +89,7 @@ extension ResultValues {
         writer.string(app)
         writer.key("at")
         writer.instant(at)
-        if let consentRescinded {
-            writer.key("consentRescinded")
-            writer.instant(consentRescinded)
-        }
+        writer.member("consentRescinded", ifPresent: consentRescinded)
         if parts.contains(.features) {
             writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
         }
@@ -240,22 +237,10 @@ extension ProductStatus {
         writer.string(state.rawValue)
         writer.key("until")
         writer.instant(until)
-        if let startsAt {
-            writer.key("startsAt")
-            writer.instant(startsAt)
-        }
-        if let resumesAt {
-            writer.key("resumesAt")
-            writer.instant(resumesAt)
-        }
-        if let willRenew {
-            writer.key("willRenew")
-            writer.bool(willRenew)
-        }
-        if let renewsTo {
-            writer.key("renewsTo")
-            writer.string(renewsTo)
-        }
+        writer.member("startsAt", ifPresent: startsAt)
+        writer.member("resumesAt", ifPresent: resumesAt)
+        writer.member("willRenew", ifPresent: willRenew)
+        writer.member("renewsTo", ifPresent: renewsTo)
         if let renewalPrice {
             writer.key("renewalPrice")
             writer.beginObject()
@@ -265,10 +250,7 @@ extension ProductStatus {
             writer.string(renewalPrice.currency)
             writer.endObject()
         }
-        if let offerEndsAt {
-            writer.key("offerEndsAt")
-            writer.instant(offerEndsAt)
-        }
+        writer.member("offerEndsAt", ifPresent: offerEndsAt)
         if let commitment {
             writer.key("commitment")
             writer.beginObject()
@@ -280,10 +262,7 @@ extension ProductStatus {
             writer.instant(commitment.endsAt)
             writer.endObject()
         }
-        if let manage {
-            writer.key("manage")
-            writer.string(manage)
-        }
+        writer.member("manage", ifPresent: manage)
         writer.endObject()
     }
 
@@ -316,30 +295,16 @@ extension Offer {
         writer.string(store.rawValue)
         writer.key("eligible")
         writer.bool(eligible)
-        if let reason {
-            writer.key("reason")
-            writer.string(reason.rawValue)
-        }
-        if let introOfferEligible {
-            writer.key("introOfferEligible")
-            writer.bool(introOfferEligible)
-        }
+        writer.member("reason", ifPresent: reason)
+        writer.member("introOfferEligible", ifPresent: introOfferEligible)
         if withLegal, let legal {
             writer.key("legal")
             writer.string(legal)
         }
-        if let change {
-            writer.key("change")
-            writer.string(change.rawValue)
-        }
-        if let effective {
-            writer.key("effective")
-            writer.string(effective.rawValue)
-        }
+        writer.member("change", ifPresent: change)
+        writer.member("effective", ifPresent: effective)
         if let promotions {
-            writer.key("promotions")
-            writer.beginArray()
-            for promotion in promotions {
+            writer.array("promotions", of: promotions) { writer, promotion in
                 writer.beginObject()
                 writer.key("id")
                 writer.string(promotion.id)
@@ -351,7 +316,6 @@ extension Offer {
                 writer.string(promotion.reason.rawValue)
                 writer.endObject()
             }
-            writer.endArray()
         }
         writer.key("adds")
         writer.strings(adds)

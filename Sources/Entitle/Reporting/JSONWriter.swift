@@ -37,6 +37,33 @@ extension JSONWriter {
         if let value { string(value) } else { null() }
     }
 
+    /// A member `name` written only when `value` is there: a result leaves an absent field out
+    /// rather than writing `null`.
+    package mutating func member(_ name: String, ifPresent value: String?) {
+        guard let value else { return }
+        key(name)
+        string(value)
+    }
+
+    /// A member `name` written only when `value` is there.
+    package mutating func member(_ name: String, ifPresent value: Bool?) {
+        guard let value else { return }
+        key(name)
+        bool(value)
+    }
+
+    /// A member `name` written only when `value` is there, as an RFC 3339 string.
+    package mutating func member(_ name: String, ifPresent value: Instant?) {
+        guard let value else { return }
+        key(name)
+        instant(value)
+    }
+
+    /// A member `name` written only when `value` is there, as its raw value.
+    package mutating func member<Value: RawRepresentable<String>>(_ name: String, ifPresent value: Value?) {
+        member(name, ifPresent: value?.rawValue)
+    }
+
     /// A member `name` whose value is an object of one member per element, each named by `id`
     /// and written by `value`.
     package mutating func object<Element>(
@@ -49,6 +76,14 @@ extension JSONWriter {
             value(&self, element)
         }
         endObject()
+    }
+
+    /// A member `name` whose value is an array of one value per element, each written by `value`.
+    package mutating func array<Element>(_ name: String, of elements: [Element], value: (inout Self, Element) -> Void) {
+        key(name)
+        beginArray()
+        for element in elements { value(&self, element) }
+        endArray()
     }
 
     /// An array of strings.

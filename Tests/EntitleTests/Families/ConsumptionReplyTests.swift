@@ -210,38 +210,34 @@ struct ConsumptionReplyTests {
         #expect(apple.count == 5)
     }
 
-    @Test("a transaction the customer does not have at the instant is an error with a did-you-mean, never a guess")
+    @Test("a transaction the customer does not have at the instant, or an app without a catalog, is an error with a did-you-mean, never a guess")
     func unknownTransactions() throws {
+        /// The error the portfolio's reply throws, `nil` when it replies.
+        func failure(_ id: String, _ receipts: [Receipt], at: String, app: String = Self.app) -> ConsumptionReplyError? {
+            do {
+                _ = try Fixtures.examples.consumptionReply(app: app, transactionId: id, receipts: receipts, at: Self.at(at), consented: true)
+                return nil
+            } catch {
+                return error
+            }
+        }
         let receipt = Self.stencilReceipt(spent: [])
         #expect(throws: ConsumptionReplyError.self) { try Self.reply("c", [receipt], at: "2026-03-08") }
-        do {
-            _ = try Fixtures.examples.consumptionReply(
-                app: Self.app, transactionId: "bb", receipts: [receipt], at: Self.at("2026-03-08"), consented: true)
-            Issue.record("no error")
-        } catch {
-            #expect(error.message.contains("no transaction `bb`"))
-            #expect(error.help?.contains("`b`") == true, "\(error)")
-        }
-        do {
-            _ = try Fixtures.examples.consumptionReply(
-                app: Self.app, transactionId: "b", receipts: [receipt], at: Self.at("2026-03-04"), consented: true)
-            Issue.record("no error")
-        } catch {
-            #expect(error.message.contains("after 2026-03-04"), "\(error)")
-        }
+        let misspelt = try #require(failure("bb", [receipt], at: "2026-03-08"))
+        #expect(misspelt.message.contains("no transaction `bb`"))
+        #expect(misspelt.help?.contains("`b`") == true, "\(misspelt)")
+        let early = try #require(failure("b", [receipt], at: "2026-03-04"))
+        #expect(early.message.contains("after 2026-03-04"), "\(early)")
         let unknown = Receipt(
             app: Self.app, transactions: [Transaction(productId: "com.example.gone", transactionId: "g", purchaseDate: Self.at("2026-03-01"))])
-        do {
-            _ = try Fixtures.examples.consumptionReply(
-                app: Self.app, transactionId: "g", receipts: [unknown], at: Self.at("2026-03-08"), consented: true)
-            Issue.record("no error")
-        } catch {
-            #expect(error.message.contains("`com.example.gone`, which the catalog"), "\(error)")
-        }
-        #expect(throws: ConsumptionReplyError.self) {
-            try Fixtures.examples.consumptionReply(
-                app: "com.example.nope", transactionId: "b", receipts: [receipt], at: Self.at("2026-03-08"), consented: true)
-        }
+        let gone = try #require(failure("g", [unknown], at: "2026-03-08"))
+        #expect(gone.message.contains("`com.example.gone`, which the catalog"), "\(gone)")
+        let app = try #require(failure("b", [receipt], at: "2026-03-08", app: "com.example.diagram"))
+        #expect(app.message == "no catalog for app `com.example.diagram`")
+        #expect(app.help == "did you mean `com.example.diagrams`?")
+        // An app id from the network is quoted in part, as every message quotes input.
+        let long = try #require(failure("b", [receipt], at: "2026-03-08", app: String(repeating: "x", count: 10_000)))
+        #expect(long.message.count < 200, "\(long.message.count)")
     }
 
     @Test("refundPreference and sampleContent are checked: located errors with a did-you-mean")

@@ -137,13 +137,19 @@ struct RetentionReplyTests {
                 app: "com.example.r", request: Self.request(product: "com.example.r.monthy"), receipts: [Self.subscriber()], at: Self.at("2026-02-01")
             )
         }
-        do {
-            _ = try Self.portfolio.retentionReply(
-                app: "com.example.r", request: Self.request(product: "com.example.r.monthy"), receipts: [Self.subscriber()], at: Self.at("2026-02-01")
-            )
-        } catch {
-            #expect(error.help?.contains("`com.example.r.monthly`") == true, "\(error)")
+        /// The error the portfolio's reply throws, `nil` when it replies.
+        func failure(_ request: RetentionRequest, app: String = "com.example.r") -> RetentionRequestError? {
+            do {
+                _ = try Self.portfolio.retentionReply(app: app, request: request, receipts: [Self.subscriber()], at: Self.at("2026-02-01"))
+                return nil
+            } catch {
+                return error
+            }
         }
+        let product = try #require(failure(Self.request(product: "com.example.r.monthy")))
+        #expect(product.help?.contains("`com.example.r.monthly`") == true, "\(product)")
+        let app = try #require(failure(Self.request(), app: "com.example.q"))
+        #expect(app.message == "no catalog for app `com.example.q`" && app.help == "did you mean `com.example.r`?", "\(app)")
         #expect(throws: RetentionRequestError.self) {
             try Self.portfolio.retentionReply(
                 app: "com.example.r", request: Self.request(environment: "sandbox"), receipts: [Self.subscriber()], at: Self.at("2026-02-01"),

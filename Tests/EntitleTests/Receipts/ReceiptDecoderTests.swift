@@ -292,6 +292,39 @@ struct ReceiptDecoderTests {
         #expect(error.location?.column == 27 + ReceiptLimits.maxTransactions * (one.utf8.count + 1) + 1)
     }
 
+    @Test("a list inside an entry past its limit is refused at its first element too many, naming the entry; a Receipt value says the same")
+    func nestedListLimits() throws {
+        let features = Array(repeating: #""f""#, count: ReceiptLimits.maxGrantFeatures + 1).joined(separator: ",")
+        let before = #"{"app":"a","grants":[{"id":"g","features":["#
+        let grant = before + features + #"],"start":"2026-01-01T00:00:00Z"}]}"#
+        let grantError = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(grant.utf8)) }
+        #expect(grantError.message == "more than 10000 features in one grant")
+        #expect(grantError.path == "grants[0].features[10000]")
+        // At the element too many: after the list's bracket and 10,000 elements of `"f",`.
+        #expect(grantError.location?.column == before.utf8.count + ReceiptLimits.maxGrantFeatures * 4 + 1)
+
+        let offers = Array(repeating: #""w""#, count: ReceiptLimits.maxWinBackOffers + 1).joined(separator: ",")
+        let renewal = #"{"app":"a","renewals":[{"originalTransactionId":"o","winBackOffers":["# + offers + "]}]}"
+        let renewalError = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(renewal.utf8)) }
+        #expect(renewalError.message == "more than 1000 win-back offers in one renewal entry")
+        #expect(renewalError.path == "renewals[0].winBackOffers[1000]")
+
+        let tooMany = Receipt(
+            app: "a",
+            renewals: [Renewal(originalTransactionId: "o", winBackOffers: Array(repeating: "w", count: ReceiptLimits.maxWinBackOffers + 1))],
+            grants: [Grant(id: "g", features: ["f"], start: Fixtures.instant("2026-01-01T00:00:00Z"))])
+        let violation = try #require(tooMany.limitViolation)
+        #expect(violation.path == "renewals[0].winBackOffers" && violation.message == renewalError.message)
+        let wide = Receipt(
+            app: "a",
+            grants: [
+                Grant(
+                    id: "g", features: Array(repeating: "f", count: ReceiptLimits.maxGrantFeatures + 1),
+                    start: Fixtures.instant("2026-01-01T00:00:00Z"))
+            ])
+        #expect(wide.limitViolation?.message == grantError.message)
+    }
+
     @Test("offer type, offer id and revocation reason decode, and a wrong offer type is located")
     func offerFields() throws {
         let json =

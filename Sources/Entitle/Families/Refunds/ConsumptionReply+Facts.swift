@@ -35,12 +35,11 @@ extension Portfolio {
         app: String, transactionId: String, receipts: [some ReceiptConvertible], at: Instant, consented: Bool,
         undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, account: String? = nil
     ) throws(ConsumptionReplyError) -> ConsumptionReply {
-        guard let catalog = catalog(for: app) else {
-            throw ConsumptionReplyError(message: "no catalog for app `\(app)`", help: Suggestion.help(for: app, in: apps))
+        let (catalog, options) = try evaluating(app, environments: environments, account: account) {
+            ConsumptionReplyError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed
-        let explanation = Explainer.explain(
-            catalog, receipts: parsed, at: at, options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+        let explanation = Explainer.explain(catalog, receipts: parsed, at: at, options: options)
         return try ConsumptionReply(
             catalog: catalog, explanation: explanation, receipts: parsed, transactionId: transactionId, consented: consented,
             undelivered: undelivered)

@@ -17,12 +17,11 @@ extension Portfolio {
         app: String, request: RetentionRequest, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil,
         account: String? = nil
     ) throws(RetentionRequestError) -> RetentionReply {
-        guard let catalog = catalog(for: app) else {
-            throw RetentionRequestError(message: "no catalog for app `\(app)`", help: Suggestion.help(for: app, in: apps))
+        let (catalog, options) = try evaluating(app, environments: environments, account: account) {
+            RetentionRequestError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed
-        let result = Evaluator.evaluate(
-            catalog, receipts: parsed, at: at, options: .init(environments: environments, catalogs: catalogsByApp, account: account))
+        let result = Evaluator.evaluate(catalog, receipts: parsed, at: at, options: options)
         return try RetentionReply(catalog: catalog, result: result, receipts: parsed, request: request, environments: environments)
     }
 }

@@ -173,28 +173,27 @@ extension Evaluator {
                     set()
                     if R.records { decided.append(name) }
                 }
-                take(
-                    1, "productId", states: !record.productId.isNone,
-                    same: {
-                        resolved.productId.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.productId) } ?? false
-                    }, set: { resolved.productId = (copy.receipt, record.productId) })
-                take(
-                    2, "willRenew", states: record.willRenew != 2, same: { resolved.willRenew == record.willRenew },
-                    set: { resolved.willRenew = record.willRenew })
-                take(
-                    4, "isInBillingRetry", states: record.isInBillingRetry != 2, same: { resolved.isInBillingRetry == record.isInBillingRetry },
-                    set: { resolved.isInBillingRetry = record.isInBillingRetry })
-                take(
-                    8, "gracePeriodExpiresDate", states: record.graceExpires != TransactionRecord.absentDate,
-                    same: { resolved.graceExpires == record.graceExpires }, set: { resolved.graceExpires = record.graceExpires })
-                take(
-                    16, "renewsTo", states: !record.renewsTo.isNone,
-                    same: {
-                        resolved.renewsTo.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, record.renewsTo) } ?? false
-                    }, set: { resolved.renewsTo = (copy.receipt, record.renewsTo) })
-                take(
-                    32, "expirationIntent", states: record.expirationIntent != 0, same: { resolved.expirationIntent == record.expirationIntent },
-                    set: { resolved.expirationIntent = record.expirationIntent })
+                /// A field of a plain value, stated when it is not `absent`.
+                func take<Value: Equatable>(
+                    _ bit: UInt16, _ name: String, _ value: Value, unless absent: Value, _ field: WritableKeyPath<ResolvedRenewal, Value>
+                ) {
+                    take(bit, name, states: value != absent, same: { resolved[keyPath: field] == value }, set: { resolved[keyPath: field] = value })
+                }
+                /// A field of text in the entry's receipt: the same when its bytes are.
+                func take(
+                    _ bit: UInt16, _ name: String, text: TextRange, _ field: WritableKeyPath<ResolvedRenewal, (receipt: Int32, range: TextRange)?>
+                ) {
+                    take(
+                        bit, name, states: !text.isNone,
+                        same: { resolved[keyPath: field].map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, text) } ?? false },
+                        set: { resolved[keyPath: field] = (copy.receipt, text) })
+                }
+                take(1, "productId", text: record.productId, \.productId)
+                take(2, "willRenew", record.willRenew, unless: 2, \.willRenew)
+                take(4, "isInBillingRetry", record.isInBillingRetry, unless: 2, \.isInBillingRetry)
+                take(8, "gracePeriodExpiresDate", record.graceExpires, unless: TransactionRecord.absentDate, \.graceExpires)
+                take(16, "renewsTo", text: record.renewsTo, \.renewsTo)
+                take(32, "expirationIntent", record.expirationIntent, unless: 0, \.expirationIntent)
                 take(
                     64, "winBackOffers", states: record.winBackOffers != nil,
                     same: {
@@ -209,9 +208,7 @@ extension Evaluator {
                         resolved.winBackOffers = (copy.receipt, record.winBackOffers!)
                         resolved.winBackRank = copy.rank
                     })
-                take(
-                    128, "pausedUntil", states: record.pausedUntil != TransactionRecord.absentDate,
-                    same: { resolved.pausedUntil == record.pausedUntil }, set: { resolved.pausedUntil = record.pausedUntil })
+                take(128, "pausedUntil", record.pausedUntil, unless: TransactionRecord.absentDate, \.pausedUntil)
                 take(
                     256, "renewalPrice", states: !record.renewalPrice.isNone,
                     same: {
