@@ -317,14 +317,20 @@ struct ScenarioBuilder {
         if choices.chance(8) { json.bool("available", false) }
     }
 
+    /// A product's type, its name (now and then an edge case instead) and the keys any product
+    /// may have.
+    mutating func typeAndName(_ json: inout JSONText, _ type: String, name ordinary: String) {
+        json.string("type", type)
+        name(&json, ordinary)
+        common(&json)
+    }
+
     mutating func product(_ json: inout JSONText, kind: Int, id: String) {
         json.open("{")
         json.string("id", id)
         switch kind {
         case 0:  // non-consumable
-            json.string("type", "non-consumable")
-            name(&json, "Pro")
-            common(&json)
+            typeAndName(&json, "non-consumable", name: "Pro")
             if choices.chance(8) {
                 items(&json, id: id, credits: false)
             } else {
@@ -344,9 +350,7 @@ struct ScenarioBuilder {
             }
             if choices.chance(15) { json.string("duration", choices.chance(95) ? "P\(days)D" : choices.pick(Edges.durations)) }
         case 2:  // upgrade from another app
-            json.string("type", "non-consumable")
-            name(&json, "Upgrade")
-            common(&json)
+            typeAndName(&json, "non-consumable", name: "Upgrade")
             json.open("{", key: "upgrade")
             if let paid = paid.isEmpty ? nil : choices.pick(paid) { json.string("replaces", paid.id) }
             json.open("{", key: "requires")
@@ -360,15 +364,11 @@ struct ScenarioBuilder {
             json.close("}")
             _ = grants(&json)
         case 3:  // non-renewing subscription
-            json.string("type", "non-renewing-subscription")
-            name(&json, "Pass")
-            common(&json)
+            typeAndName(&json, "non-renewing-subscription", name: "Pass")
             json.string("duration", duration())
             _ = grants(&json)
         case 4:  // auto-renewable subscription
-            json.string("type", "auto-renewable-subscription")
-            name(&json, "Monthly")
-            common(&json)
+            typeAndName(&json, "auto-renewable-subscription", name: "Monthly")
             json.string("group", choices.pick(Edges.groups))
             if !choices.chance(20) { json.string("duration", duration()) }
             if choices.chance(50) {
@@ -384,9 +384,7 @@ struct ScenarioBuilder {
             }
             if choices.chance(8) { items(&json, id: id, credits: false) } else { _ = grants(&json) }
         default:  // consumable
-            json.string("type", "consumable")
-            name(&json, "Credits")
-            common(&json)
+            typeAndName(&json, "consumable", name: "Credits")
             if choices.chance(8) {
                 items(&json, id: id, credits: true)
             } else {

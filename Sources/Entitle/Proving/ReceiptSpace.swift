@@ -215,7 +215,7 @@ struct ReceiptSpace: Sendable {
     }
 
     /// A product's definitions, with their catalogs.
-    func sides(of id: String) -> [(catalog: CompiledCatalog, product: CompiledProduct, index: Int)] {
+    func sides(of id: String) -> [Side] {
         present.compactMap { catalog in catalog.productIndex[id].map { (catalog, catalog.compiledProducts[$0], $0) } }
     }
 

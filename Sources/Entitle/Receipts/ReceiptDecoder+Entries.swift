@@ -19,8 +19,7 @@ extension ReceiptDecoder {
                     try nonEmptyText(&$0, into: &$1, path: path(".productId"))
                 }
             case 1:
-                record.transactionId = try nonEmptyText(&reader, into: &receipt, path: path(".transactionId"))
-                record.transactionIdHash = receipt.hash(record.transactionId)
+                (record.transactionId, record.transactionIdHash) = try id(&reader, into: &receipt, path: path(".transactionId"))
             case 2:
                 record.originalTransactionId = try text(repeating: &predictions.originalTransactionId, &reader, into: &receipt) {
                     try optionalText(&$0, into: &$1, path: path(".originalTransactionId"))
@@ -74,9 +73,7 @@ extension ReceiptDecoder {
             case 17:
                 record.revocationPercentage = try percentage(&reader, path: path(".revocationPercentage"))
             case 18:
-                if predictions.storeKeys.appAccountToken == nil, reader.nextByte() != UInt8(ascii: "n") {
-                    predictions.storeKeys.appAccountToken = (try reader.peekOffset(), path(".appAccountToken"))
-                }
+                try predictions.storeKeys.note(\.appAccountToken, &reader, path: path(".appAccountToken"))
                 record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
             case 19:
                 record.billingPlan = try optionalEnum(&reader, Transaction.BillingPlan.self, what: "billing plan", path: path(".billingPlan"))
@@ -88,12 +85,10 @@ extension ReceiptDecoder {
             case 21:
                 if try optionalBool(&reader, path: path(".pending")) == true { record.flags |= TransactionRecord.pending }
             case 22:
-                if predictions.storeKeys.acknowledged == nil { predictions.storeKeys.acknowledged = (try reader.peekOffset(), path(".acknowledged")) }
+                try predictions.storeKeys.note(\.acknowledged, &reader, path: path(".acknowledged"), nullCounts: true)
                 if try optionalBool(&reader, path: path(".acknowledged")) == false { record.flags |= TransactionRecord.unacknowledged }
             case 23:
-                if predictions.storeKeys.account == nil, reader.nextByte() != UInt8(ascii: "n") {
-                    predictions.storeKeys.account = (try reader.peekOffset(), path(".account"))
-                }
+                try predictions.storeKeys.note(\.account, &reader, path: path(".account"))
                 record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
             case 24:
                 record.storefront = try storefront(&reader, into: &receipt, path: path(".storefront"))
@@ -166,16 +161,12 @@ extension ReceiptDecoder {
                     record.winBackOffers = first..<Int32(receipt.offerIds.count)
                 }
             case 9:
-                if predictions.storeKeys.appAccountToken == nil, reader.nextByte() != UInt8(ascii: "n") {
-                    predictions.storeKeys.appAccountToken = (try reader.peekOffset(), path(".appAccountToken"))
-                }
+                try predictions.storeKeys.note(\.appAccountToken, &reader, path: path(".appAccountToken"))
                 record.accountToken = try accountToken(&reader, into: &receipt, path: path(".appAccountToken"))
             case 10:
                 record.pausedUntil = try optionalInstant(&reader, path: path(".pausedUntil")) ?? TransactionRecord.absentDate
             case 11:
-                if predictions.storeKeys.account == nil, reader.nextByte() != UInt8(ascii: "n") {
-                    predictions.storeKeys.account = (try reader.peekOffset(), path(".account"))
-                }
+                try predictions.storeKeys.note(\.account, &reader, path: path(".account"))
                 record.accountToken = try account(&reader, into: &receipt, path: path(".account"))
             case 12:
                 record.appTransactionId = try optionalNonEmptyText(&reader, into: &receipt, path: path(".appTransactionId"))

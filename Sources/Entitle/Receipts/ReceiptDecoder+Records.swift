@@ -140,8 +140,7 @@ extension ReceiptDecoder {
         let start = try readMembers(&reader, keys: grantTable, prediction: &predictions.grant, path: path()) { reader, index, key in
             switch index {
             case 0:
-                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
-                record.idHash = receipt.hash(record.id)
+                (record.id, record.idHash) = try id(&reader, into: &receipt, path: path(".id"))
             case 1:
                 let first = Int32(receipt.grantFeatures.count)
                 try readList(&reader, limit: ReceiptLimits.maxGrantFeatures, of: "features", in: "grant", path: path(".features")) {
@@ -174,8 +173,7 @@ extension ReceiptDecoder {
         let start = try readMembers(&reader, keys: consumptionTable, prediction: &predictions.consumption, path: path()) { reader, index, key in
             switch index {
             case 0:
-                record.id = try nonEmptyText(&reader, into: &receipt, path: path(".id"))
-                record.idHash = receipt.hash(record.id)
+                (record.id, record.idHash) = try id(&reader, into: &receipt, path: path(".id"))
             case 1:
                 record.currency = try nonEmptyText(&reader, into: &receipt, path: path(".currency"))
             case 2:

@@ -90,6 +90,14 @@ extension ReceiptDecoder {
     }
 
     /// Reads a non-empty string into the receipt's arena.
+    /// An id: non-empty text, and its hash, by which entries of one id are found again.
+    static func id(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
+        -> (TextRange, hash: UInt64)
+    {
+        let range = try nonEmptyText(&reader, into: &receipt, path: path())
+        return (range, receipt.hash(range))
+    }
+
     static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {

@@ -40,6 +40,17 @@ public enum ReceiptDecoder {
         var appAccountToken: (offset: Int, path: String)?
         var account: (offset: Int, path: String)?
         var acknowledged: (offset: Int, path: String)?
+
+        /// Notes where the value of `key` is, the first time the receipt gives one (`null` is
+        /// none unless `nullCounts`).
+        @inline(__always)
+        mutating func note(
+            _ key: WritableKeyPath<StoreKeys, (offset: Int, path: String)?>, _ reader: inout JSONReader, path: @autoclosure () -> String,
+            nullCounts: Bool = false
+        ) throws {
+            guard self[keyPath: key] == nil, nullCounts || reader.nextByte() != UInt8(ascii: "n") else { return }
+            self[keyPath: key] = (try reader.peekOffset(), path())
+        }
     }
 
     /// Decodes one normalized receipt.

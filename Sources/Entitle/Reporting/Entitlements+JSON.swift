@@ -85,10 +85,8 @@ extension ResultValues {
     func writeValues<Writer: JSONWriter>(
         to writer: inout Writer, parts: Entitlements.JSONParts = .all, compact: Bool = false, offersOf store: Store? = nil
     ) {
-        writer.key("app")
-        writer.string(app)
-        writer.key("at")
-        writer.instant(at)
+        writer.member("app", app)
+        writer.member("at", at)
         writer.member("consentRescinded", ifPresent: consentRescinded)
         if parts.contains(.features) {
             writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
@@ -102,22 +100,16 @@ extension ResultValues {
         if parts.contains(.offers) {
             writer.object("offers", of: store.map(offers(in:)) ?? offers, id: \.productId) { $1.write(to: &$0, legal: !compact) }
         }
-        writer.key("reevaluateAt")
-        writer.instant(reevaluateAt)
+        writer.member("reevaluateAt", reevaluateAt)
         if parts.contains(.warnings) {
-            writer.key("warnings")
-            writer.beginArray()
-            for warning in warnings {
+            writer.array("warnings", of: warnings) { writer, warning in
                 writer.beginObject()
-                writer.key("code")
-                writer.string(warning.code)
+                writer.member("code", warning.code)
                 if !compact {
-                    writer.key("message")
-                    writer.string(warning.message)
+                    writer.member("message", warning.message)
                 }
                 writer.endObject()
             }
-            writer.endArray()
         }
     }
 }
@@ -205,12 +197,9 @@ extension FeatureStatus {
     /// `{"enabled", "until", "sources"}`.
     func write<Writer: JSONWriter>(to writer: inout Writer) {
         writer.beginObject()
-        writer.key("enabled")
-        writer.bool(enabled)
-        writer.key("until")
-        writer.instant(until)
-        writer.key("sources")
-        writer.strings(sources)
+        writer.member("enabled", enabled)
+        writer.member("until", until)
+        writer.member("sources", sources)
         writer.endObject()
     }
 
@@ -229,14 +218,10 @@ extension ProductStatus {
     /// "renewalPrice"?, "offerEndsAt"?, "commitment"?, "manage"?}`.
     func write<Writer: JSONWriter>(to writer: inout Writer) {
         writer.beginObject()
-        writer.key("store")
-        writer.string(store.rawValue)
-        writer.key("type")
-        writer.string(type.rawValue)
-        writer.key("state")
-        writer.string(state.rawValue)
-        writer.key("until")
-        writer.instant(until)
+        writer.member("store", store)
+        writer.member("type", type)
+        writer.member("state", state)
+        writer.member("until", until)
         writer.member("startsAt", ifPresent: startsAt)
         writer.member("resumesAt", ifPresent: resumesAt)
         writer.member("willRenew", ifPresent: willRenew)
@@ -244,22 +229,17 @@ extension ProductStatus {
         if let renewalPrice {
             writer.key("renewalPrice")
             writer.beginObject()
-            writer.key("amount")
-            writer.string(renewalPrice.amount)
-            writer.key("currency")
-            writer.string(renewalPrice.currency)
+            writer.member("amount", renewalPrice.amount)
+            writer.member("currency", renewalPrice.currency)
             writer.endObject()
         }
         writer.member("offerEndsAt", ifPresent: offerEndsAt)
         if let commitment {
             writer.key("commitment")
             writer.beginObject()
-            writer.key("period")
-            writer.integer(Int64(commitment.period))
-            writer.key("periods")
-            writer.integer(Int64(commitment.periods))
-            writer.key("endsAt")
-            writer.instant(commitment.endsAt)
+            writer.member("period", Int64(commitment.period))
+            writer.member("periods", Int64(commitment.periods))
+            writer.member("endsAt", commitment.endsAt)
             writer.endObject()
         }
         writer.member("manage", ifPresent: manage)
@@ -291,36 +271,27 @@ extension Offer {
     /// "promotions"?, "adds", "extends"}`; without `legal` unless `legal` is `true`.
     func write<Writer: JSONWriter>(to writer: inout Writer, legal withLegal: Bool = true) {
         writer.beginObject()
-        writer.key("store")
-        writer.string(store.rawValue)
-        writer.key("eligible")
-        writer.bool(eligible)
+        writer.member("store", store)
+        writer.member("eligible", eligible)
         writer.member("reason", ifPresent: reason)
         writer.member("introOfferEligible", ifPresent: introOfferEligible)
         if withLegal, let legal {
-            writer.key("legal")
-            writer.string(legal)
+            writer.member("legal", legal)
         }
         writer.member("change", ifPresent: change)
         writer.member("effective", ifPresent: effective)
         if let promotions {
             writer.array("promotions", of: promotions) { writer, promotion in
                 writer.beginObject()
-                writer.key("id")
-                writer.string(promotion.id)
-                writer.key("type")
-                writer.string(promotion.type.rawValue)
-                writer.key("eligible")
-                writer.bool(promotion.eligible)
-                writer.key("reason")
-                writer.string(promotion.reason.rawValue)
+                writer.member("id", promotion.id)
+                writer.member("type", promotion.type)
+                writer.member("eligible", promotion.eligible)
+                writer.member("reason", promotion.reason)
                 writer.endObject()
             }
         }
-        writer.key("adds")
-        writer.strings(adds)
-        writer.key("extends")
-        writer.strings(extends)
+        writer.member("adds", adds)
+        writer.member("extends", extends)
         writer.endObject()
     }
 

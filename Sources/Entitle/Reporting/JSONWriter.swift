@@ -37,6 +37,41 @@ extension JSONWriter {
         if let value { string(value) } else { null() }
     }
 
+    /// A member `name` of a string value.
+    package mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    /// A member `name` of a value named by its raw value.
+    package mutating func member<Value: RawRepresentable<String>>(_ name: String, _ value: Value) {
+        member(name, value.rawValue)
+    }
+
+    /// A member `name` of `true` or `false`.
+    package mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    /// A member `name` of a whole number.
+    package mutating func member(_ name: String, _ value: Int64) {
+        key(name)
+        integer(value)
+    }
+
+    /// A member `name` of an array of strings.
+    package mutating func member(_ name: String, _ values: [String]) {
+        key(name)
+        strings(values)
+    }
+
+    /// A member `name` of an instant, `null` when there is none.
+    package mutating func member(_ name: String, _ value: Instant?) {
+        key(name)
+        instant(value)
+    }
+
     /// A member `name` written only when `value` is there: a result leaves an absent field out
     /// rather than writing `null`.
     package mutating func member(_ name: String, ifPresent value: String?) {
