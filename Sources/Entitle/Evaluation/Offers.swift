@@ -270,8 +270,6 @@ extension Entitlements {
     }
 }
 
-/// A product's offer as offers decide it: the rule that keeps it from sale with its fact, and the
-/// rest of what the offer says.
 /// What ``Offer`` answers that may change with the instant, `extends` aside: what two results of
 /// one catalog compare to tell whether their offers differ.
 struct OfferAnswer: Equatable {
@@ -283,6 +281,8 @@ struct OfferAnswer: Equatable {
     var adds: [Int32]
 }
 
+/// A product's offer as offers decide it: the rule that keeps it from sale with its fact, and the
+/// rest of what the offer says.
 struct OfferDecision {
     var fact: OfferFact
     var introOfferEligible: Bool?
