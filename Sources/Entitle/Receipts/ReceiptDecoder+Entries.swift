@@ -12,7 +12,10 @@ extension ReceiptDecoder {
             purchase: TransactionRecord.absentDate, originalPurchase: TransactionRecord.absentDate,
             expires: TransactionRecord.absentDate, cancellation: TransactionRecord.noCancellation,
             quantity: 1, flags: 0)
-        let start = try readMembers(&reader, keys: transactionTable, prediction: &predictions.transaction, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: transactionTable, prediction: &predictions.transaction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0:
                 record.productId = try text(repeating: &predictions.productId, &reader, into: &receipt) {
@@ -130,7 +133,10 @@ extension ReceiptDecoder {
         var record = RenewalRecord(
             productId: .none, originalTransactionId: .none, willRenew: 2, isInBillingRetry: 2,
             graceExpires: TransactionRecord.absentDate)
-        let start = try readMembers(&reader, keys: renewalTable, prediction: &predictions.renewal, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: renewalTable, prediction: &predictions.renewal) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0:
                 record.productId = try optionalText(&reader, into: &receipt, path: path(".productId"))

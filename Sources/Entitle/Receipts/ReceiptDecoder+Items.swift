@@ -50,7 +50,10 @@ extension ReceiptDecoder {
     ) throws -> (ItemRecord, [ItemRefundRecord]) {
         var record = ItemRecord(sku: .none, price: -1)
         var refunds: [(record: ItemRefundRecord, offset: Int)] = []
-        let start = try readMembers(&reader, keys: itemTable, prediction: &prediction, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: itemTable, prediction: &prediction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             if renewal, let index, index > 1 { throw unknownKey(key, in: .renewalItem, path: path()) }
             switch index {
             case 0:
@@ -88,7 +91,10 @@ extension ReceiptDecoder {
         _ reader: inout JSONReader, prediction: inout JSONKeyTable.Prediction, path: @autoclosure () -> String
     ) throws -> ItemRefundRecord {
         var refund = ItemRefundRecord(amount: -1, date: TransactionRecord.absentDate, type: 0)
-        let start = try readMembers(&reader, keys: refundTable, prediction: &prediction, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: refundTable, prediction: &prediction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0: refund.amount = try amount(&reader, path: path() + ".amount")
             case 1: refund.date = try instant(&reader, path: path() + ".date")

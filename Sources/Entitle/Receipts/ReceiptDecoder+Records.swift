@@ -8,7 +8,10 @@ extension ReceiptDecoder {
     static func decodeCommitment(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> CommitmentRecord {
         var order = JSONKeyTable.Prediction()
         var record = CommitmentRecord(period: 0, periods: 0, ends: TransactionRecord.absentDate)
-        let start = try readMembers(&reader, keys: commitmentTable, prediction: &order, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: commitmentTable, prediction: &order) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0, 1:
                 let field = index == 0 ? ".period" : ".periods"
@@ -137,7 +140,10 @@ extension ReceiptDecoder {
         func path(_ field: String = "") -> String { "grants[\(index)]\(field)" }
         var record = GrantRecord(id: .none, idHash: 0, features: 0..<0, start: TransactionRecord.absentDate, end: .max, revoked: .max)
         var sawFeatures = false
-        let start = try readMembers(&reader, keys: grantTable, prediction: &predictions.grant, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: grantTable, prediction: &predictions.grant) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0:
                 (record.id, record.idHash) = try id(&reader, into: &receipt, path: path(".id"))
@@ -170,7 +176,10 @@ extension ReceiptDecoder {
     ) throws -> ConsumptionRecord {
         func path(_ field: String = "") -> String { "consumptions[\(index)]\(field)" }
         var record = ConsumptionRecord(id: .none, idHash: 0, currency: .none, amount: 0, date: TransactionRecord.absentDate)
-        let start = try readMembers(&reader, keys: consumptionTable, prediction: &predictions.consumption, path: path()) { reader, index, key in
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        try reader.readObject(keys: consumptionTable, prediction: &predictions.consumption) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0:
                 (record.id, record.idHash) = try id(&reader, into: &receipt, path: path(".id"))

@@ -188,7 +188,10 @@ public enum ReceiptDecoder {
         var grantOffsets: [Int32] = []
         var order = JSONKeyTable.Prediction()
         var predictions = Predictions()
-        let start = try readMembers(&reader, keys: receiptTable, prediction: &order, path: "") { reader, index, key in
+        let start = try expectObject(&reader, path: "")
+        var seen = KeySet()
+        try reader.readObject(keys: receiptTable, prediction: &order) { reader, index, key in
+            if let index { try seen.insert(index, key) }
             switch index {
             case 0:
                 _ = try string(&reader, path: "$schema")
