@@ -18,7 +18,7 @@ struct BatchTests {
 
     /// A temporary file holding `text`.
     static func file(_ text: String, _ name: String = "corpus.jsonl") throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("batch")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent(name)
         try text.write(to: file, atomically: true, encoding: .utf8)
@@ -315,7 +315,7 @@ struct BatchTests {
     @Test("both corpus shapes stream the same customers in chunks, in order; long lines are skipped, not held")
     func corpusShapesStream() throws {
         var generator = WorkloadGenerator(seed: 5)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shapes-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("shapes")
         let files = directory.appendingPathComponent("files")
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

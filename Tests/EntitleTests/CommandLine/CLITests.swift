@@ -200,7 +200,7 @@ struct CLITests {
 
     /// A directory of catalogs copied from products/, with extra files.
     static func catalogDirectory(extra: [String: String] = [:], without: [String] = []) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-catalogs-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("entitle-catalogs")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: products) where name.hasSuffix(".json") && !without.contains(name) {
             try FileManager.default.copyItem(atPath: products + "/" + name, toPath: directory.appendingPathComponent(name).path)
@@ -359,7 +359,7 @@ struct CLITests {
 
     @Test("an empty receipt file says so")
     func emptyReceipt() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-empty-\(UUID().uuidString).json")
+        let file = Fixtures.scratch("entitle-empty", ending: ".json")
         try Data().write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let output = Self.run(["check", "--catalog", Self.products, "--receipt", file.path])
@@ -399,7 +399,7 @@ struct CLITests {
 
     @Test("a device, a pipe and a dangling link each get their own message, not a read")
     func specialFiles() throws {
-        let link = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-dangling-\(UUID().uuidString)").path
+        let link = Fixtures.scratch("entitle-dangling").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/nonexistent-entitle")
         defer { try? FileManager.default.removeItem(atPath: link) }
         for (path, message) in [

@@ -42,7 +42,7 @@ struct ProofCommandTests {
     @Test("the witnesses are test files that `entitle test` passes against the new catalogs, and `check` confirms on both")
     func witnessFiles() throws {
         let new = try ProofTests.edited("diagrams.json", ProofTests.plants[1].edits + ProofTests.plants[4].edits)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-witnesses-\(UUID().uuidString)/found")
+        let directory = Fixtures.scratch("entitle-witnesses", ending: "/found")
         let output = Self.run(["diff", Self.products, new.path, "--prove", "--witnesses", directory.path])
         #expect(output.exitCode == 0, "\(output.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".test.json") }.sorted()
@@ -199,7 +199,7 @@ struct ProofCommandTests {
         """
 
     static func deepDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-deep-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("entitle-deep")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Self.deepCatalog.write(to: directory.appendingPathComponent("deep.json"), atomically: true, encoding: .utf8)
         return directory

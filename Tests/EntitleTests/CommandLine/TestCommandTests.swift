@@ -12,7 +12,7 @@ struct TestCommandTests {
 
     /// A new directory holding `files` (path relative to it → text); the caller removes it.
     static func directory(_ files: [String: String]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-test-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("entitle-test")
         for (name, text) in files {
             let url = directory.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -107,7 +107,7 @@ struct DiffTests {
             let compact = receipt.replacingOccurrences(of: "\n", with: " ")
             lines += #"{"customer": "c-\#(index)", "receipts": [\#(compact)]}"# + "\n"
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("corpus-\(UUID().uuidString).jsonl")
+        let file = Fixtures.scratch("corpus", ending: ".jsonl")
         try lines.write(to: file, atomically: true, encoding: .utf8)
         return file
     }
@@ -166,7 +166,7 @@ struct DiffTests {
 
     @Test("a corpus directory: one file per customer or one subdirectory per customer; unreadable customers are counted")
     func corpusDirectory() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("customers-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("customers")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("c-3"), withIntermediateDirectories: true)
         let trial = try String(contentsOfFile: CLITests.receipt("diagrams-trial.json"), encoding: .utf8)
         try trial.write(to: directory.appendingPathComponent("c-1.json"), atomically: true, encoding: .utf8)
@@ -190,13 +190,13 @@ struct DiffTests {
 
     @Test("--fail-on-loss passes only when the whole corpus was evaluated and nobody loses anything")
     func gateNeedsTheWholeCorpus() throws {
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).jsonl")
+        let empty = Fixtures.scratch("empty", ending: ".jsonl")
         try Data().write(to: empty)
         let trial = try String(contentsOfFile: CLITests.receipt("diagrams-trial.json"), encoding: .utf8).replacingOccurrences(of: "\n", with: " ")
-        let oneBad = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).jsonl")
+        let oneBad = Fixtures.scratch("bad", ending: ".jsonl")
         try (#"{"customer": "a", "receipts": [\#(trial)]}"# + "\n" + #"{"customer": "b", "receipts": [{"app": 5}]}"# + "\n")
             .write(to: oneBad, atomically: true, encoding: .utf8)
-        let good = FileManager.default.temporaryDirectory.appendingPathComponent("good-\(UUID().uuidString).jsonl")
+        let good = Fixtures.scratch("good", ending: ".jsonl")
         try (#"{"customer": "a", "receipts": [\#(trial)]}"# + "\n").write(to: good, atomically: true, encoding: .utf8)
         defer { for file in [empty, oneBad, good] { try? FileManager.default.removeItem(at: file) } }
         func gate(_ corpus: String) -> CommandOutput {
@@ -216,7 +216,7 @@ struct DiffTests {
     @Test("an app the new catalogs no longer have: its customers lose what it granted")
     func removedApp() throws {
         let new = try CLITests.catalogDirectory(without: ["diagrams6.json"])
-        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("owners-\(UUID().uuidString)")
+        let corpus = Fixtures.scratch("owners")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: CLITests.receipt("diagrams6-owner.json"), toPath: corpus.appendingPathComponent("d6.json").path)
         defer {
@@ -237,7 +237,7 @@ struct DiffTests {
         let new = try Self.edited(Self.replacing(#""credits": { "stencils": 10 }"#, #""credits": { "stencils": 5 }"#))
         let receipt =
             #"{"app": "com.example.diagrams", "transactions": [{"productId": "com.example.diagrams.stencils.10", "transactionId": "s1", "purchaseDate": "2026-01-02T00:00:00Z"}]}"#
-        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("credits-\(UUID().uuidString).jsonl")
+        let corpus = Fixtures.scratch("credits", ending: ".jsonl")
         try [
             #"{"customer": "alice", "receipts": [\#(receipt)]}"#, #"{"customer": "bob", "receipts": [\#(receipt)]}"#,
             #"{"customer": "alice", "receipts": [\#(receipt)]}"#,
@@ -273,7 +273,7 @@ struct DiffTests {
             contentsOf: Fixtures.sharedFixtures.appendingPathComponent("receipts-pkcs7/tikhop-TPInAppReceipt/receipt-xcode"), encoding: .utf8
         )
         .filter { !$0.isWhitespace }
-        let corpus = FileManager.default.temporaryDirectory.appendingPathComponent("pkcs7-\(UUID().uuidString).jsonl")
+        let corpus = Fixtures.scratch("pkcs7", ending: ".jsonl")
         try #"{"customer": "a", "receipts": ["\#(base64)"]}"#.write(to: corpus, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: corpus) }
         let output = CLITests.run([
@@ -376,7 +376,7 @@ struct DiffTests {
 
             {"customer": "c", "receipts": [\(trial)]}
             """
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("batch-\(UUID().uuidString).jsonl")
+        let file = Fixtures.scratch("batch", ending: ".jsonl")
         try lines.write(to: file, atomically: true, encoding: .utf8)
         let output = CLITests.run([
             "check", "--catalog", Fixtures.productsDirectory, "--customers", file.path,

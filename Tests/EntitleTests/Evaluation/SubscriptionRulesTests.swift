@@ -486,7 +486,7 @@ struct EnvironmentTests {
     func commandLine() throws {
         let receipt =
             #"{"app":"com.example.diagrams","environment":"sandbox","transactions":[{"productId":"com.example.diagrams.pro","transactionId":"1","purchaseDate":"2026-01-01T00:00:00Z"}]}"#
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-sandbox-\(UUID().uuidString).json")
+        let file = Fixtures.scratch("entitle-sandbox", ending: ".json")
         try Data(receipt.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let production = EntitleCommand.run(

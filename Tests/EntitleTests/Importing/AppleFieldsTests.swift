@@ -381,7 +381,7 @@ struct AppleFieldsTests {
     @Test("import prints the offers, and says which offer keys it did not read")
     func importCommand() throws {
         let (data, productId) = try Self.withWinBackOffers()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("winback-\(UUID().uuidString).storekit")
+        let file = Fixtures.scratch("winback", ending: ".storekit")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let output = EntitleCommand.run(["import", file.path, "--app", "com.example.imported"], environment: CLITests.environment())

@@ -45,7 +45,7 @@ struct StoreKitTests {
         products[changed]["duration"] = original == "P1W" ? "P2W" : "P1W"
         catalog["products"] = products
         let data = try JSONSerialization.data(withJSONObject: catalog, options: [.prettyPrinted, .sortedKeys])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drift-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("drift")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try data.write(to: directory.appendingPathComponent("catalog.json"))
         let drift = StoreKitDrift.diagnostics(CatalogSource(name: "catalog.json", data: data), configuration: configuration)
@@ -109,7 +109,7 @@ struct StoreKitTests {
 
     @Test("a broken .storekit file is a located error")
     func broken() {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).storekit")
+        let file = Fixtures.scratch("broken", ending: ".storekit")
         try? Data(#"{ "products": [ { "productID": "a", "type": "Nope" } ] }"#.utf8).write(to: file)
         let output = EntitleCommand.run(["import", file.path], environment: CLITests.environment())
         #expect(output.exitCode == 1)
@@ -125,7 +125,7 @@ struct StoreKitTests {
     @Test("import fails when its catalog would not validate, and warns about what it could not carry over")
     func importChecksItsCatalog() throws {
         func storekit(_ groups: String, products: String = "[]") throws -> String {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString).storekit")
+            let file = Fixtures.scratch("import", ending: ".storekit")
             try
                 #"{"products": \#(products), "subscriptionGroups": [{"id": "G1", "name": "Group", "subscriptions": \#(groups)}], "version": {"major": 3}}"#
                 .write(to: file, atomically: true, encoding: .utf8)
@@ -184,7 +184,7 @@ struct StoreKitTests {
             ))
         let text = try String(contentsOfFile: Self.path(Self.files[0]), encoding: .utf8)
         let major = try #require(text.range(of: #""major" *: *[0-9]+"#, options: .regularExpression))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("v7-\(UUID().uuidString).storekit")
+        let file = Fixtures.scratch("v7", ending: ".storekit")
         try text.replacingCharacters(in: major, with: #""major" : 7"#).write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let later = EntitleCommand.run(["import", file.path], environment: CLITests.environment())

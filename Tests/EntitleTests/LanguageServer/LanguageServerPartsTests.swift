@@ -231,7 +231,7 @@ struct LanguageServerPartsTests {
 
     /// A directory of catalogs, one of them open in a workspace.
     static func workspace(_ files: [String: String], open name: String) throws -> (Workspace, String, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-lsp-parts-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("entitle-lsp-parts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for (file, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(file)) }
         var workspace = Workspace()

@@ -10,7 +10,7 @@ import Testing
 struct LanguageServerTests {
     /// A fresh copy of products/ in a temporary directory.
     static func copyOfProducts() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-lsp-\(UUID().uuidString)")
+        let root = Fixtures.scratch("entitle-lsp")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let copy = root.appendingPathComponent("products")
         try FileManager.default.copyItem(at: URL(fileURLWithPath: Fixtures.productsDirectory), to: copy)

@@ -369,7 +369,7 @@ struct FuzzFoundTests {
             #"{"catalog": "\#(Fixtures.productsDirectory)", "app": "com.example.diagrams", "receipts": ["#
             + Array(repeating: receipt, count: 4_000).joined(separator: ",")
             + #"], "cases": [{"name": "x", "at": "2026-01-01", "expect": {"features": {"pro": {"enabled": false}}}}]}"#
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("many-\(UUID().uuidString).test.json")
+        let file = Fixtures.scratch("many", ending: ".test.json")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let output = EntitleCommand.run(["test", file.path], environment: CLITests.environment())

@@ -15,7 +15,7 @@ struct BrowserTests {
         let root = try #require(try SVGTree(svg).elements.first)
         let width = Int(try #require(root.number("width")))
         let height = Int(try #require(root.number("height")))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-browser-\(UUID().uuidString)")
+        let directory = Fixtures.scratch("entitle-browser")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let page = directory.appendingPathComponent("timeline.svg")

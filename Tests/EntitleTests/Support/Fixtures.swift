@@ -82,10 +82,31 @@ enum Fixtures {
         return instant
     }
 
-    /// Runs `body` with a new empty directory under the system's temporary one (its name starts
-    /// with `name`), and removes the directory after.
+    /// The folder this test process writes its files in, `$TMPDIR/entitle-tests/<pid>`. It is
+    /// made on first use, and the folders of test processes that have ended are removed then: a
+    /// run leaves only its own files behind, for a look after a failure.
+    static let scratchRoot: URL = {
+        let manager = FileManager.default
+        let parent = manager.temporaryDirectory.appendingPathComponent("entitle-tests")
+        try? manager.createDirectory(at: parent, withIntermediateDirectories: true)
+        for name in (try? manager.contentsOfDirectory(atPath: parent.path)) ?? [] {
+            guard let pid = Int32(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? manager.removeItem(at: parent.appendingPathComponent(name))
+        }
+        let root = parent.appendingPathComponent(String(getpid()))
+        try? manager.createDirectory(at: root, withIntermediateDirectories: true)
+        return root
+    }()
+
+    /// A new path in ``scratchRoot``: `name`, a UUID, then `ending` (nothing is made there).
+    static func scratch(_ name: String, ending: String = "") -> URL {
+        scratchRoot.appendingPathComponent("\(name)-\(UUID().uuidString)\(ending)")
+    }
+
+    /// Runs `body` with a new empty directory in ``scratchRoot`` (its name starts with `name`),
+    /// and removes the directory after.
     static func withTemporaryDirectory<Result>(_ name: String, _ body: (URL) throws -> Result) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        let directory = scratch(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try body(directory)

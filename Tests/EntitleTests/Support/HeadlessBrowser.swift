@@ -26,7 +26,7 @@ enum HeadlessBrowser {
     /// holding a thread, so the tests running beside it go on.
     static func screenshot(_ page: URL, width: Int, height: Int, into png: URL, timeout: Double = 120) async throws {
         guard let path else { throw Failure(description: "no Chromium installed") }
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("entitle-chromium-\(UUID().uuidString)")
+        let profile = Fixtures.scratch("entitle-chromium")
         defer { try? FileManager.default.removeItem(at: profile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
