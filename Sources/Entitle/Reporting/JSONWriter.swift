@@ -38,35 +38,41 @@ extension JSONWriter {
     }
 
     /// A member `name` of a string value.
+    @inline(__always)
     package mutating func member(_ name: String, _ value: String) {
         key(name)
         string(value)
     }
 
     /// A member `name` of a value named by its raw value.
+    @inline(__always)
     package mutating func member<Value: RawRepresentable<String>>(_ name: String, _ value: Value) {
         member(name, value.rawValue)
     }
 
     /// A member `name` of `true` or `false`.
+    @inline(__always)
     package mutating func member(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
     }
 
     /// A member `name` of a whole number.
+    @inline(__always)
     package mutating func member(_ name: String, _ value: Int64) {
         key(name)
         integer(value)
     }
 
     /// A member `name` of an array of strings.
+    @inline(__always)
     package mutating func member(_ name: String, _ values: [String]) {
         key(name)
         strings(values)
     }
 
     /// A member `name` of an instant, `null` when there is none.
+    @inline(__always)
     package mutating func member(_ name: String, _ value: Instant?) {
         key(name)
         instant(value)
@@ -74,6 +80,7 @@ extension JSONWriter {
 
     /// A member `name` written only when `value` is there: a result leaves an absent field out
     /// rather than writing `null`.
+    @inline(__always)
     package mutating func member(_ name: String, ifPresent value: String?) {
         guard let value else { return }
         key(name)
@@ -81,6 +88,7 @@ extension JSONWriter {
     }
 
     /// A member `name` written only when `value` is there.
+    @inline(__always)
     package mutating func member(_ name: String, ifPresent value: Bool?) {
         guard let value else { return }
         key(name)
@@ -88,6 +96,7 @@ extension JSONWriter {
     }
 
     /// A member `name` written only when `value` is there, as an RFC 3339 string.
+    @inline(__always)
     package mutating func member(_ name: String, ifPresent value: Instant?) {
         guard let value else { return }
         key(name)
@@ -95,6 +104,7 @@ extension JSONWriter {
     }
 
     /// A member `name` written only when `value` is there, as its raw value.
+    @inline(__always)
     package mutating func member<Value: RawRepresentable<String>>(_ name: String, ifPresent value: Value?) {
         member(name, ifPresent: value?.rawValue)
     }
@@ -114,6 +124,7 @@ extension JSONWriter {
     }
 
     /// A member `name` whose value is an array of one value per element, each written by `value`.
+    @inline(__always)
     package mutating func array<Element>(_ name: String, of elements: [Element], value: (inout Self, Element) -> Void) {
         key(name)
         beginArray()
