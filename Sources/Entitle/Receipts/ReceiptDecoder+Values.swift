@@ -76,7 +76,6 @@ extension ReceiptDecoder {
         return true
     }
 
-    /// Reads a non-empty string into the receipt's arena.
     /// An id: non-empty text, and its hash, by which entries of one id are found again.
     static func id(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> (TextRange, hash: UInt64)
@@ -85,6 +84,7 @@ extension ReceiptDecoder {
         return (range, receipt.hash(range))
     }
 
+    /// Reads a non-empty string into the receipt's arena.
     static func nonEmptyText(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields, path: @autoclosure () -> String) throws
         -> TextRange
     {
