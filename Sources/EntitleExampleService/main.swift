@@ -36,11 +36,21 @@ for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sor
     }
     // Route: a customer who holds any of the data's keys, else a new one.
     var arriving = CustomerHistory()
-    arriving.add(imported)
+    guard (try? arriving.add(imported)) != nil else {
+        print("\(name): not kept: its entries contradict each other")
+        continue
+    }
     let keys = arriving.keys.originalTransactionIds + arriving.keys.appAccountTokens + arriving.keys.accounts
     let customer = keys.lazy.compactMap { customerOf[$0] }.first ?? "customer-\(histories.count + 1)"
     var history = histories[customer] ?? CustomerHistory()
-    guard history.add(imported) else {
+    let added: Bool
+    do {
+        added = try history.add(imported)
+    } catch {  // an id the history holds with other content: kept as it was, the data refused
+        print("\(name): \(customer): not kept: \(error)")
+        continue
+    }
+    guard added else {
         print("\(name): \(customer): nothing new (a retry, or data already kept)")
         continue
     }

@@ -732,8 +732,9 @@ func fuzzStructured(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
     for instant in withNeighbours(scenario.at) {
         do {
-            let account = scenario.at.millisecondsSince1970 & 1 == 0 ? nil : Edges.accounts[0]
-            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant, account: account)
+            // No account, one, or one customer's two (an App Store token and another store's id).
+            let accounts = [[], [Edges.accounts[0]], Array(Edges.accounts.prefix(2))][Int(scenario.at.millisecondsSince1970 & 3) % 3]
+            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant, accounts: accounts)
             // Rendering costs more than evaluating: render fully at the instant, read the views either side.
             if instant == scenario.at {
                 let json = result.json

@@ -43,18 +43,19 @@ extension CompiledCatalog {
     ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
     ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
     ///     any other receipt is ignored entirely, with a warning.
-    ///   - account: the customer's account in the app, 1 to 256 characters: an App Store `appAccountToken` (a UUID, compared without case), another store's `account` (compared exactly):
-    ///     transactions and renewal entries naming another count for nothing, with a warning;
-    ///     those naming none count. `nil`: every account counts.
+    ///   - accounts: the customer's accounts in the app, each 1 to 256 characters: an App Store
+    ///     `appAccountToken` (a UUID, compared without case), another store's `account` (compared
+    ///     exactly). A transaction or renewal entry naming none of them counts for nothing, with a
+    ///     warning; one naming no account counts. Empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     public func evaluate(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) -> Entitlements {
         Evaluator.evaluate(
-            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, accounts: accounts, storefront: storefront))
     }
 
     /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
@@ -64,18 +65,18 @@ extension CompiledCatalog {
     ///   - others: the customer's receipts of other apps, for upgrade requirements.
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``ReceiptError`` when the receipt is malformed.
     public func evaluate(
-        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(ReceiptError) -> Entitlements {
         let receipt = try ParsedReceipt(json: receiptJSON)
         return Evaluator.evaluate(
             self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
-            options: .init(environments: environments, account: account, storefront: storefront))
+            options: .init(environments: environments, accounts: accounts, storefront: storefront))
     }
 
     /// Explains what a customer has at an instant and why: every feature's sources, every
@@ -88,15 +89,15 @@ extension CompiledCatalog {
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2).
     /// - Returns: what the customer has at `at`, and why.
     public func explain(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) -> Explanation {
         Explainer.explain(
-            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, account: account, storefront: storefront))
+            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, accounts: accounts, storefront: storefront))
     }
 }
 
@@ -112,15 +113,15 @@ extension Portfolio {
     ///     ``ParsedReceipt``s).
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account in the app (any id; an App Store `appAccountToken` matches it when it is the same UUID); `nil`: every account counts.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
-        let (catalog, options) = try evaluating(app, environments: environments, account: account, storefront: storefront) { $0 }
+        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts, storefront: storefront) { $0 }
         return Evaluator.evaluate(catalog, receipts: receipts.parsed, at: at, options: options)
     }
 
@@ -131,15 +132,15 @@ extension Portfolio {
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account (any id; an App Store `appAccountToken` matches it when it is the same UUID); transactions naming another count for nothing.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func explain(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(PortfolioError) -> Explanation {
-        let (catalog, options) = try evaluating(app, environments: environments, account: account, storefront: storefront) { $0 }
+        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts, storefront: storefront) { $0 }
         return Explainer.explain(catalog, receipts: receipts.parsed, at: at, options: options)
     }
 
@@ -150,11 +151,11 @@ extension Portfolio {
     /// - Parameter failure: the error to throw, made from a ``PortfolioError``, when the
     ///   portfolio has no catalog for `app`.
     func evaluating<Failure: Error>(
-        _ app: String, environments: Set<String>?, account: String?, storefront: String? = nil,
+        _ app: String, environments: Set<String>?, accounts: [String], storefront: String? = nil,
         failure: (PortfolioError) -> Failure
     ) throws(Failure) -> (catalog: CompiledCatalog, options: Evaluator.Options) {
         guard let catalog = catalog(for: app) else { throw failure(PortfolioError(missingApp: app, known: apps)) }
-        return (catalog, Evaluator.Options(environments: environments, catalogs: catalogsByApp, account: account, storefront: storefront))
+        return (catalog, Evaluator.Options(environments: environments, catalogs: catalogsByApp, accounts: accounts, storefront: storefront))
     }
 }
 
@@ -196,15 +197,15 @@ extension CompiledCatalog {
     ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     public func evaluate(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) -> Entitlements {
-        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
     }
 
     /// Explains receipts of either form, mixed in one list.
@@ -213,15 +214,15 @@ extension CompiledCatalog {
     ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: what the customer has at `at`, and why.
     public func explain(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) -> Explanation {
-        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
     }
 }
 
@@ -233,16 +234,17 @@ extension Portfolio {
     ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
     ///   - at: the instant to evaluate at.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account in the app; `nil`: every account counts.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: the customer's entitlements at `at`.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
-        try evaluate(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+        try evaluate(
+            app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
     }
 
     /// Explains receipts of either form, mixed in one list, for one app of the portfolio.
@@ -252,15 +254,15 @@ extension Portfolio {
     ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
     ///   - at: the instant to explain.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account; transactions naming another count for nothing.
+    ///   - accounts: the customer's accounts in the app; empty: every account counts.
     ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
     ///     product that lists `storefronts` is offered only in those; `nil`: in none.
     /// - Returns: what the customer has at `at`, and why.
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func explain(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(PortfolioError) -> Explanation {
-        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, account: account, storefront: storefront)
+        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
     }
 }

@@ -218,7 +218,7 @@ extension Evaluator {
             func add(_ fact: (date: Int64, sure: Bool, balance: Bool)) {
                 facts.append((fact.date, fact.sure && fact.date < resigned, fact.balance))
             }
-            let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
+            let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], accounts: options.accounts)
             // A purchase not paid yet counts for nothing: when it becomes known, only evaluating says
             // what changes (a product `pending`, or nothing while another purchase covers it).
             let pending = record.flags & TransactionRecord.pending != 0

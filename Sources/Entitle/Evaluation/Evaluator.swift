@@ -24,24 +24,24 @@ enum Evaluator {
         var environments: Set<String>?
         /// The portfolio's catalogs by app, for upgrade prerequisites met by family sharing.
         var catalogs: [String: CompiledCatalog] = [:]
-        /// The customer's account: transactions and renewal entries naming another count for
-        /// nothing. `nil`: every account counts.
-        var account: Account?
+        /// The customer's accounts: transactions and renewal entries naming none of them count for
+        /// nothing. Empty: every account counts.
+        var accounts: [Account]
 
         /// The customer's storefront now (ISO 3166-1 alpha-3), for products that list where they
         /// are sold; `nil`: unknown, so those are not offered.
         var storefront: String?
 
-        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:], account: String? = nil, storefront: String? = nil) {
+        init(environments: Set<String>?, catalogs: [String: CompiledCatalog] = [:], accounts: [String] = [], storefront: String? = nil) {
             self.storefront = storefront.flatMap(Storefront.alpha3)
             self.environments = environments.map { Set($0.map { Evaluator.environment($0) }) }
             self.catalogs = catalogs
-            self.account = account.map(Account.init)
+            self.accounts = accounts.map(Account.init)
         }
 
         static let all = Options(environments: nil)
 
-        /// The account evaluated, as each store's receipts are compared with it.
+        /// An account evaluated, as each store's receipts are compared with it.
         struct Account: Sendable {
             /// As given: another store's `account` must be these bytes.
             var exact: [UInt8]
@@ -52,6 +52,22 @@ enum Evaluator {
             init(_ text: String) {
                 exact = Array(text.utf8)
                 uuid = AccountToken.canonical(text).map { Array($0.utf8) }
+            }
+
+            /// Whether an item's account, `token` in `receipt`, is this one.
+            @inline(__always)
+            func names(_ token: TextRange, of receipt: ParsedReceipt) -> Bool {
+                // An App Store token is a UUID, lowercase: only an account that is one can be it.
+                if receipt.store == .appStore {
+                    guard let uuid else { return false }
+                    return uuid.withUnsafeBufferPointer { receipt.bytesEqual(token, $0) }
+                }
+                // Another store's account as written; two UUIDs compare without case.
+                if exact.withUnsafeBufferPointer({ receipt.bytesEqual(token, $0) }) { return true }
+                guard let uuid, token.count == 36, let text = receipt.text(token), let other = AccountToken.canonical(text) else {
+                    return false
+                }
+                return Array(other.utf8) == uuid
             }
         }
 
@@ -269,8 +285,8 @@ extension Evaluation {
                 if R.records { recorder.excluded(entry, because: .unknownProduct) }
                 continue
             }
-            // Without an account every transaction counts: the receipt is not looked at.
-            guard options.account == nil || Evaluator.accepts(record.accountToken, of: receipts[Int(entry.receipt)], account: options.account)
+            // Without accounts every transaction counts: the receipt is not looked at.
+            guard options.accounts.isEmpty || Evaluator.accepts(record.accountToken, of: receipts[Int(entry.receipt)], accounts: options.accounts)
             else {
                 otherAccounts.insert(receipts[Int(entry.receipt)].text(record.accountToken)!)
                 if R.records { recorder.excluded(entry, because: .otherAccount) }
@@ -337,6 +353,7 @@ extension Evaluation {
         }
         entries.removeLast(entries.count - kept)
         if !unknown.isEmpty { warnings += Evaluator.unknownProductWarnings(unknown, receipts: receipts) }
+        noteOtherAccountRenewals(&otherAccounts)
         for account in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: account))) }
 
         // 2. Renewal entries: grace, billing retry, what each chain renews to.

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// var history = try database.history(for: customer) ?? CustomerHistory()
 /// let imported = try verifier.receipt(notificationBody, name: "notification")
-/// guard history.add(imported) else { return }        // a retry of a notification already read
+/// guard try history.add(imported) else { return }    // a retry of a notification already read
 /// try database.store(history.json, for: customer)    // the same content is the same bytes
 /// let result = try history.evaluate(in: portfolio, app: "com.example.diagrams", at: Instant(Date()))
 /// ```
@@ -16,6 +16,9 @@ import Foundation
 ///   in another order, gives an equal history and the same ``json`` bytes (which is what lets a
 ///   service store it as one row and compare fingerprints). A transaction's copies that differ
 ///   are all kept: they are its snapshots, which evaluation reads by `signedDate`.
+/// - Whatever is added reads back: ``json`` decodes to an equal history, always. Data the
+///   history cannot keep so (a consumption or grant id it holds with other content, a value out
+///   of range) is refused with a ``ReceiptError``, and the history stays as it was.
 /// - Receipts are kept one per app, store and environment; a notification is remembered by its
 ///   `notificationUUID`, so a retry adds nothing.
 /// - ``keys`` are what routes incoming data to the customer: original transaction ids, app
@@ -63,40 +66,56 @@ public struct CustomerHistory: Hashable, Sendable {
     ///
     /// - Returns: whether anything was new: `false` for a notification already read (by its UUID)
     ///   or data whose every entry the history has.
+    /// - Throws: ``ReceiptError`` when the data cannot join the history (see ``add(_:)-(Receipt)``);
+    ///   the history is then as it was, its notifications included.
     @discardableResult
-    public mutating func add(_ imported: ImportedReceipt) -> Bool {
+    public mutating func add(_ imported: ImportedReceipt) throws(ReceiptError) -> Bool {
         let ids = imported.notifications.compactMap(\.uuid)
         if !ids.isEmpty, ids.allSatisfy({ notifications.contains($0) }) { return false }
+        let added = try add(imported.receipt)
         var changed = false
         for id in ids where !notifications.contains(id) {
             notifications.append(id)
             changed = true
         }
         notifications.sort()
-        return add(imported.receipt) || changed
+        return added || changed
     }
 
     /// Adds a receipt's entries to the receipt of its app, store and environment.
     ///
+    /// What the history holds always reads back: ``json`` decodes to an equal history. So data
+    /// the normalized decoder would refuse in the merged receipt is refused here, and the history
+    /// stays as it was:
+    /// - a consumption or a grant whose `id` the history (or the data itself) holds with other
+    ///   content (`conflicting-consumption`, `conflicting-grant`): an id names one record, so a
+    ///   retried spend must repeat what was recorded, and a changed grant needs a new id;
+    /// - a value outside ``ReceiptLimits`` (a receipt built in code may hold one), or more entries
+    ///   of one receipt than the limits allow.
+    ///
+    /// Refusing a copy is symmetric, so data that is accepted in one order is accepted in every
+    /// order, with the same ``json`` bytes.
+    ///
     /// - Returns: whether anything was new.
+    /// - Throws: ``ReceiptError`` saying what could not be kept, its `path` naming the entry of
+    ///   `receipt` in question.
     @discardableResult
-    public mutating func add(_ receipt: Receipt) -> Bool {
-        let index: Int
-        if let found = receipts.firstIndex(where: { Self.sameKind($0, receipt) }) {
-            index = found
-        } else {
-            receipts.append(
-                Receipt(
-                    app: receipt.app, environment: receipt.environment, originalApplicationVersion: nil, originalPurchaseDate: nil,
-                    store: receipt.store))
-            receipts.sort { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
-            index = receipts.firstIndex(where: { Self.sameKind($0, receipt) })!
-        }
-        let before = receipts[index]
+    public mutating func add(_ receipt: Receipt) throws(ReceiptError) -> Bool {
+        let index = receipts.firstIndex(where: { Self.sameKind($0, receipt) })
+        let before =
+            index.map { receipts[$0] }
+            ?? Receipt(
+                app: receipt.app, environment: receipt.environment, originalApplicationVersion: nil, originalPurchaseDate: nil,
+                store: receipt.store)
         var merged = before
         merged.transactions = Self.union(merged.transactions, receipt.transactions, key: \.jsonOutput)
         merged.renewals = Self.union(merged.renewals, receipt.renewals, key: \.jsonOutput)
+        try Self.checkOneRecordPerId(
+            before.consumptions, receipt.consumptions, id: \.id, key: \.jsonOutput, what: "consumption", list: "consumptions",
+            code: .conflictingConsumption)
         merged.consumptions = Self.union(merged.consumptions, receipt.consumptions, key: \.jsonOutput)
+        try Self.checkOneRecordPerId(
+            before.grants, receipt.grants, id: \.id, key: \.jsonOutput, what: "grant", list: "grants", code: .conflictingGrant)
         merged.grants = Self.union(merged.grants, receipt.grants, key: \.jsonOutput)
         // Facts of the app: the same for every copy; if two disagree, the smaller by its text
         // (whatever came first), so the order of adding does not matter.
@@ -107,24 +126,42 @@ public struct CustomerHistory: Hashable, Sendable {
         merged.preorderDate = [merged.preorderDate, receipt.preorderDate].compactMap { $0 }.min()
         // Consent rescinded once stays rescinded: the earliest instant any copy says.
         merged.consentRescinded = [merged.consentRescinded, receipt.consentRescinded].compactMap { $0 }.min()
-        receipts[index] = merged
+        guard merged != before || index == nil else { return false }
+        // What json writes is read back by the normalized decoder: the merged receipt must pass it.
+        do {
+            _ = try ReceiptDecoder.decode(Data(merged.jsonOutput.compact().utf8), name: "<history>")
+        } catch {
+            throw ReceiptError(
+                code: error.code, message: "the history cannot keep this data: \(error.message)", path: "",
+                help: error.help)
+        }
+        if let index {
+            receipts[index] = merged
+        } else {
+            receipts.append(merged)
+            receipts.sort { Self.order($0).lexicographicallyPrecedes(Self.order($1)) }
+        }
         return merged != before
     }
 
     /// Adds consumptions a service recorded against the app's balances (its ledger).
+    ///
+    /// - Returns: whether anything was new.
+    /// - Throws: ``ReceiptError`` when a consumption's id is kept with other content, or a
+    ///   consumption is out of range (``add(_:)-(Receipt)``); nothing is added then.
     @discardableResult
-    public mutating func add(_ consumptions: [Consumption], app: String) -> Bool {
-        add(Receipt(app: app, consumptions: consumptions))
+    public mutating func add(_ consumptions: [Consumption], app: String) throws(ReceiptError) -> Bool {
+        try add(Receipt(app: app, consumptions: consumptions))
     }
 
     /// Evaluates the customer at an instant: every receipt kept, as
     /// `Portfolio.evaluate(app:receipts:at:)` does.
     public func evaluate(
-        in portfolio: Portfolio, app: String, at: Instant, environments: Set<String>? = nil, account: String? = nil,
+        in portfolio: Portfolio, app: String, at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
         storefront: String? = nil
     ) throws(PortfolioError) -> Entitlements {
         try portfolio.evaluate(
-            app: app, receipts: receipts, at: at, environments: environments, account: account, storefront: storefront)
+            app: app, receipts: receipts, at: at, environments: environments, accounts: accounts, storefront: storefront)
     }
 
     /// The history as JSON, `{"notifications": [...], "receipts": [...]}`, the receipts as
@@ -152,6 +189,34 @@ public struct CustomerHistory: Hashable, Sendable {
         return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? a : b
     }
 
+    /// Refuses records of `added` whose id is held, by `existing` or by another record of `added`,
+    /// with other content: the first such record, located in `added`.
+    private static func checkOneRecordPerId<Entry>(
+        _ existing: [Entry], _ added: [Entry], id: (Entry) -> String, key: (Entry) -> JSONOutput, what: String, list: String,
+        code: DiagnosticCode
+    ) throws(ReceiptError) {
+        guard !added.isEmpty else { return }
+        var content: [String: (text: String, index: Int?)] = [:]
+        for entry in existing { content[id(entry)] = (key(entry).renderedOnOneLine(), nil) }
+        for (index, entry) in added.enumerated() {
+            let text = key(entry).renderedOnOneLine()
+            guard let kept = content[id(entry)] else {
+                content[id(entry)] = (text, index)
+                continue
+            }
+            guard kept.text == text else {
+                let message =
+                    kept.index == nil
+                    ? "the history holds \(what) `\(Diagnostic.excerpt(id(entry)))` with other content"
+                    : "\(what) `\(Diagnostic.excerpt(id(entry)))` appears twice with different content"
+                throw ReceiptError(
+                    code: code, message: message, path: "\(list)[\(index)]",
+                    help: (kept.index.map { "the first is \(list)[\($0)]; " } ?? "")
+                        + "an id names one \(what): repeat what was recorded (\(Diagnostic.excerpt(kept.text))), or record the change under a new id")
+            }
+        }
+    }
+
     /// `existing` and `added`, each entry once, sorted by its JSON's bytes.
     private static func union<Entry>(_ existing: [Entry], _ added: [Entry], key: (Entry) -> JSONOutput) -> [Entry] {
         guard !added.isEmpty else { return existing }
@@ -171,7 +236,16 @@ extension CustomerHistory: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init()
-        for receipt in try container.decode([Receipt].self, forKey: .receipts) { add(receipt) }
+        for receipt in try container.decode([Receipt].self, forKey: .receipts) {
+            do {
+                try add(receipt)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: container.codingPath + [CodingKeys.receipts], debugDescription: error.description,
+                        underlyingError: error))
+            }
+        }
         notifications = Array(Set(try container.decode([String].self, forKey: .notifications))).sorted()
     }
 

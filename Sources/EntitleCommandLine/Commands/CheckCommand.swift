@@ -68,7 +68,7 @@ enum CheckCommand {
                 parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
             }
             let request = BatchCheck.Request(
-                app: options.app, at: options.at, account: options.account, storefront: options.storefront,
+                app: options.app, at: options.at, accounts: options.accounts, storefront: options.storefront,
                 environments: environments.isEmpty ? nil : Set(environments),
                 verify: options.verify,
                 parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store), csv: output == .csv,

@@ -104,7 +104,7 @@ enum RetentionCommand {
         do {
             let reply = try inputs.portfolio.retentionReply(
                 app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
-                account: options.account)
+                accounts: options.accounts)
             guard let signer else { return .success(reply) }
             do {
                 return .success(try reply.signed(with: signer, transactionId: asked.originalTransactionId))

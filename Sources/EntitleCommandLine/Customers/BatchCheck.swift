@@ -15,7 +15,7 @@ enum BatchCheck {
     struct Request {
         var app: String?
         var at: Instant
-        var account: String?
+        var accounts: [String] = []
         var storefront: String?
         var environments: Set<String>?
         var verify: VerifyOption?
@@ -149,7 +149,7 @@ enum BatchCheck {
                     do throws(PortfolioError) {
                         let result = try portfolio.evaluate(
                             app: request.app ?? receipts.first?.app ?? "", receipts: receipts, at: request.at,
-                            environments: request.environments, account: request.account, storefront: request.storefront)
+                            environments: request.environments, accounts: request.accounts, storefront: request.storefront)
                         CSVTable.rows(
                             result, customer: customer.id, parts: request.parts, compact: request.compact, offersOf: request.offerStore,
                             to: &table)
@@ -173,7 +173,7 @@ enum BatchCheck {
                 do throws(PortfolioError) {
                     let result = try portfolio.evaluate(
                         app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
-                        account: request.account, storefront: request.storefront)
+                        accounts: request.accounts, storefront: request.storefront)
                     // Written straight into the chunk's bytes: `customer`, then the result's members.
                     writer.beginObject()
                     writer.key("customer")

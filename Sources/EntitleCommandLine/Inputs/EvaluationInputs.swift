@@ -128,14 +128,14 @@ struct EvaluationInputs {
     /// The entitlements of the app at the instant.
     func evaluate() throws(PortfolioError) -> Entitlements {
         try portfolio.evaluate(
-            app: app, receipts: receipts, at: options.at, environments: environments, account: options.account,
+            app: app, receipts: receipts, at: options.at, environments: environments, accounts: options.accounts,
             storefront: options.storefront)
     }
 
     /// Why the app has what it has at the instant.
     func explain() throws(PortfolioError) -> Explanation {
         try portfolio.explain(
-            app: app, receipts: receipts, at: options.at, environments: environments, account: options.account,
+            app: app, receipts: receipts, at: options.at, environments: environments, accounts: options.accounts,
             storefront: options.storefront)
     }
 
@@ -186,7 +186,8 @@ extension EvaluationInputs {
         var verify: VerifyOption?
         var app: String?
         var at: Instant
-        var account: String?
+        /// The customer's accounts, `--account` (empty: every account counts).
+        var accounts: [String]
         /// The customer's storefront now (alpha-3), `--storefront`.
         var storefront: String?
         /// The purchase token of Play resources read alone, `--token`.
@@ -198,7 +199,7 @@ extension EvaluationInputs {
             verify = try VerifyOption.parse(arguments, unsignedAt: at)
             app = try arguments.value(SharedOptions.app)
             self.at = at
-            account = try arguments.value(SharedOptions.account)
+            accounts = try arguments.values(SharedOptions.account)
             storefront = try arguments.value(SharedOptions.storefront)
             token = try arguments.value(SharedOptions.token)
         }

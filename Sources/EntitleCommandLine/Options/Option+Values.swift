@@ -34,8 +34,8 @@ extension Option where Value == String {
     }
 
     /// An account id: 1 to 256 characters, as given.
-    static func account(_ name: String, valueName: String = "ID", help: String) -> Option<String> {
-        Option(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+    static func account(_ name: String, valueName: String = "ID", kind: OptionSpec.Kind = .single, help: String) -> Option<String> {
+        Option(OptionSpec(name: name, valueName: valueName, kind: kind, help: help)) { text throws(UsageError) in
             guard !text.isEmpty, text.count <= 256 else {
                 throw UsageError(message: "`\(name)`: an account id is 1 to 256 characters, not \(text.count)")
             }

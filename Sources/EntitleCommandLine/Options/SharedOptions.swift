@@ -55,13 +55,14 @@ enum SharedOptions {
             default: all. A receipt without one is `production`; others are ignored with a warning
             """)
 
-    /// `--account ID`: the customer's account in the app.
+    /// `--account ID ...`: the customer's accounts in the app.
     static let account: Option<String> = .account(
-        "--account",
+        "--account", kind: .repeatable,
         help: """
-            the customer's account in the app, 1 to 256 characters: App Store transactions name it as `appAccountToken` (a UUID,
+            the customer's account in the app, 1 to 256 characters; repeat for each account of one customer (an App Store
+            `appAccountToken` and the service's own id, say): App Store transactions name it as `appAccountToken` (a UUID,
             compared without case), other stores' as `account` (compared exactly); transactions and renewal entries naming
-            another account count for nothing, with a warning; those naming none count; default: every account counts
+            an account not given count for nothing, with a warning; those naming no account count; default: every account counts
             """)
 
     /// `--storefront CODE`: the customer's storefront now.

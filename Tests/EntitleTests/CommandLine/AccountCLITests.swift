@@ -4,9 +4,9 @@ import Testing
 @testable import Entitle
 @testable import EntitleCommandLine
 
-/// `--account ID` on `check`, `explain` and `check --customers`: the customer's account in the
-/// app (Apple's `appAccountToken`, another store's `account`); transactions naming another count
-/// for nothing, with a warning.
+/// `--account ID ...` on `check`, `explain` and `check --customers`: the customer's accounts in
+/// the app (Apple's `appAccountToken`, another store's `account`); transactions and renewal entries
+/// naming none of them count for nothing, with a warning.
 @Suite("Command line: --account")
 struct AccountCLITests {
     static let mine = "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47"
@@ -111,11 +111,39 @@ struct AccountCLITests {
         }
     }
 
-    @Test("--account is given once, and is in the help of check and explain")
-    func onceAndDocumented() {
-        let twice = Self.run(Self.check + ["--account", Self.mine, "--account", Self.theirs])
-        #expect(twice.exitCode == 2)
-        #expect(twice.standardError.hasPrefix("entitle check: `--account` is given more than once\n"))
+    @Test("--account repeats: one customer's App Store token and web account both count; what names neither is warned about, renewal entries too")
+    func severalAccounts() throws {
+        let web = """
+            { "app": "com.example.diagrams", "store": "stripe",
+              "transactions": [
+                { "productId": "prod_DiagramsProYearly", "transactionId": "in_1", "originalTransactionId": "sub_1",
+                  "purchaseDate": "2026-01-01T00:00:00Z", "expiresDate": "2027-01-01T00:00:00Z", "account": "cus_42" } ],
+              "renewals": [
+                { "productId": "prod_DiagramsProYearly", "originalTransactionId": "sub_1", "willRenew": false, "account": "cus_7" } ] }
+            """
+        let receipts = "[\(Self.receipt), \(web)]"
+        let arguments = ["check", "--catalog", CLITests.products, "--receipt", "-", "--at", "2026-01-10", "--format", "json", "--storefront", "USA"]
+        func run(_ extra: [String]) -> CommandOutput {
+            EntitleCommand.run(arguments + extra, environment: CLITests.environment(stdin: receipts))
+        }
+        let one = run(["--account", Self.mine])
+        #expect(one.exitCode == 0, "\(one.standardError)")
+        #expect(one.standardOutput.contains("account `cus_42` count for nothing"), "the web purchase is another account's with one account")
+        let both = run(["--account", Self.mine, "--account", "cus_42"])
+        #expect(both.exitCode == 0, "\(both.standardError)")
+        #expect(try Self.features(both) == ["pro": true, "export.pdf": true, "cloud.sync": false])
+        #expect(!both.standardOutput.contains("account `cus_42`"))
+        #expect(both.standardOutput.contains("account `\(Self.theirs)` count for nothing"))
+        // The renewal entry names a third account: it counts for nothing (the web plan still renews)
+        // and is warned about.
+        #expect(both.standardOutput.contains("account `cus_7` count for nothing"), "\(both.standardOutput)")
+        #expect(try Self.warnings(both) == ["other-account", "other-account"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(both.standardOutput.utf8)) as? [String: Any])
+        let products = try #require(object["products"] as? [String: [String: Any]])
+        #expect(products["stripe:prod_DiagramsProYearly"]?["state"] as? String == "active")
+        #expect(products["stripe:prod_DiagramsProYearly"]?["willRenew"] == nil, "the entry of another account says nothing: \(products)")
+        // The order of the accounts does not matter.
+        #expect(run(["--account", "cus_42", "--account", Self.mine.uppercased()]).standardOutput == both.standardOutput)
         for command in ["check", "explain"] {
             #expect(Self.run([command, "--help"]).standardOutput.contains("--account ID"))
         }

@@ -44,14 +44,14 @@ enum Moves {
 
 /// The answer, checked against the reference evaluator and the receipts in reverse order.
 private func evaluate(
-    _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, account: String? = nil,
+    _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, accounts: [String] = [],
     catalogs: [String: CompiledCatalog] = [:], sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> Entitlements {
-    checkedEvaluation(catalog, receipts, at: text, account: account, catalogs: catalogs, sourceLocation: sourceLocation)
+    checkedEvaluation(catalog, receipts, at: text, accounts: accounts, catalogs: catalogs, sourceLocation: sourceLocation)
 }
 
-private func diagrams(_ transactions: [Transaction], renewals: [Renewal] = [], at: String, account: String? = nil) -> Entitlements {
-    evaluate(T.diagrams, [Receipt(app: Diagrams.app, transactions: transactions, renewals: renewals)], at: at, account: account)
+private func diagrams(_ transactions: [Transaction], renewals: [Renewal] = [], at: String, accounts: [String] = []) -> Entitlements {
+    evaluate(T.diagrams, [Receipt(app: Diagrams.app, transactions: transactions, renewals: renewals)], at: at, accounts: accounts)
 }
 
 private func signed(_ transaction: Transaction, _ date: String?) -> Transaction {
@@ -238,15 +238,15 @@ struct AccountTests {
         let all = [own, other, otherTrial, untagged]
         let anyone = diagrams(all, at: "2026-01-12T00:00:00Z")
         #expect(anyone.balance(of: "stencils") == 20 && anyone.warnings.isEmpty && anyone.product(Diagrams.trial)?.state == .active)
-        let me = diagrams(all, at: "2026-01-12T00:00:00Z", account: Self.mine.lowercased())
+        let me = diagrams(all, at: "2026-01-12T00:00:00Z", accounts: [Self.mine.lowercased()])
         #expect(me.isEnabled("pro") && me.balance(of: "stencils") == 0)
         #expect(me.product(Diagrams.dayPass)?.state == .active)  // no token: counts for every account
         #expect(me.product(Diagrams.trial)?.state == .notPurchased)
         #expect(me.warnings.map(\.code) == ["other-account"])
         // The warning starts with the other account's first purchase.
-        let earlier = diagrams([own, otherTrial], at: "2026-01-10T23:59:59.999Z", account: Self.mine)
+        let earlier = diagrams([own, otherTrial], at: "2026-01-10T23:59:59.999Z", accounts: [Self.mine])
         #expect(earlier.warnings.isEmpty && earlier.reevaluateAt == T.instant("2026-01-11T00:00:00Z"))
-        let them = diagrams(all, at: "2026-01-12T00:00:00Z", account: Self.theirs)
+        let them = diagrams(all, at: "2026-01-12T00:00:00Z", accounts: [Self.theirs])
         #expect(them.isEnabled("export.pdf") && them.product(Diagrams.trial)?.state == .active)
         #expect(them.product(Diagrams.pro)?.state == .notPurchased && them.balance(of: "stencils") == 20)
     }

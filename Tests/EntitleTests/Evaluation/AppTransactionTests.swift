@@ -274,14 +274,14 @@ struct AppTransactionTests {
     }
 
     @Test("a customer history keeps the earliest consent rescinded and the app transaction's facts, in any order")
-    func history() {
+    func history() throws {
         let purchases = Self.receipt(transactions: Self.purchases)
         let facts = Receipt(app: Self.app, appTransactionId: "9", originalPlatform: .macOS)
         let rescinds = [Self.receipt(rescinded: "2026-02-01T00:00:00Z"), Self.receipt(rescinded: "2026-01-10T00:00:00Z")]
         var forward = CustomerHistory()
-        for receipt in [purchases, facts] + rescinds { forward.add(receipt) }
+        for receipt in [purchases, facts] + rescinds { try forward.add(receipt) }
         var backward = CustomerHistory()
-        for receipt in ([purchases, facts] + rescinds).reversed() { backward.add(receipt) }
+        for receipt in ([purchases, facts] + rescinds).reversed() { try backward.add(receipt) }
         #expect(forward.receipts == backward.receipts)
         #expect(forward.receipts.first?.consentRescinded == T.instant("2026-01-10T00:00:00Z"))
         #expect(forward.receipts.first?.originalPlatform == .macOS && forward.receipts.first?.appTransactionId == "9")

@@ -63,16 +63,16 @@ struct DifferentialTests {
             for (place, at) in random.boundaries(catalog).enumerated() {
                 let expected = ReferenceEvaluator.evaluate(
                     catalog, receipts: random.receipts, at: at, environments: random.environments,
-                    catalogs: [RandomCase.oldApp: old], account: random.account, storefront: random.storefront)
+                    catalogs: [RandomCase.oldApp: old], accounts: random.accounts, storefront: random.storefront)
                 let result = try portfolio.evaluate(
                     app: RandomCase.app, receipts: parsed, at: at, environments: random.environments,
-                    account: random.account, storefront: random.storefront)
+                    accounts: random.accounts, storefront: random.storefront)
                 let actual = ReferenceResult(result)
                 // The order of receipts and of their entries never changes a byte of the answer.
                 if place % 4 == 0 {
                     let other = try portfolio.evaluate(
                         app: RandomCase.app, receipts: shuffled, at: at, environments: random.environments,
-                        account: random.account, storefront: random.storefront)
+                        accounts: random.accounts, storefront: random.storefront)
                     reordered += 1
                     // So do the replies to Apple's server: a consumption reply about each of the
                     // first transactions, a retention answer about each of the first chains.
@@ -82,7 +82,7 @@ struct DifferentialTests {
                             do {
                                 let reply = try portfolio.consumptionReply(
                                     app: RandomCase.app, transactionId: transaction.transactionId, receipts: receipts, at: at, consented: true,
-                                    environments: random.environments, account: random.account)
+                                    environments: random.environments, accounts: random.accounts)
                                 return reply.json + reply.explanationText
                             } catch { return error.description }
                         }
@@ -93,7 +93,7 @@ struct DifferentialTests {
                             do {
                                 return try portfolio.retentionReply(
                                     app: RandomCase.app, request: request, receipts: receipts, at: at, environments: random.environments,
-                                    account: random.account
+                                    accounts: random.accounts
                                 ).json
                             } catch { return error.description }
                         }
@@ -103,10 +103,10 @@ struct DifferentialTests {
                             productId: transaction.productId, userLocale: ["de", "de-AT", "en"][place % 3], requestIdentifier: "reference")
                         let decided = try? portfolio.retentionReply(
                             app: RandomCase.app, request: request, receipts: parsed, at: at, environments: random.environments,
-                            account: random.account)
+                            accounts: random.accounts)
                         let reference = ReferenceEvaluator.retention(
                             catalog, receipts: random.receipts, request: request, at: at, environments: random.environments,
-                            catalogs: [RandomCase.oldApp: old], account: random.account)
+                            catalogs: [RandomCase.oldApp: old], accounts: random.accounts)
                         if decided.map({ "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" })
                             != reference.map({ "\($0.reason) \($0.rule ?? "-") \(String(describing: $0.reply))" })
                         {
@@ -144,7 +144,7 @@ struct DifferentialTests {
                     for instant in between where Instant(millisecondsSince1970: instant).isInRange {
                         let earlier = try portfolio.evaluate(
                             app: RandomCase.app, receipts: parsed, at: Instant(millisecondsSince1970: instant),
-                            environments: random.environments, account: random.account, storefront: random.storefront)
+                            environments: random.environments, accounts: random.accounts, storefront: random.storefront)
                         checkedBefore += 1
                         if !ReferenceResult(earlier, nextChange: false).sameAnswer(as: actual) {
                             failures += 1
@@ -171,7 +171,7 @@ struct DifferentialTests {
                     Issue.record(
                         """
                         seed \(seed) at \(at): \(expected.difference(from: actual))
-                        environments: \(String(describing: random.environments)), account: \(random.account ?? "any"), storefront: \(random.storefront ?? "none")
+                        environments: \(String(describing: random.environments)), account: \(random.accounts.isEmpty ? "any" : random.accounts.joined(separator: ", ")), storefront: \(random.storefront ?? "none")
                         catalog: \(random.catalogJSON)
                         receipts: \(random.receipts.map(\.json).joined(separator: "\n"))
                         """)

@@ -29,10 +29,10 @@ struct StoresTests {
 
     /// The answer, checked against the reference evaluator and the receipts in reverse order.
     static func evaluate(
-        _ receipts: [Receipt], at text: String, account: String? = nil, storefront: String? = nil, catalog: CompiledCatalog = catalog,
+        _ receipts: [Receipt], at text: String, accounts: [String] = [], storefront: String? = nil, catalog: CompiledCatalog = catalog,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> Entitlements {
-        checkedEvaluation(catalog, receipts, at: text, account: account, storefront: storefront, sourceLocation: sourceLocation)
+        checkedEvaluation(catalog, receipts, at: text, accounts: accounts, storefront: storefront, sourceLocation: sourceLocation)
     }
 
     static func subscription(_ id: String, _ transaction: String, from: String, to: String) -> Transaction {
@@ -158,11 +158,43 @@ struct StoresTests {
         ]
         let both = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z")
         #expect(both.feature("pro")?.sources == ["play:pro:yearly", "pro.monthly"])
-        let user = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", account: "user-42")
+        let user = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", accounts: ["user-42"])
         #expect(user.feature("pro")?.sources == ["play:pro:yearly"])
-        #expect(Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", account: "USER-42").isEnabled("pro") == false)
-        let token = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", account: "5F1C3A9E-2B7D-4C21-9A0E-6D3F8B2C1E47")
+        #expect(Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", accounts: ["USER-42"]).isEnabled("pro") == false)
+        let token = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", accounts: ["5F1C3A9E-2B7D-4C21-9A0E-6D3F8B2C1E47"])
         #expect(token.feature("pro")?.sources == ["pro.monthly"])
+        // One customer, two accounts: the App Store token and the service's own id both count.
+        let customer = Self.evaluate(receipts, at: "2026-01-15T00:00:00Z", accounts: ["user-42", "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47"])
+        #expect(customer.feature("pro")?.sources == ["play:pro:yearly", "pro.monthly"])
+        #expect(!customer.warnings.contains { $0.code == "other-account" })
+    }
+
+    @Test("a renewal entry naming another account counts for nothing and warns from its signing, in every store")
+    func renewalOfAnotherAccount() {
+        for store in [Store.play, .stripe, .appStore] {
+            let product = store == .play ? "pro:yearly" : store == .stripe ? "prod_Pro" : "pro.monthly"
+            var bought = Self.subscription(product, "1", from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z")
+            var renewal = Renewal(
+                productId: product, originalTransactionId: "1", willRenew: false, signedDate: T.instant("2026-01-10T00:00:00Z"))
+            if store == .appStore {
+                bought.appAccountToken = "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47"
+                renewal.appAccountToken = "11111111-2222-3333-4444-555555555555"
+            } else {
+                bought.account = "user-42"
+                renewal.account = "user-7"
+            }
+            let receipts = [Receipt(app: "com.ex.multi", transactions: [bought], renewals: [renewal], store: store)]
+            let accounts = ["user-42", "5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47"]
+            let key = store.key(of: product)
+            let before = Self.evaluate(receipts, at: "2026-01-09T23:59:59.999Z", accounts: accounts, storefront: "USA")
+            #expect(!before.warnings.contains { $0.code == "other-account" }, "\(store)")
+            #expect(before.reevaluateAt == T.instant("2026-01-10T00:00:00Z"), "\(store): the warning starts at the entry's signing")
+            let after = Self.evaluate(receipts, at: "2026-01-10T00:00:00Z", accounts: accounts, storefront: "USA")
+            #expect(after.warnings.filter { $0.code == "other-account" }.count == 1, "\(store)")
+            #expect(after.product(key)?.willRenew == nil, "\(store): the entry of another account says nothing")
+            let theirs = Self.evaluate(receipts, at: "2026-01-10T00:00:00Z", storefront: "USA")
+            #expect(theirs.product(key)?.willRenew == false, "\(store): without accounts the entry counts")
+        }
     }
 
     @Test("a purchase on an external checkout grants like any non-consumable, and does not make the App Store plan owned")

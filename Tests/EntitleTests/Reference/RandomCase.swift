@@ -23,8 +23,9 @@ struct RandomCase {
     let receipts: [Receipt]
     /// The environments to accept, or `nil` for all.
     let environments: Set<String>?
-    /// The account to evaluate for, or `nil` for any.
-    let account: String?
+    /// The customer's accounts to evaluate for (an App Store token and another store's account,
+    /// sometimes both), or none for any.
+    let accounts: [String]
     /// The customer's storefront, or `nil` when unknown.
     let storefront: String?
 
@@ -251,8 +252,15 @@ struct RandomCase {
             Self.receipts(products: products, features: features, currencies: currencies, random: &random)
             + Self.otherStoreReceipts(products: products, random: &random)
         environments = [nil, nil, ["production"], ["production", "sandbox"]][random.below(4)]
-        account = random.below(3) == 0 ? [Self.accounts[0].lowercased(), Self.accounts[1].lowercased(), "acct-7"][random.below(3)] : nil
+        let account = random.below(3) == 0 ? [Self.accounts[0].lowercased(), Self.accounts[1].lowercased(), "acct-7"][random.below(3)] : nil
         storefront = [nil, "USA", "DEU", "us"][random.below(4)]
+        // One customer with accounts in two stores: a second account, drawn last so that the
+        // cases drawn before stay as they were.
+        var accounts = account.map { [$0] } ?? []
+        if let account, random.below(2) == 0 {
+            accounts.append(account == "acct-7" ? Self.accounts[random.below(2)] : ["acct-7", "acct-9"][random.below(2)])
+        }
+        self.accounts = accounts
     }
 
     /// One offer: win-back or promotional, its conditions each present or not.

@@ -41,17 +41,17 @@ enum ReferenceEvaluator {
     /// Evaluates, with `reevaluateAt` found by brute force.
     static func evaluate(
         _ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant, environments: Set<String>? = nil,
-        catalogs: [String: CompiledCatalog] = [:], account: String? = nil, storefront: String? = nil
+        catalogs: [String: CompiledCatalog] = [:], accounts: [String] = [], storefront: String? = nil
     ) -> ReferenceResult {
         let at = instant.millisecondsSince1970
         var (result, candidates) = answer(
-            catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs, account: account, storefront: storefront)
+            catalog, receipts: receipts, at: at, environments: environments, catalogs: catalogs, accounts: accounts, storefront: storefront)
         // Try every instant where something could change, in order, until the answer differs.
         var tried: Set<Int64> = []
         while let next = candidates.filter({ $0 > at && !tried.contains($0) }).min() {
             tried.insert(next)
             let (later, more) = answer(
-                catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs, account: account, storefront: storefront)
+                catalog, receipts: receipts, at: next, environments: environments, catalogs: catalogs, accounts: accounts, storefront: storefront)
             if !later.sameAnswer(as: result) {
                 result.reevaluateAt = Instant(millisecondsSince1970: next)
                 return result
@@ -67,14 +67,14 @@ enum ReferenceEvaluator {
     static func candidateInstants(
         _ catalog: CompiledCatalog, receipts: [Receipt], at instant: Instant, environments: Set<String>? = nil
     ) -> Set<Int64> {
-        answer(catalog, receipts: receipts, at: instant.millisecondsSince1970, environments: environments, catalogs: [:], account: nil).1
+        answer(catalog, receipts: receipts, at: instant.millisecondsSince1970, environments: environments, catalogs: [:], accounts: []).1
     }
 
     /// The answer at `at`, and every instant at which something in it could change: each date in
     /// the data and each start and end of coverage computed.
     private static func answer(
         _ catalog: CompiledCatalog, receipts allReceipts: [Receipt], at: Int64, environments: Set<String>?,
-        catalogs: [String: CompiledCatalog], account: String?, storefront: String? = nil
+        catalogs: [String: CompiledCatalog], accounts: [String], storefront: String? = nil
     ) -> (ReferenceResult, Set<Int64>) {
         let products = catalog.compiledProducts
         var warnings: [EvaluationWarning] = []
@@ -136,14 +136,16 @@ enum ReferenceEvaluator {
             }
             return qualified
         }
-        /// Whether an item naming `token` in a receipt of `store` counts for the account: an App
-        /// Store token is a UUID matching without case; another store's account matches exactly,
-        /// or without case when both are UUIDs.
+        /// Whether an item naming `token` in a receipt of `store` counts for the accounts: it
+        /// names one of them (an App Store token is a UUID matching without case; another store's
+        /// account matches exactly, or without case when both are UUIDs), or none at all.
         func counts(_ token: String?, store: Store) -> Bool {
-            guard let account, let token else { return true }
-            let uuid = AccountToken.canonical(account)
-            if store == .appStore { return uuid != nil && token.lowercased() == uuid }
-            return token == account || (uuid != nil && AccountToken.canonical(token) == uuid)
+            guard !accounts.isEmpty, let token else { return true }
+            return accounts.contains { account in
+                let uuid = AccountToken.canonical(account)
+                if store == .appStore { return uuid != nil && token.lowercased() == uuid }
+                return token == account || (uuid != nil && AccountToken.canonical(token) == uuid)
+            }
         }
         // Receipts of an app with no catalog in the portfolio that no upgrade requires count for
         // nothing: one warning per such app.
@@ -222,6 +224,15 @@ enum ReferenceEvaluator {
                 Merged(
                     transaction: transaction, product: catalog.productIndex[transaction.productId] ?? -1,
                     cancellation: transaction.cancellationDate?.millisecondsSince1970))
+        }
+        // Renewal entries of another account, signed by `at`, count for nothing and are warned
+        // about as transactions are.
+        for receipt in own {
+            for renewal in receipt.renewals where (renewal.signedDate?.millisecondsSince1970 ?? .min) <= at {
+                let store = receipt.store
+                let token = store == .appStore ? renewal.appAccountToken?.lowercased() : (renewal.account ?? renewal.appAccountToken?.lowercased())
+                if !counts(token, store: store) { otherAccounts.insert(token!) }
+            }
         }
         for token in otherAccounts { warnings.append(EvaluationWarning(kind: .otherAccount(account: token))) }
 

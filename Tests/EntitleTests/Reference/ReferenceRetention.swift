@@ -8,7 +8,7 @@ extension ReferenceEvaluator {
     /// product that is not one of the app's App Store subscriptions).
     static func retention(
         _ catalog: CompiledCatalog, receipts: [Receipt], request: RetentionRequest, at instant: Instant, environments: Set<String>? = nil,
-        catalogs: [String: CompiledCatalog] = [:], account: String? = nil
+        catalogs: [String: CompiledCatalog] = [:], accounts: [String] = []
     ) -> (reason: RetentionReply.Reason, rule: String?, reply: RetentionReply.Reply?)? {
         guard
             let product = catalog.products.first(where: {
@@ -16,7 +16,7 @@ extension ReferenceEvaluator {
             })
         else { return nil }
         let at = instant.millisecondsSince1970
-        let result = evaluate(catalog, receipts: receipts, at: instant, environments: environments, catalogs: catalogs, account: account)
+        let result = evaluate(catalog, receipts: receipts, at: instant, environments: environments, catalogs: catalogs, accounts: accounts)
         // The chain: a transaction of it, bought by the instant, in an App Store receipt of the app.
         let chain = Set(
             receipts.filter { $0.app == catalog.app && $0.store == .appStore }.flatMap(\.transactions).filter {

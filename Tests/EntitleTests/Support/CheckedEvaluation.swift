@@ -8,13 +8,13 @@ import Testing
 /// grants) reversed, and returns the answer. `catalogs` are the portfolio's other catalogs the
 /// reference evaluator reads for upgrade prerequisites met by family sharing.
 func checkedEvaluation(
-    _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, account: String? = nil, storefront: String? = nil,
+    _ catalog: CompiledCatalog, _ receipts: [Receipt], at text: String, accounts: [String] = [], storefront: String? = nil,
     catalogs: [String: CompiledCatalog] = [:], sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> Entitlements {
     let at = Fixtures.instant(text)
-    let result = catalog.evaluate(receipts, at: at, account: account, storefront: storefront)
+    let result = catalog.evaluate(receipts, at: at, accounts: accounts, storefront: storefront)
     let reference = ReferenceEvaluator.evaluate(
-        catalog, receipts: receipts, at: at, catalogs: catalogs, account: account, storefront: storefront)
+        catalog, receipts: receipts, at: at, catalogs: catalogs, accounts: accounts, storefront: storefront)
     let actual = ReferenceResult(result)
     #expect(actual == reference, "at \(text): \(reference.difference(from: actual))", sourceLocation: sourceLocation)
     let reversed = receipts.reversed().map { receipt in
@@ -27,7 +27,7 @@ func checkedEvaluation(
         return receipt
     }
     #expect(
-        catalog.evaluate(reversed, at: at, account: account, storefront: storefront).json == result.json,
+        catalog.evaluate(reversed, at: at, accounts: accounts, storefront: storefront).json == result.json,
         "at \(text): order changes the answer", sourceLocation: sourceLocation)
     return result
 }

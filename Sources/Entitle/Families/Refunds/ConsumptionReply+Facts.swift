@@ -10,15 +10,15 @@ extension CompiledCatalog {
     ///   - undelivered: why the service says the purchase was not delivered, used when it was
     ///     not; `nil` says `UNDELIVERED_OTHER`.
     ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - account: the customer's account, as evaluation takes it.
+    ///   - accounts: the customer's accounts, as evaluation takes them.
     /// - Throws: ``ConsumptionReplyError`` when the customer has no such transaction of the app
     ///   at `at`.
     public func consumptionReply(
         transactionId: String, receipts: [some ReceiptConvertible], at: Instant, consented: Bool,
-        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, account: String? = nil
+        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, accounts: [String] = []
     ) throws(ConsumptionReplyError) -> ConsumptionReply {
         let parsed = receipts.parsed
-        let explanation = Explainer.explain(self, receipts: parsed, at: at, options: .init(environments: environments, account: account))
+        let explanation = Explainer.explain(self, receipts: parsed, at: at, options: .init(environments: environments, accounts: accounts))
         return try ConsumptionReply(
             catalog: self, explanation: explanation, receipts: parsed, transactionId: transactionId, consented: consented,
             undelivered: undelivered)
@@ -27,15 +27,15 @@ extension CompiledCatalog {
 
 extension Portfolio {
     /// The reply to Apple's consumption request about one of `app`'s transactions, at an instant
-    /// (see ``CompiledCatalog/consumptionReply(transactionId:receipts:at:consented:undelivered:environments:account:)``).
+    /// (see ``CompiledCatalog/consumptionReply(transactionId:receipts:at:consented:undelivered:environments:accounts:)``).
     ///
     /// - Throws: ``ConsumptionReplyError`` when the portfolio has no catalog for `app`, or the
     ///   customer has no such transaction of the app at `at`.
     public func consumptionReply(
         app: String, transactionId: String, receipts: [some ReceiptConvertible], at: Instant, consented: Bool,
-        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, account: String? = nil
+        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, accounts: [String] = []
     ) throws(ConsumptionReplyError) -> ConsumptionReply {
-        let (catalog, options) = try evaluating(app, environments: environments, account: account) {
+        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts) {
             ConsumptionReplyError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed

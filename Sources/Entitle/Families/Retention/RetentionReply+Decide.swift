@@ -9,15 +9,15 @@ extension Portfolio {
     ///   - receipts: the customer's receipts.
     ///   - at: the instant to answer for.
     ///   - environments: the receipt environments to accept; a request from another is an error.
-    ///   - account: the customer's account, as evaluation takes it.
+    ///   - accounts: the customer's accounts, as evaluation takes them.
     /// - Throws: ``RetentionRequestError`` when the portfolio has no catalog for `app`, the request
     ///   names a product that is not one of its App Store subscriptions, or comes from an
     ///   environment not accepted.
     public func retentionReply(
         app: String, request: RetentionRequest, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil,
-        account: String? = nil
+        accounts: [String] = []
     ) throws(RetentionRequestError) -> RetentionReply {
-        let (catalog, options) = try evaluating(app, environments: environments, account: account) {
+        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts) {
             RetentionRequestError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed

@@ -145,7 +145,7 @@ extension Evaluator {
     /// the latest counted down; within a rank the first entry by bytes that states a field gives
     /// it, and another stating it otherwise is a conflict.
     static func resolveRenewal<R: EvaluationRecorder>(
-        _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, account: Options.Account?, recorder: R.Type
+        _ entries: ArraySlice<Snapshot>, receipts: [ParsedReceipt], at: Int64, accounts: [Options.Account], recorder: R.Type
     ) -> ResolvedRenewal {
         var resolved = ResolvedRenewal()
         var stated: UInt16 = 0  // bits of the fields resolved, in the order they are taken
@@ -160,7 +160,7 @@ extension Evaluator {
                 let copy = entries[position]
                 let receipt = receipts[Int(copy.receipt)]
                 let record = receipt.renewals[Int(copy.index)]
-                guard accepts(record.accountToken, of: receipt, account: account) else { continue }
+                guard accepts(record.accountToken, of: receipt, accounts: accounts) else { continue }
                 if resolved.latestRank == nil { resolved.latestRank = copy.rank }
                 var decided: [String] = []
                 func take(_ bit: UInt16, _ name: String, states: Bool, same: () -> Bool, set: () -> Void) {
@@ -225,21 +225,13 @@ extension Evaluator {
         return resolved
     }
 
-    /// Whether an item naming `token` counts for `account`: items without a token always do.
+    /// Whether an item naming `token` counts for the customer's `accounts`: it names one of them,
+    /// or no account at all; with no accounts given, every item counts.
     @inline(__always)
-    static func accepts(_ token: TextRange, of receipt: ParsedReceipt, account: Options.Account?) -> Bool {
-        guard let account, !token.isNone else { return true }
-        // An App Store token is a UUID, lowercase: only an account that is one can be it.
-        if receipt.store == .appStore {
-            guard let uuid = account.uuid else { return false }
-            return uuid.withUnsafeBufferPointer { receipt.bytesEqual(token, $0) }
-        }
-        // Another store's account as written; two UUIDs compare without case.
-        if account.exact.withUnsafeBufferPointer({ receipt.bytesEqual(token, $0) }) { return true }
-        guard let uuid = account.uuid, token.count == 36, let text = receipt.text(token), let other = AccountToken.canonical(text) else {
-            return false
-        }
-        return Array(other.utf8) == uuid
+    static func accepts(_ token: TextRange, of receipt: ParsedReceipt, accounts: [Options.Account]) -> Bool {
+        guard !accounts.isEmpty, !token.isNone else { return true }
+        for account in accounts where account.names(token, of: receipt) { return true }
+        return false
     }
 
     /// The subscription chain of each of the app's transactions and renewal entries, found once
@@ -389,7 +381,7 @@ extension Evaluation {
             let slice = ledger.entries[Int(range.lowerBound)..<Int(range.upperBound)]
             let counted = number < chains.transactionCount && chain[number].expires != .min
             if !counted && !R.records { continue }
-            let resolved = Evaluator.resolveRenewal(slice, receipts: receipts, at: at, account: options.account, recorder: R.self)
+            let resolved = Evaluator.resolveRenewal(slice, receipts: receipts, at: at, accounts: options.accounts, recorder: R.self)
             var owner: Int32 = -1
             var grace: CoverageSpan?
             let stale = resolved.graceExpires != TransactionRecord.absentDate && resolved.isInBillingRetry == 0
@@ -450,7 +442,7 @@ extension Evaluation {
                     let verdict: RenewalDecision.Verdict
                     if copy.rank > at {
                         verdict = .signedLater
-                    } else if !Evaluator.accepts(record.accountToken, of: receipt, account: options.account) {
+                    } else if !Evaluator.accepts(record.accountToken, of: receipt, accounts: options.accounts) {
                         verdict = .otherAccount
                     } else if number >= chains.transactionCount {
                         verdict = .orphan
@@ -483,5 +475,19 @@ extension Evaluation {
         }
         facts.latest.removeLast(facts.latest.count - kept)
         return facts
+    }
+}
+
+extension Evaluation {
+    /// Notes the account of each renewal entry known at `at` that names none of the customer's
+    /// accounts: it counts for nothing (``Evaluator/resolveRenewal(_:receipts:at:accounts:recorder:)``)
+    /// and is warned about (`other-account`) as a transaction of another account is, in every store.
+    func noteOtherAccountRenewals(_ accounts: inout Set<String>) {
+        guard !options.accounts.isEmpty else { return }
+        for copy in inputs.deduplicated.renewals.entries where copy.rank <= at {
+            let receipt = receipts[Int(copy.receipt)]
+            let token = receipt.renewals[Int(copy.index)].accountToken
+            if !Evaluator.accepts(token, of: receipt, accounts: options.accounts) { accounts.insert(receipt.text(token)!) }
+        }
     }
 }

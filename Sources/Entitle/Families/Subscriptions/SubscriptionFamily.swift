@@ -17,10 +17,10 @@ enum SubscriptionFamily: RuleFamily {
             guard let last = slice.last, last.rank > at else { continue }
             let resolved =
                 number < moment.inputs.deduplicated.chains.transactionCount
-                ? Evaluator.resolveRenewal(slice, receipts: receipts, at: at, account: moment.options.account, recorder: Evaluator.NoRecord.self)
+                ? Evaluator.resolveRenewal(slice, receipts: receipts, at: at, accounts: moment.options.accounts, recorder: Evaluator.NoRecord.self)
                 : nil
             for copy in slice where copy.rank > at {
-                if let resolved, Evaluator.repeats(copy, of: resolved, receipts: receipts, account: moment.options.account) { continue }
+                if let resolved, Evaluator.repeats(copy, of: resolved, receipts: receipts, accounts: moment.options.accounts) { continue }
                 facts.append((copy.rank, false, false))
             }
         }
@@ -34,12 +34,13 @@ enum SubscriptionFamily: RuleFamily {
 extension Evaluator {
     /// Whether a renewal entry repeats what its chain says at `at` (a service storing the same
     /// renewal info each time it asks): every field it states is the chain's value already, and
-    /// its account counts, so from its signing date on nothing changes.
-    fileprivate static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], account: Options.Account?) -> Bool {
+    /// it names one of the accounts evaluated, so from its signing date on nothing changes.
+    fileprivate static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], accounts: [Options.Account]) -> Bool {
         guard resolved.latestRank != nil else { return false }
         let receipt = receipts[Int(copy.receipt)]
         let record = receipt.renewals[Int(copy.index)]
-        guard accepts(record.accountToken, of: receipt, account: account) else { return true }
+        // Another account's entry changes no field, but its warning starts at its signing.
+        guard accepts(record.accountToken, of: receipt, accounts: accounts) else { return false }
         func sameText(_ range: TextRange, _ known: (receipt: Int32, range: TextRange)?) -> Bool {
             range.isNone || (known.map { receipts[Int($0.receipt)].bytesEqual($0.range, receipt, range) } ?? false)
         }
