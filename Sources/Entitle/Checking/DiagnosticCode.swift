@@ -212,6 +212,14 @@ extension DiagnosticCode {
         example:
             "catalog.json:7:15: error: products[2].id: Play subscription id `pro` names no base plan\n  help: write `<productId>:<basePlanId>`, e.g. `pro:yearly`, as Play's subscription and base plan"
     )
+    /// A Stripe product named by a Price's or a Plan's id, which no purchase names.
+    public static let stripePriceId = Self(
+        "stripe-price-id",
+        summary: "a Stripe product named by a Price's id (`price_...`) or a Plan's (`plan_...`), which no purchase names",
+        severity: "warning",
+        example:
+            "catalog.json:7:15: warning: products[2].id: `price_1PqXyz` is a Stripe Price's id: Stripe's data names a purchase's Product (`prod_...`), so none would match\n  help: name the product by the Price's `product`, the `prod_...` id on the product's page in Stripe's dashboard"
+    )
     /// A story event that cannot happen.
     public static let storyEvent = Self(
         "story-event",
@@ -392,7 +400,7 @@ extension DiagnosticCode {
         .unreadableFile, .malformedJSON, .notACatalog, .duplicateKey, .unknownKey, .keyNotAllowed, .missingKey, .wrongType, .badEnumValue, .badValue,
         .badDuration, .badInstant, .limitExceeded, .duplicateProduct, .duplicateApp, .undeclaredFeature, .undeclaredCurrency, .duplicateGrant,
         .itemRule, .unknownProduct, .unknownApp, .trialRule, .upgradeRule, .groupRule, .offerRule, .notForStore, .mixedStoreGroup, .badPlayId,
-        .storyEvent,
+        .stripePriceId, .storyEvent,
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .retentionRule,

@@ -26,10 +26,19 @@ package enum Suggestion {
         return closest(to: word, in: candidates, budget: &budget)
     }
 
+    /// Names people write for a value entitle spells otherwise (a store's own name for itself,
+    /// another tool's): suggested whenever the value is a candidate, however far the spelling.
+    static let aliases: [String: String] = [
+        "google-play": "play", "googleplay": "play", "google_play": "play", "google": "play", "android": "play",
+        "play-store": "play", "playstore": "play", "play_store": "play",
+        "apple": "app-store", "appstore": "app-store", "app_store": "app-store", "apple-app-store": "app-store", "itunes": "app-store",
+    ]
+
     /// ``closest(to:in:)``, spending from `budget`; `nil` once it is spent.
     static func closest<S: Sequence>(to word: String, in candidates: S, budget: inout Budget) -> String?
     where S.Element == String {
         guard word.utf8.count <= maxWordLength * 4 else { return nil }
+        if let alias = aliases[word.lowercased()], candidates.contains(alias) { return alias }
         let wordScalars = Array(word.lowercased().unicodeScalars)
         guard wordScalars.count <= maxWordLength, budget.remaining > 0 else { return nil }
         let limit = min(3, max(1, wordScalars.count / 3))

@@ -130,7 +130,7 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         public var description: String {
             var text = eligible ? "offer" : "do not offer (\(reason?.rawValue ?? ""))"
             if let change { text += ", \(change.rawValue) \(effective?.rawValue ?? "")" }
-            if let introOfferEligible { text += introOfferEligible ? ", intro offer eligible" : ", intro offer used" }
+            if let introOfferEligible { text += ", " + Offer.introPhrase(eligible: introOfferEligible, reason: reason) }
             return text
         }
 

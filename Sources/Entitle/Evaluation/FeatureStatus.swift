@@ -120,6 +120,14 @@ public struct Offer: Hashable, Sendable, Codable {
 }
 
 extension Offer {
+    /// How text output says whether the intro offer may be had: `intro offer eligible`, `intro
+    /// offer used`, or, for an offer kept from sale by billing retry in its group (which keeps the
+    /// intro offer too, used or not), `no intro offer while billing is retried`.
+    static func introPhrase(eligible: Bool, reason: OfferReason?) -> String {
+        if eligible { return "intro offer eligible" }
+        return reason == .billingIssue ? "no intro offer while billing is retried" : "intro offer used"
+    }
+
     /// The offer with `extends` left empty, for comparing answers at two instants.
     var withoutExtends: Offer {
         var offer = self

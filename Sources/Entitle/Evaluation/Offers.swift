@@ -121,8 +121,10 @@ extension Entitlements {
         if let storefronts = product.storefronts, !(context.storefront.map(storefronts.contains) ?? false) {
             return .notInStorefront(context.storefront)
         }
-        // Sold elsewhere already: unless the customer keeps this subscription itself.
-        if product.type == .autoRenewableSubscription, !product.grants.isEmpty, !state(of: index).keepsSubscription,
+        // Sold elsewhere already: unless this subscription covers or is paused itself. One in
+        // billing retry here while another store's is paid is `subscribed-elsewhere`, not
+        // `billing-issue`: the customer pays for it elsewhere.
+        if product.type == .autoRenewableSubscription, !product.grants.isEmpty, !(state(of: index).covers || state(of: index) == .paused),
             let other = context.subscriptions.first(where: { item in
                 let elsewhere = compiled.compiledProducts[Int(item.product)]
                 return item.store != product.store && product.grants.allSatisfy(elsewhere.grants.contains)

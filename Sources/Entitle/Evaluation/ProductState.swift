@@ -40,7 +40,8 @@ public enum OfferReason: String, Hashable, Sendable, CaseIterable {
     case notInStorefront = "not-in-storefront"
     /// An auto-renewable subscription whose features a subscription of the customer's in another
     /// store grants already (active, in grace, in billing retry or paused): do not sell what they
-    /// pay for elsewhere. A subscription the customer keeps itself has its own reason instead.
+    /// pay for elsewhere. A subscription that covers or is paused itself has its own reason instead;
+    /// one in billing retry here while paid elsewhere is this one, not `billing-issue`.
     case subscribedElsewhere = "subscribed-elsewhere"
     /// The product is no longer sold (`available: false`).
     case retired

@@ -273,11 +273,20 @@ struct AppStoreMapper {
         guard case .string(let text) = node.value else {
             throw ImportFailure(offset: node.offset, message: "expected a JWS string", path: path)
         }
-        guard CompactJWS.looksLike(text) else {
-            warnings.append(ImportWarning(path: path, message: "`\(text.prefix(40))` is not a compact JWS and was skipped"))
+        guard let problem = CompactJWS.problem(text) else {
+            try mapJWS(text, offset: node.offset, path: path, depth: depth)
             return
         }
-        try mapJWS(text, offset: node.offset, path: path, depth: depth)
+        // A placeholder (Apple's own examples write `signed_transaction_info_value`) is skipped,
+        // saying so; a JWS damaged or cut short is an error, never an empty receipt.
+        guard CompactJWS.resembles(Data(text.utf8)) else {
+            warnings.append(
+                ImportWarning(path: path, message: "`\(Diagnostic.excerpt(String(text.prefix(40))))` is not a compact JWS and was skipped"))
+            return
+        }
+        throw ImportFailure(
+            offset: node.offset, message: "`\(Diagnostic.excerpt(String(text.prefix(40))))` is not a compact JWS: \(problem)", path: path,
+            help: "Apple's signed data is `header.payload.signature`, each part base64url: give the value whole, as Apple sent it")
     }
 
     private mutating func mapJWS(_ text: String, offset: Int, path: String, depth: Int) throws(ImportFailure) {

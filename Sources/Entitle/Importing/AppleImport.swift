@@ -74,6 +74,10 @@ public enum AppleImport {
             root = parsed
         } else if CompactJWS.looksLike(data) {
             root = JSONNode(offset: 0, value: .string(String(decoding: data, as: UTF8.self)))
+        } else if CompactJWS.resembles(data), let problem = data.withUnsafeBytes({ CompactJWS.problem($0) }) {
+            throw ReceiptError(
+                code: .malformedJSON, message: "a compact JWS that is damaged: \(problem)", location: SourceLocation(file: name, line: 1, column: 1),
+                help: "Apple's signed data is `header.payload.signature`, each part base64url: give it whole, as Apple sent it")
         } else {
             root = try parseJSON(data, name: name)
         }
@@ -225,7 +229,8 @@ public enum AppleImport {
             if AppStoreMapper.recognizes(parsed) { return .apple(.appStore) }
             return nil
         }
-        if CompactJWS.looksLike(data) {
+        // A JWS cut short or damaged is still Apple's: its reader says what is wrong with it.
+        if CompactJWS.looksLike(data) || CompactJWS.resembles(data) {
             return .apple(.appStore)
         }
         if AppReceiptMapper.der(data) != nil { return .apple(.pkcs7) }
@@ -259,14 +264,15 @@ public enum AppleImport {
         }
     }
 
-    /// The error for content that is none of the known formats.
-    package static func unrecognized(_ name: String) -> ReceiptError {
+    /// The error for content that is none of the known formats; `choose` says how the caller
+    /// names a format (the library's `format:`, the command line's `--from`).
+    package static func unrecognized(_ name: String, choose: String = "pass its `format:`") -> ReceiptError {
         ReceiptError(
             code: .malformedJSON, message: "unrecognized receipt format",
             location: SourceLocation(file: name, line: 1, column: 1),
             help: "tried a normalized receipt (JSON with `app`), a verifyReceipt response, App Store Server API or "
                 + "StoreKit 2 data (JSON or a compact JWS), a PKCS#7 app receipt (DER or base64), Stripe objects and "
-                + "Google Play purchases; name one with `--from`")
+                + "Google Play purchases; \(choose)")
     }
 
     static let jsonLimits = JSONDocument.Limits(maxBytes: ReceiptDecoder.maxBytes, maxDepth: 64)

@@ -77,6 +77,51 @@ struct CompactJWS {
         )
     }
 
+    /// What keeps `bytes` (less surrounding whitespace) from being a compact JWS, for data that
+    /// was meant to be one (a `signedPayload`, a file that starts as a JWS does); `nil` when it
+    /// has the shape of one.
+    static func problem(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if looksLike(bytes) { return nil }
+        var start = 0
+        var end = bytes.count
+        while start < end, isWhitespace(bytes[start]) { start += 1 }
+        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return "it is empty" }
+        var parts = [0]
+        for index in start..<end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                parts.append(0)
+            } else if Base64.isURLSafe(byte) || byte == UInt8(ascii: "=") {
+                parts[parts.count - 1] += 1
+            } else {
+                return "byte \(index - start + 1) (`\(Diagnostic.excerpt(String(decoding: [byte], as: UTF8.self)))`) is not base64url"
+            }
+        }
+        if parts.count != 3 {
+            return "\(parts.count) part\(parts.count == 1 ? "" : "s") where `header.payload.signature` has three"
+                + (parts.count < 3 ? ", so it was cut short" : "")
+        }
+        return parts[0] < 4 ? "a header of \(parts[0]) characters, so it was cut short" : "a payload of \(parts[1]) characters, so it was cut short"
+    }
+
+    /// ``problem(_:)`` on a string.
+    static func problem(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { problem(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether bytes were meant as a compact JWS, whole or not: they start as every JWS header
+    /// does (`eyJ`, base64url of `{"`), which no JSON, DER or placeholder text does.
+    static func resembles(_ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var start = 0
+            while start < bytes.count, isWhitespace(bytes[start]) { start += 1 }
+            return bytes.count - start >= 3 && bytes[start] == UInt8(ascii: "e") && bytes[start + 1] == UInt8(ascii: "y")
+                && bytes[start + 2] == UInt8(ascii: "J")
+        }
+    }
+
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }

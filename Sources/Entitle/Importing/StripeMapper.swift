@@ -157,7 +157,7 @@ struct StripeMapper {
             var transaction = Transaction(
                 productId: product, transactionId: Self.periodId(chain, start), originalTransactionId: chain,
                 purchaseDate: start, signedDate: signed, account: account)
-            if let quantity = item["quantity"]?.lenientInteger, quantity > 1 { transaction.quantity = Int(clamping: quantity) }
+            transaction.quantity = try quantity(item, path: itemPath)
             var renewal = Renewal(productId: product, originalTransactionId: chain, willRenew: renews, signedDate: signed, account: account)
             switch status {
             case "active":
@@ -230,7 +230,7 @@ struct StripeMapper {
             var transaction = Transaction(
                 productId: product, transactionId: lines.count > 1 ? "\(id):\(index)" : id, originalTransactionId: subscription,
                 purchaseDate: start, expiresDate: end, signedDate: signed, account: account)
-            if let quantity = line["quantity"]?.lenientInteger, quantity > 1 { transaction.quantity = Int(clamping: quantity) }
+            transaction.quantity = try quantity(line, path: linePath)
             transactions.append(transaction)
             read += 1
         }
@@ -275,7 +275,7 @@ struct StripeMapper {
                 productId: try Self.product(of: line, path: linePath),
                 transactionId: (intent ?? id) + (lines.count > 1 ? ":\(index)" : ""), purchaseDate: created, signedDate: signed,
                 account: account)
-            if let quantity = line["quantity"]?.lenientInteger, quantity > 1 { purchase.quantity = Int(clamping: quantity) }
+            purchase.quantity = try quantity(line, path: linePath)
             // Paid later (a bank transfer): bought, not paid yet.
             if paymentStatus == "unpaid" { purchase.pending = true }
             indices.append(transactions.count)
@@ -351,6 +351,7 @@ struct StripeMapper {
             let single = list.filter { !$0.cumulative }
             let sorted = (single.isEmpty ? list : single).sorted { ($0.date, $0.amount) < ($1.date, $1.amount) }
             var total: Int64 = 0
+            var overpaid = false
             for refund in sorted {
                 if refund.cumulative {
                     total = max(total, refund.amount)
@@ -363,6 +364,15 @@ struct StripeMapper {
                     throw ImportFailure(
                         offset: refund.offset, message: "the refunds make more than \(ReceiptLimits.maxTransactions) transactions",
                         path: refund.path, help: "see ReceiptLimits (README: Limits)")
+                }
+                if let charged, total > charged, !overpaid {
+                    overpaid = true
+                    warnings.append(
+                        ImportWarning(
+                            path: refund.path,
+                            message:
+                                "the refunds of payment `\(Diagnostic.excerpt(intent))` add up to \(total), more than the \(charged) paid: read as a full refund"
+                        ))
                 }
                 for index in purchase.indices {
                     var copy = transactions[index]
@@ -382,6 +392,28 @@ struct StripeMapper {
     }
 
     // MARK: Values
+
+    /// A line's or item's `quantity`: 1 when absent; a whole number 1 to
+    /// ``ReceiptLimits/maxQuantity``, else a located error. Stripe allows a subscription item of
+    /// quantity 0 (a seat plan with no seats yet): read as 1, with a warning, since the
+    /// subscription itself is paid for.
+    private mutating func quantity(_ node: JSONNode, path: String) throws(ImportFailure) -> Int {
+        guard let value = node["quantity"], !value.isNull else { return 1 }
+        let place = path.isEmpty ? "quantity" : "\(path).quantity"
+        guard let quantity = value.lenientInteger else {
+            throw ImportFailure(offset: value.offset, message: "`quantity` is not a whole number", path: place)
+        }
+        if quantity == 0 {
+            warnings.append(ImportWarning(path: place, message: "quantity 0 is read as 1: the subscription itself is paid for"))
+            return 1
+        }
+        guard (1...Int64(ReceiptLimits.maxQuantity)).contains(quantity) else {
+            throw ImportFailure(
+                offset: value.offset, message: "quantity \(quantity) is outside 1 to \(ReceiptLimits.maxQuantity)", path: place,
+                help: "a purchase's quantity is read as a receipt's: at most \(ReceiptLimits.maxQuantity) units")
+        }
+        return Int(quantity)
+    }
 
     /// A subscription period's transaction id: `<subscription>:<period start in Unix seconds>`.
     private static func periodId(_ chain: String, _ start: Instant) -> String {

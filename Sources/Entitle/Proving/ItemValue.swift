@@ -107,7 +107,7 @@ enum ItemValue: Hashable, Sendable {
         case .offer(let eligible, let reason, let intro, let change, let effective):
             var text = eligible ? "offer" : "do not offer (\(reason?.rawValue ?? ""))"
             if let change { text += ", \(change.rawValue) \(effective?.rawValue ?? "")" }
-            if let intro { text += intro ? ", intro offer eligible" : ", intro offer used" }
+            if let intro { text += ", " + Offer.introPhrase(eligible: intro, reason: reason) }
             return text
         case .promotion(let eligible, let reason):
             return eligible ? "offer (\(reason.rawValue))" : "do not offer (\(reason.rawValue))"

@@ -214,14 +214,17 @@ extension ReceiptSpace {
             if let platform = own.originalPlatform { parts.append("originalPlatform \(platform.rawValue)") }
             lines.append("\(app) receipt: " + parts.joined(separator: ", "))
         }
-        var transactions = receipts.first?.transactions[...] ?? []
+        // As ``receipts(of:base:)`` builds them: the app's receipt of each store holds its
+        // products' transactions in placing order, other apps' receipts follow.
+        var transactions: [Store: ArraySlice<Transaction>] = [:]
+        for receipt in receipts where receipt.app == app { transactions[receipt.store, default: []] += receipt.transactions }
         var grants = receipts.first?.grants[...] ?? []
-        var others = receipts.dropFirst()[...]
+        var others = receipts.filter { $0.app != app }[...]
         for placed in customer.placed {
             let atom = atoms[placed.atom]
             switch elements[atom.element] {
             case .product(let product):
-                guard let transaction = transactions.popFirst() else { continue }
+                guard let transaction = transactions[Store.split(key: product).store]?.popFirst() else { continue }
                 var line = "\(product) at \(transaction.purchaseDate.rfc3339): \(atom.label) (transaction \(transaction.transactionId))"
                 if let continued = placed.continues {
                     line +=

@@ -37,7 +37,7 @@ extension Entitlements {
         }
         lines += section("offers", store.map(offers(in:)) ?? offers, name: \.productId) { offer, name in
             var line = name + "  " + (offer.eligible ? "offer" : "do not offer (\(offer.reason!.rawValue))")
-            if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
+            if let intro = offer.introOfferEligible { line += ", " + Offer.introPhrase(eligible: intro, reason: offer.reason) }
             if let change = offer.change {
                 line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
             }

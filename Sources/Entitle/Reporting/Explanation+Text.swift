@@ -106,7 +106,7 @@ extension Explanation {
         if let change = offer.change {
             line += ", \(change.rawValue) (\(offer.effective == .immediately ? "immediately" : "at the next renewal"))"
         }
-        if let intro = offer.introOfferEligible { line += intro ? ", intro offer eligible" : ", intro offer used" }
+        if let intro = offer.introOfferEligible { line += ", " + Offer.introPhrase(eligible: intro, reason: offer.reason) }
         var lines = [line, "  " + offer.because]
         if !offer.adds.isEmpty { lines.append("  buying it adds " + offer.adds.joined(separator: ", ")) }
         if !offer.extends.isEmpty { lines.append("  buying it extends " + offer.extends.joined(separator: ", ")) }

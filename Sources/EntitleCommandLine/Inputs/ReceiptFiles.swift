@@ -131,7 +131,7 @@ enum ReceiptFiles {
                 }
                 return Loaded(receipt: try ParsedReceipt(json: data, name: name), unverified: nil, warnings: [])
             case nil:
-                throw AppleImport.unrecognized(name)
+                throw AppleImport.unrecognized(name, choose: "name one with `--from`")
             case .imported(let detected)?:
                 format = detected
             }

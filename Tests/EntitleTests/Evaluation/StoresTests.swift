@@ -147,6 +147,51 @@ struct StoresTests {
         #expect(retrying.offer(for: "pro.monthly")?.reason == .subscribedElsewhere)
     }
 
+    @Test("an App Store subscriber in billing retry who pays on Play is subscribed-elsewhere for the App Store plan, not billing-issue")
+    func retryHerePaidElsewhere() {
+        let apple = Self.subscription("pro.monthly", "100", from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z")
+        let retry = Renewal(productId: "pro.monthly", originalTransactionId: "100", willRenew: true, isInBillingRetry: true)
+        let play = Self.subscription("pro:yearly", "GPA.7", from: "2026-02-10T00:00:00Z", to: "2027-02-10T00:00:00Z")
+        let receipts = [
+            Receipt(app: "com.ex.multi", transactions: [apple], renewals: [retry]),
+            Receipt(app: "com.ex.multi", transactions: [play], store: .play),
+        ]
+        let before = Self.evaluate(receipts, at: "2026-02-09T23:59:59.999Z")
+        #expect(before.product("pro.monthly")?.state == .billingRetry)
+        #expect(before.offer(for: "pro.monthly")?.reason == .billingIssue)
+        let paying = Self.evaluate(receipts, at: "2026-02-10T00:00:00Z")
+        #expect(paying.product("pro.monthly")?.state == .billingRetry)
+        #expect(paying.offer(for: "pro.monthly")?.reason == .subscribedElsewhere)
+        #expect(paying.offer(for: "pro.monthly")?.introOfferEligible == nil || paying.offer(for: "pro.monthly")?.introOfferEligible == false)
+        let lapsed = Self.evaluate(receipts, at: "2027-02-10T00:00:00Z")
+        #expect(lapsed.offer(for: "pro.monthly")?.reason == .billingIssue, "Play's plan lapsed: the App Store retry is the reason again")
+    }
+
+    @Test("billing retry on Play: the offer's fact names Google Play, and its intro offer is kept by the retry, not used")
+    func playRetryWording() throws {
+        let catalog = T.catalog(
+            """
+            { "app": "com.ex.play", "features": { "pro": "Pro" }, "legal": { "auto-renewable-subscription": "Renews." },
+              "products": [
+                { "id": "pro:monthly", "store": "play", "type": "auto-renewable-subscription", "name": "Pro monthly", "group": "pro",
+                  "duration": "P1M", "introOffer": { "mode": "free-trial", "duration": "P1W" }, "grants": ["pro"] },
+                { "id": "pro:yearly", "store": "play", "type": "auto-renewable-subscription", "name": "Pro yearly", "group": "pro",
+                  "duration": "P1Y", "introOffer": { "mode": "free-trial", "duration": "P1W" }, "grants": ["pro"] } ] }
+            """)
+        let bought = Self.subscription("pro:monthly", "GPA.1", from: "2026-01-01T00:00:00Z", to: "2026-02-01T00:00:00Z")
+        let retry = Renewal(productId: "pro:monthly", originalTransactionId: "GPA.1", willRenew: true, isInBillingRetry: true)
+        let receipts = [Receipt(app: "com.ex.play", transactions: [bought], renewals: [retry], store: .play)]
+        let result = Self.evaluate(receipts, at: "2026-02-05T00:00:00Z", catalog: catalog)
+        let offer = try #require(result.offer(for: "play:pro:yearly"))
+        #expect(offer.reason == .billingIssue && offer.introOfferEligible == false)
+        #expect(result.text.contains("play:pro:yearly   do not offer (billing-issue), no intro offer while billing is retried"), "\(result.text)")
+        #expect(!result.text.contains("intro offer used"))
+        let explanation = catalog.explain(receipts, at: T.instant("2026-02-05T00:00:00Z"))
+        let text = try #require(explanation.text(offer: "play:pro:yearly"))
+        #expect(text.contains("play:pro:monthly is in billing retry: Google Play still counts the customer as subscribed"), "\(text)")
+        #expect(!text.contains("App Store") && !text.contains("intro offer used"), "\(text)")
+    }
+
     @Test("another store's account compares exactly; a UUID matches an App Store token without case; the same id in two stores is two transactions")
     func accountsAndIds() {
         var play = Self.subscription("pro:yearly", "1", from: "2026-01-01T00:00:00Z", to: "2027-01-01T00:00:00Z")
@@ -222,6 +267,32 @@ struct StoreLanguageTests {
               "products": [ \(products) ] }
             """
         ).errors.map { "\($0.path): \($0.code): \($0.message)" }
+    }
+
+    @Test("what people write for a store gets its name (`google-play` is `play`); a Stripe Price's id for a product is a warning")
+    func storeNamesPeopleWrite() throws {
+        let catalog = T.compile(
+            """
+            { "app": "com.ex.app", "features": { "pro": "Pro" }, "legal": { "auto-renewable-subscription": "Renews." },
+              "products": [
+                { "id": "pro:yearly", "store": "google-play", "type": "auto-renewable-subscription", "name": "P", "group": "g", "grants": ["pro"] },
+                { "id": "price_1PqXyz", "store": "stripe", "type": "auto-renewable-subscription", "name": "W", "group": "w", "grants": ["pro"] },
+                { "id": "plan_Old", "store": "stripe", "type": "non-consumable", "name": "O", "grants": ["pro"] },
+                { "id": "price_local", "type": "non-consumable", "name": "A price-named App Store product", "grants": ["pro"] } ] }
+            """)
+        let store = try #require(catalog.errors.first { $0.path == "products[0].store" })
+        #expect(store.message == "unknown store `google-play`" && store.help == "did you mean `play`?")
+        let warnings = catalog.diagnostics.filter { $0.code == .stripePriceId }
+        #expect(warnings.map(\.path) == ["products[1].id", "products[2].id"])
+        #expect(warnings.allSatisfy { $0.severity == .warning })
+        #expect(warnings.first?.message.hasPrefix("`price_1PqXyz` is a Stripe Price's id") == true)
+        #expect(warnings.last?.message.hasPrefix("`plan_Old` is a Stripe Plan's id") == true)
+        // A receipt's store, and a command line's, the same way.
+        let receipt = #"{ "app": "com.ex.app", "store": "google_play", "transactions": [] }"#
+        let refused = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(receipt.utf8)) }
+        #expect(refused.help == "did you mean `play`?", "\(refused)")
+        #expect(Suggestion.closest(to: "AppStore", in: Store.allCases.map(\.rawValue)) == "app-store")
+        #expect(Suggestion.closest(to: "google-play", in: ["production", "sandbox"]) == nil, "an alias only for its own value")
     }
 
     @Test("App Store-only keys on another store's product, a grace period on an App Store one, groups across stores, Play ids: located errors")

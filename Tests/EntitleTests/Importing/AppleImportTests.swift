@@ -442,6 +442,35 @@ struct AppleImportTests {
         }
         #expect(error.message == "unrecognized receipt format")
         #expect(error.help?.contains("PKCS#7 app receipt") == true)
+        // The library's advice is the library's: no command-line option.
+        #expect(error.help?.contains("--from") == false && error.help?.contains("`format:`") == true)
+    }
+
+    @Test("signed data cut short is an error saying so, never an empty receipt: in a notification and alone")
+    func truncatedJWS() throws {
+        let body = try String(contentsOfFile: CLITests.products + "/service-example/01-subscribed.json", encoding: .utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String])
+        let jws = try #require(object["signedPayload"])
+        let whole = try AppleImport.unverifiedReceipt(fromAppStore: Data(body.utf8))
+        #expect(!whole.receipt.transactions.isEmpty)
+        for cut in [jws.count / 2, jws.firstIndex(of: ".").map { jws.distance(from: jws.startIndex, to: $0) } ?? 10, 20] {
+            let short = String(jws.prefix(cut))
+            let notification = #"{"signedPayload": "\#(short)"}"#
+            let inside = try #require(throws: ReceiptError.self) {
+                try AppleImport.unverifiedReceipt(from: Data(notification.utf8), app: "com.example.diagrams")
+            }
+            #expect(inside.path == "signedPayload" && inside.message.contains("is not a compact JWS:"), "\(inside)")
+            #expect(inside.location?.column == 19, "located at the value: \(inside)")
+            let alone = try #require(throws: ReceiptError.self) { try AppleImport.unverifiedReceipt(from: Data(short.utf8)) }
+            #expect(alone.message.hasPrefix("a compact JWS that is damaged: "), "\(alone)")
+            #expect(alone.message.hasSuffix("so it was cut short"), "\(alone)")
+            #expect(alone.help?.contains("--from") == false)
+        }
+        // A payload with a byte no JWS has says which.
+        let damaged = try #require(throws: ReceiptError.self) {
+            try AppleImport.unverifiedReceipt(fromAppStore: Data(#"{"signedTransactionInfo": "eyJh.b!c.d"}"#.utf8), app: "com.example.diagrams")
+        }
+        #expect(damaged.message.contains("byte 7 (`!`) is not base64url"), "\(damaged)")
     }
 
     @Test("every fixture that is receipt data is either normalized or refused with a located error")

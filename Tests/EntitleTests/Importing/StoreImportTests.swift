@@ -252,6 +252,35 @@ struct StoreImportTests {
             Self.coinsSession(
                 #", { "id": "re_1", "object": "refund", "amount": 9223372036854775807, "payment_intent": "pi_1", "created": 1772323300 }"#))
         #expect(over.receipt.transactions.last?.revocationType == .refundFull)
+        #expect(
+            over.warnings.contains { $0.message.hasPrefix("the refunds of payment `pi_1` add up to 9223372036854775807, more than the 1500 paid") },
+            "\(over.warnings)")
+    }
+
+    @Test("a Stripe quantity out of range is a located error, 0 a warning; never dropped in silence")
+    func stripeQuantities() throws {
+        #expect(try Self.stripe(Self.subscription("active")).receipt.transactions.first?.quantity == 1)
+        func items(_ quantity: String) -> String {
+            Self.subscription("active").replacingOccurrences(of: #""quantity": 1"#, with: #""quantity": \#(quantity)"#)
+        }
+        #expect(try Self.stripe(items("5")).receipt.transactions.first?.quantity == 5)
+        let zero = try Self.stripe(items("0"))
+        #expect(zero.receipt.transactions.first?.quantity == 1)
+        #expect(zero.warnings.contains { $0.path == "items.data[0].quantity" && $0.message.hasPrefix("quantity 0 is read as 1") })
+        for (bad, message) in [
+            ("1001", "quantity 1001 is outside 1 to 1000"), ("-2", "quantity -2 is outside 1 to 1000"),
+            ("9223372036854775807", "quantity 9223372036854775807 is outside 1 to 1000"), ("2.5", "`quantity` is not a whole number"),
+            (#""many""#, "`quantity` is not a whole number"),
+        ] {
+            let error = Self.failure(items(bad), .stripe)
+            #expect(error?.message == message, "\(bad): \(String(describing: error))")
+            #expect(error?.path == "items.data[0].quantity" && error?.location?.line == 3, "\(bad)")
+        }
+        #expect(try Self.stripe(Self.coinsSession()).receipt.transactions.first?.quantity == 3)
+        let session = Self.coinsSession().replacingOccurrences(of: #""quantity": 3"#, with: #""quantity": 5000"#)
+        let pack = Self.failure(session, .stripe)
+        #expect(
+            pack?.message == "quantity 5000 is outside 1 to 1000" && pack?.path == "[0].line_items.data[0].quantity", "\(String(describing: pack))")
     }
 
     @Test("Stripe's published example objects: each is read, skipped with a warning, or refused with a located error")

@@ -238,6 +238,25 @@ struct ProofTests {
         let offer = try #require(
             report.items.first { $0.item == ProofItem(app: Self.diagrams, kind: .offer, id: "com.example.diagrams.sync.monthly") })
         #expect(offer.verdict != .same, "the App Store plan is no longer sold to a web subscriber")
+        // Each witness in words names the transaction its receipts hold for the product, in
+        // whichever store's receipt it is; a customer with purchases is never "no purchase".
+        var named = 0
+        for witness in report.items.flatMap(\.witnesses) {
+            let bought = witness.receipts.filter { $0.app == Self.diagrams }.flatMap { receipt in
+                receipt.transactions.map { (receipt.store.key(of: $0.productId), $0.transactionId, $0.purchaseDate.rfc3339) }
+            }
+            if !bought.isEmpty { #expect(witness.customer != ["no purchase"], "\(witness.receipts)") }
+            for line in witness.customer {
+                guard let close = line.range(of: " (transaction ", options: .backwards) else { continue }
+                let product = String(line[..<line.range(of: " at ")!.lowerBound])
+                let id = String(line[close.upperBound...].prefix { $0 != ")" })
+                #expect(
+                    bought.contains { $0.0 == product && $0.1 == id && line.contains("at \($0.2)") },
+                    "\(line) names no transaction of its receipts: \(bought)")
+                named += 1
+            }
+        }
+        #expect(named > 0)
     }
 
     @Test("a removed product: its buyers lose what it granted, shown by a purchase of it")

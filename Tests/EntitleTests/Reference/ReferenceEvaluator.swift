@@ -869,9 +869,9 @@ enum ReferenceEvaluator {
                 return .notInStorefront
             }
             // A subscription elsewhere (covering, billing retry, paused) granting all it grants,
-            // unless the customer keeps this one itself.
+            // unless this one covers or is paused itself (in billing retry here, it is not).
             if product.type == .autoRenewableSubscription, !product.grants.isEmpty,
-                ![.active, .gracePeriod, .billingRetry, .paused].contains(states[index]),
+                ![.active, .gracePeriod, .paused].contains(states[index]),
                 products.indices.contains(where: { other in
                     products[other].type == .autoRenewableSubscription && products[other].store != product.store
                         && [.active, .gracePeriod, .billingRetry, .paused].contains(states[other])

@@ -55,7 +55,8 @@ extension Explainer {
             let status = result.product(product.id)
             return "subscribed: \(state.rawValue)" + (status?.until.map { " until \($0.rfc3339)" } ?? "")
         case .billingIssue(let retrying):
-            return "\(catalog.compiledProducts[retrying].id) is in billing retry: the App Store still counts the customer as subscribed; "
+            let product = catalog.compiledProducts[retrying]
+            return "\(product.id) is in billing retry: \(product.store.phrase) still counts the customer as subscribed; "
                 + "send them to fix their payment method"
         case .prerequisiteMissing(let requirement):
             return "needs " + describe(requirement) + "; " + prerequisiteFacts(requirement, context)

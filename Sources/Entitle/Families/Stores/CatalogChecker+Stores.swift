@@ -9,6 +9,8 @@
 /// - A subscription or pass group holds products of one store (`mixed-store-group`).
 /// - A Play subscription (auto-renewable, or a prepaid plan: non-renewing) is
 ///   `<productId>:<basePlanId>`; no other id holds a `:` (`bad-play-id`).
+/// - A Stripe product is named by its Product id: a Price's (`price_...`) or Plan's (`plan_...`)
+///   id is a warning (`stripe-price-id`), since no purchase would match it.
 /// - `storefronts` is a non-empty list of distinct ISO 3166-1 alpha-3 codes, upper case.
 extension CatalogChecker {
     /// The App Store-only keys, and why another store refuses each.
@@ -38,6 +40,14 @@ extension CatalogChecker {
                     help: "the \(product.store == .play ? "Play" : "App") Store reports its grace periods itself, in renewal info")
             }
             guard let id = product.id else { continue }
+            // Stripe's objects name a purchase's Product, never its Price or (legacy) Plan.
+            if product.store == .stripe, let kind = ["price_": "Price", "plan_": "Plan"].first(where: { id.value.hasPrefix($0.key) })?.value {
+                warn(
+                    .stripePriceId,
+                    "`\(Diagnostic.excerpt(id.value))` is a Stripe \(kind)'s id: Stripe's data names a purchase's Product (`prod_...`), so none would match",
+                    at: id.offset, path: id.path,
+                    help: "name the product by the \(kind)'s `product`, the `prod_...` id on the product's page in Stripe's dashboard")
+            }
             let colons = id.value.unicodeScalars.filter { $0 == ":" }.count
             let isPlaySubscription =
                 product.store == .play && (product.type == .autoRenewableSubscription || product.type == .nonRenewingSubscription)

@@ -4,7 +4,7 @@ enum StoreFamily: RuleFamily {
     static let name = "Stores"
     static let folder = "Stores"
     static let keys: [CatalogKey] = [.stores, .store, .storefronts, .stripe, .external, .manage]
-    static let codes: [DiagnosticCode] = [.notForStore, .mixedStoreGroup, .badPlayId]
+    static let codes: [DiagnosticCode] = [.notForStore, .mixedStoreGroup, .badPlayId, .stripePriceId]
     static func check(_ catalog: CatalogDefinition, context: CatalogChecker.RuleContext, with checker: inout CatalogChecker) {
         checker.checkStores(catalog)
     }
