@@ -29,6 +29,10 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
         case ruleRemoved = "rule-removed"
         /// A grandfather rule's condition or grants changed.
         case ruleChanged = "rule-changed"
+        /// A subscription the old catalog kept from subscribers of another store's plan
+        /// (`subscribed-elsewhere`: that plan granted every feature it grants) is now offered to
+        /// them: `id` is the subscription, `to` the other store's plan.
+        case offeredToSubscribers = "offered-to-subscribers"
     }
 
     /// The app whose catalog changed.
@@ -64,8 +68,10 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
         self.why = why
     }
 
-    /// One line: `app: kind id [field]: from -> to`.
+    /// One line: `app: kind id [field]: from -> to`; for ``Kind/offeredToSubscribers``, `app:
+    /// would now be offered id while subscribed on to`.
     public var description: String {
+        if kind == .offeredToSubscribers { return "\(app): would now be offered \(id) while subscribed on \(to ?? "")" }
         var text = "\(app): \(kind.rawValue) \(id)"
         if let field { text += " \(field)" }
         if from != nil || to != nil { text += ": \(from ?? "(none)") -> \(to ?? "(none)")" }

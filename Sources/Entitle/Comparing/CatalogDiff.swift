@@ -58,6 +58,38 @@ public enum CatalogDiff {
                     why: "its buyers' purchases will grant nothing (a renamed id is a new product to the App Store)"))
         }
         changes += rules(old, new)
+        changes += offeredToSubscribers(old, new)
+        return changes
+    }
+
+    /// Subscriptions the new catalog offers to subscribers of another store's plan whom the old
+    /// catalog did not (`subscribed-elsewhere`: that plan granted every feature id this one
+    /// grants). A feature renamed or split on one store's plan only does this: the plan now
+    /// "adds" something, and is sold to people who pay for it elsewhere.
+    private static func offeredToSubscribers(_ old: CompiledCatalog, _ new: CompiledCatalog) -> [CatalogChange] {
+        func subscriptions(_ catalog: CompiledCatalog) -> [String: CatalogProduct] {
+            Dictionary(
+                catalog.products.filter { $0.type == .autoRenewableSubscription }.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        func keeps(_ product: CatalogProduct, from other: CatalogProduct) -> Bool {
+            other.store != product.store && !product.grants.isEmpty && Set(product.grants).isSubset(of: Set(other.grants))
+        }
+        let before = subscriptions(old)
+        let after = subscriptions(new)
+        var changes: [CatalogChange] = []
+        for product in new.products where product.type == .autoRenewableSubscription {
+            guard let was = before[product.key] else { continue }
+            for other in new.products where other.type == .autoRenewableSubscription {
+                guard let otherWas = before[other.key], keeps(was, from: otherWas), after[other.key] != nil, !keeps(product, from: other)
+                else { continue }
+                let adds = Set(product.grants).subtracting(other.grants).sorted()
+                changes.append(
+                    CatalogChange(
+                        app: new.app, kind: .offeredToSubscribers, id: product.key, to: other.key, dangerous: true,
+                        why: "its customers pay for it in \(other.store.phrase) already; it now grants \(list(adds)), which \(other.key) does not"
+                    ))
+            }
+        }
         return changes
     }
 

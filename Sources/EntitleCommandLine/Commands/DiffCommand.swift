@@ -165,8 +165,12 @@ enum DiffCommand {
                 app = change.app
             }
             var line = "    \(change.kind.rawValue) \(change.id)"
-            if let field = change.field { line += " \(field)" }
-            if change.from != nil || change.to != nil { line += ": \(change.from ?? "(none)") -> \(change.to ?? "(none)")" }
+            if change.kind == .offeredToSubscribers {
+                line = "    would now be offered \(change.id) while subscribed on \(change.to ?? "")"
+            } else {
+                if let field = change.field { line += " \(field)" }
+                if change.from != nil || change.to != nil { line += ": \(change.from ?? "(none)") -> \(change.to ?? "(none)")" }
+            }
             if change.dangerous { line += "  DANGEROUS: \(change.why ?? "")" }
             lines.append(line)
         }

@@ -154,7 +154,11 @@ enum ExplainCommand {
         _ explanation: Explanation, selector: (option: Option<String>, id: String)?, format chosen: Format, inputs: EvaluationInputs
     ) -> CommandOutput {
         let json = chosen == .json
-        let id = selector?.id ?? ""
+        var id = selector?.id ?? ""
+        // A product by its key or, for another store's, by its id alone where that is one product's.
+        let names = selector.map { $0.option.name == product.name || $0.option.name == offer.name } ?? false
+        let naming = names ? inputs.portfolio.catalog(for: inputs.app)?.product(named: id) : nil
+        if case .found(let found)? = naming { id = found.key }
         let output: String? =
             switch selector?.option.name {
             case feature.name?:
@@ -174,8 +178,12 @@ enum ExplainCommand {
                 : option == product.name
                     ? explanation.products.map(\.id)
                     : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
-            var message = "`\(inputs.app)` has no \(kind) `\(id)`"
+            var message = "`\(inputs.app)` has no \(kind) `\(Diagnostic.excerpt(id))`"
             var help = Suggestion.help(for: id, in: known)
+            if let naming, let catalog = inputs.portfolio.catalog(for: inputs.app), let problem = catalog.problem(naming: id, naming) {
+                if case .ambiguous = naming { message = problem.message }
+                help = problem.help
+            }
             if option == product.name, explanation.offer(id) != nil {
                 message = "`\(id)` is a consumable"
                 help = "its transactions are explained with its currency (\(balance.quoted))"

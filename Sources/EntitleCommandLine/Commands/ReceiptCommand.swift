@@ -68,11 +68,17 @@ enum ReceiptCommand {
                 }
             }
             if !reader.hasErrors {
-                if let app = app ?? (portfolio.apps.count == 1 ? portfolio.apps[0] : nil) {
+                // Without an app: the portfolio's one, else the one whose catalog sells what the story buys.
+                let candidates = portfolio.apps.count == 1 ? portfolio.apps : Story.apps(toldBy: story, portfolio: portfolio)
+                if let app = app ?? (candidates.count == 1 ? candidates[0] : nil) {
                     receipts = Story.receipts(story, path: storyPath, app: app, portfolio: portfolio, reader: &reader)
                 } else {
+                    let which = candidates.isEmpty ? portfolio.apps : candidates
                     reader.report(
-                        .missingKey, "the catalogs are for \(CatalogChecker.list(portfolio.apps)): which app is the story told for?",
+                        .missingKey,
+                        candidates.isEmpty
+                            ? "the catalogs are for \(CatalogChecker.list(portfolio.apps)): which app is the story told for?"
+                            : "the products the story names are sold by \(CatalogChecker.list(which)): which app is the story told for?",
                         at: story.offset, path: storyPath, help: "give `--app BUNDLE`, or write {\"app\": ..., \"story\": [...]}")
                 }
             }

@@ -20,13 +20,23 @@ struct BatchImpact {
     /// The error of the customer last counted when its id was seen before.
     var lastRepeated: ReceiptError?
 
+    /// One change of one app's answer. `subscribedIn` is, for an offer the new catalog sells to a
+    /// customer the old one kept it from because they pay for its features in another store
+    /// (`subscribed-elsewhere`), the stores they pay in: a change that starts selling a plan to
+    /// people who pay for it already, which `diff` lists on its own line.
+    struct AppChange: Sendable {
+        var app: String
+        var change: EntitlementChange
+        var subscribedIn: [Store] = []
+    }
+
     /// One customer's changes at each instant, or why they could not be found.
     struct Assessed: Sendable {
         var id: String
         var idIsInteger: Bool
         var identified: Bool
         var location: SourceLocation?
-        var changes: Result<[[(app: String, change: EntitlementChange)]], ReceiptError>
+        var changes: Result<[[AppChange]], ReceiptError>
     }
 
     /// A chunk's customers, assessed.
@@ -105,23 +115,36 @@ struct BatchImpact {
     /// customers' answers become those of a customer with no purchase.
     static func impact(
         of receipts: [ParsedReceipt], old: Portfolio, new: Portfolio, apps: Set<String>, at instants: [Instant]
-    ) -> [[(app: String, change: EntitlementChange)]] {
+    ) -> [[AppChange]] {
         var customerApps: [String] = []
         for receipt in receipts where apps.contains(receipt.app) && !customerApps.contains(receipt.app) {
             customerApps.append(receipt.app)
         }
         return instants.map { at in
-            var changes: [(app: String, change: EntitlementChange)] = []
+            var changes: [AppChange] = []
             for app in customerApps {
                 guard let before = try? old.evaluate(app: app, receipts: receipts, at: at),
                     let after = new.catalog(for: app) == nil
                         ? try? old.evaluate(app: app, receipts: [ParsedReceipt](), at: at)
                         : try? new.evaluate(app: app, receipts: receipts, at: at)
                 else { continue }
-                changes += after.changes(since: before).map { (app, $0) }
+                changes += after.changes(since: before).map { change in
+                    AppChange(app: app, change: change, subscribedIn: Self.subscribedIn(change, before: before))
+                }
             }
             return changes
         }
+    }
+
+    /// The stores a customer pays in for an offer the change makes eligible that was
+    /// `subscribed-elsewhere` (their subscriptions there that keep going); none for other changes.
+    static func subscribedIn(_ change: EntitlementChange, before: Entitlements) -> [Store] {
+        guard change.kind == .offer, case .offer(let was)? = change.from, was.reason == .subscribedElsewhere,
+            case .offer(let now)? = change.to, now.eligible, let offer = before.offer(for: change.id)
+        else { return [] }
+        let stores = before.products.filter { $0.store != offer.store && $0.type == .autoRenewableSubscription && $0.state.keepsSubscription }
+            .map(\.store)
+        return Store.allCases.filter(stores.contains)
     }
 
     /// `N customers lose a feature or balance`, in agreement with N.

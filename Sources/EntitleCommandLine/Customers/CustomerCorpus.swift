@@ -360,8 +360,10 @@ struct CustomerCorpus: Sendable {
         let location = SourceLocation(file: first, line: 1, column: 1)
         do throws(ReceiptError) {
             var receipts: [ParsedReceipt] = []
+            // Each file as `check --receipt` reads it: a receipt, an array of them (what `entitle
+            // receipt` prints), or a store's data.
             for path in paths {
-                receipts.append(try parse(try ReceiptFiles.read(path, standardInput: { [] }), name: path, verify: verify))
+                receipts += try ReceiptFiles.load(path, verify: verify, standardInput: { [] }).map(\.receipt)
             }
             return Customer(id: id, receipts: .success(receipts), location: location)
         } catch {

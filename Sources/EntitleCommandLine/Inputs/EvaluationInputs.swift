@@ -51,10 +51,12 @@ struct EvaluationInputs {
         var receipts: [ParsedReceipt] = []
         var receiptErrors: [Diagnostic] = []
         var unverified: Set<ReceiptFormat> = []
+        let compiled = compilation.compiledCatalogs
         for path in arguments.texts(SharedOptions.receipt) {
             do {
                 for loaded in try ReceiptFiles.load(
-                    path, app: appOption, token: options.token, verify: verify, standardInput: environment.readStandardInput)
+                    path, app: appOption, defaultApp: { store in Self.onlyApp(of: compiled, selling: store) }, token: options.token,
+                    verify: verify, standardInput: environment.readStandardInput)
                 {
                     receipts.append(loaded.receipt)
                     if let format = loaded.unverified { unverified.insert(format) }
@@ -100,6 +102,14 @@ struct EvaluationInputs {
             EvaluationInputs(
                 portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
                 catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json, options: options))
+    }
+
+    /// The app of store data that names none (Stripe's objects, renewal info alone), without
+    /// `--app`: the portfolio's one app, else its one app with products in that store.
+    static func onlyApp(of catalogs: [CompiledCatalog], selling store: Store) -> String? {
+        if catalogs.count == 1 { return catalogs[0].app }
+        let selling = catalogs.filter { catalog in catalog.products.contains { $0.store == store } }
+        return selling.count == 1 ? selling[0].app : nil
     }
 
     /// What `check` and `explain` do once their options are read: load the inputs

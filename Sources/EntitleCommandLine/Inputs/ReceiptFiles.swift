@@ -85,10 +85,14 @@ enum ReceiptFiles {
     /// JSON array of them (what `entitle receipt` prints), or a store's data recognized from its
     /// content.
     ///
-    /// - Parameter app: the app of Apple data that names none. Data naming another app stays that
-    ///   app's receipt (a customer's receipts may be several apps').
+    /// - Parameters:
+    ///   - app: the app of store data that names none. Data naming another app stays that app's
+    ///     receipt (a customer's receipts may be several apps').
+    ///   - defaultApp: without `app`, the app of a store's data that names none (Stripe's objects
+    ///     never do): the portfolio's one app, or its one app selling in that store.
     static func load(
-        _ path: String, app: String? = nil, token: String? = nil, verify: VerifyOption? = nil, standardInput: () -> [UInt8]
+        _ path: String, app: String? = nil, defaultApp: (Store) -> String? = { _ in nil }, token: String? = nil,
+        verify: VerifyOption? = nil, standardInput: () -> [UInt8]
     ) throws(ReceiptError) -> [Loaded] {
         let name = path == "-" ? "<stdin>" : path
         let data = try read(path, standardInput: standardInput)
@@ -100,7 +104,7 @@ enum ReceiptFiles {
         {
             return try ReceiptDecoder.parseList(data, name: name).map { Loaded(receipt: $0, unverified: nil, warnings: []) }
         }
-        return [try decode(data, name: name, app: app, token: token, verify: verify)]
+        return [try decode(data, name: name, app: app, defaultApp: defaultApp, token: token, verify: verify)]
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
@@ -111,8 +115,8 @@ enum ReceiptFiles {
     /// With `verify`, Apple's data is read only when it is signed and verifies (`unverified` is
     /// then `nil`); Stripe's and Play's, which carry no signature entitle checks, are read as given.
     static func decode(
-        _ data: Data, name: String, format: ReceiptFormat? = nil, app: String? = nil, token: String? = nil,
-        verify: VerifyOption? = nil
+        _ data: Data, name: String, format: ReceiptFormat? = nil, app given: String? = nil, defaultApp: (Store) -> String? = { _ in nil },
+        token: String? = nil, verify: VerifyOption? = nil
     ) throws(ReceiptError) -> Loaded {
         var format = format
         // The data is read once: a normalized receipt by the decoder alone; anything else into the
@@ -126,7 +130,7 @@ enum ReceiptFiles {
             case .normalized?:
                 // Under --verify, the verifier refuses it: nothing signed it.
                 if let verify {
-                    let imported = try verify.receipt(data, name: name, format: nil, app: AppOption(app: app, strict: false))
+                    let imported = try verify.receipt(data, name: name, format: nil, app: AppOption(app: given, strict: false))
                     return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
                 }
                 return Loaded(receipt: try ParsedReceipt(json: data, name: name), unverified: nil, warnings: [])
@@ -136,6 +140,7 @@ enum ReceiptFiles {
                 format = detected
             }
         }
+        let app = given ?? format.flatMap { defaultApp($0.store) }
         if let verify, format?.store == .appStore {
             let imported = try verify.receipt(data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)

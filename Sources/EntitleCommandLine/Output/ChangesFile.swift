@@ -35,7 +35,7 @@ final class ChangesFile {
             }
         case .success(let changes):
             for (at, atInstant) in zip(instants, changes) {
-                for (app, change) in atInstant {
+                for (app, change) in atInstant.map({ ($0.app, $0.change) }) {
                     if csv {
                         CSVTable.row(
                             [customer.id, at.rfc3339, app, change.kind.rawValue, change.id, change.from?.description, change.to?.description],

@@ -14,6 +14,9 @@ struct ImpactReport {
         /// Whether the change takes something away (read from the exact change, before a balance's
         /// numbers are left out).
         var loss: Bool
+        /// For an offer now sold to customers who pay for what it grants in another store: those
+        /// stores (``BatchImpact/AppChange/subscribedIn``).
+        var subscribedIn: [Store] = []
         var count = 0
         /// The first customers touched, in corpus order.
         var customers: [String] = []
@@ -40,29 +43,31 @@ struct ImpactReport {
         var app: String
         var change: EntitlementChange
         var direction: String?
+        var subscribedIn: [Store]
     }
 
     init(at: Instant) { self.at = at }
 
     /// Records one customer's changes (for every app evaluated).
-    mutating func add(customer: String, changes: [(app: String, change: EntitlementChange)]) {
+    mutating func add(customer: String, changes: [BatchImpact.AppChange]) {
         customers += 1
         if changes.contains(where: \.change.isLoss) {
             losing += 1
             if losingCustomers.count < Self.keptIds { losingCustomers.append(customer) }
         }
-        for (app, exact) in changes {
+        for item in changes {
+            let exact = item.change
             var change = exact
             let direction = Self.direction(of: exact)
             if direction != nil { (change.from, change.to) = (nil, nil) }
-            let key = GroupKey(app: app, change: change, direction: direction)
+            let key = GroupKey(app: item.app, change: change, direction: direction, subscribedIn: item.subscribedIn)
             let position: Int
             if let known = index[key] {
                 position = known
             } else {
                 position = groups.count
                 index[key] = position
-                groups.append(Group(app: app, change: change, direction: direction, loss: exact.isLoss))
+                groups.append(Group(app: item.app, change: change, direction: direction, loss: exact.isLoss, subscribedIn: item.subscribedIn))
             }
             groups[position].count += 1
             if groups[position].customers.count < Self.keptIds { groups[position].customers.append(customer) }
@@ -98,6 +103,9 @@ struct ImpactReport {
         return groups.sorted { a, b in
             if a.app != b.app { return a.app < b.app }
             if a.loss != b.loss { return a.loss }
+            // Sold to those who pay elsewhere: after losses, before the rest.
+            if a.subscribedIn.isEmpty != b.subscribedIn.isEmpty { return !a.subscribedIn.isEmpty }
+            if a.subscribedIn != b.subscribedIn { return a.subscribedIn.map(\.rawValue).lexicographicallyPrecedes(b.subscribedIn.map(\.rawValue)) }
             let ka = kinds.firstIndex(of: a.change.kind)!
             let kb = kinds.firstIndex(of: b.change.kind)!
             if ka != kb { return ka < kb }
@@ -120,9 +128,14 @@ struct ImpactReport {
                 app = group.app
             }
             let shown = group.customers.prefix(5).joined(separator: ", ") + (group.count > 5 ? ", ..." : "")
-            let what =
+            var what =
                 group.direction.map { group.change.description.replacingOccurrences(of: "(none) -> (none)", with: $0) }
                 ?? group.change.description
+            if !group.subscribedIn.isEmpty {
+                what =
+                    "would now be offered \(group.change.id) while subscribed on "
+                    + CatalogChecker.list(group.subscribedIn.map(\.phrase), quote: false, conjunction: "and") + " (\(what))"
+            }
             lines.append(
                 "    \(what) for \(Self.count(group.count)) of \(Self.count(customers)): \(shown)"
                     + (group.loss ? "  LOSS" : ""))
@@ -158,7 +171,9 @@ struct ImpactReport {
                         .object([
                             ("app", .string(group.app)), ("kind", .string(group.change.kind.rawValue)), ("id", .string(group.change.id)),
                             ("from", optional(group.change.from)), ("to", optional(group.change.to)), ("direction", optional(group.direction)),
-                            ("loss", .bool(group.loss)), ("count", .integer(Int64(group.count))),
+                            ("loss", .bool(group.loss)),
+                            ("subscribedIn", .array(group.subscribedIn.map { JSONOutput.string($0.rawValue) })),
+                            ("count", .integer(Int64(group.count))),
                             ("customers", .array(group.customers.map(JSONOutput.string))),
                         ])
                     })

@@ -70,6 +70,29 @@ struct Story {
     /// The grace period `grace: true` gives: sixteen days, as App Store Connect's default.
     static let defaultGrace = ISODuration("P16D")!
 
+    /// The apps a story that names none may be told for: those whose catalog sells every product
+    /// its own events name (events with an `app` buy from another app), in portfolio order; none
+    /// when the events name no product.
+    static func apps(toldBy node: JSONNode, portfolio: Portfolio) -> [String] {
+        var names: [(name: String, store: Store?)] = []
+        guard case .array(let events) = node.value else { return [] }
+        for event in events {
+            guard case .object(let members) = event.value, !members.contains(where: { $0.key == "app" }) else { continue }
+            var store: Store?
+            if case .string(let text)? = members.first(where: { $0.key == "store" })?.value.value { store = Store(rawValue: text) }
+            for member in members where ["buy", "subscribe", "upgrade", "downgrade", "crossgrade"].contains(member.key) {
+                if case .string(let name) = member.value.value { names.append((name, store)) }
+            }
+        }
+        guard !names.isEmpty else { return [] }
+        return portfolio.catalogs.filter { catalog in
+            names.allSatisfy { name in
+                if case .found = catalog.product(named: name.name, in: name.store) { return true }
+                return false
+            }
+        }.map(\.app)
+    }
+
     /// The receipts `node` (a story) tells for `app`, or `nil` with every problem reported.
     static func receipts(_ node: JSONNode, path: String, app: String, portfolio: Portfolio, reader: inout JSONShapeReader) -> [Receipt]? {
         guard let catalog = portfolio.catalog(for: app) else {
@@ -282,18 +305,19 @@ struct StoryWriter {
             }
             owner = found
         }
-        let matches = owner.products.filter { $0.id == name && (store == nil || $0.store == store) }
-        if matches.count == 1 { return (matches[0], owner.app) }
-        if matches.count > 1 {
+        // By key (`play:pro:yearly`) or by id, as every product name is read.
+        let naming = owner.product(named: name, in: store)
+        switch naming {
+        case .found(let product): return (product, owner.app)
+        case .ambiguous(let matches):
             reader.report(
-                .badValue, "`\(name)` is a product of \(CatalogChecker.list(matches.map { "`\($0.store.rawValue)`" }))",
-                at: event.action.value.offset, path: event.actionPath, help: "say which with `\"store\": \"\(matches[1].store.rawValue)\"`")
-            return nil
+                .badValue, "`\(name)` is a product of \(CatalogChecker.list(matches.map(\.store.rawValue), conjunction: "and"))",
+                at: event.action.value.offset, path: event.actionPath,
+                help: "say which with `\"store\": \"\(matches[1].store.rawValue)\"`, or name it by its key (`\(matches[1].key)`)")
+        case .unknown:
+            let (message, help) = owner.problem(naming: name, naming, in: store)!
+            reader.report(.unknownProduct, message, at: event.action.value.offset, path: event.actionPath, help: help)
         }
-        reader.report(
-            .unknownProduct, "`\(name)` is not a product of \(owner.app)\(store.map { " in `\($0.rawValue)`" } ?? "")",
-            at: event.action.value.offset, path: event.actionPath,
-            help: Suggestion.help(for: name, in: owner.products.map(\.id)))
         return nil
     }
 

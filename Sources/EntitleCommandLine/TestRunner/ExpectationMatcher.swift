@@ -33,7 +33,9 @@ struct ExpectationMatcher {
         case record([(key: String, shape: Shape)], what: String)
         /// An object keyed by the catalog's ids (`known` holds them too, for lookups); `refused`
         /// says why an id of the catalog is not a key here.
-        case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String])
+        /// `aliases` are other names of ids: another store's product by its id alone
+        /// (`prod_Pro` for `stripe:prod_Pro`), where that id is one product's.
+        case map(ids: [String], known: Set<String>, what: String, value: Shape, refused: [String: String], aliases: [String: String] = [:])
         /// Any JSON value, compared whole (Apple's reply bodies).
         case json
         /// An object keyed by ids the catalog does not know (transaction ids), each a `value`.
@@ -101,11 +103,17 @@ struct ExpectationMatcher {
                 ),
                 ("adds", .strings), ("extends", .strings),
             ], what: "offer")
+        // Another store's product by its id alone, where no other product has that id.
+        var byId: [String: [String]] = [:]
+        for product in catalog.products { byId[product.id, default: []].append(product.key) }
+        var aliases: [String: String] = [:]
+        for (id, keys) in byId where keys.count == 1 && keys[0] != id { aliases[id] = keys[0] }
         let consumables = catalog.products.filter { $0.type == .consumable }.map(\.key)
         var refused: [String: String] = [:]
         for id in consumables {
             refused[id] = "`\(id)` is a consumable: consumables have no state; expect its credits in `balances`"
         }
+        for (name, key) in aliases where refused[key] != nil { refused[name] = refused[key] }
         shape = .record(
             [
                 ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
@@ -114,9 +122,9 @@ struct ExpectationMatcher {
                     "products",
                     Self.map(
                         catalog.products.filter { $0.type != .consumable }.map(\.key), what: "product",
-                        value: product, refused: refused)
+                        value: product, refused: refused, aliases: aliases.filter { refused[$0.value] == nil })
                 ),
-                ("offers", Self.map(catalog.products.map(\.key), what: "product", value: offer)),
+                ("offers", Self.map(catalog.products.map(\.key), what: "product", value: offer, aliases: aliases)),
                 ("reevaluateAt", .instant(nullable: true)),
                 ("consentRescinded", .instant(nullable: true)),
                 ("warnings", .warnings),
@@ -155,8 +163,10 @@ struct ExpectationMatcher {
             ], what: "retention answer")
     }
 
-    private static func map(_ ids: [String], what: String, value: Shape, refused: [String: String] = [:]) -> Shape {
-        .map(ids: ids, known: Set(ids), what: what, value: value, refused: refused)
+    private static func map(
+        _ ids: [String], what: String, value: Shape, refused: [String: String] = [:], aliases: [String: String] = [:]
+    ) -> Shape {
+        .map(ids: ids, known: Set(ids), what: what, value: value, refused: refused, aliases: aliases)
     }
 
     // MARK: Checking the expectation
@@ -235,20 +245,29 @@ struct ExpectationMatcher {
             for member in members where member.key != "$comment" {
                 check(member.value, shape: value, path: CatalogChecker.path(path, key: member.key), reader: &reader)
             }
-        case .map(let ids, let known, let what, let value, let refused):
+        case .map(let ids, let known, let what, let value, let refused, let aliases):
             guard let members = reader.members(node, path: path, expected: "an object of \(what) ids") else { return }
+            var named: [String: String] = [:]
             for member in members {
                 let memberPath = CatalogChecker.path(path, key: member.key)
-                if known.contains(member.key) {
+                if let key = known.contains(member.key) ? member.key : aliases[member.key] {
+                    // One product under two names (`prod_Pro` and `stripe:prod_Pro`) is expected twice.
+                    if let other = named.updateValue(member.key, forKey: key), other != member.key {
+                        reader.report(
+                            .duplicateKey, "`\(member.key)` and `\(other)` name one \(what), `\(key)`", at: member.keyOffset, path: memberPath,
+                            help: "expect it once, by its key `\(key)`")
+                    }
                     check(member.value, shape: value, path: memberPath, reader: &reader)
                 } else if let reason = refused[member.key] {
                     reader.report(.keyNotAllowed, reason, at: member.keyOffset, path: memberPath)
                 } else {
+                    let suggestion =
+                        what == "product"
+                        ? catalog.help(forUnknownProduct: member.key) : Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
                     reader.report(
                         .unknownKey, "`\(member.key)` is not a \(what) of `\(catalog.app)`", at: member.keyOffset,
                         path: memberPath,
-                        help: Suggestion.help(for: member.key, in: ids, budget: &reader.suggestions)
-                            ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
+                        help: suggestion ?? (ids.isEmpty ? "the catalog has none" : "its \(what) ids are \(CatalogChecker.list(ids))"))
                 }
             }
         }
@@ -295,8 +314,10 @@ struct ExpectationMatcher {
                     member.value, Self.member(member.key, of: actual), shape: field.shape,
                     path: CatalogChecker.path(path, key: member.key), exactly: exactly, into: &found)
             }
-        case .map(_, _, _, let value, _), .ids(_, let value):
+        case .map(_, _, _, let value, _, _), .ids(_, let value):
             guard case .object(let members) = expected.value else { return }
+            var aliases: [String: String] = [:]
+            if case .map(_, _, _, _, _, let names) = shape { aliases = names }
             // A result lists every id of the catalog: look them up by name, not one by one.
             var byKey: [String: JSONNode] = [:]
             if let actual, case .object(let present) = actual.value {
@@ -304,7 +325,7 @@ struct ExpectationMatcher {
             }
             for member in members where member.key != "$comment" {
                 compare(
-                    member.value, byKey[member.key], shape: value,
+                    member.value, byKey[member.key] ?? aliases[member.key].flatMap { byKey[$0] }, shape: value,
                     path: CatalogChecker.path(path, key: member.key), exactly: exactly, into: &found)
             }
         case .instant:

@@ -311,4 +311,38 @@ struct StoryTests {
         #expect(messages.contains("`renewals` is 0 to 1000, not 1001"))
         #expect(messages.contains("no subscription of group `sync` is active at 2026-06-06T00:00:00Z to change"))
     }
+
+    @Test("another store's product by its key or its id alone, a store as people write it; a Stripe Price's id points to the Product")
+    func otherStoresNames() throws {
+        let (told, diagnostics) = Self.tell(
+            """
+            [
+              { "at": "2026-01-01", "subscribe": "play:pro:yearly", "willRenew": false },
+              { "at": "2026-01-02", "subscribe": "prod_DiagramsProYearly", "willRenew": false },
+              { "at": "2027-02-01", "subscribe": "google-play:pro:yearly", "willRenew": false }
+            ]
+            """)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let receipts = try #require(told)
+        #expect(Set(receipts.filter { !$0.transactions.isEmpty }.map(\.store)) == [.play, .stripe])
+        #expect(receipts.flatMap(\.transactions).map(\.productId).sorted() == ["pro:yearly", "pro:yearly", "prod_DiagramsProYearly"])
+        let (_, price) = Self.tell(#"[ { "at": "2026-01-01", "subscribe": "price_1PqXyz" } ]"#)
+        #expect(price.first?.code == .unknownProduct)
+        #expect(
+            price.first?.help?.hasPrefix("did you mean `stripe:prod_DiagramsProYearly`? a Stripe product is named by its Product id") == true,
+            "\(price)")
+    }
+
+    @Test("`entitle receipt` of a story naming no app, among several catalogs: the app whose catalog sells what it buys, else it asks")
+    func storyApp() throws {
+        let story = try BatchTests.file(
+            #"[ { "at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly" }, { "at": "2026-03-02", "consume": { "stencils": 1 } } ]"#,
+            "no-app.json")
+        let told = CLITests.run(["receipt", "--catalog", CLITests.products, story.path])
+        #expect(told.exitCode == 0, "\(told.standardError)")
+        #expect(try ReceiptDecoder.decodeList(Data(told.standardOutput.utf8)).first?.app == Self.diagrams)
+        let vague = try BatchTests.file(#"[ { "at": "2026-03-02", "consume": { "stencils": 1 } } ]"#, "vague.json")
+        let asked = CLITests.run(["receipt", "--catalog", CLITests.products, vague.path])
+        #expect(asked.exitCode == 1 && asked.standardError.contains("which app is the story told for?"), "\(asked.standardError)")
+    }
 }

@@ -25,6 +25,43 @@ struct DiffTests {
 
     static let dayPassGrants = #""duration": "P1D",\#n      "grants": ["pro"]"#
 
+    @Test("a plan that grants more than another store's now sells to that store's subscribers: its own line in diff and in the impact")
+    func offeredToSubscribers() throws {
+        let edit = Self.replacing(
+            #""group": "pro.play",\#n      "duration": "P1Y",\#n      "grants": ["pro", "export.pdf"]"#,
+            #""group": "pro.play",\#n      "duration": "P1Y",\#n      "grants": ["pro", "export.pdf", "cloud.sync"]"#)
+        let directory = try Self.edited(edit)
+        let new = try Portfolio.load(path: directory.path).get()
+        let changes = CatalogDiff.changes(from: Fixtures.examples, to: new).filter { $0.kind == .offeredToSubscribers }
+        #expect(
+            changes.map(\.description) == [
+                "com.example.diagrams: would now be offered play:pro:yearly while subscribed on stripe:prod_DiagramsProYearly"
+            ])
+        #expect(changes.first?.dangerous == true && changes.first?.why?.contains("it now grants cloud.sync") == true, "\(changes)")
+        // Undone: the Play plan is kept from web subscribers again (no such change), and the App
+        // Store's sync plan, which Play's granted too, is now offered to Play subscribers.
+        #expect(
+            CatalogDiff.changes(from: new, to: Fixtures.examples).filter { $0.kind == .offeredToSubscribers }.map(\.description) == [
+                "com.example.diagrams: would now be offered com.example.diagrams.sync.monthly while subscribed on play:pro:yearly"
+            ])
+
+        // A web subscriber in the corpus: the Play plan is now offered to them, on its own line.
+        let normalized = CLITests.run([
+            "normalize", "--app", Diagrams.app, Fixtures.packageRoot.appendingPathComponent("products/store-data/stripe-events.json").path,
+        ])
+        #expect(normalized.exitCode == 0, "\(normalized.standardError)")
+        let corpus = Fixtures.scratch("subscribed-elsewhere")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        try normalized.standardOutput.write(to: corpus.appendingPathComponent("web-1.json"), atomically: true, encoding: .utf8)
+        let diff = CLITests.run(["diff", CLITests.products, directory.path, "--customers", corpus.path, "--at", "2026-04-20"])
+        #expect(
+            diff.standardOutput.contains(
+                "would now be offered play:pro:yearly while subscribed on Stripe (offer play:pro:yearly: do not offer (subscribed-elsewhere) -> offer) for 1 of 1: web-1"
+            ), "\(diff.standardOutput)")
+        let json = CLITests.run(["diff", CLITests.products, directory.path, "--customers", corpus.path, "--at", "2026-04-20", "--format", "json"])
+        #expect(json.standardOutput.contains(#""subscribedIn": ["stripe"]"#) || json.standardOutput.contains(#""subscribedIn":["stripe"]"#))
+    }
+
     @Test("every key of a product, an introductory offer and an offer has a text diff compares: a new key cannot be invisible to diff")
     func everyKeyIsCompared() {
         func keys(_ object: CatalogObject) -> Set<String> { Set(object.keys().map(\.name)).subtracting([CatalogKey.comment.name]) }

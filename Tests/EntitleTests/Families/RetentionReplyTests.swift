@@ -194,6 +194,23 @@ struct RetentionReplyTests {
         #expect(errors(#"{"id": "x", "promotionalOffer": "r.prom"}"#).contains { $0.contains("did you mean `r.promo`?") })
         #expect(errors(#"{"id": "x", "alternateProduct": "com.example.r.monthly"}"#).contains { $0.contains("cannot suggest switching to itself") })
         #expect(errors(#"{"id": "x", "alternateProduct": "com.example.r.yearl"}"#).contains { $0.contains("did you mean `com.example.r.yearly`?") })
+        // Another store's plan, by key or id: Apple's reply cannot carry it, and says so (not "not defined").
+        let web = Self.catalog.replacingOccurrences(
+            of: #"{"id": "fr", "message": "m-fr", "locales": ["fr"]},"#, with: #"{"id": "x", "alternateProduct": "stripe:prod_R"},"#
+        ).replacingOccurrences(
+            of: #""duration": "P1Y", "grants": ["f"]}"#,
+            with:
+                #""duration": "P1Y", "grants": ["f"]}, {"id": "prod_R", "store": "stripe", "type": "auto-renewable-subscription", "name": "Web", "group": "w", "duration": "P1Y", "grants": ["f"]}"#
+        )
+        for name in ["stripe:prod_R", "prod_R"] {
+            let found = Fixtures.compile(web.replacingOccurrences(of: "stripe:prod_R\"}", with: "\(name)\"}")).diagnostics.filter(\.isError)
+            #expect(found.count == 1, "\(name): \(found)")
+            #expect(found.first?.code == .retentionRule && found.first?.path == "products[0].retention[0].alternateProduct", "\(found)")
+            #expect(
+                found.first?.message
+                    == "`alternateProduct` names `stripe:prod_R`, sold in Stripe: Apple's retention reply names only App Store products",
+                "\(found)")
+        }
         #expect(errors(#"{"id": "promo", "message": "m"}"#).contains { $0.contains("retention[0].id") && $0.contains("duplicate") })
         #expect(errors(#"{"id": "x", "message": "m", "locales": ["d e"]}"#).contains { $0.contains("is not a language tag") })
         #expect(

@@ -103,6 +103,18 @@ extension CatalogChecker {
                 }
                 guard let alternate = rule.alternateProduct else { continue }
                 let key = product.store.key(of: alternate.value)
+                // Apple's reply carries an App Store product id: another store's plan cannot be it.
+                let named =
+                    catalog.products.first { $0.key == key }
+                    ?? catalog.products.first { $0.key == alternate.value || $0.id?.value == alternate.value }
+                if let elsewhere = named, elsewhere.store != product.store {
+                    report(
+                        .retentionRule,
+                        "`\(CatalogKey.alternateProduct)` names \(elsewhere.label), sold in \(elsewhere.store.phrase): Apple's retention reply names only App Store products",
+                        at: alternate.offset, path: alternate.path,
+                        help: "suggest a plan of \(product.label)'s group in the App Store; a customer switches stores by themselves")
+                    continue
+                }
                 guard let index = context.productsById[key] else {
                     let group = catalog.products.filter {
                         $0.group?.value == product.group?.value && $0.key != product.key && $0.store == product.store
