@@ -446,6 +446,46 @@ struct AppleImportTests {
         #expect(error.help?.contains("--from") == false && error.help?.contains("`format:`") == true)
     }
 
+    @Test(
+        "Apple's ONE_TIME_CHARGE notification is read as any with a transaction; an offer code on a one-time purchase is kept and changes no access")
+    func oneTimeCharge() throws {
+        func base64url(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        func decode(_ part: Substring) throws -> [String: Any] {
+            var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while text.count % 4 != 0 { text += "=" }
+            let data = try #require(Data(base64Encoded: text))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        let body = try String(contentsOfFile: CLITests.products + "/service-example/05-transaction.json", encoding: .utf8)
+        let signed = try #require((try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String])?["signedTransactionInfo"])
+        let parts = signed.split(separator: ".")
+        var transaction = try decode(parts[1])
+        let plain = try AppleImport.unverifiedReceipt(fromAppStore: Data(signed.utf8)).receipt
+        transaction["offerType"] = 3
+        transaction["offerIdentifier"] = "SPRING"
+        func jws(_ object: [String: Any]) throws -> String {
+            "\(parts[0]).\(base64url(try JSONSerialization.data(withJSONObject: object))).\(parts[2])"
+        }
+        let notification: [String: Any] = [
+            "notificationType": "ONE_TIME_CHARGE", "notificationUUID": "11111111-0000-4000-8000-000000000001", "version": "2.0",
+            "signedDate": 1_774_137_601_000,
+            "data": ["bundleId": "com.example.diagrams", "environment": "Production", "signedTransactionInfo": try jws(transaction)],
+        ]
+        let imported = try AppleImport.unverifiedReceipt(
+            from: try JSONSerialization.data(withJSONObject: ["signedPayload": try jws(notification)]))
+        #expect(imported.notifications.map(\.type) == ["ONE_TIME_CHARGE"])
+        let bought = try #require(imported.receipt.transactions.first)
+        #expect(bought.offerType == .offerCode && bought.offerId == "SPRING")
+        let at = Fixtures.instant("2026-04-01T00:00:00Z")
+        let withCode = try Fixtures.examples.evaluate(app: "com.example.diagrams", receipts: [imported.receipt], at: at)
+        let without = try Fixtures.examples.evaluate(app: "com.example.diagrams", receipts: [plain], at: at)
+        #expect(withCode.balances == without.balances && withCode.features == without.features)
+        #expect(withCode.balance(of: "stencils") == 20)
+    }
+
     @Test("signed data cut short is an error saying so, never an empty receipt: in a notification and alone")
     func truncatedJWS() throws {
         let body = try String(contentsOfFile: CLITests.products + "/service-example/01-subscribed.json", encoding: .utf8)
