@@ -31,10 +31,9 @@ struct StoreNamesCLITests {
 
     @Test("what `entitle receipt` prints (an array) is a receipt file of a diff --customers corpus too")
     func corpusOfArrays() throws {
-        let story = try BatchTests.file(
+        let told = try StoryTests.told(
             #"{"app": "com.example.diagrams", "story": [ { "at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly", "renewals": 1 } ]}"#,
             "sync.story.json")
-        let told = CLITests.run(["receipt", "--catalog", CLITests.products, story.path])
         #expect(told.exitCode == 0, "\(told.standardError)")
         let directory = Fixtures.scratch("array-corpus")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -22,6 +22,11 @@ struct StoryTests {
         return (receipts, reader.diagnostics)
     }
 
+    /// What `entitle receipt --catalog products` prints for `story`, written to a file `name`.
+    static func told(_ story: String, _ name: String = "customer.story.json") throws -> CommandOutput {
+        CLITests.run(["receipt", "--catalog", CLITests.products, try BatchTests.file(story, name).path])
+    }
+
     static func evaluate(_ receipts: [Receipt], _ at: String, app: String = diagrams) throws -> Entitlements {
         try Fixtures.examples.evaluate(app: app, receipts: receipts, at: Fixtures.instant(at))
     }

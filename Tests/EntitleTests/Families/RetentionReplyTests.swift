@@ -220,10 +220,8 @@ struct RetentionReplyTests {
 
     @Test("entitle retention: the example catalogs' rules, from a story's receipts")
     func command() throws {
-        let story = try BatchTests.file(
-            #"{"app": "com.example.diagrams", "story": [{"at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly", "renewals": 3}]}"#,
-            "customer.story.json")
-        let told = CLITests.run(["receipt", "--catalog", CLITests.products, story.path])
+        let told = try StoryTests.told(
+            #"{"app": "com.example.diagrams", "story": [{"at": "2026-03-01", "subscribe": "com.example.diagrams.sync.monthly", "renewals": 3}]}"#)
         let receipts = try BatchTests.file(told.standardOutput, "receipts.json")
         let request = try BatchTests.file(
             #"{"originalTransactionId": "story-1", "productId": "com.example.diagrams.sync.monthly", "userLocale": "de-AT", "requestIdentifier": "q1", "environment": "Production"}"#,
