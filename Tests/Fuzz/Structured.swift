@@ -581,6 +581,8 @@ struct ScenarioBuilder {
             }
         }
         if choices.chance(15) { transactionItems(&json, appStore: appStore) }
+        // Play's key, which a receipt of another store refuses.
+        if !appStore, choices.chance(3) { json.string("linkedPurchaseToken", choices.pick(transactionIds)) }
         json.close("}")
     }
 

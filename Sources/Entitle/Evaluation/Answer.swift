@@ -18,6 +18,10 @@ final class Answer: Sendable {
     /// What the search for the next change reads, kept until the result is released; `nil` when
     /// the next change is known.
     private let search: Search?
+
+    /// The receipts the evaluation read (those of environments accepted, as it read them); `nil`
+    /// for an answer built without them.
+    var evaluatedReceipts: [ParsedReceipt]? { search?.inputs.receipts }
     /// The next change once found (`nil` inside: nothing would change).
     private let next: Mutex<Instant??>
     /// The warnings in their fixed order, once sorted.

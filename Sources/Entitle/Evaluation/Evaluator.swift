@@ -183,6 +183,8 @@ enum Evaluator {
         for (index, receipt) in receipts.enumerated() {
             if receipt.bytesEqual(receipt.appRange, catalog.appBytes) { own.append(index) } else { others.append(index) }
         }
+        // A Play subscription replacing another, whichever receipt each is in.
+        receipts = SubscriptionLinks.applied(receipts, own: own)
         if !others.isEmpty { warnings += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
         let deduplicated = deduplicate(catalog, receipts: receipts, own: own)
         var inputs = Inputs(

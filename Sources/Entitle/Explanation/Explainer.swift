@@ -58,12 +58,13 @@ struct Explainer: EvaluationRecorder {
     ) -> Explanation {
         var explainer = Explainer()
         let result = Evaluator.evaluate(catalog, receipts: given, at: requested, options: options, recorder: &explainer)
-        // The receipts evaluation read are the ones it did not ignore, in the order given.
+        // The receipts evaluation read are the ones it did not ignore, in the order given, as it
+        // read them (a Play subscription cut where its replacement starts).
         let ignored = Set(explainer.ignoredReceipts.map(\.position))
         let positions = given.indices.filter { !ignored.contains($0) }
         let context = Context(
             catalog: catalog, result: result, at: result.at.millisecondsSince1970,
-            receipts: positions.map { given[$0] }, positions: positions)
+            receipts: result.answer.evaluatedReceipts ?? positions.map { given[$0] }, positions: positions)
         let products = catalog.compiledProducts.indices.filter { catalog.compiledProducts[$0].type != .consumable }
             .map { explainer.product($0, context) }
         let byId = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -27,8 +27,9 @@
 ///   `ON_HOLD` is billing retry without grace (account hold); `PAUSED` pauses until
 ///   `pausedStateContext.autoResumeTime`; `PENDING` is a pending purchase;
 ///   `PENDING_PURCHASE_CANCELED` bought nothing.
-/// - A subscription whose `linkedPurchaseToken` is in the data replaces that token's: the old one
-///   ends, at the latest, when the new one starts.
+/// - A subscription's `linkedPurchaseToken` is kept on its transactions: the subscription of that
+///   token ends, at the latest, when the new one starts (``SubscriptionLinks``: here for the data
+///   read, and again when it is evaluated with other receipts).
 /// - `acknowledgementState` pending is `acknowledged: false` (acknowledged: left out); the external account id is
 ///   `account`; `regionCode` (alpha-2) is the storefront (alpha-3); a test purchase is `sandbox`.
 /// - A voided purchase cancels the purchase with its order id (else its token's one-time
@@ -47,10 +48,6 @@ struct PlayMapper {
     var undated: [(id: String, path: String)] = []
     /// One-time purchases by token: a void may name the token alone.
     var purchaseTokens: [String: String] = [:]
-    /// The token of each chain named `<token>:<productId>` (a subscription of several items).
-    var chainTokens: [String: String] = [:]
-    /// Subscriptions replacing another token's: (new token, linked token, new start).
-    var links: [(token: String, linked: String, start: Instant)] = []
 
     struct Voided {
         var token: String?
@@ -198,9 +195,7 @@ struct PlayMapper {
                 offset: node.offset, message: "a subscription with neither its purchase token nor an order id", path: path,
                 help: "give the record: the resource with its `purchaseToken`")
         }
-        if let linked = node["linkedPurchaseToken"]?.lenientString, !linked.isEmpty, let token = record.token {
-            links.append((token, linked, start))
-        }
+        let linked = node["linkedPurchaseToken"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
         let common = try common(node, path: path)
         noteEnvironment(test: node["testPurchase"] != nil)
         for (index, item) in items.enumerated() {
@@ -219,11 +214,11 @@ struct PlayMapper {
             }
             let order = item["latestSuccessfulOrderId"]?.lenientString
             let itemChain = items.count > 1 ? "\(chain):\(productId)" : chain
-            if items.count > 1 { chainTokens[itemChain] = chain }
             var transaction = Transaction(
                 productId: product, transactionId: order ?? "\(itemChain):\(start.millisecondsSince1970)", originalTransactionId: itemChain,
                 purchaseDate: start, signedDate: record.observed, pending: pending, acknowledged: common.acknowledged,
                 account: common.account, storefront: common.storefront)
+            transaction.linkedPurchaseToken = linked
             if let offer = item["offerDetails"]?["offerId"]?.lenientString, !offer.isEmpty { transaction.offerId = offer }
             if let phase = item["offerPhase"] {
                 if phase["freeTrial"] != nil {
@@ -276,25 +271,10 @@ struct PlayMapper {
         return order
     }
 
-    /// A replaced subscription ends, at the latest, when the one replacing it starts.
+    /// A replaced subscription ends, at the latest, when the one replacing it starts
+    /// (``SubscriptionLinks``, which evaluation applies across receipts too).
     mutating func applyLinks() {
-        guard !links.isEmpty else { return }
-        // Chains by token: a token's line items are its chain, or `<token>:<productId>`.
-        func token(_ chain: String) -> String { chainTokens[chain] ?? chain }
-        var starts: [String: Instant] = [:]
-        for link in links { starts[link.linked] = min(starts[link.linked] ?? link.start, link.start) }
-        for index in transactions.indices {
-            guard let chain = transactions[index].originalTransactionId, let start = starts[token(chain)] else { continue }
-            if let expiry = transactions[index].expiresDate, expiry > start {
-                transactions[index].expiresDate = max(start, transactions[index].purchaseDate)
-            }
-        }
-        for index in renewals.indices where starts[token(renewals[index].originalTransactionId)] != nil {
-            renewals[index].willRenew = false
-            renewals[index].isInBillingRetry = nil
-            renewals[index].gracePeriodExpiresDate = nil
-            renewals[index].pausedUntil = nil
-        }
+        SubscriptionLinks.apply(transactions: &transactions, renewals: &renewals)
     }
 
     // MARK: One-time products
@@ -425,7 +405,8 @@ struct PlayMapper {
         var chains: Set<String> = []
         for (index, transaction) in transactions.enumerated() {
             byId[transaction.transactionId, default: []].append(index)
-            if let chain = transaction.originalTransactionId { chains.insert(chainTokens[chain] ?? chain) }
+            // A chain is its token, or `<token>:<productId>` for a subscription of several items.
+            if let chain = transaction.originalTransactionId { chains.insert(chain.split(separator: ":").first.map(String.init) ?? chain) }
         }
         for void in voids {
             var target: String?

@@ -45,7 +45,8 @@ extension ParsedReceipt {
             account: store == .appStore ? nil : text(record.accountToken), storefront: text(record.storefront),
             appTransactionId: text(record.appTransactionId),
             offerPeriod: record.offerPeriod < 0 ? nil : offerPeriods[Int(record.offerPeriod)],
-            offerDiscountType: Self.value(record.offerDiscountType), items: items(record.items))
+            offerDiscountType: Self.value(record.offerDiscountType), items: items(record.items),
+            linkedPurchaseToken: text(record.linkedToken))
     }
 
     /// One renewal record as a value.
@@ -194,6 +195,10 @@ extension ParsedReceipt.Fields {
                     ends: commitment.endsAt.clampedToRange.millisecondsSince1970))
         }
         record.items = append(items: transaction.items)
+        if let token = transaction.linkedPurchaseToken {
+            record.linkedToken = store(token)
+            hasLinks = true
+        }
         transactions.append(record)
     }
 

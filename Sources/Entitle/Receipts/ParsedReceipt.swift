@@ -38,6 +38,9 @@ public struct ParsedReceipt: Sendable {
         var preorder: Int64 = TransactionRecord.absentDate
         /// When the customer rescinded consent; `Int64.max` when they did not.
         var consentRescinded: Int64 = TransactionRecord.noCancellation
+        /// Whether a transaction names a subscription it replaced (``TransactionRecord/linkedToken``),
+        /// which evaluation applies across the customer's receipts.
+        var hasLinks = false
 
         init() {
             arena = []
@@ -108,6 +111,8 @@ public struct ParsedReceipt: Sendable {
     var preorder: Int64 { storage.fields.preorder }
     /// When the customer rescinded consent; `Int64.max` when they did not.
     var consentRescinded: Int64 { storage.fields.consentRescinded }
+    /// Whether a transaction names a subscription it replaced.
+    var hasLinks: Bool { storage.fields.hasLinks }
 
     /// Decodes normalized receipt JSON.
     ///

@@ -50,6 +50,11 @@ extension Receipt {
             {
                 return problem
             }
+            if let problem = text(transaction.linkedPurchaseToken, path + ".linkedPurchaseToken")
+                ?? empty(transaction.linkedPurchaseToken, path + ".linkedPurchaseToken")
+            {
+                return problem
+            }
             if let token = transaction.appAccountToken, AccountToken.canonical(token) == nil {
                 return (path + ".appAccountToken", "`\(Diagnostic.excerpt(token))` is not a UUID")
             }

@@ -138,6 +138,11 @@ public struct Transaction: Hashable, Sendable {
     /// The SKUs of an Advanced Commerce purchase (Apple's `advancedCommerceInfo.items`): for a
     /// product that declares `items`, what the purchase grants.
     public var items: [Item]
+    /// For a Play subscription that replaced another (an upgrade, a downgrade, a resubscription):
+    /// the purchase token of the subscription it replaces (Play's `linkedPurchaseToken`). The
+    /// replaced chain ends, at the latest, when this purchase starts, and no longer renews,
+    /// wherever the two purchases are read (one file, several, any order).
+    public var linkedPurchaseToken: String?
 
     /// Creates a transaction.
     public init(
@@ -150,9 +155,10 @@ public struct Transaction: Hashable, Sendable {
         appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
         pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil,
         appTransactionId: String? = nil, offerPeriod: ISODuration? = nil, offerDiscountType: OfferDiscountType? = nil,
-        items: [Item] = []
+        items: [Item] = [], linkedPurchaseToken: String? = nil
     ) {
         self.items = items
+        self.linkedPurchaseToken = linkedPurchaseToken
         self.appTransactionId = appTransactionId
         self.offerPeriod = offerPeriod
         self.offerDiscountType = offerDiscountType

@@ -114,6 +114,10 @@ extension ReceiptDecoder {
                     &reader, Transaction.OfferDiscountType.self, what: "offer discount type", path: path(".offerDiscountType"))
             case 28:
                 record.items = try decodeItems(&reader, into: &receipt, renewal: false, path: path(".items"))
+            case 29:
+                try predictions.storeKeys.note(\.linkedPurchaseToken, &reader, path: path(".linkedPurchaseToken"))
+                record.linkedToken = try optionalNonEmptyText(&reader, into: &receipt, path: path(".linkedPurchaseToken"))
+                if !record.linkedToken.isNone { receipt.hasLinks = true }
             default:
                 throw unknownKey(key, in: .transaction, path: path())
             }

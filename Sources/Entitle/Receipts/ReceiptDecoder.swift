@@ -40,6 +40,7 @@ public enum ReceiptDecoder {
         var appAccountToken: (offset: Int, path: String)?
         var account: (offset: Int, path: String)?
         var acknowledged: (offset: Int, path: String)?
+        var linkedPurchaseToken: (offset: Int, path: String)?
 
         /// Notes where the value of `key` is, the first time the receipt gives one (`null` is
         /// none unless `nullCounts`).
@@ -250,7 +251,7 @@ public enum ReceiptDecoder {
     }
 
     /// Refuses a key the receipt's store does not take: `appAccountToken` is the App Store's,
-    /// `account` the other stores', `acknowledged` Play's.
+    /// `account` the other stores', `acknowledged` and `linkedPurchaseToken` Play's.
     static func checkStoreKeys(_ keys: StoreKeys, store: Store) throws {
         let name = store.rawValue
         if store == .appStore, let key = keys.account {
@@ -267,6 +268,14 @@ public enum ReceiptDecoder {
             throw Failure(
                 offset: key.offset, message: "`acknowledged` is for Play receipts, not `\(name)` ones", code: .keyNotAllowed, path: key.path,
                 help: "only Google Play refunds purchases the app does not acknowledge")
+        }
+        if store != .play, let key = keys.linkedPurchaseToken {
+            throw Failure(
+                offset: key.offset, message: "`linkedPurchaseToken` is for Play receipts, not `\(name)` ones", code: .keyNotAllowed,
+                path: key.path,
+                help:
+                    "Google Play names the subscription a purchase replaces by its token; another store's chain continues by its `originalTransactionId`"
+            )
         }
     }
 

@@ -34,7 +34,7 @@ enum ReceiptObject: String, CaseIterable, Sendable {
                 "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
                 "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
                 "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
-                "offerPeriod", "offerDiscountType", "items",
+                "offerPeriod", "offerDiscountType", "items", "linkedPurchaseToken",
             ]
         case .commitment: ["period", "periods", "endsAt"]
         case .item: ["sku", "price", "revocationDate", "refunds"]

@@ -60,6 +60,8 @@ struct TransactionRecord: Sendable {
     var offerDiscountType: UInt8 = 0
     /// Its Advanced Commerce items, a range into ``ParsedReceipt/items``, sorted by SKU.
     var items: Range<Int32> = 0..<0
+    /// The purchase token of the Play subscription it replaced (``Transaction/linkedPurchaseToken``).
+    var linkedToken: TextRange = .none
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max

@@ -70,6 +70,7 @@ extension Transaction {
                 ))
         }
         if !items.isEmpty { fields.append(("items", .array(items.map(\.jsonOutput)))) }
+        if let linkedPurchaseToken { fields.append(("linkedPurchaseToken", .string(linkedPurchaseToken))) }
         return .object(fields)
     }
 

@@ -30,6 +30,9 @@ struct DifferentialTests {
         var introUsed = 0
         var negative = 0
         var commitments = 0
+        // Cases with a Play subscription replacing another, and those where the two are in two receipts.
+        var linked = 0
+        var linkedApart = 0
         var reordered = 0
         var checkedBefore = 0
         // Features on through an Advanced Commerce item; retention answers that matched a rule.
@@ -49,6 +52,15 @@ struct DifferentialTests {
                 return
             }
             let parsed = random.receipts.map(ParsedReceipt.init)
+            let linking = random.receipts.filter { $0.transactions.contains { $0.linkedPurchaseToken != nil } }
+            if !linking.isEmpty { linked += 1 }
+            if linking.contains(where: { receipt in
+                receipt.transactions.contains { transaction in
+                    transaction.linkedPurchaseToken.map { token in !receipt.transactions.contains { $0.originalTransactionId == token } } ?? false
+                }
+            }) {
+                linkedApart += 1
+            }
             // The same receipts in another order, each with its entries in another order.
             var shuffler = SplitMix(seed: seed ^ 0x5EED)
             let shuffled = random.receipts.shuffled(using: &shuffler).map { receipt in
@@ -192,6 +204,7 @@ struct DifferentialTests {
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0 && retentionMatched > 0)
+        #expect(linked > 0 && linkedApart > 0, "replacements: \(linked) cases, \(linkedApart) across receipts")
         #expect(reordered >= evaluations / 5)
         #expect(checkedBefore >= evaluations / 16)
     }

@@ -434,6 +434,43 @@ struct StoreImportTests {
         #expect(oldTransaction.expiresDate == T.instant("2026-04-12T00:00:00Z"))
         #expect(replaced.renewals.first { $0.originalTransactionId == "tok-old" }?.willRenew == false)
         #expect(Self.evaluate(replaced, at: "2026-05-01T00:00:00Z").feature("pro")?.sources == ["play:pro:yearly"])
+        #expect(replaced.transactions.first { $0.originalTransactionId == "tok-new" }?.linkedPurchaseToken == "tok-old")
+
+        // The same data as separate files, in either order, and added to a history in either
+        // order: the old purchase's own record, which still says it runs to September, ends too.
+        let alone = try Self.play(old).receipt
+        #expect(alone.transactions.first?.expiresDate == T.instant("2026-09-01T00:00:00Z"))
+        let linking = try Self.play(new).receipt
+        let together = Self.catalog
+        for at in ["2026-04-11T23:59:59.999Z", "2026-04-12T00:00:00Z", "2026-05-01T00:00:00Z", "2026-09-01T00:00:00Z"] {
+            let instant = T.instant(at)
+            let one = together.evaluate([replaced], at: instant)
+            let apart = StoresTests.evaluate([alone, linking], at: at, storefront: "USA", catalog: Self.catalog)
+            let reversed = together.evaluate([linking, alone], at: instant)
+            #expect(apart.json == together.evaluate([alone, linking], at: instant).json)
+            #expect(reversed.features == one.features && reversed.products == one.products, "at \(at)")
+            #expect(apart.features == one.features && apart.products == one.products, "at \(at)")
+        }
+        let later = together.evaluate([alone, linking], at: T.instant("2026-05-01T00:00:00Z"))
+        #expect(later.product("play:pro:yearly")?.until == T.instant("2027-04-12T00:00:00Z"))
+        // explain tells the transactions as evaluation read them: the old one cut at the new start.
+        let explained = together.explain([alone, linking], at: T.instant("2026-05-01T00:00:00Z"))
+        let cut = explained.product("play:pro:yearly")?.transactions.first { $0.transactionId == alone.transactions[0].transactionId }
+        #expect(cut?.covers?.end == T.instant("2026-04-12T00:00:00Z"), "\(String(describing: cut))")
+        var forward = CustomerHistory()
+        try forward.add(alone)
+        try forward.add(linking)
+        var backward = CustomerHistory()
+        try backward.add(linking)
+        try backward.add(alone)
+        #expect(forward.json == backward.json)
+        let stored = Self.catalog.evaluate(forward.receipts, at: T.instant("2026-05-01T00:00:00Z"))
+        #expect(stored.feature("pro")?.sources == ["play:pro:yearly"] && stored.feature("pro")?.until == T.instant("2027-04-12T00:00:00Z"))
+        // Only Play receipts say it.
+        let stripe =
+            #"{"app": "com.ex.multi", "store": "stripe", "transactions": [{"productId": "prod_Pro", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z", "linkedPurchaseToken": "x"}]}"#
+        let refused = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(stripe.utf8)) }
+        #expect(refused.code == .keyNotAllowed && refused.path == "transactions[0].linkedPurchaseToken", "\(refused)")
     }
 
     /// A one-time purchase of three packs of `coins_10`: a v1 ProductPurchase in a record.

@@ -58,7 +58,7 @@ struct ReceiptObjectTests {
           "store": "play",
           "transactions": [
             { "productId": "pro:monthly", "transactionId": "GPA.1", "purchaseDate": "2026-02-01T00:00:00Z", "expiresDate": "2026-03-01T00:00:00Z",
-              "pending": true, "acknowledged": false, "account": "acct-1" }
+              "pending": true, "acknowledged": false, "account": "acct-1", "linkedPurchaseToken": "tok-earlier" }
           ],
           "renewals": [ { "productId": "pro:monthly", "originalTransactionId": "GPA.1", "willRenew": true, "pausedUntil": "2026-04-01T00:00:00Z", "account": "acct-1" } ],
           "consumptions": []

@@ -749,9 +749,30 @@ struct RandomCase {
                     transactions.append(paid)
                 }
             }
+            // A Play subscription replacing another (`linkedPurchaseToken`), its purchases sometimes
+            // in a receipt of their own: the replaced chain ends where the new one starts, whichever
+            // receipt each is in.
+            var moved: [Transaction] = []
+            let chains = Array(Set(transactions.compactMap { $0.expiresDate == nil ? nil : $0.originalTransactionId })).sorted()
+            if store == .play, chains.count > 1, random.below(2) == 0 {
+                let replaced = chains[random.below(chains.count)]
+                let replacing = chains.filter { $0 != replaced }[random.below(chains.count - 1)]
+                for index in transactions.indices where transactions[index].originalTransactionId == replacing {
+                    transactions[index].linkedPurchaseToken = replaced
+                }
+                if random.below(2) == 0 {
+                    moved = transactions.filter { $0.originalTransactionId == replacing }
+                    transactions.removeAll { $0.originalTransactionId == replacing }
+                }
+            }
             var receipt = Receipt(app: app, transactions: transactions, renewals: renewals, store: store)
             receipt.environment = [nil, "production", "sandbox"][random.below(3)]
             result.append(try! ReceiptDecoder.decode(Data(receipt.json.utf8)))
+            if !moved.isEmpty {
+                var other = Receipt(app: app, transactions: moved, store: store)
+                other.environment = receipt.environment
+                result.append(try! ReceiptDecoder.decode(Data(other.json.utf8)))
+            }
         }
         return result
     }

@@ -104,6 +104,40 @@ enum ReferenceEvaluator {
                 receipts.append(receipt)
             }
         }
+        // Play's replacements: a subscription naming a purchase token it replaced cuts that
+        // token's chain (the token, or `<token>:<product>`) at its start, in whichever of the
+        // app's Play receipts each is, and that chain's renewal entries renew no more.
+        var replacedAt: [String: Int64] = [:]
+        for receipt in receipts where receipt.app == catalog.app && receipt.store == .play {
+            for transaction in receipt.transactions {
+                guard let token = transaction.linkedPurchaseToken else { continue }
+                replacedAt[token] = min(replacedAt[token] ?? .max, transaction.purchaseDate.millisecondsSince1970)
+            }
+        }
+        if !replacedAt.isEmpty {
+            func cut(_ chain: String?) -> Int64? {
+                guard let chain else { return nil }
+                return replacedAt[chain] ?? replacedAt[String(chain.prefix { $0 != ":" })]
+            }
+            receipts = receipts.map { receipt in
+                guard receipt.app == catalog.app, receipt.store == .play else { return receipt }
+                var receipt = receipt
+                for index in receipt.transactions.indices {
+                    guard let end = cut(receipt.transactions[index].originalTransactionId),
+                        let expiry = receipt.transactions[index].expiresDate?.millisecondsSince1970, expiry > end
+                    else { continue }
+                    let purchase = receipt.transactions[index].purchaseDate.millisecondsSince1970
+                    receipt.transactions[index].expiresDate = Instant(millisecondsSince1970: max(end, purchase))
+                }
+                for index in receipt.renewals.indices where cut(receipt.renewals[index].originalTransactionId) != nil {
+                    receipt.renewals[index].willRenew = false
+                    receipt.renewals[index].isInBillingRetry = nil
+                    receipt.renewals[index].gracePeriodExpiresDate = nil
+                    receipt.renewals[index].pausedUntil = nil
+                }
+                return receipt
+            }
+        }
         // Another store's ids are qualified with the store (`play:5`), as product keys are: one
         // store's transaction and chain ids never meet another's. `name` gives back the id as the
         // receipt writes it, for messages; `storeOf` the store of a qualified transaction id.
