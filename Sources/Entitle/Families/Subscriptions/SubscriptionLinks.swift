@@ -14,8 +14,9 @@ enum SubscriptionLinks {
     /// The receipts with the links of the app's Play receipts (`own`) applied across them; the
     /// same array when none has a link (a flag each receipt keeps: no look at its entries).
     static func applied(_ receipts: [ParsedReceipt], own: [Int]) -> [ParsedReceipt] {
+        // The usual case costs a look at each receipt's flag, and allocates nothing.
+        guard own.contains(where: { receipts[$0].hasLinks && receipts[$0].store == .play }) else { return receipts }
         let play = own.filter { receipts[$0].store == .play }
-        guard play.contains(where: { receipts[$0].hasLinks }) else { return receipts }
         var transactions = play.map { receipts[$0].transactions.map(receipts[$0].transaction) }
         var renewals = play.map { receipts[$0].renewals.map(receipts[$0].renewal) }
         let starts = starts(transactions.joined())
