@@ -70,9 +70,12 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// One line: `app: kind id [field]: from -> to`; for ``Kind/offeredToSubscribers``, `app:
     /// would now be offered id while subscribed on to`.
-    public var description: String {
-        if kind == .offeredToSubscribers { return "\(app): would now be offered \(id) while subscribed on \(to ?? "")" }
-        var text = "\(app): \(kind.rawValue) \(id)"
+    public var description: String { "\(app): \(summary)" }
+
+    /// The line without its app, as `entitle diff` lists changes under each app.
+    package var summary: String {
+        if kind == .offeredToSubscribers { return "would now be offered \(id) while subscribed on \(to ?? "")" }
+        var text = "\(kind.rawValue) \(id)"
         if let field { text += " \(field)" }
         if from != nil || to != nil { text += ": \(from ?? "(none)") -> \(to ?? "(none)")" }
         return text

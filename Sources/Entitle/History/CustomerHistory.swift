@@ -97,8 +97,8 @@ public struct CustomerHistory: Hashable, Sendable {
     /// order, with the same ``json`` bytes.
     ///
     /// - Returns: whether anything was new.
-    /// - Throws: ``ReceiptError`` saying what could not be kept, its `path` naming the entry of
-    ///   `receipt` in question.
+    /// - Throws: ``ReceiptError`` saying what could not be kept: for a conflicting id, its `path`
+    ///   names the entry of `receipt`; for a value out of range, the place in the merged receipt.
     @discardableResult
     public mutating func add(_ receipt: Receipt) throws(ReceiptError) -> Bool {
         let index = receipts.firstIndex(where: { Self.sameKind($0, receipt) })
@@ -108,15 +108,13 @@ public struct CustomerHistory: Hashable, Sendable {
                 app: receipt.app, environment: receipt.environment, originalApplicationVersion: nil, originalPurchaseDate: nil,
                 store: receipt.store)
         var merged = before
-        merged.transactions = Self.union(merged.transactions, receipt.transactions, key: \.jsonOutput)
-        merged.renewals = Self.union(merged.renewals, receipt.renewals, key: \.jsonOutput)
-        try Self.checkOneRecordPerId(
-            before.consumptions, receipt.consumptions, id: \.id, key: \.jsonOutput, what: "consumption", list: "consumptions",
-            code: .conflictingConsumption)
-        merged.consumptions = Self.union(merged.consumptions, receipt.consumptions, key: \.jsonOutput)
-        try Self.checkOneRecordPerId(
-            before.grants, receipt.grants, id: \.id, key: \.jsonOutput, what: "grant", list: "grants", code: .conflictingGrant)
-        merged.grants = Self.union(merged.grants, receipt.grants, key: \.jsonOutput)
+        merged.transactions = try Self.union(merged.transactions, receipt.transactions, key: \.jsonOutput)
+        merged.renewals = try Self.union(merged.renewals, receipt.renewals, key: \.jsonOutput)
+        merged.consumptions = try Self.union(
+            merged.consumptions, receipt.consumptions, key: \.jsonOutput,
+            record: RecordIds(id: \.id, what: "consumption", list: "consumptions", code: .conflictingConsumption))
+        merged.grants = try Self.union(
+            merged.grants, receipt.grants, key: \.jsonOutput, record: RecordIds(id: \.id, what: "grant", list: "grants", code: .conflictingGrant))
         // Facts of the app: the same for every copy; if two disagree, the smaller by its text
         // (whatever came first), so the order of adding does not matter.
         merged.originalApplicationVersion = Self.smaller(merged.originalApplicationVersion, receipt.originalApplicationVersion)
@@ -132,8 +130,7 @@ public struct CustomerHistory: Hashable, Sendable {
             _ = try ReceiptDecoder.decode(Data(merged.jsonOutput.compact().utf8), name: "<history>")
         } catch {
             throw ReceiptError(
-                code: error.code, message: "the history cannot keep this data: \(error.message)", path: "",
-                help: error.help)
+                code: error.code, message: "the history cannot keep this data: \(error.message)", path: error.path, help: error.help)
         }
         if let index {
             receipts[index] = merged
@@ -189,39 +186,50 @@ public struct CustomerHistory: Hashable, Sendable {
         return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8)) ? a : b
     }
 
-    /// Refuses records of `added` whose id is held, by `existing` or by another record of `added`,
-    /// with other content: the first such record, located in `added`.
-    private static func checkOneRecordPerId<Entry>(
-        _ existing: [Entry], _ added: [Entry], id: (Entry) -> String, key: (Entry) -> JSONOutput, what: String, list: String,
-        code: DiagnosticCode
-    ) throws(ReceiptError) {
-        guard !added.isEmpty else { return }
-        var content: [String: (text: String, index: Int?)] = [:]
-        for entry in existing { content[id(entry)] = (key(entry).renderedOnOneLine(), nil) }
+    /// What makes records of one id one record (consumptions, grants), for ``union(_:_:key:record:)``.
+    private struct RecordIds<Entry> {
+        var id: (Entry) -> String
+        var what: String
+        var list: String
+        var code: DiagnosticCode
+    }
+
+    /// `existing` and `added`, each entry once, sorted by its JSON's bytes. With `record`, a
+    /// record of `added` whose id `existing` or an earlier record of `added` holds with other
+    /// content is refused, located in `added`.
+    private static func union<Entry>(
+        _ existing: [Entry], _ added: [Entry], key: (Entry) -> JSONOutput, record: RecordIds<Entry>? = nil
+    ) throws(ReceiptError) -> [Entry] {
+        guard !added.isEmpty else { return existing }
+        var byText: [String: Entry] = [:]
+        // Each id's content as first held: by the history (`nil`) or by the record at an index of `added`.
+        var held: [String: (text: String, index: Int?)] = [:]
+        for entry in existing {
+            let text = key(entry).renderedOnOneLine()
+            byText[text] = entry
+            if let record { held[record.id(entry)] = (text, nil) }
+        }
         for (index, entry) in added.enumerated() {
             let text = key(entry).renderedOnOneLine()
-            guard let kept = content[id(entry)] else {
-                content[id(entry)] = (text, index)
+            byText[text] = entry
+            guard let record else { continue }
+            let id = record.id(entry)
+            guard let kept = held[id] else {
+                held[id] = (text, index)
                 continue
             }
             guard kept.text == text else {
+                let (what, list) = (record.what, record.list)
                 let message =
                     kept.index == nil
-                    ? "the history holds \(what) `\(Diagnostic.excerpt(id(entry)))` with other content"
-                    : "\(what) `\(Diagnostic.excerpt(id(entry)))` appears twice with different content"
+                    ? "the history holds \(what) `\(Diagnostic.excerpt(id))` with other content"
+                    : "\(what) `\(Diagnostic.excerpt(id))` appears twice with different content"
                 throw ReceiptError(
-                    code: code, message: message, path: "\(list)[\(index)]",
+                    code: record.code, message: message, path: "\(list)[\(index)]",
                     help: (kept.index.map { "the first is \(list)[\($0)]; " } ?? "")
                         + "an id names one \(what): repeat what was recorded (\(Diagnostic.excerpt(kept.text))), or record the change under a new id")
             }
         }
-    }
-
-    /// `existing` and `added`, each entry once, sorted by its JSON's bytes.
-    private static func union<Entry>(_ existing: [Entry], _ added: [Entry], key: (Entry) -> JSONOutput) -> [Entry] {
-        guard !added.isEmpty else { return existing }
-        var byText: [String: Entry] = [:]
-        for entry in existing + added { byText[key(entry).renderedOnOneLine()] = entry }
         return byText.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.map(\.value)
     }
 }

@@ -279,7 +279,7 @@ struct AppStoreMapper {
         }
         // A placeholder (Apple's own examples write `signed_transaction_info_value`) is skipped,
         // saying so; a JWS damaged or cut short is an error, never an empty receipt.
-        guard CompactJWS.resembles(Data(text.utf8)) else {
+        guard CompactJWS.resembles(text) else {
             warnings.append(
                 ImportWarning(path: path, message: "`\(Diagnostic.excerpt(String(text.prefix(40))))` is not a compact JWS and was skipped"))
             return

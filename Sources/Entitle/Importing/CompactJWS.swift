@@ -87,22 +87,24 @@ struct CompactJWS {
         while start < end, isWhitespace(bytes[start]) { start += 1 }
         while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
         guard start < end else { return "it is empty" }
-        var parts = [0]
+        // How many parts, and the lengths of the first two: no more is kept, whatever the size.
+        var count = 1
+        var lengths = (header: 0, payload: 0)
         for index in start..<end {
             let byte = bytes[index]
             if byte == UInt8(ascii: ".") {
-                parts.append(0)
+                count += 1
             } else if Base64.isURLSafe(byte) || byte == UInt8(ascii: "=") {
-                parts[parts.count - 1] += 1
+                if count == 1 { lengths.header += 1 } else if count == 2 { lengths.payload += 1 }
             } else {
                 return "byte \(index - start + 1) (`\(Diagnostic.excerpt(String(decoding: [byte], as: UTF8.self)))`) is not base64url"
             }
         }
-        if parts.count != 3 {
-            return "\(parts.count) part\(parts.count == 1 ? "" : "s") where `header.payload.signature` has three"
-                + (parts.count < 3 ? ", so it was cut short" : "")
+        if count != 3 {
+            return "\(count) part\(count == 1 ? "" : "s") where `header.payload.signature` has three" + (count < 3 ? ", so it was cut short" : "")
         }
-        return parts[0] < 4 ? "a header of \(parts[0]) characters, so it was cut short" : "a payload of \(parts[1]) characters, so it was cut short"
+        return lengths.header < 4
+            ? "a header of \(lengths.header) characters, so it was cut short" : "a payload of \(lengths.payload) characters, so it was cut short"
     }
 
     /// ``problem(_:)`` on a string.
@@ -113,13 +115,20 @@ struct CompactJWS {
 
     /// Whether bytes were meant as a compact JWS, whole or not: they start as every JWS header
     /// does (`eyJ`, base64url of `{"`), which no JSON, DER or placeholder text does.
-    static func resembles(_ data: Data) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var start = 0
-            while start < bytes.count, isWhitespace(bytes[start]) { start += 1 }
-            return bytes.count - start >= 3 && bytes[start] == UInt8(ascii: "e") && bytes[start + 1] == UInt8(ascii: "y")
-                && bytes[start + 2] == UInt8(ascii: "J")
-        }
+    static func resembles(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        while start < bytes.count, isWhitespace(bytes[start]) { start += 1 }
+        return bytes.count - start >= 3 && bytes[start] == UInt8(ascii: "e") && bytes[start + 1] == UInt8(ascii: "y")
+            && bytes[start + 2] == UInt8(ascii: "J")
+    }
+
+    /// ``resembles(_:)`` on data.
+    static func resembles(_ data: Data) -> Bool { data.withUnsafeBytes { resembles($0) } }
+
+    /// ``resembles(_:)`` on a string.
+    static func resembles(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { resembles(UnsafeRawBufferPointer($0)) }
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -164,13 +164,7 @@ enum DiffCommand {
                 lines.append("  \(change.app)")
                 app = change.app
             }
-            var line = "    \(change.kind.rawValue) \(change.id)"
-            if change.kind == .offeredToSubscribers {
-                line = "    would now be offered \(change.id) while subscribed on \(change.to ?? "")"
-            } else {
-                if let field = change.field { line += " \(field)" }
-                if change.from != nil || change.to != nil { line += ": \(change.from ?? "(none)") -> \(change.to ?? "(none)")" }
-            }
+            var line = "    " + change.summary
             if change.dangerous { line += "  DANGEROUS: \(change.why ?? "")" }
             lines.append(line)
         }

@@ -35,7 +35,8 @@ final class ChangesFile {
             }
         case .success(let changes):
             for (at, atInstant) in zip(instants, changes) {
-                for (app, change) in atInstant.map({ ($0.app, $0.change) }) {
+                for item in atInstant {
+                    let (app, change) = (item.app, item.change)
                     if csv {
                         CSVTable.row(
                             [customer.id, at.rfc3339, app, change.kind.rawValue, change.id, change.from?.description, change.to?.description],

@@ -1,5 +1,5 @@
 /// How people name a product wherever they write one (a story, a test file's expectations,
-/// `entitle explain --offer`, a catalog's retention rule): by its key, `<store>:<id>`
+/// `entitle explain --product` and `--offer`): by its key, `<store>:<id>`
 /// (`play:pro:yearly`, `stripe:prod_Pro`; an App Store product's key is its id), or by its id
 /// alone where only one store sells a product of that id. A store written as people write it
 /// (`google-play:pro:yearly`) is read as the store it means.

@@ -17,15 +17,12 @@ enum SubscriptionLinks {
         // The usual case costs a look at each receipt's flag, and allocates nothing.
         guard own.contains(where: { receipts[$0].hasLinks && receipts[$0].store == .play }) else { return receipts }
         let play = own.filter { receipts[$0].store == .play }
-        var transactions = play.map { receipts[$0].transactions.map(receipts[$0].transaction) }
-        var renewals = play.map { receipts[$0].renewals.map(receipts[$0].renewal) }
-        let starts = starts(transactions.joined())
+        let values = play.map { receipts[$0].receipt }
+        let starts = starts(values.lazy.flatMap(\.transactions))
         var result = receipts
-        for (position, index) in play.enumerated() {
-            guard cut(&transactions[position], &renewals[position], starts: starts) else { continue }
-            var receipt = receipts[index].receipt
-            receipt.transactions = transactions[position]
-            receipt.renewals = renewals[position]
+        for (index, value) in zip(play, values) {
+            var receipt = value
+            guard cut(&receipt.transactions, &receipt.renewals, starts: starts) else { continue }
             result[index] = ParsedReceipt(receipt)
         }
         return result
