@@ -67,6 +67,10 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         /// Transactions of an Advanced Commerce product list a SKU the product does not declare
         /// under `items`: it gives nothing. `suggestion`: the product's SKU closest to it.
         case unknownItem(productId: String, sku: String, suggestion: String? = nil)
+        /// A refund or void (``Receipt/revocations``) naming a purchase that none of the customer's
+        /// receipts of the app and store holds: it is kept and changes nothing (the purchase may
+        /// arrive later).
+        case unmatchedRevocation(transactionId: String, store: Store)
         /// A warning read back from JSON: its code and message as they were printed.
         case reported(code: String, message: String)
     }
@@ -132,6 +136,7 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .unknownEnvironment: "unknown-environment"
         case .unacknowledged: "unacknowledged"
         case .unknownItem: "unknown-item"
+        case .unmatchedRevocation: "unmatched-revocation"
         case .reported(let code, _): code
         }
     }
@@ -192,6 +197,8 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
             "Play purchase `\(transaction)` of `\(product)` is not acknowledged: Google refunds it at \(deadline.rfc3339), three days after its purchase, and it grants only until then"
         case .amountOutOfRange(let id, let amount):
             "consumption `\(id)` has amount \(amount), outside 1 to \(ReceiptLimits.maxConsumptionAmount); it is ignored"
+        case .unmatchedRevocation(let transaction, let store):
+            "a refund or void of `\(Diagnostic.excerpt(transaction))` names no purchase of the customer's in \(store.phrase); it is kept and changes nothing until that purchase is read"
         case .unknownItem(let product, let sku, let suggestion):
             "SKU `\(Diagnostic.excerpt(sku))` of `\(product)` is not among the product's `items` and gives nothing"
                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "")

@@ -185,6 +185,10 @@ enum Evaluator {
         }
         // A Play subscription replacing another, whichever receipt each is in.
         receipts = SubscriptionLinks.applied(receipts, own: own)
+        // Refunds and voids reported apart from their purchases, whichever receipt each is in.
+        let revoked = RevocationFacts.applied(receipts, own: own)
+        receipts = revoked.receipts
+        warnings += revoked.warnings
         if !others.isEmpty { warnings += unrelatedReceipts(catalog, receipts: receipts, others: others, options: options) }
         let deduplicated = deduplicate(catalog, receipts: receipts, own: own)
         var inputs = Inputs(

@@ -115,6 +115,8 @@ public struct CustomerHistory: Hashable, Sendable {
             record: RecordIds(id: \.id, what: "consumption", list: "consumptions", code: .conflictingConsumption))
         merged.grants = try Self.union(
             merged.grants, receipt.grants, key: \.jsonOutput, record: RecordIds(id: \.id, what: "grant", list: "grants", code: .conflictingGrant))
+        // Refunds and voids, each fact once: evaluation applies them to the purchases they name.
+        merged.revocations = try Self.union(merged.revocations, receipt.revocations, key: \.jsonOutput)
         // Facts of the app: the same for every copy; if two disagree, the smaller by its text
         // (whatever came first), so the order of adding does not matter.
         merged.originalApplicationVersion = Self.smaller(merged.originalApplicationVersion, receipt.originalApplicationVersion)

@@ -32,10 +32,12 @@
 ///   read, and again when it is evaluated with other receipts).
 /// - `acknowledgementState` pending is `acknowledged: false` (acknowledged: left out); the external account id is
 ///   `account`; `regionCode` (alpha-2) is the storefront (alpha-3); a test purchase is `sandbox`.
-/// - A voided purchase cancels the purchase with its order id (else its token's one-time
-///   purchase) at `voidedTimeMillis`, in every copy of it: in part when `voidedQuantity` is less
-///   than the quantity. Voided purchases alone, with no purchase in the data, are an error; with
-///   purchases, voids of others are warnings, since Play lists voids for every customer at once.
+/// - A voided purchase is kept as a fact (``Revocation``) about the purchase with its order id
+///   (else its token's one-time purchase), voided at `voidedTimeMillis`, in part when
+///   `voidedQuantity` is less than the quantity: evaluation applies it to that purchase in
+///   whichever of the customer's receipts it is (``RevocationFacts``), so voided purchases may be
+///   read alone, before or after their purchases. More units voided than a purchase in the data
+///   bought is an error.
 struct PlayMapper {
     var transactions: [Transaction] = []
     var renewals: [Renewal] = []
@@ -44,6 +46,8 @@ struct PlayMapper {
     var apps: [(app: String, offset: Int)] = []
     var environment: String?
     var voids: [Voided] = []
+    /// The voids, as facts about the purchases they name.
+    var revocations: [Revocation] = []
     /// Purchases Play reports cancelled, which no void may date, with where.
     var undated: [(id: String, path: String)] = []
     /// One-time purchases by token: a void may name the token alone.
@@ -90,7 +94,7 @@ struct PlayMapper {
     mutating func map(_ root: JSONNode, token: String? = nil) throws(ImportFailure) {
         try map(root, path: "", record: Record(token: token), depth: 0)
         applyLinks()
-        try applyVoids()
+        try keepVoids()
     }
 
     mutating func map(_ node: JSONNode, path: String, record: Record, depth: Int) throws(ImportFailure) {
@@ -390,71 +394,58 @@ struct PlayMapper {
                 offset: node.offset, path: path))
     }
 
-    /// Each void cancels every copy of the purchase it names, at its time (the earliest void of a
-    /// purchase), by the share of the quantity all its voids took back.
-    mutating func applyVoids() throws(ImportFailure) {
-        if let first = voids.first, transactions.isEmpty {
-            throw ImportFailure(
-                offset: first.offset, message: "voided purchases alone: the purchases they void are not in the data", path: first.path,
-                help: "read the voided purchases together with the purchases they name, as one array")
-        }
-        var voidedQuantity: [String: Int64] = [:]
-        var earliest: [String: Instant] = [:]
-        var matched: [String: Int] = [:]
-        var byId: [String: [Int]] = [:]
+    /// Each void as a fact about the purchase it names (``Revocation``): its order, else its
+    /// token's one-time purchase, which evaluation applies wherever that purchase is read. A
+    /// purchase Play reports cancelled that a void here names is left to the void to date.
+    mutating func keepVoids() throws(ImportFailure) {
+        var ids: [String: Void] = [:]
         var chains: Set<String> = []
-        for (index, transaction) in transactions.enumerated() {
-            byId[transaction.transactionId, default: []].append(index)
+        for transaction in transactions {
+            ids[transaction.transactionId] = ()
             // A chain is its token, or `<token>:<productId>` for a subscription of several items.
             if let chain = transaction.originalTransactionId { chains.insert(chain.split(separator: ":").first.map(String.init) ?? chain) }
         }
+        var named: [String: Void] = [:]
+        // The void each fact came from, to locate an error.
+        var sources: [Voided] = []
         for void in voids {
-            var target: String?
-            if let order = void.order, byId[order] != nil {
+            let target: String
+            if let order = void.order, !order.isEmpty, RevocationFacts.purchase(of: order, in: ids) != nil || purchaseTokens[void.token ?? ""] == nil {
                 target = order
-            } else if let token = void.token, let id = purchaseTokens[token], byId[id] != nil {
-                target = id
+            } else if let token = void.token, !token.isEmpty {
+                target = purchaseTokens[token] ?? token
+            } else {
+                warnings.append(ImportWarning(path: void.path, message: "a voided purchase naming neither its order nor its token; skipped"))
+                continue
             }
-            guard let target else {
-                let known = void.token.map(chains.contains) ?? false
+            if ids[target] == nil, let token = void.token, chains.contains(token) {
                 warnings.append(
                     ImportWarning(
                         path: void.path,
-                        message: known
-                            ? "voids an earlier order of the subscription (`\(Diagnostic.excerpt(void.order ?? "?"))`), not in the data: its current period stands"
-                            : "voids a purchase not in the data; skipped"))
-                continue
+                        message: "voids an earlier order of the subscription (`\(Diagnostic.excerpt(target))`), not in the data: its current period stands"))
             }
-            matched[target] = void.offset
-            earliest[target] = min(earliest[target] ?? void.date, void.date)
-            if let quantity = void.quantity {
-                let (sum, overflow) = (voidedQuantity[target] ?? 0).addingReportingOverflow(quantity)
-                voidedQuantity[target] = overflow ? Int64.max : sum
-            } else {
-                voidedQuantity[target] = Int64.max
-            }
+            named[target] = ()
+            sources.append(void)
+            revocations.append(
+                Revocation(
+                    transactionId: target, date: void.date,
+                    voidedQuantity: void.quantity.map { Int(min($0, Int64(ReceiptLimits.maxQuantity))) }))
         }
-        for (target, offset) in matched {
-            let date = earliest[target]!
-            let voided = voidedQuantity[target] ?? Int64.max
-            for index in byId[target] ?? [] {
-                let quantity = Int64(transactions[index].quantity)
-                if voided != Int64.max, voided > quantity {
-                    throw ImportFailure(
-                        offset: offset, message: "voids \(voided) of purchase `\(Diagnostic.excerpt(target))`, which bought \(quantity)",
-                        path: "voidedQuantity")
-                }
-                transactions[index].cancellationDate = date
-                if voided >= quantity {
-                    transactions[index].revocationType = .refundFull
-                    transactions[index].revocationPercentage = nil
-                } else {
-                    transactions[index].revocationType = .refundProrated
-                    transactions[index].revocationPercentage = (Double(voided) / Double(quantity) * 100_000).rounded(.down) / 1_000
-                }
-            }
+        let quantities = transactions.map { ($0.transactionId, $0.quantity) }
+        if let excess = RevocationFacts.excess(revocations, quantities: quantities) {
+            let void = sources[excess.index]
+            throw ImportFailure(offset: void.offset, message: excess.message, path: void.path + ".voidedQuantity")
         }
-        for (id, path) in undated where matched[id] == nil {
+        let cancelled = Set(undated.map(\.id))
+        var dated: Set<String> = []
+        for index in transactions.indices {
+            let id = transactions[index].transactionId
+            guard cancelled.contains(id), RevocationFacts.purchase(of: id, in: named) != nil else { continue }
+            transactions[index].cancellationDate = nil
+            transactions[index].revocationType = nil
+            dated.insert(id)
+        }
+        for (id, path) in undated where !dated.contains(id) {
             warnings.append(
                 ImportWarning(
                     path: path,

@@ -65,7 +65,9 @@ public enum StoreImport {
             throw AppleImport.locate(error, data: data, name: name)
         }
         return try finished(
-            Receipt(app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals, store: .stripe),
+            Receipt(
+                app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals, store: .stripe,
+                revocations: mapper.revocations),
             format: .stripe, warnings: mapper.warnings, name: name)
     }
 
@@ -87,7 +89,7 @@ public enum StoreImport {
         return try finished(
             Receipt(
                 app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
-                environment: mapper.environment, store: .play),
+                environment: mapper.environment, store: .play, revocations: mapper.revocations),
             format: .play, warnings: mapper.warnings, name: name)
     }
 
@@ -95,7 +97,7 @@ public enum StoreImport {
         -> ImportedReceipt
     {
         var warnings = warnings
-        if receipt.transactions.isEmpty, receipt.renewals.isEmpty {
+        if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.revocations.isEmpty {
             warnings.append(ImportWarning(path: "", message: "the data carries no purchase"))
         }
         return try AppleImport.checked(ImportedReceipt(receipt: receipt, format: format, warnings: warnings), name: name)

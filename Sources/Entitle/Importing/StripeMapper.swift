@@ -14,8 +14,10 @@
 ///   the subscription's chain): a service keeping `invoice.paid` events has the whole history.
 /// - A Checkout Session in `payment` mode, paid, is a purchase of each line item's product
 ///   (`line_items` expanded) at its `created`, named by its payment intent; `client_reference_id`
-///   is the account. A Charge or Refund revokes the purchase sharing its payment intent, in full
-///   or in part, at the Refund's `created` (an Event's, for a `charge.refunded` event).
+///   is the account. A Refund, or a Charge's refunds, are kept as facts (``Revocation``) about
+///   the purchase sharing its payment intent, refunded at the Refund's `created` (an Event's, for
+///   a `charge.refunded` event), in part when the amount paid is known and not reached: evaluation
+///   applies them wherever that purchase is read.
 /// - Objects in an Event are snapshots signed at the Event's `created`; bare objects carry no
 ///   `signedDate`. Timestamps are Unix seconds from 1970 to year 9999.
 /// - A status or object type entitle does not know is a warning or an error, never a guess.
@@ -27,8 +29,10 @@ struct StripeMapper {
     private var purchases: [String: (indices: [Int], total: Int64?)] = [:]
     /// Charges by id, with their payment intent and amount: a Refund names its charge.
     private var charges: [String: (intent: String?, amount: Int64)] = [:]
-    /// Refunds, matched with their purchases once everything is read.
+    /// Refunds, kept as facts once everything is read.
     private var refunds: [Refund] = []
+    /// The refunds, as facts about the purchases they take back.
+    var revocations: [Revocation] = []
     /// The accounts Checkout Sessions in subscription mode name, by subscription.
     private var subscriptionAccounts: [String: String] = [:]
     /// The subscriptions Checkout Sessions started, with where: one read without its Subscription
@@ -66,7 +70,7 @@ struct StripeMapper {
 
     mutating func map(_ root: JSONNode) throws(ImportFailure) {
         try map(root, path: "", signed: nil, depth: 0)
-        try applyRefunds()
+        try keepRefunds()
         for index in transactions.indices where transactions[index].account == nil {
             if let chain = transactions[index].originalTransactionId, let account = subscriptionAccounts[chain] {
                 transactions[index].account = account
@@ -327,66 +331,56 @@ struct StripeMapper {
                 amount: max(0, node["amount"]?.lenientInteger ?? 0), date: created ?? signed!, offset: node.offset, path: path))
     }
 
-    /// Each refund as a later snapshot of the purchases its payment intent paid for, signed when
-    /// it was made: cancelled from the first refund, in full once the refunds add up to the
-    /// amount charged, else in part (the share refunded so far).
-    private mutating func applyRefunds() throws(ImportFailure) {
-        var seen: Set<String> = []
-        var byIntent: [String: [Refund]] = [:]
+    /// Each refund as a fact about the purchases its payment intent paid for (``Revocation``),
+    /// with what the payment charged when the data says (its Charge's `amount`, else its Checkout
+    /// Session's `amount_total`): evaluation applies it to those purchases wherever they are read
+    /// (``RevocationFacts``), so a refund may come before or after its purchase, or in another
+    /// file. One refund read twice (alone and in its Charge) is one fact.
+    private mutating func keepRefunds() throws(ImportFailure) {
+        var byId: [String: Int] = [:]
+        var firstPath: [String: String] = [:]
         for refund in refunds {
-            if let id = refund.id, !seen.insert(id).inserted { continue }
-            guard let intent = refund.intent ?? refund.charge.flatMap({ charges[$0]?.intent }), purchases[intent] != nil else {
+            // Its payment intent; a Refund of a Charge the data does not hold names only the Charge.
+            guard let intent = refund.intent ?? refund.charge.flatMap({ charges[$0]?.intent }) ?? refund.charge else {
                 throw ImportFailure(
-                    offset: refund.offset, message: "a refund of a payment whose Checkout Session is not in the data", path: refund.path,
-                    help: "read the refund together with the Checkout Session (with `line_items`) it refunds, as one list")
+                    offset: refund.offset, message: "a refund that names neither its payment intent nor its Charge", path: refund.path,
+                    help: "give the Refund with its `payment_intent`, or together with its Charge")
             }
-            byIntent[intent, default: []].append(refund)
+            let paid = (refund.charge.flatMap { charges[$0]?.amount } ?? purchases[intent]?.total).map { min(max($0, 0), ReceiptLimits.maxRefundAmount) }
+            let amount = min(refund.amount, ReceiptLimits.maxRefundAmount)
+            var fact = Revocation(
+                transactionId: intent, date: refund.date, amount: refund.cumulative ? nil : amount,
+                amountRefunded: refund.cumulative ? amount : nil, amountPaid: paid, id: refund.cumulative ? nil : refund.id)
+            if firstPath[intent] == nil { firstPath[intent] = refund.path }
+            if let id = fact.id, let index = byId[id] {
+                let kept = revocations[index]
+                fact.amountPaid = [kept.amountPaid, fact.amountPaid].compactMap { $0 }.max()
+                fact.amount = max(kept.amount ?? 0, amount)
+                fact.date = min(kept.date, fact.date)
+                revocations[index] = fact
+                continue
+            }
+            if let id = fact.id { byId[id] = revocations.count }
+            revocations.append(fact)
         }
-        for (intent, list) in byIntent {
-            let purchase = purchases[intent]!
-            let amounts = charges
-            let charged = list.compactMap { $0.charge.flatMap { amounts[$0]?.amount } }.max() ?? purchase.total
-            // Single refunds add up; a Charge's running totals stand for them only when no single
-            // refund is known. By date, then amount: the order they were read in does not matter.
-            let single = list.filter { !$0.cumulative }
-            let sorted = (single.isEmpty ? list : single).sorted { ($0.date, $0.amount) < ($1.date, $1.amount) }
-            var total: Int64 = 0
-            var overpaid = false
-            for refund in sorted {
-                if refund.cumulative {
-                    total = max(total, refund.amount)
-                } else {
-                    let (sum, overflow) = total.addingReportingOverflow(refund.amount)
-                    total = overflow ? Int64.max : sum
-                }
-                // One snapshot per refund and purchase: never more than a receipt may hold.
-                guard transactions.count + purchase.indices.count <= ReceiptLimits.maxTransactions else {
-                    throw ImportFailure(
-                        offset: refund.offset, message: "the refunds make more than \(ReceiptLimits.maxTransactions) transactions",
-                        path: refund.path, help: "see ReceiptLimits (README: Limits)")
-                }
-                if let charged, total > charged, !overpaid {
-                    overpaid = true
-                    warnings.append(
-                        ImportWarning(
-                            path: refund.path,
-                            message:
-                                "the refunds of payment `\(Diagnostic.excerpt(intent))` add up to \(total), more than the \(charged) paid: read as a full refund"
-                        ))
-                }
-                for index in purchase.indices {
-                    var copy = transactions[index]
-                    copy.cancellationDate = sorted[0].date
-                    copy.signedDate = max(refund.date, copy.signedDate ?? refund.date)
-                    if let charged, charged > 0, total < charged {
-                        copy.revocationType = .refundProrated
-                        // Thousandths of a percent, rounded down: a share, never more than refunded.
-                        copy.revocationPercentage = (Double(total) / Double(charged) * 100_000).rounded(.down) / 1_000
-                    } else {
-                        copy.revocationType = .refundFull
-                    }
-                    transactions.append(copy)
-                }
+        var byIntent: [String: Set<Revocation>] = [:]
+        for fact in revocations { byIntent[fact.transactionId, default: []].insert(fact) }
+        for intent in byIntent.keys.sorted() {
+            guard let tally = RevocationFacts.slices(byIntent[intent]!).last?.tally, let path = firstPath[intent] else { continue }
+            if let paid = tally.paid, tally.refunded > paid {
+                warnings.append(
+                    ImportWarning(
+                        path: path,
+                        message:
+                            "the refunds of payment `\(Diagnostic.excerpt(intent))` add up to \(tally.refunded), more than the \(paid) paid: read as a full refund"
+                    ))
+            } else if tally.paid == nil {
+                warnings.append(
+                    ImportWarning(
+                        path: path,
+                        message:
+                            "what payment `\(Diagnostic.excerpt(intent))` charged is not in the data: its refunds take back the whole purchase; read them with the Charge or the Checkout Session to count a partial refund in part"
+                    ))
             }
         }
     }

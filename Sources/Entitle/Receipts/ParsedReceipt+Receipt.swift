@@ -93,7 +93,7 @@ extension ParsedReceipt {
             originalPurchaseDate: Self.instant(originalPurchase, absent: TransactionRecord.absentDate),
             grants: grants.map(grant), store: store, appTransactionId: appTransactionId, originalPlatform: originalPlatform,
             preorderDate: Self.instant(preorder, absent: TransactionRecord.absentDate),
-            consentRescinded: Self.instant(consentRescinded, absent: TransactionRecord.noCancellation))
+            consentRescinded: Self.instant(consentRescinded, absent: TransactionRecord.noCancellation), revocations: revocations)
     }
 
     /// An optional enumeration value as a small code: its index plus one, 0 for `nil`.
@@ -133,6 +133,7 @@ extension ParsedReceipt.Fields {
         originalPlatform = receipt.originalPlatform
         preorder = receipt.preorderDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
         consentRescinded = receipt.consentRescinded?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.noCancellation
+        revocations = receipt.revocations
         transactions.reserveCapacity(receipt.transactions.count)
         for transaction in receipt.transactions { append(transaction) }
         for renewal in receipt.renewals { append(renewal) }

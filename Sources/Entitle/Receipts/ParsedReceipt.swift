@@ -41,6 +41,9 @@ public struct ParsedReceipt: Sendable {
         /// Whether a transaction names a subscription it replaced (``TransactionRecord/linkedToken``),
         /// which evaluation applies across the customer's receipts.
         var hasLinks = false
+        /// Refunds and voids reported apart from their purchases (``Receipt/revocations``): a few,
+        /// when any, kept as values.
+        var revocations: [Revocation] = []
 
         init() {
             arena = []
@@ -113,6 +116,8 @@ public struct ParsedReceipt: Sendable {
     var consentRescinded: Int64 { storage.fields.consentRescinded }
     /// Whether a transaction names a subscription it replaced.
     var hasLinks: Bool { storage.fields.hasLinks }
+    /// Refunds and voids reported apart from their purchases.
+    var revocations: [Revocation] { storage.fields.revocations }
 
     /// Decodes normalized receipt JSON.
     ///

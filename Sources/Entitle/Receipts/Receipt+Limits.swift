@@ -27,6 +27,7 @@ extension Receipt {
             count(grants.count, ReceiptLimits.maxGrants, "grants"), instant(originalPurchaseDate, "originalPurchaseDate"),
             text(appTransactionId, "appTransactionId"), empty(appTransactionId, "appTransactionId"), instant(preorderDate, "preorderDate"),
             instant(consentRescinded, "consentRescinded"),
+            count(revocations.count, ReceiptLimits.maxRevocations, "revocations"),
         ]
         if let problem = receiptProblems.lazy.compactMap({ $0 }).first {
             return problem
@@ -117,6 +118,7 @@ extension Receipt {
                 return (path + ".amount", "amount must be a positive integer up to 10^12, found \(consumption.amount)")
             }
         }
+        if let problem = Self.revocationViolation(revocations, transactions: transactions) { return problem }
         for (index, grant) in grants.enumerated() {
             let path = "grants[\(index)]"
             if let problem = text(grant.id, path + ".id") ?? instant(grant.start, path + ".start") ?? instant(grant.end, path + ".end")
@@ -128,6 +130,43 @@ extension Receipt {
             for (position, feature) in grant.features.enumerated() {
                 if let problem = text(feature, "\(path).features[\(position)]") { return problem }
             }
+        }
+        return nil
+    }
+
+    /// The first problem of a list of revocations, as the decoder would report it.
+    private static func revocationViolation(_ revocations: [Revocation], transactions: [Transaction]) -> (path: String, message: String)? {
+        guard !revocations.isEmpty else { return nil }
+        for (index, revocation) in revocations.enumerated() {
+            let path = "revocations[\(index)]"
+            if revocation.transactionId.isEmpty { return (path + ".transactionId", "must not be empty") }
+            for (key, value) in [("transactionId", revocation.transactionId), ("id", revocation.id)] {
+                guard let value else { continue }
+                if value.isEmpty { return ("\(path).\(key)", "must not be empty") }
+                if value.utf8.count > ReceiptLimits.maxTextBytes {
+                    return ("\(path).\(key)", "text of \(value.utf8.count) bytes is longer than \(ReceiptLimits.maxTextBytes) bytes")
+                }
+            }
+            if !revocation.date.isInRange {
+                return (path + ".date", "instant \(revocation.date.millisecondsSince1970) ms is outside years 0001-9999")
+            }
+            if let quantity = revocation.voidedQuantity, !(1...ReceiptLimits.maxQuantity).contains(quantity) {
+                return (path + ".voidedQuantity", "`voidedQuantity` must be a whole number from 1 to \(ReceiptLimits.maxQuantity), found \(quantity)")
+            }
+            for (key, value) in [("amount", revocation.amount), ("amountRefunded", revocation.amountRefunded), ("amountPaid", revocation.amountPaid)] {
+                if let value, !(0...ReceiptLimits.maxRefundAmount).contains(value) {
+                    return ("\(path).\(key)", "an amount must be a whole number from 0 to 10^15 (the currency's smallest unit), found \(value)")
+                }
+            }
+            let given = [revocation.voidedQuantity != nil, revocation.amount != nil, revocation.amountRefunded != nil].filter { $0 }.count
+            if given > 1 { return (path, "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`") }
+            if revocation.amountPaid != nil, revocation.amount == nil, revocation.amountRefunded == nil {
+                return (path + ".amountPaid", "`amountPaid` is the share's base: it goes with `amount` or `amountRefunded`")
+            }
+        }
+        let quantities = transactions.map { ($0.transactionId, $0.quantity) }
+        if let excess = RevocationFacts.excess(revocations, quantities: quantities) {
+            return ("revocations[\(excess.index)].voidedQuantity", excess.message)
         }
         return nil
     }

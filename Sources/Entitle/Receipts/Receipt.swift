@@ -33,14 +33,19 @@ public struct Receipt: Hashable, Sendable {
     /// notification, at its `signedDate`): from then on the app turns no feature on and offers
     /// nothing, though the purchases still exist.
     public var consentRescinded: Instant?
+    /// Refunds and voids a store reports apart from the purchases they take back (Google Play's
+    /// voided purchases, Stripe's Refunds and refunded Charges): evaluation applies each to the
+    /// customer's purchase it names, in whichever of the customer's receipts that purchase is.
+    public var revocations: [Revocation]
 
     /// Creates a receipt.
     public init(
         app: String, transactions: [Transaction] = [], renewals: [Renewal] = [], consumptions: [Consumption] = [],
         environment: String? = nil, originalApplicationVersion: String? = nil, originalPurchaseDate: Instant? = nil,
         grants: [Grant] = [], store: Store = .appStore, appTransactionId: String? = nil, originalPlatform: AppPlatform? = nil,
-        preorderDate: Instant? = nil, consentRescinded: Instant? = nil
+        preorderDate: Instant? = nil, consentRescinded: Instant? = nil, revocations: [Revocation] = []
     ) {
+        self.revocations = revocations
         self.appTransactionId = appTransactionId
         self.originalPlatform = originalPlatform
         self.preorderDate = preorderDate

@@ -206,4 +206,76 @@ extension ReceiptDecoder {
         guard record.date != TransactionRecord.absentDate else { throw missing("date", in: "consumption", at: start, path: path()) }
         return record
     }
+
+    static func decodeRevocation(_ reader: inout JSONReader, index: Int) throws -> Revocation {
+        func path(_ field: String = "") -> String { "revocations[\(index)]\(field)" }
+        var transactionId: String?
+        var date: Int64?
+        var revocation = Revocation(transactionId: "", date: .earliest)
+        let start = try expectObject(&reader, path: path())
+        var seen = KeySet()
+        func amount(_ reader: inout JSONReader, _ key: String) throws -> Int64? {
+            if try readNull(&reader) { return nil }
+            let offset = try reader.peekOffset()
+            let value = try integer(&reader, path: path("." + key))
+            guard value >= 0, value <= ReceiptLimits.maxRefundAmount else {
+                throw Failure(
+                    offset: offset, message: "an amount must be a whole number from 0 to 10^15 (the currency's smallest unit), found \(value)",
+                    code: .badValue, path: path("." + key))
+            }
+            return value
+        }
+        var kinds: [(key: String, offset: Int)] = []
+        var paidOffset: Int?
+        var prediction = JSONKeyTable.Prediction()
+        try reader.readObject(keys: revocationTable, prediction: &prediction) { reader, index, key in
+            if let index { try seen.insert(index, key) }
+            let offset = try reader.peekOffset()
+            switch index {
+            case 0:
+                transactionId = try nonEmptyString(&reader, path: path(".transactionId"))
+            case 1:
+                date = try instant(&reader, path: path(".date"))
+            case 2:
+                guard try !readNull(&reader) else { return }
+                let value = try integer(&reader, path: path(".voidedQuantity"))
+                guard value >= 1, value <= Int64(ReceiptLimits.maxQuantity) else {
+                    throw Failure(
+                        offset: offset, message: "`voidedQuantity` must be a whole number from 1 to \(ReceiptLimits.maxQuantity), found \(value)",
+                        code: .badValue, path: path(".voidedQuantity"))
+                }
+                revocation.voidedQuantity = Int(value)
+                kinds.append(("voidedQuantity", offset))
+            case 3:
+                revocation.amount = try amount(&reader, "amount")
+                if revocation.amount != nil { kinds.append(("amount", offset)) }
+            case 4:
+                revocation.amountRefunded = try amount(&reader, "amountRefunded")
+                if revocation.amountRefunded != nil { kinds.append(("amountRefunded", offset)) }
+            case 5:
+                revocation.amountPaid = try amount(&reader, "amountPaid")
+                if revocation.amountPaid != nil { paidOffset = offset }
+            case 6:
+                revocation.id = try nonEmptyString(&reader, path: path(".id"))
+            default:
+                throw unknownKey(key, in: .revocation, path: path())
+            }
+        }
+        guard let transactionId else { throw missing("transactionId", in: "revocation", at: start, path: path()) }
+        guard let date else { throw missing("date", in: "revocation", at: start, path: path()) }
+        if kinds.count > 1 {
+            throw Failure(
+                offset: kinds[1].offset, message: "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`, not `\(kinds[0].key)` and `\(kinds[1].key)`",
+                code: .badValue, path: path("." + kinds[1].key),
+                help: "Play voids units (`voidedQuantity`); a Stripe refund gives its `amount`, a Charge everything refunded so far (`amountRefunded`)")
+        }
+        if let paidOffset, revocation.amount == nil, revocation.amountRefunded == nil {
+            throw Failure(
+                offset: paidOffset, message: "`amountPaid` is the share's base: it goes with `amount` or `amountRefunded`", code: .badValue,
+                path: path(".amountPaid"))
+        }
+        revocation.transactionId = transactionId
+        revocation.date = Instant(millisecondsSince1970: date)
+        return revocation
+    }
 }

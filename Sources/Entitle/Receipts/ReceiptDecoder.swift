@@ -18,6 +18,7 @@ public enum ReceiptDecoder {
     static let grantTable = JSONKeyTable(ReceiptObject.grant.keys)
     static let consumptionTable = JSONKeyTable(ReceiptObject.consumption.keys)
     static let commitmentTable = JSONKeyTable(ReceiptObject.commitment.keys)
+    static let revocationTable = JSONKeyTable(ReceiptObject.revocation.keys)
 
     /// The member order each kind of object has used so far in one receipt (see ``JSONKeyTable``).
     struct Predictions {
@@ -187,6 +188,7 @@ public enum ReceiptDecoder {
     static func decodeReceipt(_ reader: inout JSONReader, into receipt: inout ParsedReceipt.Fields) throws {
         var consumptionOffsets: [Int32] = []
         var grantOffsets: [Int32] = []
+        var revocationOffsets: [Int32] = []
         var order = JSONKeyTable.Prediction()
         var predictions = Predictions()
         let start = try expectObject(&reader, path: "")
@@ -240,6 +242,11 @@ public enum ReceiptDecoder {
                 receipt.preorder = try optionalInstant(&reader, path: "preorderDate") ?? TransactionRecord.absentDate
             case 13:
                 receipt.consentRescinded = try optionalInstant(&reader, path: "consentRescinded") ?? TransactionRecord.noCancellation
+            case 14:
+                try readList(&reader, limit: ReceiptLimits.maxRevocations, of: "revocations", path: "revocations") { reader, index in
+                    revocationOffsets.append(Int32(try reader.peekOffset()))
+                    receipt.revocations.append(try decodeRevocation(&reader, index: index))
+                }
             default:
                 throw unknownKey(key, in: .receipt, path: "")
             }
@@ -248,6 +255,18 @@ public enum ReceiptDecoder {
         try checkStoreKeys(predictions.storeKeys, store: receipt.store)
         if receipt.consumptions.count > 1 { try removeRepeatedConsumptions(&receipt, offsets: consumptionOffsets) }
         if receipt.grants.count > 1 { try removeRepeatedGrants(&receipt, offsets: grantOffsets) }
+        if !receipt.revocations.isEmpty { try checkVoidedQuantities(receipt, offsets: revocationOffsets) }
+    }
+
+    /// Refuses a receipt whose voids of one purchase take back more units than it bought,
+    /// located at the void that goes past it.
+    static func checkVoidedQuantities(_ receipt: ParsedReceipt.Fields, offsets: [Int32]) throws {
+        let parsed = ParsedReceipt(receipt)
+        let quantities = parsed.transactions.map { (parsed.text($0.transactionId) ?? "", Int($0.quantity)) }
+        guard let excess = RevocationFacts.excess(receipt.revocations, quantities: quantities) else { return }
+        throw Failure(
+            offset: Int(offsets[excess.index]), message: excess.message, code: .badValue,
+            path: "revocations[\(excess.index)].voidedQuantity", help: "a purchase's voids take back at most the units it bought")
     }
 
     /// Refuses a key the receipt's store does not take: `appAccountToken` is the App Store's,

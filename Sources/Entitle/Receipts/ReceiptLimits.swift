@@ -37,6 +37,11 @@ public enum ReceiptLimits {
     public static let maxItems = 1_000
     /// Refunds of one Advanced Commerce item.
     public static let maxItemRefunds = 100
+    /// Refunds and voids (``Receipt/revocations``) in one receipt.
+    public static let maxRevocations = 100_000
+    /// The largest amount of money a revocation names (`amount`, `amountRefunded`, `amountPaid`),
+    /// in a currency's smallest unit.
+    public static let maxRefundAmount: Int64 = 1_000_000_000_000_000
     /// The largest `amount` of one consumption.
     public static let maxConsumptionAmount: Int64 = 1_000_000_000_000
 }

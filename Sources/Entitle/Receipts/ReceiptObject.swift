@@ -16,6 +16,8 @@ enum ReceiptObject: String, CaseIterable, Sendable {
     case renewalItem
     case grant
     case consumption
+    /// A refund or void reported apart from its purchase.
+    case revocation
 
     /// How a message names it: `transaction`, `renewal item`.
     var what: String { self == .renewalItem ? "renewal item" : rawValue }
@@ -27,6 +29,7 @@ enum ReceiptObject: String, CaseIterable, Sendable {
             [
                 "$schema", "app", "transactions", "renewals", "consumptions", "environment", "originalApplicationVersion",
                 "originalPurchaseDate", "grants", "store", "appTransactionId", "originalPlatform", "preorderDate", "consentRescinded",
+                "revocations",
             ]
         case .transaction:
             [
@@ -48,6 +51,7 @@ enum ReceiptObject: String, CaseIterable, Sendable {
         case .renewalItem: ["sku", "price"]
         case .grant: ["id", "features", "start", "end", "revokedAt"]
         case .consumption: ["id", "currency", "amount", "date"]
+        case .revocation: ["transactionId", "date", "voidedQuantity", "amount", "amountRefunded", "amountPaid", "id"]
         }
     }
 }

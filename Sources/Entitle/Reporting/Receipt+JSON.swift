@@ -23,7 +23,23 @@ extension Receipt {
         if !grants.isEmpty {
             members.append(("grants", .array(grants.map(\.jsonOutput))))
         }
+        if !revocations.isEmpty {
+            members.append(("revocations", .array(revocations.map(\.jsonOutput))))
+        }
         return JSONOutput.object(members)
+    }
+}
+
+extension Revocation {
+    /// The revocation as in a normalized receipt; absent optional fields are left out.
+    package var jsonOutput: JSONOutput {
+        var fields: [(String, JSONOutput)] = [("transactionId", .string(transactionId)), ("date", .string(date.rfc3339))]
+        if let voidedQuantity { fields.append(("voidedQuantity", .integer(Int64(voidedQuantity)))) }
+        if let amount { fields.append(("amount", .integer(amount))) }
+        if let amountRefunded { fields.append(("amountRefunded", .integer(amountRefunded))) }
+        if let amountPaid { fields.append(("amountPaid", .integer(amountPaid))) }
+        if let id { fields.append(("id", .string(id))) }
+        return .object(fields)
     }
 }
 

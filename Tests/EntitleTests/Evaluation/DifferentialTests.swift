@@ -33,6 +33,9 @@ struct DifferentialTests {
         // Cases with a Play subscription replacing another, and those where the two are in two receipts.
         var linked = 0
         var linkedApart = 0
+        // Cases with refunds or voids reported apart, and those where they are in a receipt of their own.
+        var revoked = 0
+        var revokedApart = 0
         var reordered = 0
         var checkedBefore = 0
         // Features on through an Advanced Commerce item; retention answers that matched a rule.
@@ -61,6 +64,8 @@ struct DifferentialTests {
             }) {
                 linkedApart += 1
             }
+            if random.receipts.contains(where: { !$0.revocations.isEmpty }) { revoked += 1 }
+            if random.receipts.contains(where: { !$0.revocations.isEmpty && $0.transactions.isEmpty }) { revokedApart += 1 }
             // The same receipts in another order, each with its entries in another order.
             var shuffler = SplitMix(seed: seed ^ 0x5EED)
             let shuffled = random.receipts.shuffled(using: &shuffler).map { receipt in
@@ -68,6 +73,7 @@ struct DifferentialTests {
                 receipt.transactions.shuffle(using: &shuffler)
                 for index in receipt.transactions.indices { receipt.transactions[index].items.shuffle(using: &shuffler) }
                 receipt.renewals.shuffle(using: &shuffler)
+                receipt.revocations.shuffle(using: &shuffler)
                 receipt.consumptions.shuffle(using: &shuffler)
                 receipt.grants.shuffle(using: &shuffler)
                 return ParsedReceipt(receipt)
@@ -200,11 +206,12 @@ struct DifferentialTests {
         let expectedWarnings: Set<String> = [
             "unknown-product", "missing-expiry", "not-family-shareable", "conflicting-transaction",
             "conflicting-consumption", "unknown-currency", "negative-balance", "orphan-renewal",
-            "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged", "unknown-item",
+            "conflicting-renewal", "other-account", "win-back-criteria-disagree", "unacknowledged", "unknown-item", "unmatched-revocation",
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0 && retentionMatched > 0)
         #expect(linked > 0 && linkedApart > 0, "replacements: \(linked) cases, \(linkedApart) across receipts")
+        #expect(revoked > 0 && revokedApart > 0, "refunds and voids: \(revoked) cases, \(revokedApart) in receipts of their own")
         #expect(reordered >= evaluations / 5)
         #expect(checkedBefore >= evaluations / 16)
     }

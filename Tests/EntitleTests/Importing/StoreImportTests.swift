@@ -46,6 +46,11 @@ struct StoreImportTests {
         StoresTests.evaluate([receipt], at: text, storefront: "USA", catalog: catalog, sourceLocation: sourceLocation)
     }
 
+    /// The receipt as evaluation reads it: its refunds and voids applied to its purchases.
+    static func applied(_ receipt: Receipt) -> Receipt {
+        RevocationFacts.applied([ParsedReceipt(receipt)], own: [0]).receipts[0].receipt
+    }
+
     /// The error reading `json` as `format`, or a failed expectation when it reads.
     static func failure(_ json: String, _ format: ReceiptFormat, app: String? = "com.ex.multi") -> ReceiptError? {
         do {
@@ -174,8 +179,12 @@ struct StoreImportTests {
               { "id": "re_3", "object": "refund", "status": "pending", "amount": 1, "payment_intent": "pi_1", "created": \(second) }
             """)
         let imported = try Self.stripe(json)
-        let receipt = imported.receipt
-        #expect(receipt.transactions.count == 3, "the purchase, and one snapshot per refund (re_1 read twice counts once)")
+        #expect(imported.receipt.transactions.count == 1 && imported.receipt.revocations.count == 2, "re_1 read twice is one fact")
+        #expect(
+            imported.receipt.revocations.first { $0.id == "re_1" }
+                == Revocation(transactionId: "pi_1", date: T.instant("2026-03-05T00:00:00Z"), amount: 500, amountPaid: 1500, id: "re_1"))
+        let receipt = Self.applied(imported.receipt)
+        #expect(receipt.transactions.count == 3, "the purchase, and one snapshot per refund")
         let partial = try #require(receipt.transactions.first { $0.signedDate == T.instant("2026-03-05T00:00:00Z") })
         #expect(partial.revocationType == .refundProrated && partial.revocationPercentage == 33.333)
         #expect(partial.cancellationDate == T.instant("2026-03-05T00:00:00Z"))
@@ -183,9 +192,11 @@ struct StoreImportTests {
         #expect(full.revocationType == .refundFull && full.cancellationDate == T.instant("2026-03-05T00:00:00Z"))
         #expect(imported.warnings.contains { $0.message.contains("takes nothing back yet") })
 
-        #expect(Self.evaluate(receipt, at: "2026-03-04T00:00:00Z").balance(of: "coins") == 30)
-        #expect(Self.evaluate(receipt, at: "2026-03-06T00:00:00Z").balance(of: "coins") == 20)
-        #expect(Self.evaluate(receipt, at: "2026-03-10T00:00:00Z").balance(of: "coins") == 0)
+        for value in [imported.receipt, receipt] {
+            #expect(Self.evaluate(value, at: "2026-03-04T00:00:00Z").balance(of: "coins") == 30)
+            #expect(Self.evaluate(value, at: "2026-03-06T00:00:00Z").balance(of: "coins") == 20)
+            #expect(Self.evaluate(value, at: "2026-03-10T00:00:00Z").balance(of: "coins") == 0)
+        }
 
         // A Charge listing the same refunds counts each once; its running total alone dates by the Event.
         let charge = Self.coinsSession(
@@ -194,14 +205,14 @@ struct StoreImportTests {
                 "refunds": { "object": "list", "data": [ { "id": "re_1", "object": "refund", "amount": 500, "charge": "ch_1", "created": \(first) } ] } },
               { "id": "re_1", "object": "refund", "amount": 500, "charge": "ch_1", "created": \(first) }
             """)
-        let charged = try Self.stripe(charge).receipt
+        let charged = Self.applied(try Self.stripe(charge).receipt)
         #expect(charged.transactions.count == 2 && charged.transactions[1].revocationPercentage == 33.333)
         let event = Self.coinsSession(
             """
             , { "id": "evt_1", "object": "event", "type": "charge.refunded", "created": \(second),
                 "data": { "object": { "id": "ch_1", "object": "charge", "amount": 1500, "amount_refunded": 1500, "payment_intent": "pi_1" } } }
             """)
-        let evented = try Self.stripe(event).receipt
+        let evented = Self.applied(try Self.stripe(event).receipt)
         #expect(evented.transactions.last?.cancellationDate == T.instant("2026-03-09T00:00:00Z"))
         #expect(evented.transactions.last?.revocationType == .refundFull)
     }
@@ -213,7 +224,7 @@ struct StoreImportTests {
         let forward = try Self.stripe(Self.coinsSession(", " + refund)).receipt
         let session = Self.coinsSession().trimmingCharacters(in: .whitespacesAndNewlines).dropFirst().dropLast()
         let backward = try Self.stripe("[ \(refund), \(session) ]").receipt
-        #expect(Set(forward.transactions) == Set(backward.transactions))
+        #expect(Set(forward.transactions) == Set(backward.transactions) && Set(forward.revocations) == Set(backward.revocations))
         #expect(
             Self.catalog.evaluate([forward], at: T.instant("2026-04-01T00:00:00Z")).json
                 == Self.catalog.evaluate([backward], at: T.instant("2026-04-01T00:00:00Z")).json)
@@ -227,8 +238,13 @@ struct StoreImportTests {
         } catch {
             #expect(error.message == "Stripe's objects name no app" && error.help?.contains("--app") == true)
         }
-        let orphan = Self.failure(#"{ "id": "re_1", "object": "refund", "amount": 5, "payment_intent": "pi_9", "created": 1772323200 }"#, .stripe)
-        #expect(orphan?.message == "a refund of a payment whose Checkout Session is not in the data")
+        // A refund alone is a fact kept for its purchase, read later or elsewhere: never an error.
+        let orphan = try Self.stripe(#"{ "id": "re_1", "object": "refund", "amount": 5, "payment_intent": "pi_9", "created": 1772323200 }"#)
+        #expect(orphan.receipt.transactions.isEmpty && orphan.receipt.revocations.map(\.transactionId) == ["pi_9"])
+        #expect(orphan.warnings.contains { $0.message.hasPrefix("what payment `pi_9` charged is not in the data") }, "\(orphan.warnings)")
+        #expect(Self.evaluate(orphan.receipt, at: "2026-04-01T00:00:00Z").warnings.map(\.code) == ["unmatched-revocation"])
+        let nameless = Self.failure(#"{ "id": "re_1", "object": "refund", "amount": 5, "created": 1772323200 }"#, .stripe)
+        #expect(nameless?.message == "a refund that names neither its payment intent nor its Charge")
         let reversed = Self.subscription("active").replacingOccurrences(of: "\(Self.unix("2027-03-01T00:00:00Z"))", with: "1000")
         let period = Self.failure(reversed, .stripe)
         #expect(period?.message.hasPrefix("the current period ends (1970-01-01T00:16:40Z) before it starts") == true)
@@ -251,9 +267,9 @@ struct StoreImportTests {
         let over = try Self.stripe(
             Self.coinsSession(
                 #", { "id": "re_1", "object": "refund", "amount": 9223372036854775807, "payment_intent": "pi_1", "created": 1772323300 }"#))
-        #expect(over.receipt.transactions.last?.revocationType == .refundFull)
+        #expect(Self.applied(over.receipt).transactions.last?.revocationType == .refundFull)
         #expect(
-            over.warnings.contains { $0.message.hasPrefix("the refunds of payment `pi_1` add up to 9223372036854775807, more than the 1500 paid") },
+            over.warnings.contains { $0.message.hasPrefix("the refunds of payment `pi_1` add up to 1000000000000000, more than the 1500 paid") },
             "\(over.warnings)")
     }
 
@@ -295,18 +311,20 @@ struct StoreImportTests {
             do {
                 let imported = try StoreImport.unverifiedReceipt(fromStripe: data, app: "com.ex.multi")
                 outcomes[type] =
-                    imported.receipt.transactions.isEmpty ? "nothing: \(imported.warnings.map(\.message).joined(separator: "; "))" : "read"
+                    !imported.receipt.revocations.isEmpty
+                    ? "kept: \(imported.receipt.revocations.map(\.transactionId).joined(separator: ", "))"
+                    : imported.receipt.transactions.isEmpty ? "nothing: \(imported.warnings.map(\.message).joined(separator: "; "))" : "read"
             } catch {
                 #expect((error.location?.line ?? 0) >= 1 && (error.location?.column ?? 0) >= 1)
                 outcomes[type] = "error: \(error.message)"
             }
         }
         // Stripe's placeholders: a period that ends before it starts, a Session still open, a
-        // draft Invoice, a refund of a charge whose Session is not there.
+        // draft Invoice, a refund of a charge whose Session is not there (kept for it).
         #expect(outcomes["subscription"]?.hasPrefix("error: the current period ends") == true)
         #expect(outcomes["checkout.session"]?.contains("not complete (`open`)") == true)
         #expect(outcomes["invoice"]?.contains("not paid") == true)
-        #expect(outcomes["refund"] == "error: a refund of a payment whose Checkout Session is not in the data")
+        #expect(outcomes["refund"]?.hasPrefix("kept: ") == true, "\(outcomes["refund"] ?? "")")
         #expect(outcomes["customer"]?.contains("holds no purchase") == true)
         #expect(outcomes["charge"]?.hasPrefix("nothing") == true, "an unrefunded Charge alone buys nothing")
         #expect(outcomes.count == root.count)
@@ -508,10 +526,19 @@ struct StoreImportTests {
               { "kind": "androidpublisher#voidedPurchase", "purchaseToken": "tok-someone-else", "orderId": "GPA.0", "voidedTimeMillis": "\(voidedAt)" } ] }
             """
         let partly = try Self.play("[\(Self.coinsRecord), \(voids)]")
-        let transaction = partly.receipt.transactions[0]
+        #expect(
+            partly.receipt.revocations == [
+                Revocation(transactionId: "GPA.9999-0000-1111-22222", date: T.instant("2026-03-05T00:00:00Z"), voidedQuantity: 1),
+                Revocation(transactionId: "GPA.0", date: T.instant("2026-03-05T00:00:00Z")),
+            ])
+        let transaction = Self.applied(partly.receipt).transactions.last!
         #expect(transaction.cancellationDate == T.instant("2026-03-05T00:00:00Z") && transaction.revocationType == .refundProrated)
         #expect(transaction.revocationPercentage == 33.333)
-        #expect(partly.warnings.map(\.message) == ["voids a purchase not in the data; skipped"])
+        #expect(partly.warnings.isEmpty, "\(partly.warnings)")
+        #expect(
+            Self.evaluate(partly.receipt, at: "2026-03-05T00:00:00Z").warnings.map(\.message) == [
+                "a refund or void of `GPA.0` names no purchase of the customer's in Google Play; it is kept and changes nothing until that purchase is read"
+            ])
         #expect(Self.evaluate(partly.receipt, at: "2026-03-04T23:59:59.999Z").balance(of: "coins") == 30)
         #expect(Self.evaluate(partly.receipt, at: "2026-03-05T00:00:00Z").balance(of: "coins") == 20)
 
@@ -521,15 +548,21 @@ struct StoreImportTests {
         #expect(guessed.receipt.transactions[0].cancellationDate == T.instant("2026-03-01T00:00:00Z"))
         #expect(guessed.warnings.count == 1 && guessed.warnings[0].message.contains("at a time Play does not give here"))
         let dated = try Self.play("[\(voids.replacingOccurrences(of: #""voidedQuantity": 1, "#, with: "")), \(cancelled)]")
-        #expect(dated.receipt.transactions[0].cancellationDate == T.instant("2026-03-05T00:00:00Z"))
-        #expect(dated.receipt.transactions[0].revocationType == .refundFull)
+        #expect(dated.receipt.transactions[0].cancellationDate == nil, "left to the void to date")
+        #expect(Self.applied(dated.receipt).transactions.last?.cancellationDate == T.instant("2026-03-05T00:00:00Z"))
+        #expect(Self.applied(dated.receipt).transactions.last?.revocationType == .refundFull)
         #expect(!dated.warnings.contains { $0.message.contains("at a time Play does not give here") })
 
-        let alone = Self.failure(voids, .play)
-        #expect(alone?.message == "voided purchases alone: the purchases they void are not in the data")
+        // Voids alone are kept for the purchases they name, which may be read later or elsewhere.
+        let alone = try Self.play(voids, app: "com.ex.multi")
+        #expect(alone.receipt.transactions.isEmpty && alone.receipt.revocations == partly.receipt.revocations)
+        #expect(
+            Self.catalog.evaluate([Self.applied(v1), alone.receipt], at: T.instant("2026-03-06T00:00:00Z")).json
+                == Self.catalog.evaluate([partly.receipt], at: T.instant("2026-03-06T00:00:00Z")).json)
         let tooMany = Self.failure(
             "[\(Self.coinsRecord), \(voids.replacingOccurrences(of: #""voidedQuantity": 1"#, with: #""voidedQuantity": 4"#))]", .play)
         #expect(tooMany?.message == "voids 4 of purchase `GPA.9999-0000-1111-22222`, which bought 3")
+        #expect(tooMany?.path == "[1].voidedPurchases[0].voidedQuantity", "\(String(describing: tooMany))")
     }
 
     @Test("what Play data is refused, located: another package, several packages, no package, bad times, bare notifications")

@@ -61,7 +61,12 @@ struct ReceiptObjectTests {
               "pending": true, "acknowledged": false, "account": "acct-1", "linkedPurchaseToken": "tok-earlier" }
           ],
           "renewals": [ { "productId": "pro:monthly", "originalTransactionId": "GPA.1", "willRenew": true, "pausedUntil": "2026-04-01T00:00:00Z", "account": "acct-1" } ],
-          "consumptions": []
+          "consumptions": [],
+          "revocations": [
+            { "transactionId": "GPA.1", "date": "2026-02-10T00:00:00Z", "voidedQuantity": 1 },
+            { "transactionId": "pi_1", "date": "2026-02-11T00:00:00Z", "amount": 500, "amountPaid": 1500, "id": "re_1" },
+            { "transactionId": "pi_1", "date": "2026-02-12T00:00:00Z", "amountRefunded": 700, "amountPaid": 1500 }
+          ]
         }
         """
 
@@ -80,12 +85,13 @@ struct ReceiptObjectTests {
                 each("renewals", as: .renewal)
                 each("grants", as: .grant)
                 each("consumptions", as: .consumption)
+                each("revocations", as: .revocation)
             case .transaction:
                 visit(dictionary["commitment"], as: .commitment)
                 each("items", as: .item)
             case .item: each("refunds", as: .refund)
             case .renewal: each("items", as: .renewalItem)
-            case .commitment, .refund, .renewalItem, .grant, .consumption: break
+            case .commitment, .refund, .renewalItem, .grant, .consumption, .revocation: break
             }
         }
         visit(json, as: .receipt)
@@ -173,7 +179,7 @@ struct ReceiptObjectTests {
     static let sections: [ReceiptObject: String] = [
         .receipt: "## The receipt's own fields", .transaction: "## Transactions", .commitment: "## Transactions",
         .item: "## Transactions", .refund: "## Transactions", .renewal: "## Renewal entries", .renewalItem: "## Renewal entries",
-        .grant: "## The receipt's own fields", .consumption: "## Consumptions",
+        .grant: "## The receipt's own fields", .consumption: "## Consumptions", .revocation: "## Refunds and voids",
     ]
 
     @Test("the Receipts article names every declared member in its object's section")

@@ -765,11 +765,49 @@ struct RandomCase {
                     transactions.removeAll { $0.originalTransactionId == replacing }
                 }
             }
-            var receipt = Receipt(app: app, transactions: transactions, renewals: renewals, store: store)
+            // Refunds and voids reported apart (`revocations`): of a purchase here, of a line of
+            // one, or of none, sometimes in a receipt of their own; the purchase sometimes also
+            // has a copy signed later, which takes the facts known by then.
+            var facts: [Revocation] = []
+            if store != .appStore, !transactions.isEmpty, random.below(2) == 0 {
+                var voidedOnce: Set<String> = []
+                for _ in 0..<(1 + random.below(3)) {
+                    let target = random.below(6) == 0 ? "nobody" : transactions[random.below(transactions.count)].transactionId
+                    var fact = Revocation(transactionId: target, date: Instant(millisecondsSince1970: instant(&random)))
+                    if store == .play {
+                        // At most one unit voided per purchase in one receipt: never more than it bought.
+                        if random.below(2) == 0, voidedOnce.insert(target).inserted { fact.voidedQuantity = 1 }
+                    } else {
+                        switch random.below(4) {
+                        case 0: break
+                        case 1: fact.amountRefunded = Int64(100 * (1 + random.below(20)))
+                        default:
+                            fact.amount = Int64(100 * (1 + random.below(10)))
+                            fact.id = random.below(2) == 0 ? "re_\(random.below(3))" : nil
+                        }
+                        if fact.amount != nil || fact.amountRefunded != nil, random.below(3) > 0 { fact.amountPaid = 1500 }
+                    }
+                    facts.append(fact)
+                    if random.below(3) == 0, let index = transactions.firstIndex(where: { $0.transactionId == target }),
+                        transactions[index].signedDate == nil
+                    {
+                        var signed = transactions[index]
+                        signed.signedDate = Instant(millisecondsSince1970: instant(&random))
+                        transactions.append(signed)
+                    }
+                }
+            }
+            let apart = !facts.isEmpty && random.below(2) == 0
+            var receipt = Receipt(app: app, transactions: transactions, renewals: renewals, store: store, revocations: apart ? [] : facts)
             receipt.environment = [nil, "production", "sandbox"][random.below(3)]
             result.append(try! ReceiptDecoder.decode(Data(receipt.json.utf8)))
             if !moved.isEmpty {
                 var other = Receipt(app: app, transactions: moved, store: store)
+                other.environment = receipt.environment
+                result.append(try! ReceiptDecoder.decode(Data(other.json.utf8)))
+            }
+            if apart {
+                var other = Receipt(app: app, store: store, revocations: facts)
                 other.environment = receipt.environment
                 result.append(try! ReceiptDecoder.decode(Data(other.json.utf8)))
             }
@@ -795,6 +833,7 @@ struct RandomCase {
                 if let date = renewal.signedDate { points.insert(date.millisecondsSince1970) }
             }
             for consumption in receipt.consumptions { points.insert(consumption.date.millisecondsSince1970) }
+            for fact in receipt.revocations { points.insert(fact.date.millisecondsSince1970) }
         }
         // Ends the reference computes (trials, stacked passes, grace), found by asking it.
         for point in Array(points) {

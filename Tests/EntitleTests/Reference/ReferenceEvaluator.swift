@@ -231,10 +231,38 @@ enum ReferenceEvaluator {
                 }
             }
         }
+        // Refunds and voids reported apart (`revocations`), from any receipt of the app: each
+        // names a purchase of its receipt's store, the transaction of that id or its lines `<id>:<n>`.
+        var factsOf: [String: Set<Revocation>] = [:]
+        for receipt in receipts where receipt.app == catalog.app {
+            for fact in receipt.revocations {
+                factsOf[receipt.store.key(of: fact.transactionId), default: []].insert(fact)
+                rawIds[receipt.store.key(of: fact.transactionId)] = fact.transactionId
+                candidates.insert(fact.date.millisecondsSince1970)
+            }
+        }
+        func purchaseNamed(_ id: String) -> String? {
+            if factsOf[id] != nil { return id }
+            guard let colon = id.lastIndex(of: ":"), id[id.index(after: colon)...].allSatisfy(\.isWholeNumber),
+                colon < id.index(before: id.endIndex)
+            else { return nil }
+            let purchase = String(id[..<colon])
+            return factsOf[purchase] != nil ? purchase : nil
+        }
+        var namedPurchases: Set<String> = []
+        for id in idOrder { if let purchase = purchaseNamed(id) { namedPurchases.insert(purchase) } }
+        for key in factsOf.keys.sorted() where !namedPurchases.contains(key) {
+            let (store, _) = Store.split(key: key)
+            warnings.append(EvaluationWarning(kind: .unmatchedRevocation(transactionId: name(key), store: store)))
+        }
         var otherAccounts: Set<String> = []
         for id in idOrder {
             var (transaction, conflicting) = standing(copiesById[id]!, at: at)
             if conflicting { warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: name(id)))) }
+            if let purchase = purchaseNamed(id) {
+                let horizon = max(at, transaction.signedDate?.millisecondsSince1970 ?? .min)
+                transaction = Self.revoke(transaction, by: factsOf[purchase]!, knownBy: horizon)
+            }
             let store = storeOf[id] ?? .appStore
             let token =
                 store == .appStore ? transaction.appAccountToken?.lowercased() : (transaction.account ?? transaction.appAccountToken?.lowercased())
@@ -1056,6 +1084,51 @@ enum ReferenceEvaluator {
             if let date = copy.expiresDate, result.expiresDate.map({ date > $0 }) ?? true { result.expiresDate = date }
         }
         return (result, conflicting)
+    }
+
+    /// A transaction with the facts of its purchase known by `horizon` applied: cancelled from
+    /// the earliest fact, by the share taken back (units voided over units bought; refunded money,
+    /// each refund id once and a running total when larger, over the most any fact says was paid;
+    /// all of it without a quantity or an amount, or with no amount paid known). One revoked no
+    /// later by its own data keeps its date, and the larger share.
+    static func revoke(_ transaction: Transaction, by facts: Set<Revocation>, knownBy horizon: Int64) -> Transaction {
+        let known = facts.filter { $0.date.millisecondsSince1970 <= horizon }
+        guard !known.isEmpty else { return transaction }
+        let first = facts.map(\.date).min()!
+        var share: Double?
+        let whole = known.contains { $0.voidedQuantity == nil && $0.amount == nil && $0.amountRefunded == nil }
+        let units = known.compactMap(\.voidedQuantity).reduce(Int64(0)) { min($0 + Int64($1), Int64.max / 2) }
+        var byRefund: [String: Int64] = [:]
+        var anonymous: Int64 = 0
+        for fact in known {
+            guard let amount = fact.amount else { continue }
+            if let id = fact.id { byRefund[id] = max(byRefund[id] ?? 0, amount) } else { anonymous = min(anonymous + amount, Int64.max / 4) }
+        }
+        let refunded = max(
+            min(byRefund.values.reduce(Int64(0)) { min($0 + $1, Int64.max / 4) } + anonymous, Int64.max / 2),
+            known.compactMap(\.amountRefunded).max() ?? 0)
+        let paid = facts.compactMap(\.amountPaid).max()
+        func part(_ a: Int64, _ b: Int64) -> Double { (Double(a) / Double(b) * 100_000).rounded(.down) / 1_000 }
+        if whole {
+            share = nil
+        } else if units > 0 {
+            let bought = Int64(countedQuantity(transaction.quantity))
+            share = units >= bought ? nil : part(units, bought)
+        } else if let paid, paid > 0, refunded < paid {
+            share = part(refunded, paid)
+        }
+        var result = transaction
+        if let own = transaction.cancellationDate, own <= first {
+            if transaction.revocationType == .refundProrated, let percentage = transaction.revocationPercentage {
+                result.revocationPercentage = share.map { max($0, percentage) }
+                if share == nil { result.revocationType = .refundFull }
+            }
+            return result
+        }
+        result.cancellationDate = first
+        result.revocationType = share == nil ? .refundFull : .refundProrated
+        result.revocationPercentage = share
+        return result
     }
 
     /// Purchase order: by purchase date, ties by transaction id, numerically when both are digits.

@@ -24,6 +24,7 @@ func checkedEvaluation(
         receipt.renewals.reverse()
         receipt.consumptions.reverse()
         receipt.grants.reverse()
+        receipt.revocations.reverse()
         return receipt
     }
     #expect(
