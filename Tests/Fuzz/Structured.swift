@@ -630,6 +630,24 @@ struct ScenarioBuilder {
         json.close("}")
     }
 
+    /// A refund or void reported apart (`revocations`): of a transaction id the receipts use, or
+    /// of none; by units, money or the whole purchase; sometimes with a value out of range.
+    mutating func revocation(_ json: inout JSONText, copy: Int?) {
+        json.open("{")
+        json.string("transactionId", choices.chance(60) ? choices.pick(transactionIds) + (choices.chance(5) ? ":0" : "") : "nobody")
+        json.string("date", date().text)
+        switch choices.below(4) {
+        case 0: json.int("voidedQuantity", choices.edge(Edges.quantities, invalid: Edges.badQuantities))
+        case 1:
+            json.int("amount", choices.edge(Edges.amounts, invalid: Edges.badAmounts))
+            if choices.chance(50) { json.string("id", "re_\(choices.below(3))") }
+        case 2: json.int("amountRefunded", choices.edge(Edges.amounts, invalid: Edges.badAmounts))
+        default: break
+        }
+        if choices.chance(40) { json.int("amountPaid", choices.edge(Edges.amounts, invalid: Edges.badAmounts)) }
+        json.close("}")
+    }
+
     /// A normalized receipt, or (rarely) the same content as App Store data: a JSON array of
     /// decoded transaction and renewal payloads whose dates are milliseconds, which is how
     /// Int64.min/max dates reach evaluation.
@@ -671,6 +689,11 @@ struct ScenarioBuilder {
             if app == Edges.fuzzApp, choices.chance(50) {
                 list(&json, key: "consumptions", maxKinds: 6) { builder, json, copy in
                     builder.consumption(&json, copy: copy)
+                }
+            }
+            if choices.chance(25) {
+                list(&json, key: "revocations", maxKinds: 4) { builder, json, copy in
+                    builder.revocation(&json, copy: copy)
                 }
             }
             json.close("}")
