@@ -16,6 +16,13 @@ enum ConsumptionCommand {
     /// `--consented`.
     static let consented: Option<Bool> = .flag(
         "--consented", help: "the customer consented to sharing consumption data (Apple's customerConsented); without it, no reply body")
+    /// `--pending-refund-token TOKEN`.
+    static let pendingRefundToken: Option<String> = .text(
+        "--pending-refund-token", valueName: "TOKEN",
+        help: """
+            for a Google Play order: the token of Google's pending refund review notification, which the reply
+            (OrdersReviewRefundRequest) carries
+            """)
     /// `--undelivered REASON`.
     static let undelivered: Option<ConsumptionReply.Undelivered> = .choice(
         "--undelivered", valueName: "REASON", ConsumptionReply.Undelivered.allCases.map { ($0, help: nil) },
@@ -23,11 +30,11 @@ enum ConsumptionCommand {
 
     /// The command, declared.
     static let command = Subcommand(
-        name: "consumption", summary: "reply to Apple's consumption request (a refund asked for) about one transaction",
+        name: "consumption", summary: "reply to Apple's consumption request or Google's refund review (a refund asked for) about one transaction",
         synopses: [
             SharedOptions.evaluating(.required(SharedOptions.receipt)) + [
                 .optional(SharedOptions.token), .anyOf(transaction.spec, notification.spec),
-                .optional(consented), .optional(undelivered), .optional(SharedOptions.format),
+                .optional(consented), .optional(undelivered), .optional(pendingRefundToken), .optional(SharedOptions.format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
         ],
@@ -40,8 +47,15 @@ enum ConsumptionCommand {
             `refundPreference`; sampleContentProvided from its `sampleContent`, a free trial or intro offer in its group, or
             a trial of it. Without --consented there is no reply body.
 
-            With --format json: {"app", "at", "transaction", "productId", "reason", "consumption", "reply"}, `reply` being
-            Apple's body or null; `reason` is `delivered`, `not-delivered` or `no-consent`.
+            For a Google Play order the reply is Google's refund review (orders.reviewrefund's OrdersReviewRefundRequest):
+            the --pending-refund-token, refundPreference APPROVE (grant-full), DECLINE (decline) or NEUTRAL (grant-prorated,
+            or none), sampleContentProvided, consumptionPercentageMilliunits as above, and consumptionUsageEvents: the
+            consumptions charged to the purchase (the latest 1000), with the order's account. Google asks no consent. A
+            Stripe purchase has no such request: an error.
+
+            With --format json: {"app", "at", "transaction", "productId", "store", "reason", "consumption", "reply"}, `reply`
+            being the store's body or null (for Play, with `usageLeftOut`); `reason` is `delivered`, `not-delivered` or
+            `no-consent`.
 
             Exits 0 with or without a reply body, 1 on an invalid catalog, receipt or notification, or a transaction the
             customer does not have, 2 on misuse.
@@ -92,8 +106,17 @@ enum ConsumptionCommand {
                 [Diagnostic(severity: .error, code: .unknownTransaction, message: error.message, location: location, help: error.help)],
                 "no reply")
         }
+        let token = try arguments.value(pendingRefundToken)
+        if reply.store == .play, token == nil {
+            throw UsageError(message: "`\(transactionId)` is a Google Play order: its refund review reply needs \(pendingRefundToken.quoted) TOKEN")
+        }
+        if reply.store != .play, token != nil {
+            throw UsageError(message: "\(pendingRefundToken.quoted) is for Google Play orders; `\(transactionId)` is \(reply.store.phrase)'s")
+        }
         inputs.noteOtherCatalogErrors()
-        return CommandOutput(exitCode: CommandOutput.success, standardOutput: json ? reply.json : reply.text, standardError: inputs.errorText)
+        return CommandOutput(
+            exitCode: CommandOutput.success, standardOutput: json ? reply.json(pendingRefundToken: token) : reply.text,
+            standardError: inputs.errorText)
     }
 
     /// The receipt a `CONSUMPTION_REQUEST` notification carries and its transaction's id, or why

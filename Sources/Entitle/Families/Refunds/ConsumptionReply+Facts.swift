@@ -54,17 +54,23 @@ extension ConsumptionReply {
     ) throws(ConsumptionReplyError) {
         let found = try Self.find(transactionId, in: explanation, catalog: catalog, receipts: receipts)
         let (product, transaction) = (found.product, found.transaction)
+        guard product.store == .appStore || product.store == .play else {
+            throw ConsumptionReplyError(
+                message: "`\(transactionId)` is a purchase of \(product.store.phrase), which asks no consumption question",
+                help: "the App Store's consumption request and Google Play's refund review are answered; \(product.store.phrase) refunds without asking")
+        }
         // Delivered: it counted at the instant. An upgraded period was delivered until the upgrade.
         let delivered = transaction.counted || transaction.exclusion == .upgraded
         var percentage = 0
         var consumption: String
         var charges: [Charge] = []
+        var usage: [Usage] = []
         if !delivered {
             consumption = "not delivered: \(transaction.reason)"
         } else {
             switch product.type {
             case .consumable:
-                (percentage, consumption, charges) = Self.consumed(transaction, of: product, in: explanation)
+                (percentage, consumption, charges, usage) = Self.consumed(transaction, of: product, in: explanation)
             case .autoRenewableSubscription, .nonRenewingSubscription:
                 let span =
                     product.type == .autoRenewableSubscription
@@ -86,10 +92,23 @@ extension ConsumptionReply {
             customerConsented: true, sampleContentProvided: Self.sampleContent(product, in: explanation, catalog: catalog, receipts: receipts),
             deliveryStatus: delivered ? .delivered : (undelivered ?? .other).status, consumptionPercentage: percentage,
             refundPreference: product.refundPreference?.preference(consumed: percentage))
+        // Google's refund review asks for no consent: a Play purchase always gets its body.
+        let answered = consented || product.store == .play
         self.init(
             app: catalog.app, at: explanation.at, transactionId: transactionId, productId: product.key,
-            reason: !consented ? .noConsent : delivered ? .delivered : .notDelivered, body: consented ? body : nil,
-            consumption: consumption, charges: charges)
+            reason: !answered ? .noConsent : delivered ? .delivered : .notDelivered, body: answered ? body : nil,
+            consumption: consumption, charges: charges, store: product.store, usage: usage,
+            account: Self.account(of: transaction, receipts: receipts))
+    }
+
+    /// The account the transaction names (Play's and Stripe's `account`), from the receipt it is in.
+    private static func account(of transaction: TransactionExplanation, receipts: [ParsedReceipt]) -> String? {
+        guard receipts.indices.contains(transaction.receipt) else { return nil }
+        let receipt = receipts[transaction.receipt]
+        for record in receipt.transactions where receipt.text(record.transactionId) == transaction.transactionId {
+            if receipt.store != .appStore, let account = receipt.text(record.accountToken) { return account }
+        }
+        return nil
     }
 
     /// 100%, in Apple's thousandths of a percent.
@@ -150,10 +169,11 @@ extension ConsumptionReply {
     /// spent; ties by transaction id), and this purchase's part is its share of what it credits.
     private static func consumed(
         _ transaction: TransactionExplanation, of product: CatalogProduct, in explanation: Explanation
-    ) -> (Int, String, [Charge]) {
+    ) -> (Int, String, [Charge], [Usage]) {
         var credited: Int64 = 0
         var charged: Int64 = 0
         var charges: [Charge] = []
+        var usage: [Usage] = []
         // The currencies it credits: its own, or its Advanced Commerce SKUs'.
         let credits = product.credits + (product.items ?? []).flatMap(\.credits)
         for balance in explanation.balances where credits.contains(where: { $0.currency == balance.currency }) {
@@ -165,6 +185,26 @@ extension ConsumptionReply {
             }
             purchases.sort { ($0.date, $0.id) < ($1.date, $1.id) }
             var left = balance.spent.reduce(Int64(0)) { saturating($0, plus: $1.amount) }
+            // Spent in time order (ties by id), each credit of the purchases in the order bought:
+            // the consumptions whose credits came from this purchase are its usage.
+            let spent = balance.spent.sorted {
+                $0.date != $1.date ? $0.date < $1.date : Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8))
+            }
+            var start: Int64 = 0
+            var own: [(start: Int64, end: Int64)] = []
+            for purchase in purchases {
+                let end = saturating(start, plus: purchase.credit)
+                if purchase.id == transaction.transactionId, end > start { own.append((start, end)) }
+                start = end
+            }
+            var from: Int64 = 0
+            for spending in spent {
+                let to = saturating(from, plus: spending.amount)
+                if own.contains(where: { from < $0.end && to > $0.start }) {
+                    usage.append(Usage(id: spending.id, date: spending.date, currency: balance.currency, amount: spending.amount))
+                }
+                from = to
+            }
             for purchase in purchases {
                 let part = min(purchase.credit, max(left, 0))
                 left -= part
@@ -181,9 +221,10 @@ extension ConsumptionReply {
         let percentage = credited > 0 ? thousandths(charged, of: credited) : 0
         var seen = Set<String>()
         let currencies = credits.map(\.currency).filter { seen.insert($0).inserted }.joined(separator: ", ")
+        usage.sort { $0.date != $1.date ? $0.date < $1.date : Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8)) }
         return (
             percentage, "\(charged) of \(credited) \(currencies) it credits spent (\(percent(percentage))), purchases charged in the order bought",
-            charges
+            charges, usage
         )
     }
 

@@ -84,6 +84,25 @@ public struct ConsumptionReply: Hashable, Sendable {
     /// For a consumable: what was spent of each currency it credits, charged to the purchases
     /// crediting it in the order bought (`explain --transaction` lists them).
     public var charges: [Charge] = []
+    /// The store of the purchase: the App Store's request gets ``appleJSON``, Google Play's refund
+    /// review ``googleJSON(pendingRefundToken:)``.
+    public var store: Store = .appStore
+    /// For a consumable: the consumptions charged to this purchase (those whose credits, spent in
+    /// time order from the purchases in the order bought, came from it), earliest first.
+    public var usage: [Usage] = []
+    /// The purchase's account (Play's `obfuscatedExternalAccountId`), when it names one.
+    public var account: String?
+
+    /// A consumption charged to the purchase.
+    public struct Usage: Hashable, Sendable {
+        /// The consumption's id.
+        public var id: String
+        /// When it was spent.
+        public var date: Instant
+        /// The currency, and how much of it.
+        public var currency: String
+        public var amount: Int64
+    }
 
     /// One purchase's part of what was spent of one currency.
     public struct Charge: Hashable, Sendable {
@@ -111,8 +130,59 @@ public struct ConsumptionReplyError: Error, Hashable, Sendable, CustomStringConv
 }
 
 extension ConsumptionReply {
-    /// Apple's `ConsumptionRequest` JSON to send, or `nil` without consent.
-    public var appleJSON: String? { body.map { Self.appleOutput($0).rendered() + "\n" } }
+    /// Apple's `ConsumptionRequest` JSON to send, or `nil` without consent (and for a purchase of
+    /// another store).
+    public var appleJSON: String? {
+        guard store == .appStore else { return nil }
+        return body.map { Self.appleOutput($0).rendered() + "\n" }
+    }
+
+    /// The most usage events Google accepts in one refund review.
+    public static let maxUsageEvents = 1_000
+
+    /// Google Play's `OrdersReviewRefundRequest`, the body of `orders.reviewrefund` for the
+    /// purchase's order, answering a pending refund review notification; `nil` for a purchase of
+    /// another store.
+    ///
+    /// `refundPreference` is the catalog's (`grant-full` is `APPROVE`, `decline` `DECLINE`,
+    /// `grant-prorated` `NEUTRAL`, thresholds as for Apple), `NEUTRAL` when it names none;
+    /// `consumptionPercentageMilliunits` is the share Apple's reply gives (100,000 is all of it);
+    /// `consumptionUsageEvents` are the consumptions charged to the purchase, the latest
+    /// ``maxUsageEvents`` when there are more (``usageLeftOut`` says how many were left out).
+    ///
+    /// - Parameter pendingRefundToken: the token of the pending refund review notification.
+    public func googleJSON(pendingRefundToken: String) -> String? {
+        guard store == .play, let body else { return nil }
+        return Self.googleOutput(body, token: pendingRefundToken, usage: usage.suffix(Self.maxUsageEvents), account: account).rendered() + "\n"
+    }
+
+    /// How many consumptions charged to the purchase Google's reply leaves out (it takes the latest
+    /// ``maxUsageEvents``).
+    public var usageLeftOut: Int { max(0, usage.count - Self.maxUsageEvents) }
+
+    package static func googleOutput(_ body: Body, token: String?, usage: some Collection<Usage>, account: String?) -> JSONOutput {
+        var members: [(String, JSONOutput)] = token.map { [("pendingRefundToken", .string($0))] } ?? []
+        members += [
+            ("refundPreference", .string(body.refundPreference?.googleValue ?? "NEUTRAL")),
+            ("sampleContentProvided", .bool(body.sampleContentProvided)),
+            ("consumptionPercentageMilliunits", .integer(Int64(body.consumptionPercentage))),
+        ]
+        if !usage.isEmpty {
+            members.append(
+                (
+                    "consumptionUsageEvents",
+                    .array(
+                        usage.map { event in
+                            var fields: [(String, JSONOutput)] = [
+                                ("consumptionTime", .string(event.date.rfc3339)), ("consumptionItemDescription", .string(event.id)),
+                            ]
+                            if let account { fields.append(("obfuscatedAccountId", .string(account))) }
+                            return .object(fields)
+                        })
+                ))
+        }
+        return .object(members)
+    }
 
     package static func appleOutput(_ body: Body) -> JSONOutput {
         var members: [(String, JSONOutput)] = [
@@ -126,15 +196,28 @@ extension ConsumptionReply {
     }
 
     /// The reply as `entitle consumption --format json` prints it:
-    /// `{"app", "at", "transaction", "productId", "reason", "consumption", "reply"}`.
-    public var json: String { jsonOutput.rendered() + "\n" }
+    /// `{"app", "at", "transaction", "productId", "store", "reason", "consumption", "reply"}`, the reply
+    /// being Apple's body, or Google's (without its `pendingRefundToken`: see
+    /// ``json(pendingRefundToken:)``), with `usageLeftOut` for a Play purchase.
+    public var json: String { jsonOutput(pendingRefundToken: nil).rendered() + "\n" }
 
-    package var jsonOutput: JSONOutput {
-        .object([
+    /// ``json`` with Google's body carrying the pending refund review's token.
+    public func json(pendingRefundToken: String?) -> String { jsonOutput(pendingRefundToken: pendingRefundToken).rendered() + "\n" }
+
+    package func jsonOutput(pendingRefundToken: String?) -> JSONOutput {
+        var members: [(String, JSONOutput)] = [
             ("app", .string(app)), ("at", .string(at.rfc3339)), ("transaction", .string(transactionId)),
-            ("productId", .string(productId)), ("reason", .string(reason.rawValue)), ("consumption", .string(consumption)),
-            ("reply", body.map(Self.appleOutput) ?? .null),
-        ])
+            ("productId", .string(productId)), ("store", .string(store.rawValue)), ("reason", .string(reason.rawValue)),
+            ("consumption", .string(consumption)),
+        ]
+        let reply = body.map { body in
+            store == .play
+                ? Self.googleOutput(body, token: pendingRefundToken, usage: usage.suffix(Self.maxUsageEvents), account: account)
+                : Self.appleOutput(body)
+        }
+        members.append(("reply", reply ?? .null))
+        if store == .play { members.append(("usageLeftOut", .integer(Int64(usageLeftOut)))) }
+        return .object(members)
     }
 
     /// The reply for people, then every purchase's part of what was spent (`explain --transaction`).
@@ -154,7 +237,14 @@ extension ConsumptionReply {
     public var text: String {
         var text = "\(app) at \(at.rfc3339): consumption request about \(transactionId) (\(productId))\n"
         text += "  \(reason.rawValue): \(consumption)\n"
-        if let body {
+        if let body, store == .play {
+            text += "  reply to Google's refund review: \(Transaction.percentageText(Int32(clamping: body.consumptionPercentage)))% consumed"
+            text += body.sampleContentProvided ? ", sample content provided" : ""
+            text += ", prefers \(body.refundPreference?.googleValue ?? "NEUTRAL")"
+            text += usage.isEmpty ? "" : ", \(usage.count) usage event\(usage.count == 1 ? "" : "s")"
+            text += usageLeftOut > 0 ? " (the latest \(Self.maxUsageEvents) sent, \(usageLeftOut) left out)" : ""
+            text += "\n"
+        } else if let body {
             text += "  reply: \(body.deliveryStatus.rawValue), \(Transaction.percentageText(Int32(clamping: body.consumptionPercentage)))% consumed"
             text += body.sampleContentProvided ? ", sample content provided" : ""
             text += body.refundPreference.map { ", prefers \($0.appleValue)" } ?? ", no refund preference"

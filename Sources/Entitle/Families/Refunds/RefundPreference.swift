@@ -18,6 +18,16 @@ public enum RefundPreference: String, Hashable, Sendable, Codable, CaseIterable 
         case .grantProrated: "GRANT_PRORATED"
         }
     }
+
+    /// Google Play's name in the `OrdersReviewRefundRequest` body: Play refunds in full or not at
+    /// all, so a prorated refund is no preference either way.
+    public var googleValue: String {
+        switch self {
+        case .decline: "DECLINE"
+        case .grantFull: "APPROVE"
+        case .grantProrated: "NEUTRAL"
+        }
+    }
 }
 
 /// A product's (or a catalog's) `refundPreference`: one preference, or one that depends on the
