@@ -2,7 +2,8 @@
 #define ENTITLE_CSYSTEMCRYPTO_SHIM_H
 
 // The parts of OpenSSL 3's libcrypto that entitle's SystemCrypto trait uses on Linux: X.509
-// parsing and chain verification, ECDSA signature verification, PKCS#7 signature verification.
+// parsing and chain verification, ECDSA signature verification, PKCS#7 signature verification,
+// HMAC-SHA256 (Stripe's webhook signatures).
 // Everything cryptographic is libcrypto's; these helpers only wrap macros Swift cannot import.
 
 #include <openssl/opensslv.h>
@@ -11,6 +12,7 @@
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/objects.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>

@@ -60,6 +60,24 @@ func fuzzVerify(_ data: Data) {
         checkRoundTrip(verified.receipt, what: "verified ImportedReceipt.receipt")
     }
     fuzzChecker(data)
+    fuzzStripeSignature(data)
+}
+
+/// A Stripe-Signature header: the input's first line is the header, the rest the payload. Any
+/// header is refused or accepted, never a trap; the secret never shows in what is said.
+func fuzzStripeSignature(_ data: Data) {
+    let newline = data.firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
+    let header = String(decoding: data[data.startIndex..<newline], as: UTF8.self)
+    let payload = newline < data.endIndex ? Data(data[(newline + 1)...]) : Data()
+    let secret = "whsec_fuzz_secret"
+    for tolerance: Int64 in [0, 300, Int64.max] {
+        do {
+            try StripeWebhook.verify(payload: payload, signature: header, secret: secret, at: Instant(millisecondsSince1970: 1_772_323_200_000), tolerance: tolerance)
+        } catch {
+            guard !error.description.contains(secret) else { fatalError("invariant: the Stripe secret appears in an error") }
+            consume(error.description)
+        }
+    }
 }
 
 /// The platform checker on the input's own certificates and envelope, whatever its signature.

@@ -27,7 +27,10 @@
 ///   `ON_HOLD` is billing retry without grace (account hold); `PAUSED` pauses until
 ///   `pausedStateContext.autoResumeTime`; `PENDING` is a pending purchase;
 ///   `PENDING_PURCHASE_CANCELED` bought nothing.
-/// - A subscription's `linkedPurchaseToken` is kept on its transactions: the subscription of that
+/// - An installment plan is the transaction's `commitment` (payment k of n, ending the remaining
+///   payments' months after this period); pending cancellation renews until they are paid. A
+///   deferred replacement is the chain's `renewsTo` (with the current base plan: Play names none).
+/// - A subscription's `linkedPurchaseToken` (or `outOfAppPurchaseContext.expiredPurchaseToken`) is kept on its transactions: the subscription of that
 ///   token ends, at the latest, when the new one starts (``SubscriptionLinks``: here for the data
 ///   read, and again when it is evaluated with other receipts).
 /// - `acknowledgementState` pending is `acknowledged: false` (acknowledged: left out); the external account id is
@@ -199,7 +202,11 @@ struct PlayMapper {
                 offset: node.offset, message: "a subscription with neither its purchase token nor an order id", path: path,
                 help: "give the record: the resource with its `purchaseToken`")
         }
-        let linked = node["linkedPurchaseToken"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+        // A replacement names the purchase it replaces; a resubscription from outside the app, the
+        // expired purchase it continues: either ends that purchase where this one starts.
+        let linked =
+            node["linkedPurchaseToken"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+            ?? node["outOfAppPurchaseContext"]?["expiredPurchaseToken"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
         let common = try common(node, path: path)
         noteEnvironment(test: node["testPurchase"] != nil)
         for (index, item) in items.enumerated() {
@@ -239,10 +246,18 @@ struct PlayMapper {
                 willRenew: autoRenewing.map { $0["autoRenewEnabled"]?.lenientBool ?? false } ?? false, signedDate: record.observed,
                 account: common.account)
             if let replacing = item["deferredItemReplacement"]?["productId"]?.lenientString, !replacing.isEmpty {
+                // The change at the next renewal. Play names the product, not its base plan: the
+                // current item's is assumed, and said.
+                renewal.renewsTo = "\(replacing):\(basePlan)"
                 warnings.append(
                     ImportWarning(
                         path: itemPath + ".deferredItemReplacement",
-                        message: "a deferred change to `\(replacing)` is not read: its base plan is not given"))
+                        message:
+                            "a deferred change to `\(Diagnostic.excerpt(replacing))` names no base plan: read as `\(Diagnostic.excerpt(replacing)):\(Diagnostic.excerpt(basePlan))`, the current item's"
+                    ))
+            }
+            if let installments = autoRenewing?["installmentDetails"] {
+                try installment(installments, path: itemPath + ".autoRenewingPlan.installmentDetails", expiry: expiry, into: &transaction, &renewal)
             }
             switch state {
             case "SUBSCRIPTION_STATE_IN_GRACE_PERIOD":
@@ -265,6 +280,31 @@ struct PlayMapper {
             transactions.append(transaction)
             renewals.append(renewal)
         }
+    }
+
+    /// An installment plan (`autoRenewingPlan.installmentDetails`): the payment this period is of
+    /// the committed ones, as Apple's monthly plans give it (``Transaction/commitment``): payment
+    /// `initialCommittedPaymentsCount - remainingCommittedPaymentsCount` of
+    /// `initialCommittedPaymentsCount`, the commitment ending `remainingCommittedPaymentsCount`
+    /// months after this period's expiry (Play bills installments monthly). A plan pending
+    /// cancellation renews until the committed payments are made, then no more.
+    mutating func installment(
+        _ node: JSONNode, path: String, expiry: Instant, into transaction: inout Transaction, _ renewal: inout Renewal
+    ) throws(ImportFailure) {
+        func count(_ key: String, _ range: ClosedRange<Int64>) throws(ImportFailure) -> Int {
+            guard let value = node[key], let number = value.lenientInteger, range.contains(number) else {
+                throw ImportFailure(
+                    offset: node[key]?.offset ?? node.offset,
+                    message: "`\(key)` must be a whole number from \(range.lowerBound) to \(range.upperBound)", path: "\(path).\(key)")
+            }
+            return Int(number)
+        }
+        let periods = try count("initialCommittedPaymentsCount", 1...Int64(ReceiptLimits.maxCommitmentPeriods))
+        let remaining = try count("remainingCommittedPaymentsCount", 0...Int64(periods - 1))
+        let end = ISODuration.add(months: remaining, days: 0, milliseconds: 0, to: expiry.millisecondsSince1970)
+        transaction.commitment = Transaction.Commitment(
+            period: periods - remaining, periods: periods, endsAt: Instant(millisecondsSince1970: end).clampedToRange)
+        if node["pendingCancellation"] != nil { renewal.willRenew = remaining > 0 }
     }
 
     /// A subscription's order ids are its first order's and `..N` after it for each renewal: the

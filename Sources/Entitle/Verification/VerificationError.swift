@@ -39,6 +39,9 @@ public struct VerificationError: Error, Hashable, Sendable, CustomStringConverti
         /// The data carries no signature to verify: a verifyReceipt response, a decoded payload
         /// outside any JWS, or a normalized receipt.
         public static let unsigned = Self(rawValue: "unsigned")
+        /// A signature's timestamp is further from the verification instant than the tolerance
+        /// allows (a Stripe webhook delivery replayed later, or a clock far off).
+        public static let outsideTolerance = Self(rawValue: "outside-tolerance")
         /// This build of entitle cannot verify signatures: it was built without the
         /// `SystemCrypto` trait, or the platform has no system cryptography entitle uses.
         public static let unavailable = Self(rawValue: "unavailable")

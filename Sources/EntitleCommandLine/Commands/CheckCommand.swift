@@ -36,7 +36,7 @@ enum CheckCommand {
         name: "check", summary: "evaluate receipts against catalogs and print entitlements",
         synopses: [
             SharedOptions.evaluating(.required(SharedOptions.receipt), store: true) + [.optional(SharedOptions.token), .optional(format)]
-                + DiagnosticsOption.synopsis + [VerifyOption.synopsis],
+                + DiagnosticsOption.synopsis + [VerifyOption.synopsis, StripeSignatureOption.synopsis],
             SharedOptions.evaluating(.required(customers), store: true) + [
                 .optional(format), .optional(fields), .optional(compact), .optional(SharedOptions.jobs), VerifyOption.synopsis,
             ],
@@ -60,7 +60,7 @@ enum CheckCommand {
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let output = try arguments.value(format) ?? .text
-        let options = try EvaluationInputs.Options(arguments, environment: environment)
+        var options = try EvaluationInputs.Options(arguments, environment: environment)
         if arguments.contains(customers) {
             let environments = arguments.texts(SharedOptions.environment)
             var parts: Entitlements.JSONParts = []
@@ -76,6 +76,7 @@ enum CheckCommand {
             return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)
         }
 
+        options.stripe = try StripeSignatureOption.parse(arguments, at: options.at)
         let store = try arguments.value(SharedOptions.store)
         return EvaluationInputs.run(
             arguments, options, json: output == .json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate

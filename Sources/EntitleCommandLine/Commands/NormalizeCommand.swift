@@ -16,7 +16,7 @@ enum NormalizeCommand {
         name: "normalize", summary: "read a store's receipt data and print the normalized receipt",
         synopses: [
             [
-                .optional(from), .optional(app), .optional(SharedOptions.token), VerifyOption.synopsis,
+                .optional(from), .optional(app), .optional(SharedOptions.token), VerifyOption.synopsis, StripeSignatureOption.synopsis,
                 .argument(
                     "FILE",
                     help: """
@@ -29,8 +29,8 @@ enum NormalizeCommand {
         ],
         discussion: """
             Prints the normalized receipt (schemas/receipt.schema.json) on standard output and what could not be mapped on
-            standard error. Apple's signatures are verified only with --verify; Stripe's and Play's data carries none entitle
-            checks and is read as given.
+            standard error. Apple's signatures are verified only with --verify, a Stripe webhook delivery's only with
+            --stripe-secret and --stripe-signature; Play's data carries none entitle checks and is read as given.
             """,
         run: run)
 
@@ -39,14 +39,22 @@ enum NormalizeCommand {
         let format = try arguments.value(from)
         // A payload without `signedDate` verifies now, as Apple's library verifies it.
         let verify = try VerifyOption.parse(arguments, unsignedAt: environment.now())
+        let stripe = try StripeSignatureOption.parse(arguments, at: environment.now())
         let app = try arguments.value(Self.app)
         let token = try arguments.value(SharedOptions.token)
         let path = arguments.positional[0]
         let name = path == "-" ? "<stdin>" : path
         do {
             let data = try ReceiptFiles.read(path, standardInput: environment.readStandardInput)
-            if token != nil, (format ?? AppleImport.detect(data).flatMap { if case .imported(let read) = $0 { read } else { nil } }) != .play {
+            let detected = format ?? AppleImport.detect(data).flatMap { if case .imported(let read) = $0 { read } else { nil } }
+            if token != nil, detected != .play {
                 throw UsageError(message: "`--token` is for Google Play data")
+            }
+            if let stripe {
+                guard detected == .stripe else {
+                    throw UsageError(message: "\(StripeSignatureOption.signature.quoted) verifies Stripe's data, and `\(name)` is not Stripe's")
+                }
+                try stripe.check(data, name: name)
             }
             let imported =
                 try verify.map { verify throws(ReceiptError) in
@@ -55,7 +63,7 @@ enum NormalizeCommand {
                 ?? (token != nil
                     ? StoreImport.unverifiedReceipt(fromPlay: data, name: name, app: app, token: token)
                     : AppleImport.unverifiedReceipt(from: data, name: name, format: format, app: app))
-            var errorText = verify == nil ? StoreImport.notice(for: imported.format) + "\n" : ""
+            var errorText = verify == nil && stripe == nil ? StoreImport.notice(for: imported.format) + "\n" : ""
             for warning in imported.warnings { errorText += "\(name): warning: \(warning)\n" }
             // What each notification says about itself: what a service deduplicates and reacts on.
             for notification in imported.notifications {

@@ -51,14 +51,16 @@ struct EvaluationInputs {
         var receipts: [ParsedReceipt] = []
         var receiptErrors: [Diagnostic] = []
         var unverified: Set<ReceiptFormat> = []
+        var stripeVerified = false
         let compiled = compilation.compiledCatalogs
         for path in arguments.texts(SharedOptions.receipt) {
             do {
                 for loaded in try ReceiptFiles.load(
                     path, app: appOption, defaultApp: { store in Self.onlyApp(of: compiled, selling: store) }, token: options.token,
-                    verify: verify, standardInput: environment.readStandardInput)
+                    verify: verify, stripe: options.stripe, standardInput: environment.readStandardInput)
                 {
                     receipts.append(loaded.receipt)
+                    if loaded.stripeVerified { stripeVerified = true }
                     if let format = loaded.unverified { unverified.insert(format) }
                     for warning in loaded.warnings { errorText += "\(path == "-" ? "<stdin>" : path): warning: \(warning)\n" }
                 }
@@ -77,6 +79,9 @@ struct EvaluationInputs {
         }
         guard receiptErrors.isEmpty else {
             return failed(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
+        }
+        if options.stripe != nil, !stripeVerified {
+            return failed([], "\(StripeSignatureOption.signature.quoted) verifies Stripe's data, and no receipt is Stripe's", exitCode: CommandOutput.misuse)
         }
         // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
         guard let portfolio = compilation.portfolio(evaluating: app, missingSources: !unreadable.isEmpty) else {
@@ -202,6 +207,8 @@ extension EvaluationInputs {
         var storefront: String?
         /// The purchase token of Play resources read alone, `--token`.
         var token: String?
+        /// `--stripe-secret` and `--stripe-signature`, for the commands that declare them (`check`).
+        var stripe: StripeSignatureOption?
 
         init(_ arguments: ParsedArguments, environment: CommandEnvironment) throws(UsageError) {
             diagnostics = try DiagnosticsOption(arguments)

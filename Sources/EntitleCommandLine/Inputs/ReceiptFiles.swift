@@ -9,6 +9,8 @@ enum ReceiptFiles {
         var receipt: ParsedReceipt
         var unverified: ReceiptFormat?
         var warnings: [ImportWarning]
+        /// Whether it is Stripe's data whose webhook signature verified (`--stripe-signature`).
+        var stripeVerified = false
     }
 
     /// The notes to print for data read without verification, one per kind, Apple's first.
@@ -92,7 +94,7 @@ enum ReceiptFiles {
     ///     never do): the portfolio's one app, or its one app selling in that store.
     static func load(
         _ path: String, app: String? = nil, defaultApp: (Store) -> String? = { _ in nil }, token: String? = nil,
-        verify: VerifyOption? = nil, standardInput: () -> [UInt8]
+        verify: VerifyOption? = nil, stripe: StripeSignatureOption? = nil, standardInput: () -> [UInt8]
     ) throws(ReceiptError) -> [Loaded] {
         let name = path == "-" ? "<stdin>" : path
         let data = try read(path, standardInput: standardInput)
@@ -104,7 +106,7 @@ enum ReceiptFiles {
         {
             return try ReceiptDecoder.parseList(data, name: name).map { Loaded(receipt: $0, unverified: nil, warnings: []) }
         }
-        return [try decode(data, name: name, app: app, defaultApp: defaultApp, token: token, verify: verify)]
+        return [try decode(data, name: name, app: app, defaultApp: defaultApp, token: token, verify: verify, stripe: stripe)]
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
@@ -116,7 +118,7 @@ enum ReceiptFiles {
     /// then `nil`); Stripe's and Play's, which carry no signature entitle checks, are read as given.
     static func decode(
         _ data: Data, name: String, format: ReceiptFormat? = nil, app given: String? = nil, defaultApp: (Store) -> String? = { _ in nil },
-        token: String? = nil, verify: VerifyOption? = nil
+        token: String? = nil, verify: VerifyOption? = nil, stripe: StripeSignatureOption? = nil
     ) throws(ReceiptError) -> Loaded {
         var format = format
         // The data is read once: a normalized receipt by the decoder alone; anything else into the
@@ -144,6 +146,12 @@ enum ReceiptFiles {
         if let verify, format?.store == .appStore {
             let imported = try verify.receipt(data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
+        }
+        // A Stripe webhook delivery: its body must verify before anything is read from it.
+        if let stripe, format == .stripe {
+            try stripe.check(data, name: name)
+            let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
+            return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings, stripeVerified: true)
         }
         let imported =
             format == .play

@@ -10,8 +10,8 @@ private typealias T = Fixtures
 /// refused; then evaluated against the reference evaluator, in any order.
 @Suite("Stripe and Play import")
 struct StoreImportTests {
-    static let catalog = T.catalog(
-        """
+    static let catalog = T.catalog(catalogJSON)
+    static let catalogJSON = """
         { "app": "com.ex.multi", "features": { "pro": "Pro", "sync": "Sync" }, "currencies": { "coins": "Coins" },
           "legal": { "auto-renewable-subscription": "Renews." },
           "stores": { "stripe": { "manage": "https://billing.example.com/portal" } },
@@ -23,7 +23,7 @@ struct StoreImportTests {
               "duration": "P1Y", "grants": ["pro", "sync"] },
             { "id": "coins_10", "store": "play", "type": "consumable", "name": "10 coins", "credits": { "coins": 10 } }
           ] }
-        """)
+        """
 
     static func unix(_ text: String) -> Int64 { T.instant(text).millisecondsSince1970 / 1_000 }
 
@@ -489,6 +489,51 @@ struct StoreImportTests {
             #"{"app": "com.ex.multi", "store": "stripe", "transactions": [{"productId": "prod_Pro", "transactionId": "1", "purchaseDate": "2026-01-01T00:00:00Z", "linkedPurchaseToken": "x"}]}"#
         let refused = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(stripe.utf8)) }
         #expect(refused.code == .keyNotAllowed && refused.path == "transactions[0].linkedPurchaseToken", "\(refused)")
+    }
+
+    @Test("an installment plan is a commitment, payment k of n; pending cancellation renews until the payments are made")
+    func installments() throws {
+        func record(remaining: Int, pending: Bool = false) -> String {
+            Self.playRecord("ACTIVE", expiry: "2026-05-10T08:00:00Z").replacingOccurrences(
+                of: #""autoRenewingPlan": { "autoRenewEnabled": true }"#,
+                with: #""autoRenewingPlan": { "autoRenewEnabled": true, "installmentDetails": { "initialCommittedPaymentsCount": 12, "# +
+                    #""remainingCommittedPaymentsCount": \#(remaining)\#(pending ? #", "pendingCancellation": {}"# : "") } }"#)
+        }
+        let third = try Self.play(record(remaining: 9)).receipt
+        #expect(
+            third.transactions[0].commitment
+                == Transaction.Commitment(period: 3, periods: 12, endsAt: T.instant("2027-02-10T08:00:00Z")), "the 3rd of 12 payments, 9 months after this one")
+        #expect(third.renewals[0].willRenew == true)
+        let status = Self.evaluate(third, at: "2026-04-20T00:00:00Z").product("play:pro:yearly")
+        #expect(status?.commitment?.periods == 12 && status?.commitment?.period == 3, "\(String(describing: status))")
+        #expect(try Self.play(record(remaining: 9, pending: true)).receipt.renewals[0].willRenew == true, "committed: it renews")
+        let last = try Self.play(record(remaining: 0, pending: true)).receipt
+        #expect(last.renewals[0].willRenew == false && last.transactions[0].commitment?.endsAt == T.instant("2026-05-10T08:00:00Z"))
+        for (bad, key) in [(record(remaining: 12), "remainingCommittedPaymentsCount"), (record(remaining: -1), "remainingCommittedPaymentsCount")] {
+            let error = Self.failure(bad, .play)
+            #expect(error?.path.hasSuffix("installmentDetails.\(key)") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a deferred replacement is the chain's renewsTo; a resubscription from outside the app ends the expired purchase it names")
+    func deferredAndOutOfApp() throws {
+        let deferred = try Self.play(
+            Self.playRecord("ACTIVE").replacingOccurrences(
+                of: #""offerDetails": { "basePlanId": "yearly" }"#,
+                with: #""offerDetails": { "basePlanId": "yearly" }, "deferredItemReplacement": { "productId": "pro_plus" }"#))
+        #expect(deferred.receipt.renewals[0].renewsTo == "pro_plus:yearly")
+        #expect(deferred.warnings.map(\.message) == ["a deferred change to `pro_plus` names no base plan: read as `pro_plus:yearly`, the current item's"])
+        let resubscribed = try Self.play(
+            Self.playRecord("ACTIVE", token: "tok-2", start: "2026-06-01T00:00:00Z", expiry: "2027-06-01T00:00:00Z",
+                extra: #", "outOfAppPurchaseContext": { "expiredPurchaseToken": "tok-1" }"#)
+                .replacingOccurrences(of: "GPA.1111-2222-3333-44444..0", with: "GPA.5555-2222-3333-44444..0"))
+        #expect(resubscribed.receipt.transactions[0].linkedPurchaseToken == "tok-1")
+        // The old purchase's own record, fetched before it expired, still says it runs to 2026-08; the resubscription ends it.
+        let old = try Self.play(Self.playRecord("ACTIVE", expiry: "2026-08-01T00:00:00Z")).receipt
+        let result = Self.evaluate(Receipt(app: "com.ex.multi", transactions: old.transactions + resubscribed.receipt.transactions, renewals: old.renewals + resubscribed.receipt.renewals, store: .play), at: "2026-07-01T00:00:00Z")
+        #expect(result.product("play:pro:yearly")?.until == T.instant("2027-06-01T00:00:00Z"))
+        let apart = StoresTests.evaluate([old, resubscribed.receipt], at: "2026-07-01T00:00:00Z", storefront: "USA", catalog: Self.catalog)
+        #expect(apart.product("play:pro:yearly")?.until == T.instant("2027-06-01T00:00:00Z"))
     }
 
     /// A one-time purchase of three packs of `coins_10`: a v1 ProductPurchase in a record.
