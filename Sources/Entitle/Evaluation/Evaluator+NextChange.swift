@@ -232,6 +232,8 @@ extension Evaluator {
                     add((entry.purchase, false, false))  // perhaps a first `other-account` warning
                 } else if catalog.rules[Int(entry.product)].ignores(record) {
                     add((entry.purchase, true, false))  // one more not-family-shareable warning
+                } else if pending, entry.cancellation <= entry.purchase, record.flags & TransactionRecord.unacknowledged != 0 {
+                    add((entry.purchase, true, false))  // cancelled before it is bought: read as bought, and warned about
                 } else if counts, record.flags & TransactionRecord.unacknowledged != 0 {
                     add((entry.purchase, true, false))  // an `unacknowledged` warning from its purchase on
                 } else if consumable {
@@ -259,6 +261,14 @@ extension Evaluator {
                         add((ends, false, true))
                     }
                 }
+            }
+            // A pending purchase is read as bought once it is cancelled: an unacknowledged one is
+            // warned about from then on.
+            if pending, entry.purchase <= at, entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation,
+                record.flags & TransactionRecord.unacknowledged != 0, entry.product >= 0, !otherAccount,
+                !catalog.rules[Int(entry.product)].ignores(record)
+            {
+                add((entry.cancellation, true, false))
             }
             if entry.cancellation > at, entry.cancellation != TransactionRecord.noCancellation, entry.cancellation >= entry.purchase {
                 // A consumable's credits go (those a partial refund takes); anything else may or may not change.

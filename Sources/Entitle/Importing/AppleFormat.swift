@@ -49,17 +49,46 @@ public struct ImportedReceipt: Sendable {
     /// What each App Store Server Notification read says about itself, in the order read: its
     /// type, subtype, UUID and signing date, for deduplicating retries and reacting to a refund.
     public var notifications: [NotificationInfo]
+    /// The purchases Google Play's real-time developer notifications named without their state
+    /// (a notification says only that a purchase changed): the service fetches each from the
+    /// Android Publisher API and reads the record (``StoreImport/unverifiedReceipt(fromPlay:name:app:token:)``).
+    public var toFetch: [PurchaseToFetch]
 
     /// An imported receipt.
-    public init(receipt: Receipt, format: ReceiptFormat, warnings: [ImportWarning], notifications: [NotificationInfo] = []) {
+    public init(
+        receipt: Receipt, format: ReceiptFormat, warnings: [ImportWarning], notifications: [NotificationInfo] = [], toFetch: [PurchaseToFetch] = []
+    ) {
         self.receipt = receipt
         self.format = format
         self.warnings = warnings
         self.notifications = notifications
+        self.toFetch = toFetch
     }
 }
 
-/// What an App Store Server Notification (version 2) says about itself.
+/// A Play purchase a notification named, to fetch: `purchases.subscriptionsv2.get` for a
+/// subscription, `purchases.productsv2.getproductpurchasev2` (or v1 `purchases.products.get`) for a
+/// one-time product, by its token.
+public struct PurchaseToFetch: Hashable, Sendable, Codable {
+    /// The purchase token.
+    public var token: String
+    /// Whether it is a subscription's (else a one-time product's).
+    public var subscription: Bool
+    /// The product the notification names (a v1 `subscriptionId` or `sku`), when it does.
+    public var productId: String?
+
+    /// A purchase to fetch.
+    public init(token: String, subscription: Bool, productId: String? = nil) {
+        self.token = token
+        self.subscription = subscription
+        self.productId = productId
+    }
+}
+
+/// What a store's notification says about itself: an App Store Server Notification (version 2),
+/// or a Google Play real-time developer notification (its kind as `type`, its `notificationType`
+/// by name as `subtype`, the Pub/Sub push's `messageId` as `uuid`, its `eventTimeMillis` as
+/// `signedDate`).
 public struct NotificationInfo: Hashable, Sendable, Codable {
     /// `notificationType`: `SUBSCRIBED`, `DID_RENEW`, `REFUND`, `CONSUMPTION_REQUEST`, ...
     public var type: String

@@ -1,7 +1,10 @@
+import Foundation
+
 /// Google Play's purchase data (the Android Publisher API), read into a normalized receipt of
 /// store `play`: SubscriptionPurchaseV2, ProductPurchaseV2 and ProductPurchase resources, the
 /// record a service keeps of one (the resource with its token, package and the time it was
-/// fetched), VoidedPurchase lists and voided-purchase notifications, and arrays of them.
+/// fetched), VoidedPurchase lists, real-time developer notifications (pushed or decoded: noted,
+/// with the purchases they name to fetch), and arrays of them.
 ///
 /// The record (what the Play APIs leave a service to keep, since a resource names neither its
 /// token nor its app):
@@ -55,6 +58,10 @@ struct PlayMapper {
     var undated: [(id: String, path: String)] = []
     /// One-time purchases by token: a void may name the token alone.
     var purchaseTokens: [String: String] = [:]
+    /// What each real-time developer notification read says about itself.
+    var notifications: [NotificationInfo] = []
+    /// The purchases notifications name without their resource: the service fetches them.
+    var toFetch: [PurchaseToFetch] = []
 
     struct Voided {
         var token: String?
@@ -69,7 +76,15 @@ struct PlayMapper {
         var token: String?
         var productId: String?
         var observed: Instant?
+        /// The Pub/Sub `messageId` of the push the notification came in.
+        var messageId: String?
     }
+
+    /// The members of a `DeveloperNotification` that each name one kind of notification.
+    static let notificationKinds = [
+        "subscriptionNotification", "oneTimeProductNotification", "voidedPurchaseNotification", "pendingRefundReviewNotification",
+        "testNotification",
+    ]
 
     /// The `kind`s of Play's resources entitle reads.
     static let kinds: Set<String> = [
@@ -89,7 +104,9 @@ struct PlayMapper {
                 "subscriptionState",
                 "productLineItem", "voidedTimeMillis",
             ]
-            .contains { root[$0] != nil } || (root["purchaseTimeMillis"] != nil && root["purchaseState"] != nil)
+            .contains { root[$0] != nil } || notificationKinds.contains { root[$0] != nil }
+                || (root["purchaseTimeMillis"] != nil && root["purchaseState"] != nil)
+                || (root["message"]?["data"] != nil && root["message"]?["messageId"] != nil)
         default: return false
         }
     }
@@ -108,6 +125,10 @@ struct PlayMapper {
             return
         }
         guard node.isObject else { throw ImportFailure(offset: node.offset, message: "expected a Play purchase (an object)", path: path) }
+        if let message = node["message"], let data = message["data"] {
+            try push(message, data: data, path: join("message"), record: record, depth: depth)
+            return
+        }
         if let package = node["packageName"] {
             guard case .string(let name) = package.value, !name.isEmpty else {
                 throw ImportFailure(offset: package.offset, message: "`packageName` is not a package name", path: join("packageName"))
@@ -125,6 +146,10 @@ struct PlayMapper {
             } else {
                 record.observed = try Self.milliseconds(observed, "observedAt", path: join("observedAt"))
             }
+        }
+        let resource = ["subscriptionPurchase", "productPurchase", "purchase"].contains { node[$0] != nil }
+        if let kind = Self.notificationKinds.first(where: { node[$0] != nil }) {
+            try notification(node, kind: kind, path: path, record: record, withResource: resource)
         }
         if let purchase = node["subscriptionPurchase"] {
             try subscription(purchase, path: join("subscriptionPurchase"), record: record)
@@ -152,15 +177,92 @@ struct PlayMapper {
             try product(node, path: path, record: record)
         } else if node["voidedTimeMillis"] != nil {
             try voided(node, path: path)
-        } else if node["subscriptionNotification"] != nil || node["oneTimeProductNotification"] != nil {
-            throw ImportFailure(
-                offset: node.offset, message: "a Play notification says only that a purchase changed", path: path,
-                help: "fetch the purchase for its token and give the record: the notification with `subscriptionPurchase` or `productPurchase`")
+        } else if Self.notificationKinds.contains(where: { node[$0] != nil }) {
+            // A notification alone: noted, with the purchase to fetch when it names one.
         } else {
             throw ImportFailure(
                 offset: node.offset, message: "not a Play purchase", path: path,
                 help: "entitle reads SubscriptionPurchaseV2, ProductPurchaseV2, ProductPurchase and VoidedPurchase resources, and records of them")
         }
+    }
+
+    // MARK: Real-time developer notifications
+
+    /// A Pub/Sub push (`{"message": {"data": <base64>, "messageId": ...}, "subscription": ...}`):
+    /// its `DeveloperNotification`, decoded, read as a notification of the push's `messageId`.
+    /// A problem inside the decoded notification is located at `data`, the path saying where in it.
+    mutating func push(_ message: JSONNode, data: JSONNode, path: String, record: Record, depth: Int) throws(ImportFailure) {
+        guard case .string(let text) = data.value, let bytes = Base64.decode(Data(text.utf8), skippingWhitespace: true) else {
+            throw ImportFailure(offset: data.offset, message: "a Pub/Sub message's `data` is not base64", path: path + ".data")
+        }
+        let inner: JSONNode
+        do {
+            inner = try JSONDocument.parse(Data(bytes), limits: AppleImport.jsonLimits).root
+        } catch {
+            throw ImportFailure(
+                offset: data.offset, message: "a Pub/Sub message's `data` is not a JSON DeveloperNotification", path: path + ".data",
+                help: "Play's real-time developer notifications carry one DeveloperNotification, base64-encoded")
+        }
+        guard Self.notificationKinds.contains(where: { inner[$0] != nil }) else {
+            throw ImportFailure(
+                offset: data.offset, message: "a Pub/Sub message whose `data` is not a Play developer notification", path: path + ".data",
+                help: "a DeveloperNotification names one of \(Self.notificationKinds.map { "`\($0)`" }.joined(separator: ", "))")
+        }
+        var record = record
+        record.messageId = message["messageId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+        do throws(ImportFailure) {
+            try map(inner, path: path + ".data (decoded)", record: record, depth: depth + 1)
+        } catch {
+            throw ImportFailure(offset: data.offset, message: error.message, path: error.path, help: error.help)
+        }
+    }
+
+    /// The names of a subscription notification's `notificationType`s.
+    static let subscriptionTypes: [Int64: String] = [
+        1: "SUBSCRIPTION_RECOVERED", 2: "SUBSCRIPTION_RENEWED", 3: "SUBSCRIPTION_CANCELED", 4: "SUBSCRIPTION_PURCHASED",
+        5: "SUBSCRIPTION_ON_HOLD", 6: "SUBSCRIPTION_IN_GRACE_PERIOD", 7: "SUBSCRIPTION_RESTARTED", 8: "SUBSCRIPTION_PRICE_CHANGE_CONFIRMED",
+        9: "SUBSCRIPTION_DEFERRED", 10: "SUBSCRIPTION_PAUSED", 11: "SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED", 12: "SUBSCRIPTION_REVOKED",
+        13: "SUBSCRIPTION_EXPIRED", 20: "SUBSCRIPTION_PENDING_PURCHASE_CANCELED",
+    ]
+    /// The names of a one-time product notification's `notificationType`s.
+    static let oneTimeTypes: [Int64: String] = [1: "ONE_TIME_PRODUCT_PURCHASED", 2: "ONE_TIME_PRODUCT_CANCELED"]
+
+    /// Notes a developer notification: its kind and type, the push's `messageId` (the same for
+    /// each redelivery, so a history keeps it once) and `eventTimeMillis`; and, for a
+    /// subscription or one-time product notification that comes without its resource, the
+    /// purchase to fetch.
+    mutating func notification(_ node: JSONNode, kind: String, path: String, record: Record, withResource: Bool) throws(ImportFailure) {
+        let body = node[kind]!
+        func type(_ names: [Int64: String], _ what: String) -> String? {
+            guard let value = body["notificationType"] else { return nil }
+            guard let number = value.lenientInteger else { return value.lenientString }
+            return names[number] ?? "\(what)_\(number)"
+        }
+        let info: NotificationInfo
+        switch kind {
+        case "subscriptionNotification":
+            info = NotificationInfo(type: "SUBSCRIPTION_NOTIFICATION", subtype: type(Self.subscriptionTypes, "SUBSCRIPTION_NOTIFICATION"))
+        case "oneTimeProductNotification":
+            info = NotificationInfo(type: "ONE_TIME_PRODUCT_NOTIFICATION", subtype: type(Self.oneTimeTypes, "ONE_TIME_PRODUCT_NOTIFICATION"))
+        case "voidedPurchaseNotification":
+            let refund = body["refundType"]?.lenientInteger
+            info = NotificationInfo(
+                type: "VOIDED_PURCHASE_NOTIFICATION",
+                subtype: refund == 1 ? "REFUND_TYPE_FULL_REFUND" : refund == 2 ? "REFUND_TYPE_QUANTITY_BASED_PARTIAL_REFUND" : nil)
+        case "pendingRefundReviewNotification": info = NotificationInfo(type: "PENDING_REFUND_REVIEW_NOTIFICATION")
+        default: info = NotificationInfo(type: "TEST_NOTIFICATION")
+        }
+        var noted = info
+        noted.uuid = record.messageId
+        noted.signedDate = record.observed
+        notifications.append(noted)
+        guard !withResource, kind == "subscriptionNotification" || kind == "oneTimeProductNotification" else { return }
+        guard let token = body["purchaseToken"]?.lenientString, !token.isEmpty else {
+            throw ImportFailure(offset: body.offset, message: "a \(kind) without its `purchaseToken`", path: path.isEmpty ? kind : "\(path).\(kind)")
+        }
+        let product = (body["subscriptionId"] ?? body["sku"])?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+        let fetch = PurchaseToFetch(token: token, subscription: kind == "subscriptionNotification", productId: product)
+        if !toFetch.contains(fetch) { toFetch.append(fetch) }
     }
 
     // MARK: Subscriptions

@@ -90,16 +90,18 @@ public enum StoreImport {
             Receipt(
                 app: app, transactions: Transaction.mergingCopies(mapper.transactions), renewals: mapper.renewals,
                 environment: mapper.environment, store: .play, revocations: mapper.revocations),
-            format: .play, warnings: mapper.warnings, name: name)
+            format: .play, warnings: mapper.warnings, name: name, notifications: mapper.notifications, toFetch: mapper.toFetch)
     }
 
-    private static func finished(_ receipt: Receipt, format: ReceiptFormat, warnings: [ImportWarning], name: String) throws(ReceiptError)
-        -> ImportedReceipt
-    {
+    private static func finished(
+        _ receipt: Receipt, format: ReceiptFormat, warnings: [ImportWarning], name: String, notifications: [NotificationInfo] = [],
+        toFetch: [PurchaseToFetch] = []
+    ) throws(ReceiptError) -> ImportedReceipt {
         var warnings = warnings
-        if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.revocations.isEmpty {
+        if receipt.transactions.isEmpty, receipt.renewals.isEmpty, receipt.revocations.isEmpty, notifications.isEmpty {
             warnings.append(ImportWarning(path: "", message: "the data carries no purchase"))
         }
-        return try AppleImport.checked(ImportedReceipt(receipt: receipt, format: format, warnings: warnings), name: name)
+        return try AppleImport.checked(
+            ImportedReceipt(receipt: receipt, format: format, warnings: warnings, notifications: notifications, toFetch: toFetch), name: name)
     }
 }

@@ -73,6 +73,11 @@ enum NormalizeCommand {
                 ].compactMap { $0 }
                 errorText += "\(name): notification \(notification.type)\(parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))\n"
             }
+            // What Play's notifications name without its state: the service fetches it.
+            for purchase in imported.toFetch {
+                let kind = purchase.subscription ? "subscription" : "one-time purchase"
+                errorText += "\(name): fetch \(kind) \(purchase.token)\(purchase.productId.map { " (\($0))" } ?? ""): the notification carries no purchase state\n"
+            }
             return CommandOutput(standardOutput: imported.receipt.json, standardError: errorText)
         } catch let error as ReceiptError {
             return CommandOutput(exitCode: CommandOutput.invalidInput, standardError: error.description + "\n")

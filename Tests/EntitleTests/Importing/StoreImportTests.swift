@@ -536,6 +536,55 @@ struct StoreImportTests {
         #expect(apart.product("play:pro:yearly")?.until == T.instant("2027-06-01T00:00:00Z"))
     }
 
+    /// A Pub/Sub push around a DeveloperNotification, as Play delivers it.
+    static func push(_ notification: String, messageId: String = "136969346945") -> String {
+        let data = Data(notification.utf8).base64EncodedString()
+        return #"{ "message": { "attributes": {}, "data": "\#(data)", "messageId": "\#(messageId)" }, "subscription": "projects/p/subscriptions/s" }"#
+    }
+
+    @Test("real-time developer notifications, pushed or decoded: their kind, type, messageId and time noted, the purchases to fetch listed")
+    func developerNotifications() throws {
+        let renewed = #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 2, "purchaseToken": "tok-1", "subscriptionId": "pro" } }"#
+        let pushed = try Self.play(Self.push(renewed))
+        #expect(
+            pushed.notifications == [
+                NotificationInfo(
+                    type: "SUBSCRIPTION_NOTIFICATION", subtype: "SUBSCRIPTION_RENEWED", uuid: "136969346945", signedDate: T.instant("2026-03-01T00:00:00Z"))
+            ])
+        #expect(pushed.toFetch == [PurchaseToFetch(token: "tok-1", subscription: true, productId: "pro")])
+        #expect(pushed.receipt.app == "com.ex.multi" && pushed.receipt.transactions.isEmpty)
+        #expect(!pushed.warnings.contains { $0.message == "the data carries no purchase" })
+        // Pub/Sub redelivers: a history keeps one notification of one messageId, and says nothing was new.
+        var history = CustomerHistory()
+        #expect(try history.add(pushed))
+        #expect(try !history.add(try Self.play(Self.push(renewed))))
+        #expect(try history.add(try Self.play(Self.push(renewed, messageId: "2"))))
+        // Each kind.
+        let kinds: [(String, String, String?)] = [
+            (#""oneTimeProductNotification": { "notificationType": 1, "purchaseToken": "tok-c", "sku": "coins_10" }"#, "ONE_TIME_PRODUCT_NOTIFICATION", "ONE_TIME_PRODUCT_PURCHASED"),
+            (#""subscriptionNotification": { "notificationType": 99, "purchaseToken": "tok-1" }"#, "SUBSCRIPTION_NOTIFICATION", "SUBSCRIPTION_NOTIFICATION_99"),
+            (#""voidedPurchaseNotification": { "purchaseToken": "tok-c", "orderId": "GPA.9", "productType": 2, "refundType": 1 }"#, "VOIDED_PURCHASE_NOTIFICATION", "REFUND_TYPE_FULL_REFUND"),
+            (#""pendingRefundReviewNotification": { "purchaseToken": "tok-c" }"#, "PENDING_REFUND_REVIEW_NOTIFICATION", nil),
+            (#""testNotification": { "version": "1.0" }"#, "TEST_NOTIFICATION", nil),
+        ]
+        for (member, type, subtype) in kinds {
+            let imported = try Self.play(Self.push(#"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", \#(member) }"#))
+            #expect(imported.notifications.map(\.type) == [type] && imported.notifications.first?.subtype == subtype, "\(member)")
+        }
+        let voided = try Self.play(Self.push(#"{ "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", \#(kinds[2].0) }"#))
+        #expect(voided.receipt.revocations == [Revocation(transactionId: "GPA.9", date: T.instant("2026-03-01T00:00:00Z"))], "a void pushed is a fact")
+        #expect(voided.toFetch.isEmpty)
+        // A record (the notification with the purchase fetched) names nothing to fetch.
+        #expect(try Self.play(Self.playRecord("ACTIVE", extra: "").replacingOccurrences(of: #""subscriptionPurchase""#, with: #""subscriptionNotification": { "notificationType": 2, "purchaseToken": "tok-1" }, "subscriptionPurchase""#)).toFetch.isEmpty)
+        // Damaged pushes: located at `data`.
+        let bad = Self.failure(#"{ "message": { "data": "%%%", "messageId": "1" } }"#, .play)
+        #expect(bad?.message == "a Pub/Sub message's `data` is not base64" && bad?.path == "message.data", "\(String(describing: bad))")
+        let notJSON = Self.failure(#"{ "message": { "data": "\#(Data("nope".utf8).base64EncodedString())", "messageId": "1" } }"#, .play)
+        #expect(notJSON?.message == "a Pub/Sub message's `data` is not a JSON DeveloperNotification")
+        let inner = Self.failure(Self.push(#"{ "packageName": "com.ex.multi", "eventTimeMillis": "-5", "testNotification": {} }"#), .play)
+        #expect(inner?.path.hasPrefix("message.data (decoded).eventTimeMillis") == true && inner?.location?.line == 1, "\(String(describing: inner))")
+    }
+
     /// A one-time purchase of three packs of `coins_10`: a v1 ProductPurchase in a record.
     static let coinsRecord = """
         { "packageName": "com.ex.multi", "purchaseToken": "tok-coins", "productId": "coins_10",
@@ -610,7 +659,7 @@ struct StoreImportTests {
         #expect(tooMany?.path == "[1].voidedPurchases[0].voidedQuantity", "\(String(describing: tooMany))")
     }
 
-    @Test("what Play data is refused, located: another package, several packages, no package, bad times, bare notifications")
+    @Test("what Play data is refused, located: another package, several packages, no package, bad times, a notification naming no token")
     func playRefusals() throws {
         let other = Self.failure(Self.playRecord("ACTIVE"), .play, app: "com.ex.other")
         #expect(other?.message == "the data is for app `com.ex.multi`, not `com.ex.other`")
@@ -627,10 +676,13 @@ struct StoreImportTests {
         #expect(badTime?.path == "subscriptionPurchase.lineItems[0].expiryTime")
         let noBasePlan = Self.failure(Self.playRecord("ACTIVE").replacingOccurrences(of: #""basePlanId": "yearly""#, with: #""offerId": "x""#), .play)
         #expect(noBasePlan?.message == "a line item without `offerDetails.basePlanId`")
-        let notification = Self.failure(
-            #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 4, "purchaseToken": "t", "subscriptionId": "pro" }, "kind": "androidpublisher#subscriptionPurchaseV2" }"#,
-            .play)
-        #expect(notification?.message == "a Play notification says only that a purchase changed")
+        // A notification alone is read: it names the purchase to fetch (see `developerNotifications`).
+        let notification = try Self.play(
+            #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 4, "purchaseToken": "t", "subscriptionId": "pro" }, "kind": "androidpublisher#subscriptionPurchaseV2" }"#)
+        #expect(notification.toFetch == [PurchaseToFetch(token: "t", subscription: true, productId: "pro")])
+        let tokenless = Self.failure(
+            #"{ "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "oneTimeProductNotification": { "notificationType": 1, "sku": "coins_10" } }"#, .play)
+        #expect(tokenless?.message == "a oneTimeProductNotification without its `purchaseToken`", "\(String(describing: tokenless))")
         let negative = Self.failure(
             Self.coinsRecord.replacingOccurrences(of: "\(T.instant("2026-03-01T00:00:00Z").millisecondsSince1970)", with: "-1"), .play)
         #expect(negative?.message == "`purchaseTimeMillis` -1 is negative" && negative?.path == "productPurchase.purchaseTimeMillis")

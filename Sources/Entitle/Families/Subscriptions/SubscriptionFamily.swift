@@ -36,7 +36,8 @@ extension Evaluator {
     /// renewal info each time it asks): every field it states is the chain's value already, and
     /// it names one of the accounts evaluated, so from its signing date on nothing changes.
     fileprivate static func repeats(_ copy: Snapshot, of resolved: ResolvedRenewal, receipts: [ParsedReceipt], accounts: [Options.Account]) -> Bool {
-        guard resolved.latestRank != nil else { return false }
+        // A chain whose entries disagree at `at` is warned about until a later entry stands alone.
+        guard resolved.latestRank != nil, !resolved.conflicting else { return false }
         let receipt = receipts[Int(copy.receipt)]
         let record = receipt.renewals[Int(copy.index)]
         // Another account's entry changes no field, but its warning starts at its signing.
