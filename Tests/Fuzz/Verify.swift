@@ -72,7 +72,8 @@ func fuzzStripeSignature(_ data: Data) {
     let secret = "whsec_fuzz_secret"
     for tolerance: Int64 in [0, 300, Int64.max] {
         do {
-            try StripeWebhook.verify(payload: payload, signature: header, secret: secret, at: Instant(millisecondsSince1970: 1_772_323_200_000), tolerance: tolerance)
+            try StripeWebhook.verify(
+                payload: payload, signature: header, secret: secret, at: Instant(millisecondsSince1970: 1_772_323_200_000), tolerance: tolerance)
         } catch {
             guard !error.description.contains(secret) else { fatalError("invariant: the Stripe secret appears in an error") }
             consume(error.description)

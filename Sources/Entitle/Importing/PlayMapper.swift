@@ -552,7 +552,8 @@ struct PlayMapper {
         var sources: [Voided] = []
         for void in voids {
             let target: String
-            if let order = void.order, !order.isEmpty, RevocationFacts.purchase(of: order, in: ids) != nil || purchaseTokens[void.token ?? ""] == nil {
+            if let order = void.order, !order.isEmpty, RevocationFacts.purchase(of: order, in: ids) != nil || purchaseTokens[void.token ?? ""] == nil
+            {
                 target = order
             } else if let token = void.token, !token.isEmpty {
                 target = purchaseTokens[token] ?? token
@@ -564,7 +565,9 @@ struct PlayMapper {
                 warnings.append(
                     ImportWarning(
                         path: void.path,
-                        message: "voids an earlier order of the subscription (`\(Diagnostic.excerpt(target))`), not in the data: its current period stands"))
+                        message:
+                            "voids an earlier order of the subscription (`\(Diagnostic.excerpt(target))`), not in the data: its current period stands"
+                    ))
             }
             named[target] = ()
             sources.append(void)

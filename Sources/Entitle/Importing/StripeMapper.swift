@@ -346,7 +346,9 @@ struct StripeMapper {
                     offset: refund.offset, message: "a refund that names neither its payment intent nor its Charge", path: refund.path,
                     help: "give the Refund with its `payment_intent`, or together with its Charge")
             }
-            let paid = (refund.charge.flatMap { charges[$0]?.amount } ?? purchases[intent]?.total).map { min(max($0, 0), ReceiptLimits.maxRefundAmount) }
+            let paid = (refund.charge.flatMap { charges[$0]?.amount } ?? purchases[intent]?.total).map {
+                min(max($0, 0), ReceiptLimits.maxRefundAmount)
+            }
             let amount = min(refund.amount, ReceiptLimits.maxRefundAmount)
             var fact = Revocation(
                 transactionId: intent, date: refund.date, amount: refund.cumulative ? nil : amount,

@@ -153,7 +153,8 @@ extension Receipt {
             if let quantity = revocation.voidedQuantity, !(1...ReceiptLimits.maxQuantity).contains(quantity) {
                 return (path + ".voidedQuantity", "`voidedQuantity` must be a whole number from 1 to \(ReceiptLimits.maxQuantity), found \(quantity)")
             }
-            for (key, value) in [("amount", revocation.amount), ("amountRefunded", revocation.amountRefunded), ("amountPaid", revocation.amountPaid)] {
+            for (key, value) in [("amount", revocation.amount), ("amountRefunded", revocation.amountRefunded), ("amountPaid", revocation.amountPaid)]
+            {
                 if let value, !(0...ReceiptLimits.maxRefundAmount).contains(value) {
                     return ("\(path).\(key)", "an amount must be a whole number from 0 to 10^15 (the currency's smallest unit), found \(value)")
                 }

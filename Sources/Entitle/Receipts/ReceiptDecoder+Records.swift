@@ -265,9 +265,11 @@ extension ReceiptDecoder {
         guard let date else { throw missing("date", in: "revocation", at: start, path: path()) }
         if kinds.count > 1 {
             throw Failure(
-                offset: kinds[1].offset, message: "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`, not `\(kinds[0].key)` and `\(kinds[1].key)`",
+                offset: kinds[1].offset,
+                message: "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`, not `\(kinds[0].key)` and `\(kinds[1].key)`",
                 code: .badValue, path: path("." + kinds[1].key),
-                help: "Play voids units (`voidedQuantity`); a Stripe refund gives its `amount`, a Charge everything refunded so far (`amountRefunded`)")
+                help:
+                    "Play voids units (`voidedQuantity`); a Stripe refund gives its `amount`, a Charge everything refunded so far (`amountRefunded`)")
         }
         if let paidOffset, revocation.amount == nil, revocation.amountRefunded == nil {
             throw Failure(

@@ -59,7 +59,8 @@ public enum StripeWebhook {
                     + (when.isInRange && !overflow ? " (\(when.rfc3339))" : "")
                     + " is more than \(tolerance) s from \(at.rfc3339)",
                 path: "t",
-                help: "a delivery is verified when it arrives; one replayed later is refused (give the instant it was received, or a larger tolerance)")
+                help:
+                    "a delivery is verified when it arrives; one replayed later is refused (give the instant it was received, or a larger tolerance)")
         }
         guard SystemCrypto.isAvailable else { throw VerificationError.unavailableError }
         let signed = Array(parsed.timestampText.utf8) + [UInt8(ascii: ".")] + [UInt8](payload)
@@ -137,7 +138,8 @@ public enum StripeWebhook {
             }
         }
         guard timestamps.count == 1, let text = timestamps.first else {
-            throw malformed(timestamps.isEmpty ? "the header has no timestamp (`t=`)" : "the header has \(timestamps.count) timestamps (`t=`)", path: "t")
+            throw malformed(
+                timestamps.isEmpty ? "the header has no timestamp (`t=`)" : "the header has \(timestamps.count) timestamps (`t=`)", path: "t")
         }
         guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let timestamp = Int64(text) else {
             throw malformed("the timestamp `t=\(Diagnostic.excerpt(text))` is not Unix seconds", path: "t")

@@ -76,7 +76,8 @@ enum NormalizeCommand {
             // What Play's notifications name without its state: the service fetches it.
             for purchase in imported.toFetch {
                 let kind = purchase.subscription ? "subscription" : "one-time purchase"
-                errorText += "\(name): fetch \(kind) \(purchase.token)\(purchase.productId.map { " (\($0))" } ?? ""): the notification carries no purchase state\n"
+                errorText +=
+                    "\(name): fetch \(kind) \(purchase.token)\(purchase.productId.map { " (\($0))" } ?? ""): the notification carries no purchase state\n"
             }
             return CommandOutput(standardOutput: imported.receipt.json, standardError: errorText)
         } catch let error as ReceiptError {

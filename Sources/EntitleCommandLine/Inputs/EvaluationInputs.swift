@@ -81,7 +81,8 @@ struct EvaluationInputs {
             return failed(receiptErrors, "\(receiptErrors.count) receipt\(receiptErrors.count == 1 ? "" : "s") rejected")
         }
         if options.stripe != nil, !stripeVerified {
-            return failed([], "\(StripeSignatureOption.signature.quoted) verifies Stripe's data, and no receipt is Stripe's", exitCode: CommandOutput.misuse)
+            return failed(
+                [], "\(StripeSignatureOption.signature.quoted) verifies Stripe's data, and no receipt is Stripe's", exitCode: CommandOutput.misuse)
         }
         // Evaluate when the app's catalog (and those it refers to) compiled, whatever else failed.
         guard let portfolio = compilation.portfolio(evaluating: app, missingSources: !unreadable.isEmpty) else {

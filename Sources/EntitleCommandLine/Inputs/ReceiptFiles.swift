@@ -150,7 +150,8 @@ enum ReceiptFiles {
         // A Stripe webhook delivery: its body must verify before anything is read from it.
         if let stripe, format == .stripe {
             try stripe.check(data, name: name)
-            let imported = try AppleImport.unverifiedReceipt(from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
+            let imported = try AppleImport.unverifiedReceipt(
+                from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings, stripeVerified: true)
         }
         let imported =

@@ -55,7 +55,8 @@ struct RevocationFactsTests {
         #expect(result.warnings.map { $0.code } == ["unmatched-revocation"])
         #expect(result.warnings.first?.message.contains("`GPA.404`") == true && result.warnings.first?.message.contains("Google Play") == true)
         // Another store's purchase of that id is not it: a void is a fact of its store.
-        let appStore = Receipt(app: Self.app, transactions: [StoresTests.subscription("pro.monthly", "GPA.1", from: "2026-01-01T00:00:00Z", to: "2026-12-01T00:00:00Z")])
+        let appStore = Receipt(
+            app: Self.app, transactions: [StoresTests.subscription("pro.monthly", "GPA.1", from: "2026-01-01T00:00:00Z", to: "2026-12-01T00:00:00Z")])
         let crossed = StoresTests.evaluate([appStore, Self.playVoid], at: "2026-03-01T00:00:00Z")
         #expect(crossed.feature("pro")?.enabled == true && crossed.warnings.map { $0.code } == ["unmatched-revocation"])
     }
@@ -88,7 +89,8 @@ struct RevocationFactsTests {
         }
         // Without any amount paid known, a refund takes back the whole purchase.
         let unknown = Receipt(
-            app: Self.app, store: .stripe, revocations: [Revocation(transactionId: "pi_1", date: T.instant("2026-03-05T00:00:00Z"), amount: 500, id: "re_1")])
+            app: Self.app, store: .stripe,
+            revocations: [Revocation(transactionId: "pi_1", date: T.instant("2026-03-05T00:00:00Z"), amount: 500, id: "re_1")])
         #expect(checkedEvaluation(catalog, [Self.coins, unknown], at: "2026-03-06T00:00:00Z").balance(of: "coins") == 0)
         // A Charge's running total stands for the refunds when larger.
         let total = Receipt(
@@ -130,22 +132,41 @@ struct RevocationFactsTests {
         // Each half alone reads; the history that would hold both refuses the second, and stays as it was.
         var history = CustomerHistory()
         let purchase = Receipt(
-            app: Self.app, transactions: [Transaction(productId: "coins_10", transactionId: "GPA.2", purchaseDate: T.instant("2026-03-01T00:00:00Z"), quantity: 2)],
+            app: Self.app,
+            transactions: [Transaction(productId: "coins_10", transactionId: "GPA.2", purchaseDate: T.instant("2026-03-01T00:00:00Z"), quantity: 2)],
             store: .play)
         try history.add(purchase)
-        try history.add(Receipt(app: Self.app, store: .play, revocations: [Revocation(transactionId: "GPA.2", date: T.instant("2026-03-02T00:00:00Z"), voidedQuantity: 1)]))
+        try history.add(
+            Receipt(
+                app: Self.app, store: .play,
+                revocations: [Revocation(transactionId: "GPA.2", date: T.instant("2026-03-02T00:00:00Z"), voidedQuantity: 1)]))
         let kept = history.json
         let refused = try #require(throws: ReceiptError.self) {
-            try history.add(Receipt(app: Self.app, store: .play, revocations: [Revocation(transactionId: "GPA.2", date: T.instant("2026-03-03T00:00:00Z"), voidedQuantity: 2)]))
+            try history.add(
+                Receipt(
+                    app: Self.app, store: .play,
+                    revocations: [Revocation(transactionId: "GPA.2", date: T.instant("2026-03-03T00:00:00Z"), voidedQuantity: 2)]))
         }
         #expect(refused.message.hasPrefix("the history cannot keep this data: voids 3 of purchase `GPA.2`"), "\(refused)")
         #expect(history.json == kept)
         // A revocation's own values are checked where read.
         for (fact, message) in [
-            (#"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "voidedQuantity": 0 }"#, "`voidedQuantity` must be a whole number from 1 to 1000, found 0"),
-            (#"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amount": 5, "voidedQuantity": 1 }"#, "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`, not `amount` and `voidedQuantity`"),
-            (#"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amountPaid": 5 }"#, "`amountPaid` is the share's base: it goes with `amount` or `amountRefunded`"),
-            (#"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amount": -1 }"#, "an amount must be a whole number from 0 to 10^15 (the currency's smallest unit), found -1"),
+            (
+                #"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "voidedQuantity": 0 }"#,
+                "`voidedQuantity` must be a whole number from 1 to 1000, found 0"
+            ),
+            (
+                #"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amount": 5, "voidedQuantity": 1 }"#,
+                "a revocation gives one of `voidedQuantity`, `amount` and `amountRefunded`, not `amount` and `voidedQuantity`"
+            ),
+            (
+                #"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amountPaid": 5 }"#,
+                "`amountPaid` is the share's base: it goes with `amount` or `amountRefunded`"
+            ),
+            (
+                #"{ "transactionId": "x", "date": "2026-03-02T00:00:00Z", "amount": -1 }"#,
+                "an amount must be a whole number from 0 to 10^15 (the currency's smallest unit), found -1"
+            ),
             (#"{ "date": "2026-03-02T00:00:00Z" }"#, "missing"),
         ] {
             let receipt = #"{ "app": "com.ex.multi", "store": "stripe", "revocations": [ \#(fact) ] }"#

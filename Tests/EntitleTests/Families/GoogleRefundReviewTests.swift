@@ -28,7 +28,8 @@ struct GoogleRefundReviewTests {
         Receipt(
             app: "com.ex.multi",
             transactions: [
-                Transaction(productId: "coins_10", transactionId: "GPA.1", purchaseDate: T.instant("2026-03-01T00:00:00Z"), quantity: 2, account: "acct-1"),
+                Transaction(
+                    productId: "coins_10", transactionId: "GPA.1", purchaseDate: T.instant("2026-03-01T00:00:00Z"), quantity: 2, account: "acct-1"),
                 Transaction(productId: "coins_10", transactionId: "GPA.2", purchaseDate: T.instant("2026-03-02T00:00:00Z"), account: "acct-1"),
                 Transaction(productId: "gems", transactionId: "GPA.3", purchaseDate: T.instant("2026-03-02T00:00:00Z")),
             ], store: .play),
@@ -83,12 +84,15 @@ struct GoogleRefundReviewTests {
             Transaction(productId: "coins_10", transactionId: "GPA.9", purchaseDate: T.instant("2026-01-01T00:00:00Z"), quantity: 1000)
         ]
         receipts[1].consumptions = (0..<1_005).map {
-            Consumption(id: String(format: "c%04d", $0), currency: "coins", amount: 1, date: Instant(millisecondsSince1970: T.instant("2026-02-01T00:00:00Z").millisecondsSince1970 + Int64($0) * 1_000))
+            Consumption(
+                id: String(format: "c%04d", $0), currency: "coins", amount: 1,
+                date: Instant(millisecondsSince1970: T.instant("2026-02-01T00:00:00Z").millisecondsSince1970 + Int64($0) * 1_000))
         }
         let reply = try Self.reply("GPA.9", receipts: receipts)
         #expect(reply.usage.count == 1_005 && reply.usageLeftOut == 5)
         let body = try #require(reply.googleJSON(pendingRefundToken: "t"))
-        let events = try #require((try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["consumptionUsageEvents"] as? [[String: Any]])
+        let events = try #require(
+            (try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["consumptionUsageEvents"] as? [[String: Any]])
         #expect(events.count == 1_000 && events.first?["consumptionItemDescription"] as? String == "c0005")
         #expect(reply.json(pendingRefundToken: "t").contains("\"usageLeftOut\": 5"))
         #expect(reply.text.contains("(the latest 1000 sent, 5 left out)"), "\(reply.text)")
@@ -97,7 +101,8 @@ struct GoogleRefundReviewTests {
     @Test("a Stripe purchase has no consumption question: an error saying so")
     func stripeHasNone() {
         let web = Receipt(
-            app: "com.ex.multi", transactions: [Transaction(productId: "prod_Coins", transactionId: "pi_1", purchaseDate: T.instant("2026-03-01T00:00:00Z"))],
+            app: "com.ex.multi",
+            transactions: [Transaction(productId: "prod_Coins", transactionId: "pi_1", purchaseDate: T.instant("2026-03-01T00:00:00Z"))],
             store: .stripe)
         let error = #expect(throws: ConsumptionReplyError.self) {
             try Self.catalog.consumptionReply(transactionId: "pi_1", receipts: [web], at: T.instant("2026-03-06T00:00:00Z"), consented: true)

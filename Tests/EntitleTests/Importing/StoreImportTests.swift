@@ -496,13 +496,14 @@ struct StoreImportTests {
         func record(remaining: Int, pending: Bool = false) -> String {
             Self.playRecord("ACTIVE", expiry: "2026-05-10T08:00:00Z").replacingOccurrences(
                 of: #""autoRenewingPlan": { "autoRenewEnabled": true }"#,
-                with: #""autoRenewingPlan": { "autoRenewEnabled": true, "installmentDetails": { "initialCommittedPaymentsCount": 12, "# +
-                    #""remainingCommittedPaymentsCount": \#(remaining)\#(pending ? #", "pendingCancellation": {}"# : "") } }"#)
+                with: #""autoRenewingPlan": { "autoRenewEnabled": true, "installmentDetails": { "initialCommittedPaymentsCount": 12, "#
+                    + #""remainingCommittedPaymentsCount": \#(remaining)\#(pending ? #", "pendingCancellation": {}"# : "") } }"#)
         }
         let third = try Self.play(record(remaining: 9)).receipt
         #expect(
             third.transactions[0].commitment
-                == Transaction.Commitment(period: 3, periods: 12, endsAt: T.instant("2027-02-10T08:00:00Z")), "the 3rd of 12 payments, 9 months after this one")
+                == Transaction.Commitment(period: 3, periods: 12, endsAt: T.instant("2027-02-10T08:00:00Z")),
+            "the 3rd of 12 payments, 9 months after this one")
         #expect(third.renewals[0].willRenew == true)
         let status = Self.evaluate(third, at: "2026-04-20T00:00:00Z").product("play:pro:yearly")
         #expect(status?.commitment?.periods == 12 && status?.commitment?.period == 3, "\(String(describing: status))")
@@ -522,15 +523,21 @@ struct StoreImportTests {
                 of: #""offerDetails": { "basePlanId": "yearly" }"#,
                 with: #""offerDetails": { "basePlanId": "yearly" }, "deferredItemReplacement": { "productId": "pro_plus" }"#))
         #expect(deferred.receipt.renewals[0].renewsTo == "pro_plus:yearly")
-        #expect(deferred.warnings.map(\.message) == ["a deferred change to `pro_plus` names no base plan: read as `pro_plus:yearly`, the current item's"])
+        #expect(
+            deferred.warnings.map(\.message) == ["a deferred change to `pro_plus` names no base plan: read as `pro_plus:yearly`, the current item's"])
         let resubscribed = try Self.play(
-            Self.playRecord("ACTIVE", token: "tok-2", start: "2026-06-01T00:00:00Z", expiry: "2027-06-01T00:00:00Z",
-                extra: #", "outOfAppPurchaseContext": { "expiredPurchaseToken": "tok-1" }"#)
-                .replacingOccurrences(of: "GPA.1111-2222-3333-44444..0", with: "GPA.5555-2222-3333-44444..0"))
+            Self.playRecord(
+                "ACTIVE", token: "tok-2", start: "2026-06-01T00:00:00Z", expiry: "2027-06-01T00:00:00Z",
+                extra: #", "outOfAppPurchaseContext": { "expiredPurchaseToken": "tok-1" }"#
+            )
+            .replacingOccurrences(of: "GPA.1111-2222-3333-44444..0", with: "GPA.5555-2222-3333-44444..0"))
         #expect(resubscribed.receipt.transactions[0].linkedPurchaseToken == "tok-1")
         // The old purchase's own record, fetched before it expired, still says it runs to 2026-08; the resubscription ends it.
         let old = try Self.play(Self.playRecord("ACTIVE", expiry: "2026-08-01T00:00:00Z")).receipt
-        let result = Self.evaluate(Receipt(app: "com.ex.multi", transactions: old.transactions + resubscribed.receipt.transactions, renewals: old.renewals + resubscribed.receipt.renewals, store: .play), at: "2026-07-01T00:00:00Z")
+        let result = Self.evaluate(
+            Receipt(
+                app: "com.ex.multi", transactions: old.transactions + resubscribed.receipt.transactions,
+                renewals: old.renewals + resubscribed.receipt.renewals, store: .play), at: "2026-07-01T00:00:00Z")
         #expect(result.product("play:pro:yearly")?.until == T.instant("2027-06-01T00:00:00Z"))
         let apart = StoresTests.evaluate([old, resubscribed.receipt], at: "2026-07-01T00:00:00Z", storefront: "USA", catalog: Self.catalog)
         #expect(apart.product("play:pro:yearly")?.until == T.instant("2027-06-01T00:00:00Z"))
@@ -544,12 +551,14 @@ struct StoreImportTests {
 
     @Test("real-time developer notifications, pushed or decoded: their kind, type, messageId and time noted, the purchases to fetch listed")
     func developerNotifications() throws {
-        let renewed = #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 2, "purchaseToken": "tok-1", "subscriptionId": "pro" } }"#
+        let renewed =
+            #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 2, "purchaseToken": "tok-1", "subscriptionId": "pro" } }"#
         let pushed = try Self.play(Self.push(renewed))
         #expect(
             pushed.notifications == [
                 NotificationInfo(
-                    type: "SUBSCRIPTION_NOTIFICATION", subtype: "SUBSCRIPTION_RENEWED", uuid: "136969346945", signedDate: T.instant("2026-03-01T00:00:00Z"))
+                    type: "SUBSCRIPTION_NOTIFICATION", subtype: "SUBSCRIPTION_RENEWED", uuid: "136969346945",
+                    signedDate: T.instant("2026-03-01T00:00:00Z"))
             ])
         #expect(pushed.toFetch == [PurchaseToFetch(token: "tok-1", subscription: true, productId: "pro")])
         #expect(pushed.receipt.app == "com.ex.multi" && pushed.receipt.transactions.isEmpty)
@@ -561,21 +570,37 @@ struct StoreImportTests {
         #expect(try history.add(try Self.play(Self.push(renewed, messageId: "2"))))
         // Each kind.
         let kinds: [(String, String, String?)] = [
-            (#""oneTimeProductNotification": { "notificationType": 1, "purchaseToken": "tok-c", "sku": "coins_10" }"#, "ONE_TIME_PRODUCT_NOTIFICATION", "ONE_TIME_PRODUCT_PURCHASED"),
-            (#""subscriptionNotification": { "notificationType": 99, "purchaseToken": "tok-1" }"#, "SUBSCRIPTION_NOTIFICATION", "SUBSCRIPTION_NOTIFICATION_99"),
-            (#""voidedPurchaseNotification": { "purchaseToken": "tok-c", "orderId": "GPA.9", "productType": 2, "refundType": 1 }"#, "VOIDED_PURCHASE_NOTIFICATION", "REFUND_TYPE_FULL_REFUND"),
+            (
+                #""oneTimeProductNotification": { "notificationType": 1, "purchaseToken": "tok-c", "sku": "coins_10" }"#,
+                "ONE_TIME_PRODUCT_NOTIFICATION", "ONE_TIME_PRODUCT_PURCHASED"
+            ),
+            (
+                #""subscriptionNotification": { "notificationType": 99, "purchaseToken": "tok-1" }"#, "SUBSCRIPTION_NOTIFICATION",
+                "SUBSCRIPTION_NOTIFICATION_99"
+            ),
+            (
+                #""voidedPurchaseNotification": { "purchaseToken": "tok-c", "orderId": "GPA.9", "productType": 2, "refundType": 1 }"#,
+                "VOIDED_PURCHASE_NOTIFICATION", "REFUND_TYPE_FULL_REFUND"
+            ),
             (#""pendingRefundReviewNotification": { "purchaseToken": "tok-c" }"#, "PENDING_REFUND_REVIEW_NOTIFICATION", nil),
             (#""testNotification": { "version": "1.0" }"#, "TEST_NOTIFICATION", nil),
         ]
         for (member, type, subtype) in kinds {
-            let imported = try Self.play(Self.push(#"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", \#(member) }"#))
+            let imported = try Self.play(
+                Self.push(#"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", \#(member) }"#))
             #expect(imported.notifications.map(\.type) == [type] && imported.notifications.first?.subtype == subtype, "\(member)")
         }
         let voided = try Self.play(Self.push(#"{ "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", \#(kinds[2].0) }"#))
-        #expect(voided.receipt.revocations == [Revocation(transactionId: "GPA.9", date: T.instant("2026-03-01T00:00:00Z"))], "a void pushed is a fact")
+        #expect(
+            voided.receipt.revocations == [Revocation(transactionId: "GPA.9", date: T.instant("2026-03-01T00:00:00Z"))], "a void pushed is a fact")
         #expect(voided.toFetch.isEmpty)
         // A record (the notification with the purchase fetched) names nothing to fetch.
-        #expect(try Self.play(Self.playRecord("ACTIVE", extra: "").replacingOccurrences(of: #""subscriptionPurchase""#, with: #""subscriptionNotification": { "notificationType": 2, "purchaseToken": "tok-1" }, "subscriptionPurchase""#)).toFetch.isEmpty)
+        #expect(
+            try Self.play(
+                Self.playRecord("ACTIVE", extra: "").replacingOccurrences(
+                    of: #""subscriptionPurchase""#,
+                    with: #""subscriptionNotification": { "notificationType": 2, "purchaseToken": "tok-1" }, "subscriptionPurchase""#)
+            ).toFetch.isEmpty)
         // Damaged pushes: located at `data`.
         let bad = Self.failure(#"{ "message": { "data": "%%%", "messageId": "1" } }"#, .play)
         #expect(bad?.message == "a Pub/Sub message's `data` is not base64" && bad?.path == "message.data", "\(String(describing: bad))")
@@ -678,10 +703,12 @@ struct StoreImportTests {
         #expect(noBasePlan?.message == "a line item without `offerDetails.basePlanId`")
         // A notification alone is read: it names the purchase to fetch (see `developerNotifications`).
         let notification = try Self.play(
-            #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 4, "purchaseToken": "t", "subscriptionId": "pro" }, "kind": "androidpublisher#subscriptionPurchaseV2" }"#)
+            #"{ "version": "1.0", "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "subscriptionNotification": { "version": "1.0", "notificationType": 4, "purchaseToken": "t", "subscriptionId": "pro" }, "kind": "androidpublisher#subscriptionPurchaseV2" }"#
+        )
         #expect(notification.toFetch == [PurchaseToFetch(token: "t", subscription: true, productId: "pro")])
         let tokenless = Self.failure(
-            #"{ "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "oneTimeProductNotification": { "notificationType": 1, "sku": "coins_10" } }"#, .play)
+            #"{ "packageName": "com.ex.multi", "eventTimeMillis": "1772323200000", "oneTimeProductNotification": { "notificationType": 1, "sku": "coins_10" } }"#,
+            .play)
         #expect(tokenless?.message == "a oneTimeProductNotification without its `purchaseToken`", "\(String(describing: tokenless))")
         let negative = Self.failure(
             Self.coinsRecord.replacingOccurrences(of: "\(T.instant("2026-03-01T00:00:00Z").millisecondsSince1970)", with: "-1"), .play)

@@ -177,8 +177,10 @@ struct StripeWebhookVerificationTests {
             let wrong = folder.appendingPathComponent("wrong")
             try Data("whsec_other".utf8).write(to: wrong)
             let refused = CLITests.run(
-                ["check", "--catalog", catalog.path, "--receipt", body.path, "--at", "2026-03-01T00:04:00Z", "--stripe-secret", wrong.path,
-                 "--stripe-signature", Self.eventHeader])
+                [
+                    "check", "--catalog", catalog.path, "--receipt", body.path, "--at", "2026-03-01T00:04:00Z", "--stripe-secret", wrong.path,
+                    "--stripe-signature", Self.eventHeader,
+                ])
             #expect(refused.exitCode == 1 && refused.standardError.contains("bad-signature"), "\(refused.standardError)")
             #expect(refused.standardError.contains("delivery.json:1:1"), "located at the file: \(refused.standardError)")
             // The options verify Stripe's data: without any, they are misuse.
@@ -194,7 +196,8 @@ struct StripeWebhookVerificationTests {
         func unavailable() {
             #expect(Self.failure("t=\(Self.t),v1=\(Self.signed)")?.code == .unavailable)
             let output = CLITests.run(["normalize", "--stripe-secret", "secret", "--stripe-signature", "t=1,v1=00", "x.json"])
-            #expect(output.exitCode == 2 && output.standardError.contains("needs entitle built with the `SystemCrypto` trait"), "\(output.standardError)")
+            #expect(
+                output.exitCode == 2 && output.standardError.contains("needs entitle built with the `SystemCrypto` trait"), "\(output.standardError)")
         }
     #endif
 }

@@ -57,7 +57,9 @@ extension ConsumptionReply {
         guard product.store == .appStore || product.store == .play else {
             throw ConsumptionReplyError(
                 message: "`\(transactionId)` is a purchase of \(product.store.phrase), which asks no consumption question",
-                help: "the App Store's consumption request and Google Play's refund review are answered; \(product.store.phrase) refunds without asking")
+                help:
+                    "the App Store's consumption request and Google Play's refund review are answered; \(product.store.phrase) refunds without asking"
+            )
         }
         // Delivered: it counted at the instant. An upgraded period was delivered until the upgrade.
         let delivered = transaction.counted || transaction.exclusion == .upgraded

@@ -214,7 +214,11 @@ enum RevocationFacts {
         guard fits else { return }
         // In the order of the copies' ids and dates, so the receipts built are the same whatever
         // order the dictionary gave.
-        for (receipt, transaction) in added.sorted(by: { ($0.transaction.transactionId, $0.transaction.signedDate ?? .earliest, $0.receipt) < ($1.transaction.transactionId, $1.transaction.signedDate ?? .earliest, $1.receipt) }) {
+        for (receipt, transaction) in added.sorted(by: {
+            ($0.transaction.transactionId, $0.transaction.signedDate ?? .earliest, $0.receipt) < (
+                $1.transaction.transactionId, $1.transaction.signedDate ?? .earliest, $1.receipt
+            )
+        }) {
             values[receipt]!.transactions.append(transaction)
             changed.insert(receipt)
         }
