@@ -99,8 +99,9 @@ public struct ConsumptionReply: Hashable, Sendable {
         public var id: String
         /// When it was spent.
         public var date: Instant
-        /// The currency, and how much of it.
+        /// The currency spent.
         public var currency: String
+        /// How much of it.
         public var amount: Int64
     }
 
