@@ -5,7 +5,7 @@
 /// Such a fact names a purchase and may arrive before it, after it, in another file or in another
 /// ``CustomerHistory/add(_:)-(Receipt)``: it is kept in the receipt it came in
 /// (``Receipt/revocations``), and evaluation applies it to the customer's purchase it names,
-/// whichever receipt of the app and store holds that purchase (``RevocationFacts``). One that names
+/// whichever receipt of the app and store holds that purchase (<doc:Receipts>, "Refunds and voids"). One that names
 /// no purchase of the customer changes nothing and is warned about (`unmatched-revocation`).
 ///
 /// In a normalized receipt:
