@@ -72,7 +72,9 @@ extension ConsumptionReply {
         } else {
             switch product.type {
             case .consumable:
-                (percentage, consumption, charges, usage) = Self.consumed(transaction, of: product, in: explanation)
+                // Only Google's review lists the consumptions charged to the purchase.
+                (percentage, consumption, charges, usage) = Self.consumed(
+                    transaction, of: product, in: explanation, listingUsage: product.store == .play)
             case .autoRenewableSubscription, .nonRenewingSubscription:
                 let span =
                     product.type == .autoRenewableSubscription
@@ -100,7 +102,7 @@ extension ConsumptionReply {
             app: catalog.app, at: explanation.at, transactionId: transactionId, productId: product.key,
             reason: !answered ? .noConsent : delivered ? .delivered : .notDelivered, body: answered ? body : nil,
             consumption: consumption, charges: charges, store: product.store, usage: usage,
-            account: Self.account(of: transaction, receipts: receipts))
+            account: product.store == .play ? Self.account(of: transaction, receipts: receipts) : nil)
     }
 
     /// The account the transaction names (Play's and Stripe's `account`), from the receipt it is in.
@@ -170,7 +172,7 @@ extension ConsumptionReply {
     /// charged to the purchases crediting that currency in the order bought (first bought, first
     /// spent; ties by transaction id), and this purchase's part is its share of what it credits.
     private static func consumed(
-        _ transaction: TransactionExplanation, of product: CatalogProduct, in explanation: Explanation
+        _ transaction: TransactionExplanation, of product: CatalogProduct, in explanation: Explanation, listingUsage: Bool
     ) -> (Int, String, [Charge], [Usage]) {
         var credited: Int64 = 0
         var charged: Int64 = 0
@@ -189,9 +191,7 @@ extension ConsumptionReply {
             var left = balance.spent.reduce(Int64(0)) { saturating($0, plus: $1.amount) }
             // Spent in time order (ties by id), each credit of the purchases in the order bought:
             // the consumptions whose credits came from this purchase are its usage.
-            let spent = balance.spent.sorted {
-                $0.date != $1.date ? $0.date < $1.date : Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8))
-            }
+            let spent = listingUsage ? balance.spent.sorted(by: Self.spentFirst) : []
             var start: Int64 = 0
             var own: [(start: Int64, end: Int64)] = []
             for purchase in purchases {
@@ -223,11 +223,16 @@ extension ConsumptionReply {
         let percentage = credited > 0 ? thousandths(charged, of: credited) : 0
         var seen = Set<String>()
         let currencies = credits.map(\.currency).filter { seen.insert($0).inserted }.joined(separator: ", ")
-        usage.sort { $0.date != $1.date ? $0.date < $1.date : Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8)) }
+        usage.sort { $0.date != $1.date ? $0.date < $1.date : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
         return (
             percentage, "\(charged) of \(credited) \(currencies) it credits spent (\(percent(percentage))), purchases charged in the order bought",
             charges, usage
         )
+    }
+
+    /// Consumptions in the order they are charged: by date, then id bytes.
+    private static func spentFirst(_ a: BalanceExplanation.Spending, _ b: BalanceExplanation.Spending) -> Bool {
+        a.date != b.date ? a.date < b.date : a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
     }
 
     /// The share of `start..<end` elapsed at `at`, from 0 to 100%.
