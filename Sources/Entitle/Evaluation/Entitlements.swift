@@ -200,7 +200,7 @@ public struct Entitlements: Sendable {
         return ProductStatus(
             id: product.id, type: product.type, state: state,
             until: covering ? outcome.flatMap { Self.instant($0.until) } : nil,
-            startsAt: state == .scheduled ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
+            startsAt: state == .scheduled || state == .preordered ? outcome.map { Instant(millisecondsSince1970: $0.startsAt) } : nil,
             willRenew: outcome.flatMap { $0.willRenew == 2 ? nil : $0.willRenew == 1 },
             renewsTo: outcome?.renewsTo,
             commitment: outcome?.commitment.map {

@@ -87,6 +87,8 @@ enum TransactionExclusion: Equatable {
     case noExpiry
     /// Bought but not paid yet.
     case pending
+    /// A pre-order whose product is not released yet.
+    case preordered
 }
 
 /// The copies of one transaction id among the app's receipts, and which one stands for it at
@@ -147,6 +149,8 @@ enum StateDecision {
     case paused(until: Int64)
     /// Its only purchases known are pending (not paid yet), the first bought at `since`.
     case pending(since: Int64)
+    /// Pre-ordered and not released yet: released at `release`.
+    case preordered(release: Int64)
     /// Every counted purchase of the pass starts after the instant, the first at `start`.
     case scheduled(start: Int64)
     /// Its latest transaction was cancelled.

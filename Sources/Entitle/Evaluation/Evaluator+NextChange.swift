@@ -164,9 +164,17 @@ extension Evaluator {
             }
         }
         // Only facts dated after `at` matter: without any, nothing below has work to do.
+        /// A pre-order's release and a prepaid plan's top-up instant, when later than `at`
+        /// (`Int64.min` when not).
+        func laterTerms(_ entry: Entry) -> (release: Int64, topUp: Int64) {
+            guard entry.record.terms >= 0 else { return (.min, .min) }
+            let terms = receipts[Int(entry.receipt)].terms[Int(entry.record.terms)]
+            return (terms.release > at ? terms.release : .min, terms.topUpAfter > at ? terms.topUpAfter : .min)
+        }
         let hasFutureEntry = entries.contains {
             $0.purchase > at || ($0.cancellation > at && $0.cancellation != TransactionRecord.noCancellation)
                 || (!$0.record.items.isEmpty && $0.product >= 0 && catalog.rules[Int($0.product)].hasItems)
+                || ($0.record.terms >= 0 && laterTerms($0) != (.min, .min))
         }
         // Per product with an outcome (by its place in `core.outcomes`): its two earliest purchases
         // and, for trials, the start of the trial as known at `at` (the earliest original purchase
@@ -225,7 +233,14 @@ extension Evaluator {
             let counts =
                 entry.product >= 0 && !entry.isUpgraded && !catalog.rules[Int(entry.product)].ignores(record) && !otherAccount && !pending
             let consumable = entry.product >= 0 && catalog.rules[Int(entry.product)].type == .consumable
-            if entry.purchase > at {
+            // A pre-order counts from its release, a prepaid plan's offer changes at its top-up
+            // instant: evaluating there says what changes.
+            let later = laterTerms(entry)
+            if later.release != .min { add((later.release, false, false)) }
+            if later.topUp != .min { add((later.topUp, false, false)) }
+            if entry.purchase > at, entry.record.terms >= 0, release(of: record, in: receipts[Int(entry.receipt)]) > entry.purchase {
+                add((entry.purchase, false, false))  // a pre-order becomes known: `preordered`, perhaps
+            } else if entry.purchase > at {
                 if entry.product < 0 {
                     add((entry.purchase, true, false))  // one more unknown-product transaction
                 } else if otherAccount {
@@ -337,6 +352,8 @@ extension Evaluator {
         }
         if a.introUsed != b.introUsed, shown(a.introUsed) != shown(b.introUsed) { return .different }
         if a.boughtInGroups != b.boughtInGroups { return .different }
+        // A prepaid plan's offer reads whether its top-up instant has passed.
+        if zip(a.outcomes, b.outcomes).contains(where: { ($0.topUpAfter > atA) != ($1.topUpAfter > atB) }) { return .unsure }
         return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
     }
 

@@ -64,6 +64,9 @@ struct ProductOutcome: Sendable, Equatable {
     var renewalPrice: Price?
     /// When the offer its latest counted transaction was bought with ends; `Int64.min` when none.
     var offerEndsAt: Int64 = .min
+    /// For a Play prepaid plan that covers: the latest instant after which its counted purchases
+    /// may be topped up (``Transaction/topUpAfter``); `Int64.min` when none says.
+    var topUpAfter: Int64 = .min
 }
 
 extension ProductOutcome {
@@ -73,7 +76,7 @@ extension ProductOutcome {
             commitment == other.commitment, renewalPrice == other.renewalPrice, offerEndsAt == other.offerEndsAt
         else { return false }
         if state.covers && until != other.until { return false }
-        return (state != .scheduled && state != .paused) || startsAt == other.startsAt
+        return (state != .scheduled && state != .paused && state != .preordered) || startsAt == other.startsAt
     }
 }
 

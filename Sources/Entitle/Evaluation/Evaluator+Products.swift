@@ -124,7 +124,8 @@ extension Evaluator {
 extension Evaluation {
     mutating func product(
         entries: ArraySlice<Entry>, renewals: RenewalFacts, graceCursor: inout Int, passes: [(product: Int32, span: CoverageSpan)],
-        passCursor: inout Int, spans: inout [CoverageSpan], lapses: inout [GroupLapse], pendingSince: Int64? = nil
+        passCursor: inout Int, spans: inout [CoverageSpan], lapses: inout [GroupLapse], pendingSince: Int64? = nil,
+        releasedAt: Int64? = nil
     ) -> ProductOutcome {
         let productIndex = entries.first!.product
         let rule = catalog.rules[Int(productIndex)]
@@ -255,6 +256,11 @@ extension Evaluation {
                 }.map(\.entry)
                 decision = paid ? .active(end: coveringEnd, transactions: run) : .gracePeriod(end: coveringEnd)
             }
+        } else if let release = releasedAt {
+            // Pre-ordered and nothing covering: `preordered` until the release.
+            outcome.state = .preordered
+            outcome.startsAt = release
+            decision = .preordered(release: release)
         } else if let since = pendingSince {
             // A purchase not paid yet, and nothing covering: `pending`, whatever else it was.
             outcome.state = .pending
@@ -289,6 +295,12 @@ extension Evaluation {
             let record = entries[latest].record
             if record.commitment >= 0 { outcome.commitment = receipts[Int(entries[latest].receipt)].commitments[Int(record.commitment)] }
             if record.offerPeriod >= 0 { outcome.offerEndsAt = offerEnd(entries, latest: latest) }
+        }
+        // A Play prepaid plan that covers is topped up only after its latest top-up instant.
+        if rule.type == .nonRenewingSubscription, outcome.state.covers {
+            for entry in entries where entry.record.terms >= 0 && entry.cancellation > at && !entry.isUpgraded {
+                outcome.topUpAfter = max(outcome.topUpAfter, receipts[Int(entry.receipt)].terms[Int(entry.record.terms)].topUpAfter)
+            }
         }
         outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
         return outcome

@@ -71,7 +71,9 @@ extension Evaluator {
             warnings.append(EvaluationWarning(kind: .conflictingTransaction(transactionId: baseReceipt.text(record.transactionId)!)))
         }
         var entry = baseReceipt.arena.withUnsafeBytes { arena in
-            Self.entry(catalog, record, receipt: Int(base.receipt), index: Int(base.index), arena: arena, store: baseReceipt.store)
+            Self.entry(
+                catalog, record, receipt: Int(base.receipt), index: Int(base.index), arena: arena, store: baseReceipt.store,
+                terms: baseReceipt.terms)
         }
         entry.copies = copies
         if R.records {
@@ -122,6 +124,10 @@ extension ParsedReceipt {
         else { return false }
         let left = a.commitment < 0 ? nil : commitments[Int(a.commitment)]
         let right = b.commitment < 0 ? nil : other.commitments[Int(b.commitment)]
-        return left == right && sameItems(a.items, other, b.items)
+        let leftTerms = a.terms < 0 ? PurchaseTermsRecord() : terms[Int(a.terms)]
+        let rightTerms = b.terms < 0 ? PurchaseTermsRecord() : other.terms[Int(b.terms)]
+        // (A prepaid plan's top-up instant moves as its snapshots do: not a conflict.)
+        return left == right && sameItems(a.items, other, b.items) && leftTerms.release == rightTerms.release
+            && same(leftTerms.optionProduct, rightTerms.optionProduct)
     }
 }

@@ -103,7 +103,8 @@ extension Evaluator {
                             continue
                         }
                         slots[slot] = Int32(entries.count)
-                        entries.append(entry(catalog, record, receipt: receiptIndex, index: index, arena: arena, store: receipt.store))
+                        entries.append(
+                            entry(catalog, record, receipt: receiptIndex, index: index, arena: arena, store: receipt.store, terms: receipt.terms))
                         if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
                     }
                     return false
@@ -150,7 +151,9 @@ extension Evaluator {
             }
             position[item] = Int32(entries.count)
             entries.append(
-                receipt.arena.withUnsafeBytes { entry(catalog, record, receipt: receiptIndex, index: index, arena: $0, store: receipt.store) })
+                receipt.arena.withUnsafeBytes {
+                    entry(catalog, record, receipt: receiptIndex, index: index, arena: $0, store: receipt.store, terms: receipt.terms)
+                })
             if record.quantityOutOfRange { warnings.append(quantityWarning(record, of: receipt)) }
         }
         return (entries, extra)
@@ -240,11 +243,15 @@ extension Evaluator {
     @inline(__always)
     static func entry(
         _ catalog: CompiledCatalog, _ record: TransactionRecord, receipt: Int, index: Int, arena: UnsafeRawBufferPointer,
-        store: Store = .appStore
+        store: Store, terms: [PurchaseTermsRecord]
     ) -> Entry {
-        let product = catalog.product(
-            UnsafeRawBufferPointer(rebasing: arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]),
-            store: store)
+        func lookUp(_ range: TextRange) -> Int32 {
+            catalog.product(UnsafeRawBufferPointer(rebasing: arena[Int(range.start)..<Int(range.start + range.count)]), store: store)
+        }
+        // A purchase option names the catalog's `<productId>:<option>` when it declares one.
+        var product = -1 as Int32
+        if record.terms >= 0, !terms[Int(record.terms)].optionProduct.isNone { product = lookUp(terms[Int(record.terms)].optionProduct) }
+        if product < 0 { product = lookUp(record.productId) }
         var entry = Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
         if record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged {
             let deadline = record.acknowledgementDeadline

@@ -230,6 +230,13 @@ enum Evaluator {
         return warnings
     }
 
+    /// When a pre-order's product is released (``Transaction/releaseDate``); `Int64.min` for any
+    /// other purchase.
+    @inline(__always)
+    static func release(of record: TransactionRecord, in receipt: ParsedReceipt) -> Int64 {
+        record.terms < 0 ? TransactionRecord.absentDate : receipt.terms[Int(record.terms)].release
+    }
+
     /// The units of a consumable purchase that credit at `at`, and those refunded: all of them
     /// until a refund, then those the refund's percentage leaves (none without a percentage),
     /// rounding the refunded units half up.
@@ -247,10 +254,18 @@ enum Evaluator {
 }
 
 extension Evaluation {
-    /// Products whose only purchases known are not paid yet: `pending` (the others were found
-    /// with their transactions, `product(entries:...)`).
-    private mutating func addPending(_ pending: [Int32: Int64], to outcomes: inout [ProductOutcome], spans: Int) {
-        for (product, since) in pending {
+    /// Products whose only purchases known are pre-orders not released yet, `preordered`, or not
+    /// paid yet, `pending` (the others were found with their transactions, `product(entries:...)`).
+    private mutating func addPending(
+        _ pending: [Int32: Int64], preordered: [Int32: Int64], to outcomes: inout [ProductOutcome], spans: Int
+    ) {
+        for (product, release) in preordered {
+            var outcome = ProductOutcome(product: product, state: .preordered, until: CoverageSpan.never, spans: Int32(spans)..<Int32(spans))
+            outcome.startsAt = release
+            outcomes.append(outcome)
+            if R.records { recorder.state(of: product, .preordered(release: release)) }
+        }
+        for (product, since) in pending where preordered[product] == nil {
             outcomes.append(ProductOutcome(product: product, state: .pending, until: CoverageSpan.never, spans: Int32(spans)..<Int32(spans)))
             if R.records { recorder.state(of: product, .pending(since: since)) }
         }
@@ -279,8 +294,10 @@ extension Evaluation {
         // SKUs of Advanced Commerce products that their product does not declare.
         var unknownItems: Set<UnknownItem> = []
         var kept = 0
+        // Products with a pre-order not released yet, and the earliest such release of each.
+        var preordered: [Int32: Int64] = [:]
         for position in entries.indices {
-            let entry = entries[position]
+            var entry = entries[position]
             let record = entry.record
             guard entry.purchase <= at else {
                 if R.records { recorder.later(entry) }
@@ -314,6 +331,21 @@ extension Evaluation {
                 if rule.type != .consumable { pending.append((entry.product, entry.purchase)) }
                 if R.records { recorder.excluded(entry, because: .pending) }
                 continue
+            }
+            // A pre-order grants from its release: before it, it counts for nothing and its
+            // product is `preordered`; after it, it is a purchase made then.
+            let release = Evaluator.release(of: record, in: receipts[Int(entry.receipt)])
+            var moved = false
+            if release > entry.purchase {
+                guard release <= at else {
+                    if entry.cancellation > at, rule.type != .consumable {
+                        preordered[entry.product] = min(preordered[entry.product] ?? .max, release)
+                    }
+                    if R.records { recorder.excluded(entry, because: entry.cancellation > at ? .preordered : .cancelled) }
+                    continue
+                }
+                entry.record.purchase = release
+                moved = true
             }
             if record.flags & TransactionRecord.unacknowledged != 0 {
                 warnings.append(
@@ -354,7 +386,7 @@ extension Evaluation {
                 }
                 continue
             }
-            if kept != position { entries[kept] = entry }
+            if kept != position || moved { entries[kept] = entry }
             kept += 1
         }
         entries.removeLast(entries.count - kept)
@@ -389,7 +421,8 @@ extension Evaluation {
             let outcome = product(
                 entries: entries[groupStart..<groupEnd], renewals: renewals, graceCursor: &graceCursor, passes: passes,
                 passCursor: &passCursor, spans: &spans, lapses: &lapses,
-                pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: productIndex))
+                pendingSince: pendingSince.isEmpty ? nil : pendingSince.removeValue(forKey: productIndex),
+                releasedAt: preordered.isEmpty ? nil : preordered.removeValue(forKey: productIndex))
             outcomes.append(outcome)
             if rules[Int(productIndex)].hasItems {
                 itemAccess(
@@ -399,7 +432,9 @@ extension Evaluation {
             groupStart = groupEnd
         }
 
-        if !pendingSince.isEmpty { addPending(pendingSince, to: &outcomes, spans: spans.count) }
+        if !pendingSince.isEmpty || !preordered.isEmpty {
+            addPending(pendingSince, preordered: preordered, to: &outcomes, spans: spans.count)
+        }
 
         if !unknownItems.isEmpty { warnings += Self.unknownItemWarnings(unknownItems, catalog: catalog) }
 

@@ -28,7 +28,8 @@ public struct ProductStatus: Hashable, Sendable, Codable {
     /// The end of this product's unbroken coverage containing the instant; `nil` when it never
     /// ends or does not cover the instant.
     public var until: Instant?
-    /// For a ``ProductState/scheduled`` pass: when its first queued purchase starts.
+    /// For a ``ProductState/scheduled`` pass: when its first queued purchase starts; for a
+    /// ``ProductState/preordered`` product: when it is released.
     public var startsAt: Instant?
     /// For a ``ProductState/paused`` subscription: when it resumes (its renewal entry's `pausedUntil`).
     public var resumesAt: Instant?

@@ -133,8 +133,18 @@ extension Entitlements {
             return .subscribedElsewhere(by: Int(other.product))
         }
         if !product.available { return .retired }
+        // Pre-ordered: bought already, to be had at its release.
+        if product.type != .consumable, state(of: index) == .preordered, let outcome = outcome(of: index) {
+            return .preordered(release: outcome.startsAt)
+        }
         switch product.type {
-        case .consumable, .nonRenewingSubscription:
+        case .consumable:
+            return .eligible
+        case .nonRenewingSubscription:
+            // A Play prepaid plan is topped up only after the instant its purchase gives.
+            if let outcome = outcome(of: index), outcome.state.covers, outcome.topUpAfter > at.millisecondsSince1970 {
+                return .topUpLater(after: outcome.topUpAfter)
+            }
             return .eligible
         case .autoRenewableSubscription:
             let state = state(of: index)
@@ -311,6 +321,10 @@ enum OfferFact {
     /// A product is active that makes this one owned: itself, what it stands in for, an upgrade of
     /// that, or for a trial the trial itself.
     case owned(by: Int)
+    /// The product is pre-ordered, released at this instant (milliseconds).
+    case preordered(release: Int64)
+    /// A Play prepaid plan that covers, which may be topped up only after this instant.
+    case topUpLater(after: Int64)
     /// The trial was bought before.
     case trialUsed
     /// The subscription is active or in grace.
@@ -330,7 +344,8 @@ enum OfferFact {
         case .notInStorefront: .notInStorefront
         case .subscribedElsewhere: .subscribedElsewhere
         case .retired: .retired
-        case .ownedThroughGrandfathering, .owned: .owned
+        case .ownedThroughGrandfathering, .owned, .preordered: .owned
+        case .topUpLater: .subscribed
         case .trialUsed: .trialUsed
         case .subscribed: .subscribed
         case .billingIssue: .billingIssue

@@ -16,6 +16,10 @@ public enum ProductState: String, Hashable, Sendable, CaseIterable {
     /// Bought but not paid yet (Play's `PENDING`, Stripe's `incomplete`): it grants nothing, and
     /// is offered as if it were not bought.
     case pending
+    /// Pre-ordered and not released yet (Play's `preorderReleaseTime`, a transaction's
+    /// `releaseDate`): it grants nothing until the release (see ``ProductStatus/startsAt``), and is
+    /// not offered again (`owned`).
+    case preordered
     /// It was bought, but its coverage has ended (a lapsed subscription, a trial past its days).
     case expired
     /// Its latest transaction was refunded or revoked.
@@ -45,11 +49,13 @@ public enum OfferReason: String, Hashable, Sendable, CaseIterable {
     case subscribedElsewhere = "subscribed-elsewhere"
     /// The product is no longer sold (`available: false`).
     case retired
-    /// The customer already has it, its upgrade or replaced twin, or (for a trial) the paid product.
+    /// The customer already has it, its upgrade or replaced twin, or (for a trial) the paid product;
+    /// or pre-ordered it.
     case owned
     /// The trial was bought before; a trial is offered once.
     case trialUsed = "trial-used"
-    /// The customer is subscribed to this auto-renewable subscription (or in its grace period).
+    /// The customer is subscribed to this auto-renewable subscription (or in its grace period), or
+    /// holds this Play prepaid plan before the instant it may be topped up.
     case subscribed
     /// A product of its subscription group is in billing retry: the App Store still counts the
     /// customer as subscribed; send them to fix their payment method.

@@ -153,6 +153,10 @@ struct Explainer: EvaluationRecorder {
             case .pending:
                 explanation.exclusion = .pending
                 explanation.reason = "pending: bought, not paid yet; it grants nothing until paid"
+            case .preordered:
+                explanation.exclusion = .preordered
+                let release = Evaluator.release(of: item.entry.record, in: context.receipts[Int(item.entry.receipt)])
+                explanation.reason = "pre-ordered: it grants from the release, \(Self.text(release))"
             }
             items.append((item.entry, explanation))
         }
@@ -312,6 +316,8 @@ struct Explainer: EvaluationRecorder {
             text = "paused until \(Self.text(until)): no access until it resumes, as the chain's renewal entries say"
         case .pending(let since):
             text = "bought \(Self.text(since)), not paid yet (pending): it grants nothing until it is"
+        case .preordered(let release):
+            text = "pre-ordered: released \(Self.text(release)); it grants nothing until then, and is not offered again"
         case .scheduled(let start):
             text = "queued behind other passes of its group: starts \(Self.text(start))"
         case .revoked(let entry):

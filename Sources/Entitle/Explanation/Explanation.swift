@@ -243,6 +243,8 @@ public struct TransactionExplanation: Hashable, Sendable, Codable {
         case noExpiry = "no-expiry"
         /// Bought but not paid yet (`pending`).
         case pending
+        /// A pre-order whose product is not released yet (`preordered`).
+        case preordered
     }
 
     /// The transaction id.

@@ -33,6 +33,13 @@ import Foundation
 /// - An installment plan is the transaction's `commitment` (payment k of n, ending the remaining
 ///   payments' months after this period); pending cancellation renews until they are paid. A
 ///   deferred replacement is the chain's `renewsTo` (with the current base plan: Play names none).
+/// - A one-time purchase's purchase option (`productOfferDetails.purchaseOptionId`) is its
+///   transaction's `purchaseOptionId` (the catalog's `<productId>:<option>` when declared), its
+///   `offerId` the offer's, and a pre-order's `preorderOfferDetails.preorderReleaseTime` its
+///   `releaseDate` (a pre-order not completed is dated by the record's time).
+/// - A prepaid plan's line item (`prepaidPlan`) is a purchase that does not renew, with
+///   `topUpAfter` from `allowExtendAfterTime`; a top-up's link is not a replacement (the purchase
+///   topped up keeps its time: the catalog stacks them as a non-renewing subscription).
 /// - A subscription's `linkedPurchaseToken` (or `outOfAppPurchaseContext.expiredPurchaseToken`) is kept on its transactions: the subscription of that
 ///   token ends, at the latest, when the new one starts (``SubscriptionLinks``: here for the data
 ///   read, and again when it is evaluated with other receipts).
@@ -331,7 +338,14 @@ struct PlayMapper {
                 productId: product, transactionId: order ?? "\(itemChain):\(start.millisecondsSince1970)", originalTransactionId: itemChain,
                 purchaseDate: start, signedDate: record.observed, pending: pending, acknowledged: common.acknowledged,
                 account: common.account, storefront: common.storefront)
-            transaction.linkedPurchaseToken = linked
+            let prepaid = item["prepaidPlan"]
+            if let prepaid {
+                // A top-up is a new purchase whose time stacks after this one's: its link is not a
+                // replacement, so this purchase keeps its time (passes stack in the catalog).
+                transaction.topUpAfter = try Self.time(prepaid, "allowExtendAfterTime", path: itemPath + ".prepaidPlan")
+            } else {
+                transaction.linkedPurchaseToken = linked
+            }
             if let offer = item["offerDetails"]?["offerId"]?.lenientString, !offer.isEmpty { transaction.offerId = offer }
             if let phase = item["offerPhase"] {
                 if phase["freeTrial"] != nil {
@@ -439,7 +453,7 @@ struct PlayMapper {
         // v2 (`productLineItem`, states by name, RFC 3339 times) or v1 (numbers, milliseconds).
         let state: String
         var date: Instant?
-        var lines: [(product: String, quantity: Int64, path: String)] = []
+        var lines: [Line] = []
         if let items = node["productLineItem"] {
             noteEnvironment(test: node["testPurchaseContext"] != nil)
             state = node["purchaseStateContext"]?["purchaseState"]?.lenientString ?? "PURCHASE_STATE_UNSPECIFIED"
@@ -452,9 +466,17 @@ struct PlayMapper {
                 guard let product = item["productId"]?.lenientString, !product.isEmpty else {
                     throw ImportFailure(offset: item.offset, message: "a line item without `productId`", path: itemPath)
                 }
-                lines.append(
-                    (product, try Self.quantity(item["productOfferDetails"]?["quantity"], path: itemPath + ".productOfferDetails.quantity"), itemPath)
-                )
+                let details = item["productOfferDetails"]
+                let detailsPath = itemPath + ".productOfferDetails"
+                var line = Line(product: product, quantity: try Self.quantity(details?["quantity"], path: detailsPath + ".quantity"), path: itemPath)
+                if let details {
+                    line.option = details["purchaseOptionId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+                    line.offer = details["offerId"]?.lenientString.flatMap { $0.isEmpty ? nil : $0 }
+                    if let preorder = details["preorderOfferDetails"] {
+                        line.release = try Self.time(preorder, "preorderReleaseTime", path: detailsPath + ".preorderOfferDetails")
+                    }
+                }
+                lines.append(line)
             }
         } else {
             noteEnvironment(test: node["purchaseType"]?.lenientInteger == 0)
@@ -470,7 +492,7 @@ struct PlayMapper {
                     offset: node.offset, message: "a purchase without `productId`", path: path,
                     help: "a v1 ProductPurchase may omit its product: give it in the record (`productId`)")
             }
-            lines.append((product, try Self.quantity(node["quantity"], path: join("quantity")), path))
+            lines.append(Line(product: product, quantity: try Self.quantity(node["quantity"], path: join("quantity")), path: path))
         }
         let pending = state == "PENDING"
         guard ["PURCHASED", "CANCELLED", "PENDING"].contains(state) else {
@@ -478,7 +500,9 @@ struct PlayMapper {
                 ImportWarning(path: path, message: "purchase state `\(Diagnostic.excerpt(state))` is not one entitle knows; nothing read"))
             return
         }
-        if date == nil, pending { date = record.observed }
+        // A pending purchase, or a pre-order not yet fulfilled, has no completion time yet.
+        let preorder = lines.contains { $0.release != nil }
+        if date == nil, pending || preorder { date = record.observed }
         guard let date else {
             throw ImportFailure(
                 offset: node.offset,
@@ -491,7 +515,8 @@ struct PlayMapper {
             var transaction = Transaction(
                 productId: line.product, transactionId: lines.count > 1 ? "\(id):\(index)" : id, purchaseDate: date,
                 quantity: Int(line.quantity), signedDate: record.observed, pending: pending, acknowledged: common.acknowledged,
-                account: common.account, storefront: common.storefront)
+                account: common.account, storefront: common.storefront, purchaseOptionId: line.option, releaseDate: line.release)
+            transaction.offerId = line.offer
             if state == "CANCELLED" {
                 // Voided at a time this resource does not give: from the purchase, unless a voided
                 // purchase in the data dates it.
@@ -501,6 +526,17 @@ struct PlayMapper {
             }
             transactions.append(transaction)
         }
+    }
+
+    /// A one-time purchase's line item: its product, quantity, purchase option (a buy or rent
+    /// option, or the pre-order's), offer and a pre-order's release.
+    struct Line {
+        var product: String
+        var quantity: Int64
+        var path: String
+        var option: String?
+        var offer: String?
+        var release: Instant?
     }
 
     // MARK: Voided purchases

@@ -13,10 +13,10 @@
 struct JSONKeyTable: @unchecked Sendable {
     /// Member names longer than this are not supported (the longest receipt key has 26 bytes).
     static let maxNameBytes = 31
-    /// Names per table; a prediction holds a byte per name, with slot 31 for an object's start.
-    static let maxNames = 31
+    /// Names per table; a prediction holds a byte per name, with slot 63 for an object's start.
+    static let maxNames = 63
     /// The slot that holds the guesses for an object's first member.
-    static let objectStart = 31
+    static let objectStart = 63
 
     /// The number of names.
     let count: Int
@@ -53,33 +53,33 @@ struct JSONKeyTable: @unchecked Sendable {
 
     /// The guessed next members of one kind of object, learnt while reading one text.
     struct Prediction {
-        /// Slot `i` holds the name last seen after name `i` (slot 31: first).
+        /// Slot `i` holds the name last seen after name `i` (slot 63: first).
         fileprivate var recent: Slots
         /// The same, for the name seen there before that one.
         fileprivate var earlier: Slots
 
         /// A prediction that first guesses the names in their declared order: slot `i` guesses
-        /// name `i + 1`, and the start slot (31) name 0.
+        /// name `i + 1`, and the start slot (63) name 0.
         init() {
             var order = Slots()
-            for slot in 0..<31 { order[slot] = UInt8(slot + 1) }
-            order[31] = 0
+            for slot in 0..<JSONKeyTable.objectStart { order[slot] = UInt8(slot + 1) }
+            order[JSONKeyTable.objectStart] = 0
             recent = order
             earlier = order
         }
     }
 
-    /// 32 one-byte slots, read and written in place where the prediction lives (a vector type
+    /// 64 one-byte slots, read and written in place where the prediction lives (a vector type
     /// would be copied to the stack for each byte read).
     struct Slots {
-        private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
         subscript(slot: Int) -> UInt8 {
             @inline(__always) mutating get {
-                withUnsafeMutableBytes(of: &storage) { $0[slot & 31] }
+                withUnsafeMutableBytes(of: &storage) { $0[slot & 63] }
             }
             @inline(__always) set {
-                withUnsafeMutableBytes(of: &storage) { $0[slot & 31] = newValue }
+                withUnsafeMutableBytes(of: &storage) { $0[slot & 63] = newValue }
             }
         }
     }
@@ -93,7 +93,7 @@ struct JSONKeyTable: @unchecked Sendable {
         at position: Int, in bytes: UnsafeRawBufferPointer, after previous: Int,
         prediction: inout Prediction
     ) -> Int? {
-        let slot = previous & 31
+        let slot = previous & 63
         let first = Int(prediction.recent[slot])
         if first < count, matches(first, at: position, in: bytes) { return first }
         let second = Int(prediction.earlier[slot])
@@ -113,7 +113,7 @@ struct JSONKeyTable: @unchecked Sendable {
     /// Records that name `index` followed name `previous`.
     @inline(__always)
     func learn(_ prediction: inout Prediction, after previous: Int, _ index: Int) {
-        let slot = previous & 31
+        let slot = previous & 63
         let name = UInt8(truncatingIfNeeded: index)
         guard prediction.recent[slot] != name else { return }
         prediction.earlier[slot] = prediction.recent[slot]

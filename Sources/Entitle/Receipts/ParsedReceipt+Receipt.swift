@@ -46,7 +46,18 @@ extension ParsedReceipt {
             appTransactionId: text(record.appTransactionId),
             offerPeriod: record.offerPeriod < 0 ? nil : offerPeriods[Int(record.offerPeriod)],
             offerDiscountType: Self.value(record.offerDiscountType), items: items(record.items),
-            linkedPurchaseToken: text(record.linkedToken))
+            linkedPurchaseToken: text(record.linkedToken), purchaseOptionId: purchaseOption(record),
+            releaseDate: record.terms < 0 ? nil : Self.instant(terms[Int(record.terms)].release, absent: TransactionRecord.absentDate),
+            topUpAfter: record.terms < 0 ? nil : Self.instant(terms[Int(record.terms)].topUpAfter, absent: TransactionRecord.absentDate))
+    }
+
+    /// A transaction's purchase option: what follows its product id and `:` in ``PurchaseTermsRecord/optionProduct``.
+    func purchaseOption(_ record: TransactionRecord) -> String? {
+        guard record.terms >= 0 else { return nil }
+        let combined = terms[Int(record.terms)].optionProduct
+        guard !combined.isNone else { return nil }
+        let skip = record.productId.count + 1
+        return text(TextRange(start: combined.start + skip, count: combined.count - skip))
     }
 
     /// One renewal record as a value.
@@ -199,6 +210,14 @@ extension ParsedReceipt.Fields {
         if let token = transaction.linkedPurchaseToken {
             record.linkedToken = store(token)
             hasLinks = true
+        }
+        if transaction.purchaseOptionId != nil || transaction.releaseDate != nil || transaction.topUpAfter != nil {
+            var terms = PurchaseTermsRecord()
+            if let option = transaction.purchaseOptionId { terms.optionProduct = store(transaction.productId + ":" + option) }
+            terms.release = transaction.releaseDate?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+            terms.topUpAfter = transaction.topUpAfter?.clampedToRange.millisecondsSince1970 ?? TransactionRecord.absentDate
+            record.terms = Int32(self.terms.count)
+            self.terms.append(terms)
         }
         transactions.append(record)
     }

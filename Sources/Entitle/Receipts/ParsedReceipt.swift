@@ -26,6 +26,8 @@ public struct ParsedReceipt: Sendable {
         var commitments: [CommitmentRecord] = []
         /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
         var offerPeriods: [ISODuration] = []
+        /// Purchase options, releases and top-up instants (``TransactionRecord/terms``).
+        var terms: [PurchaseTermsRecord] = []
         /// The Advanced Commerce items of transactions and renewal entries, and their refunds.
         var items: [ItemRecord] = []
         var itemRefunds: [ItemRefundRecord] = []
@@ -103,6 +105,8 @@ public struct ParsedReceipt: Sendable {
     var commitments: [CommitmentRecord] { storage.fields.commitments }
     /// The offer periods of transactions bought with an offer (``TransactionRecord/offerPeriod``).
     var offerPeriods: [ISODuration] { storage.fields.offerPeriods }
+    /// Purchase options, releases and top-up instants (``TransactionRecord/terms``).
+    var terms: [PurchaseTermsRecord] { storage.fields.terms }
     /// The Advanced Commerce items of transactions and renewal entries, and their refunds.
     var items: [ItemRecord] { storage.fields.items }
     var itemRefunds: [ItemRefundRecord] { storage.fields.itemRefunds }

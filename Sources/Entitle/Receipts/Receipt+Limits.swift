@@ -53,6 +53,9 @@ extension Receipt {
             }
             if let problem = text(transaction.linkedPurchaseToken, path + ".linkedPurchaseToken")
                 ?? empty(transaction.linkedPurchaseToken, path + ".linkedPurchaseToken")
+                ?? text(transaction.purchaseOptionId, path + ".purchaseOptionId")
+                ?? empty(transaction.purchaseOptionId, path + ".purchaseOptionId")
+                ?? instant(transaction.releaseDate, path + ".releaseDate") ?? instant(transaction.topUpAfter, path + ".topUpAfter")
             {
                 return problem
             }

@@ -148,6 +148,17 @@ public struct Transaction: Hashable, Sendable {
     /// replaced chain ends, at the latest, when this purchase starts, and no longer renews,
     /// wherever the two purchases are read (one file, several, any order).
     public var linkedPurchaseToken: String?
+    /// For a Play one-time product bought through a purchase option (Play Billing 8's
+    /// `purchaseOptionId`, a rental or a buy option): the catalog product
+    /// `<productId>:<purchaseOptionId>` when the catalog declares one, else `productId`.
+    public var purchaseOptionId: String?
+    /// For a pre-order: when the product is released (Play's `preorderReleaseTime`). It grants from
+    /// then; before it the product is `preordered` (bought, not yet had) and not offered again.
+    public var releaseDate: Instant?
+    /// For a Play prepaid plan: the instant after which it may be topped up (Play's
+    /// `prepaidPlan.allowExtendAfterTime`). While it covers and this is later, its product's offer
+    /// is `subscribed`; after it, `eligible` (a top-up stacks, as passes do).
+    public var topUpAfter: Instant?
 
     /// Creates a transaction.
     public init(
@@ -160,9 +171,13 @@ public struct Transaction: Hashable, Sendable {
         appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, commitment: Commitment? = nil,
         pending: Bool = false, acknowledged: Bool? = nil, account: String? = nil, storefront: String? = nil,
         appTransactionId: String? = nil, offerPeriod: ISODuration? = nil, offerDiscountType: OfferDiscountType? = nil,
-        items: [Item] = [], linkedPurchaseToken: String? = nil
+        items: [Item] = [], linkedPurchaseToken: String? = nil, purchaseOptionId: String? = nil, releaseDate: Instant? = nil,
+        topUpAfter: Instant? = nil
     ) {
         self.items = items
+        self.purchaseOptionId = purchaseOptionId
+        self.releaseDate = releaseDate
+        self.topUpAfter = topUpAfter
         self.linkedPurchaseToken = linkedPurchaseToken
         self.appTransactionId = appTransactionId
         self.offerPeriod = offerPeriod

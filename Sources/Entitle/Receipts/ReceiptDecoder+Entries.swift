@@ -14,6 +14,8 @@ extension ReceiptDecoder {
             quantity: 1, flags: 0)
         let start = try expectObject(&reader, path: path())
         var seen = KeySet()
+        var terms = PurchaseTermsRecord()
+        var option = TextRange.none
         try reader.readObject(keys: transactionTable, prediction: &predictions.transaction) { reader, index, key in
             if let index { try seen.insert(index, key) }
             switch index {
@@ -118,6 +120,14 @@ extension ReceiptDecoder {
                 try predictions.storeKeys.note(\.linkedPurchaseToken, &reader, path: path(".linkedPurchaseToken"))
                 record.linkedToken = try optionalNonEmptyText(&reader, into: &receipt, path: path(".linkedPurchaseToken"))
                 if !record.linkedToken.isNone { receipt.hasLinks = true }
+            case 30:
+                try predictions.storeKeys.note(\.purchaseOptionId, &reader, path: path(".purchaseOptionId"))
+                option = try optionalNonEmptyText(&reader, into: &receipt, path: path(".purchaseOptionId"))
+            case 31:
+                terms.release = try optionalInstant(&reader, path: path(".releaseDate")) ?? TransactionRecord.absentDate
+            case 32:
+                try predictions.storeKeys.note(\.topUpAfter, &reader, path: path(".topUpAfter"))
+                terms.topUpAfter = try optionalInstant(&reader, path: path(".topUpAfter")) ?? TransactionRecord.absentDate
             default:
                 throw unknownKey(key, in: .transaction, path: path())
             }
@@ -126,6 +136,20 @@ extension ReceiptDecoder {
         guard !record.transactionId.isNone else { throw missing("transactionId", in: "transaction", at: start, path: path()) }
         guard record.purchase != TransactionRecord.absentDate else {
             throw missing("purchaseDate", in: "transaction", at: start, path: path())
+        }
+        if !option.isNone || terms.release != TransactionRecord.absentDate || terms.topUpAfter != TransactionRecord.absentDate {
+            if !option.isNone {
+                // The catalog product a purchase option names, tried first: `<productId>:<option>`.
+                let product = receipt.arena[Int(record.productId.start)..<Int(record.productId.start + record.productId.count)]
+                let name = receipt.arena[Int(option.start)..<Int(option.start + option.count)]
+                let begin = receipt.arena.count
+                receipt.arena.append(contentsOf: product)
+                receipt.arena.append(UInt8(ascii: ":"))
+                receipt.arena.append(contentsOf: name)
+                terms.optionProduct = TextRange(start: Int32(begin), count: Int32(receipt.arena.count - begin))
+            }
+            record.terms = Int32(receipt.terms.count)
+            receipt.terms.append(terms)
         }
         return record
     }

@@ -42,6 +42,8 @@ public enum ReceiptDecoder {
         var account: (offset: Int, path: String)?
         var acknowledged: (offset: Int, path: String)?
         var linkedPurchaseToken: (offset: Int, path: String)?
+        var purchaseOptionId: (offset: Int, path: String)?
+        var topUpAfter: (offset: Int, path: String)?
 
         /// Notes where the value of `key` is, the first time the receipt gives one (`null` is
         /// none unless `nullCounts`).
@@ -270,7 +272,7 @@ public enum ReceiptDecoder {
     }
 
     /// Refuses a key the receipt's store does not take: `appAccountToken` is the App Store's,
-    /// `account` the other stores', `acknowledged` and `linkedPurchaseToken` Play's.
+    /// `account` the other stores', `acknowledged`, `linkedPurchaseToken`, `purchaseOptionId` and `topUpAfter` Play's.
     static func checkStoreKeys(_ keys: StoreKeys, store: Store) throws {
         let name = store.rawValue
         if store == .appStore, let key = keys.account {
@@ -295,6 +297,14 @@ public enum ReceiptDecoder {
                 help:
                     "Google Play names the subscription a purchase replaces by its token; another store's chain continues by its `originalTransactionId`"
             )
+        }
+        if store != .play, let key = keys.purchaseOptionId ?? keys.topUpAfter {
+            let name = key.path.hasSuffix("purchaseOptionId") ? "purchaseOptionId" : "topUpAfter"
+            throw Failure(
+                offset: key.offset, message: "`\(name)` is for Play receipts, not `\(store.rawValue)` ones", code: .keyNotAllowed, path: key.path,
+                help: name == "purchaseOptionId"
+                    ? "only Google Play sells one product through several purchase options; name the product itself"
+                    : "only Google Play's prepaid plans are topped up; another store's pass stacks when bought again")
         }
     }
 

@@ -37,7 +37,7 @@ enum ReceiptObject: String, CaseIterable, Sendable {
                 "expiresDate", "cancellationDate", "quantity", "isTrialPeriod", "isIntroOfferPeriod", "isUpgraded", "ownership",
                 "offerType", "offerId", "revocationReason", "signedDate", "revocationType", "revocationPercentage", "appAccountToken",
                 "billingPlan", "commitment", "pending", "acknowledged", "account", "storefront", "appTransactionId",
-                "offerPeriod", "offerDiscountType", "items", "linkedPurchaseToken",
+                "offerPeriod", "offerDiscountType", "items", "linkedPurchaseToken", "purchaseOptionId", "releaseDate", "topUpAfter",
             ]
         case .commitment: ["period", "periods", "endsAt"]
         case .item: ["sku", "price", "revocationDate", "refunds"]

@@ -62,6 +62,9 @@ struct TransactionRecord: Sendable {
     var items: Range<Int32> = 0..<0
     /// The purchase token of the Play subscription it replaced (``Transaction/linkedPurchaseToken``).
     var linkedToken: TextRange = .none
+    /// Index into ``ParsedReceipt/terms`` (a purchase option, a release, a top-up instant), -1
+    /// when it has none.
+    var terms: Int32 = -1
 
     static let absentDate = Int64.min
     static let noCancellation = Int64.max
@@ -75,6 +78,18 @@ struct TransactionRecord: Sendable {
     }
     /// A percentage of 100, in thousandths.
     static let wholePercentage: Int32 = 100_000
+}
+
+/// What a few purchases say about when and as what they count: Play's purchase options, a
+/// pre-order's release, a prepaid plan's top-up instant.
+struct PurchaseTermsRecord: Sendable, Hashable {
+    /// `<productId>:<purchaseOptionId>` in the arena (the catalog product tried first), `.none`
+    /// without a purchase option.
+    var optionProduct: TextRange = .none
+    /// When a pre-order is released; `Int64.min` when absent.
+    var release: Int64 = TransactionRecord.absentDate
+    /// After when a prepaid plan may be topped up; `Int64.min` when absent.
+    var topUpAfter: Int64 = TransactionRecord.absentDate
 }
 
 /// A transaction's monthly billing commitment (Apple's `commitmentInfo`).

@@ -87,6 +87,9 @@ extension Transaction {
         }
         if !items.isEmpty { fields.append(("items", .array(items.map(\.jsonOutput)))) }
         if let linkedPurchaseToken { fields.append(("linkedPurchaseToken", .string(linkedPurchaseToken))) }
+        if let purchaseOptionId { fields.append(("purchaseOptionId", .string(purchaseOptionId))) }
+        if let releaseDate { fields.append(("releaseDate", instant(releaseDate))) }
+        if let topUpAfter { fields.append(("topUpAfter", instant(topUpAfter))) }
         return .object(fields)
     }
 

@@ -318,7 +318,16 @@ struct StoreLanguageTests {
                 == ["products[0].id: bad-play-id: Play subscription id `pro` names no base plan"])
         #expect(
             Self.errors(#"{ "id": "pro:x", "type": "non-consumable", "name": "P", "grants": ["pro"] }"#).first?
-                .hasPrefix("products[0].id: bad-play-id: `:` belongs only in a Play subscription's id") == true)
+                .hasPrefix("products[0].id: bad-play-id: `:` belongs only in a Play product's id") == true)
+        // A Play one-time product may name a purchase option; a prepaid plan its base plan, a rental neither.
+        #expect(Self.errors(#"{ "id": "game:buy", "store": "play", "type": "non-consumable", "name": "G", "grants": ["pro"] }"#).isEmpty)
+        #expect(
+            Self.errors(
+                #"{ "id": "movie", "store": "play", "type": "non-renewing-subscription", "name": "M", "duration": "P2D", "grants": ["pro"] }"#)
+                == ["products[0]: missing-legal: a non-renewing subscription needs legal text"], "its id is fine")
+        #expect(
+            Self.errors(#"{ "id": "game:buy:x", "store": "play", "type": "non-consumable", "name": "G", "grants": ["pro"] }"#)
+                == ["products[0].id: bad-play-id: Play product id `game:buy:x` is neither `<productId>` nor `<productId>:<purchaseOptionId>`"])
         // One id in two stores is two products; twice in one store, a duplicate.
         #expect(
             Self.errors(

@@ -58,7 +58,11 @@ struct ReceiptObjectTests {
           "store": "play",
           "transactions": [
             { "productId": "pro:monthly", "transactionId": "GPA.1", "purchaseDate": "2026-02-01T00:00:00Z", "expiresDate": "2026-03-01T00:00:00Z",
-              "pending": true, "acknowledged": false, "account": "acct-1", "linkedPurchaseToken": "tok-earlier" }
+              "pending": true, "acknowledged": false, "account": "acct-1", "linkedPurchaseToken": "tok-earlier" },
+            { "productId": "sequel", "transactionId": "GPA.2", "purchaseDate": "2026-02-01T00:00:00Z", "purchaseOptionId": "preorder",
+              "releaseDate": "2026-06-01T00:00:00Z" },
+            { "productId": "pro:prepaid", "transactionId": "GPA.3", "purchaseDate": "2026-02-01T00:00:00Z", "expiresDate": "2026-03-01T00:00:00Z",
+              "topUpAfter": "2026-02-20T00:00:00Z" }
           ],
           "renewals": [ { "productId": "pro:monthly", "originalTransactionId": "GPA.1", "willRenew": true, "pausedUntil": "2026-04-01T00:00:00Z", "account": "acct-1" } ],
           "consumptions": [],

@@ -36,6 +36,8 @@ enum ReferenceEvaluator {
         var renewalPrice: Price?
         /// Every transaction of the product known at the instant, upgraded ones aside.
         var bought: [Transaction] = []
+        /// The latest instant after which a counted prepaid purchase may be topped up.
+        var topUpAfter: Int64 = .min
     }
 
     /// Evaluates, with `reevaluateAt` found by brute force.
@@ -157,7 +159,9 @@ enum ReferenceEvaluator {
                 transaction.transactionId = q(transaction.transactionId)
                 storeOf[transaction.transactionId] = receipt.store
                 transaction.originalTransactionId = transaction.originalTransactionId.map(q)
-                transaction.productId = receipt.store.key(of: transaction.productId)
+                // A purchase option names `<productId>:<option>` when the catalog declares it.
+                let option = transaction.purchaseOptionId.map { receipt.store.key(of: "\(transaction.productId):\($0)") }
+                transaction.productId = option.flatMap { catalog.productIndex[$0] == nil ? nil : $0 } ?? receipt.store.key(of: transaction.productId)
                 return transaction
             }
             qualified.renewals = receipt.renewals.map { renewal in
@@ -197,6 +201,8 @@ enum ReferenceEvaluator {
                 if let date = transaction.cancellationDate { candidates.insert(date.millisecondsSince1970) }
                 for item in transaction.items { if let date = item.endsAt { candidates.insert(date.millisecondsSince1970) } }
                 if let date = transaction.signedDate { candidates.insert(date.millisecondsSince1970) }
+                if let date = transaction.releaseDate { candidates.insert(date.millisecondsSince1970) }
+                if let date = transaction.topUpAfter { candidates.insert(date.millisecondsSince1970) }
                 if transaction.acknowledged == false, !transaction.pending {
                     candidates.insert(transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay)
                 }
@@ -326,9 +332,11 @@ enum ReferenceEvaluator {
         var refundedEnds: [Int: Int64] = [:]
         // Products with a purchase not paid yet, and the earliest such purchase.
         var pendingSince: [Int: Int64] = [:]
+        // Products with a pre-order not released, and the earliest such release.
+        var preordered: [Int: Int64] = [:]
         for entry in merged {
-            let transaction = entry.transaction
-            let purchase = transaction.purchaseDate.millisecondsSince1970
+            var transaction = entry.transaction
+            var purchase = transaction.purchaseDate.millisecondsSince1970
             guard purchase <= at else { continue }
             guard entry.product >= 0 else {
                 if unknownProducts[transaction.productId] == nil { unknownOrder.append(transaction.productId) }
@@ -345,6 +353,15 @@ enum ReferenceEvaluator {
             if transaction.pending, !cancelled {
                 if product.type != .consumable { pendingSince[entry.product] = min(pendingSince[entry.product] ?? .max, purchase) }
                 continue
+            }
+            // A pre-order counts from its release: before, for nothing (its product `preordered`).
+            if let release = transaction.releaseDate?.millisecondsSince1970, release > purchase {
+                if release > at {
+                    if !cancelled, product.type != .consumable { preordered[entry.product] = min(preordered[entry.product] ?? .max, release) }
+                    continue
+                }
+                purchase = release
+                transaction.purchaseDate = Instant(millisecondsSince1970: release)
             }
             if transaction.acknowledged == false {
                 warnings.append(
@@ -403,6 +420,7 @@ enum ReferenceEvaluator {
             if !cancelled && !transaction.isUpgraded {
                 if product.items != nil { itemTransactions[entry.product, default: []].append(transaction) }
                 fact.hasCounted = true
+                if let topUp = transaction.topUpAfter?.millisecondsSince1970 { fact.topUpAfter = max(fact.topUpAfter, topUp) }
                 if fact.latestCounted.map({ comesBefore($0, transaction) }) ?? true { fact.latestCounted = transaction }
                 if product.type == .autoRenewableSubscription { countedSubscriptions.append((transaction, entry.product)) }
                 switch product.type {
@@ -589,8 +607,14 @@ enum ReferenceEvaluator {
             }
             facts[index].spans = spans
         }
-        // A purchase not paid yet: its product is `pending`, unless something covers it.
-        for (index, _) in pendingSince where states[index] != .active && states[index] != .gracePeriod {
+        // A pre-order not released: its product is `preordered` from then, unless something covers it.
+        for (index, release) in preordered where states[index] != .active && states[index] != .gracePeriod {
+            states[index] = .preordered
+            productUntil[index] = CoverageSpan.never
+            startsAt[index] = release
+        }
+        // A purchase not paid yet: its product is `pending`, unless something covers it or it is pre-ordered.
+        for (index, _) in pendingSince where states[index] != .active && states[index] != .gracePeriod && preordered[index] == nil {
             states[index] = .pending
             productUntil[index] = CoverageSpan.never
             startsAt[index] = nil
@@ -943,9 +967,15 @@ enum ReferenceEvaluator {
                 return .subscribedElsewhere
             }
             if !product.available { return .retired }
+            // Pre-ordered: bought, to be had at its release.
+            if product.type != .consumable, states[index] == .preordered { return .owned }
             switch product.type {
-            case .consumable, .nonRenewingSubscription:
+            case .consumable:
                 return nil
+            case .nonRenewingSubscription:
+                // A prepaid plan that covers is topped up only after its top-up instant.
+                let covering = states[index] == .active || states[index] == .gracePeriod
+                return covering && facts[index].topUpAfter > at ? .subscribed : nil
             case .autoRenewableSubscription:
                 if states[index] == .active || states[index] == .gracePeriod || states[index] == .paused { return .subscribed }
                 return retrying(product.group) ? .billingIssue : nil

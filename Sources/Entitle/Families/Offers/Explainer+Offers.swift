@@ -48,6 +48,12 @@ extension Explainer {
         case .owned(let by):
             if by == index, case .trial = product.role { return "the trial is running: \(activeFact(by, context))" }
             return "\(catalog.compiledProducts[by].id) is active: \(activeFact(by, context))"
+        case .preordered(let release):
+            return "pre-ordered: it is the customer's from its release, \(Self.text(release))"
+        case .topUpLater(let after):
+            let status = result.product(product.id)
+            return "a prepaid plan held" + (status?.until.map { " until \($0.rfc3339)" } ?? "")
+                + "; \(product.store.phrase) allows a top-up only after \(Self.text(after))"
         case .trialUsed:
             let first = transactions(of: index, context).first { $0.exclusion != .purchasedLater }
             return "the trial was taken" + (first.map { " on \($0.purchaseDate.rfc3339) (transaction \($0.transactionId))" } ?? "")

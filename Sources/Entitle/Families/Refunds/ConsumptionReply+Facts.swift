@@ -274,7 +274,7 @@ extension ConsumptionReply {
     ) -> Bool {
         if product.sampleContent { return true }
         // Bought by the instant, for this customer: what a customer "had".
-        let notHad: Set<TransactionExplanation.Exclusion> = [.purchasedLater, .otherAccount, .signedLater, .pending]
+        let notHad: Set<TransactionExplanation.Exclusion> = [.purchasedLater, .otherAccount, .signedLater, .pending, .preordered]
         func had(_ transaction: TransactionExplanation) -> Bool { transaction.exclusion.map { !notHad.contains($0) } ?? true }
         let trials = Set(catalog.products.filter { $0.trialOf == product.id && $0.store == product.store }.map(\.key))
         if explanation.products.contains(where: { trials.contains($0.id) && $0.transactions.contains(where: had) }) { return true }

@@ -50,7 +50,7 @@ extension CatalogChecker {
             }
             let colons = id.value.unicodeScalars.filter { $0 == ":" }.count
             let isPlaySubscription =
-                product.store == .play && (product.type == .autoRenewableSubscription || product.type == .nonRenewingSubscription)
+                product.store == .play && product.type == .autoRenewableSubscription
             if isPlaySubscription {
                 let parts = id.value.split(separator: ":", omittingEmptySubsequences: false)
                 if colons != 1 || parts.contains(where: \.isEmpty) {
@@ -64,12 +64,23 @@ extension CatalogChecker {
                             "write `<productId>:<basePlanId>`, e.g. `\(parts.first.map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "pro"):yearly`, as Play's subscription and base plan"
                     )
                 }
+            } else if product.store == .play, colons > 0 {
+                // A one-time product's purchase option (a buy, rent or pre-order option), or a
+                // prepaid plan's base plan (a non-renewing subscription).
+                let parts = id.value.split(separator: ":", omittingEmptySubsequences: false)
+                if colons != 1 || parts.contains(where: \.isEmpty) {
+                    report(
+                        .badPlayId, "Play product id `\(id.value)` is neither `<productId>` nor `<productId>:<purchaseOptionId>`",
+                        at: id.offset, path: id.path,
+                        help:
+                            "a Play one-time product's id is its product id, or its product id and one purchase option's (`game:buy`); a prepaid plan's, `<productId>:<basePlanId>`"
+                    )
+                }
             } else if colons > 0 {
                 report(
-                    .badPlayId, "`:` belongs only in a Play subscription's id (`<productId>:<basePlanId>`), not in `\(id.value)`",
-                    at: id.offset, path: id.path,
-                    help: product.store == .play
-                        ? "a Play one-time product's id is its product id alone" : "product ids hold letters, digits, `.`, `_` and `-`")
+                    .badPlayId,
+                    "`:` belongs only in a Play product's id (`<productId>:<basePlanId>`, `<productId>:<purchaseOptionId>`), not in `\(id.value)`",
+                    at: id.offset, path: id.path, help: "product ids hold letters, digits, `.`, `_` and `-`")
             }
         }
         // Groups of one store: subscription groups and pass groups alike.
