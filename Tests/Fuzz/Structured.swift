@@ -583,6 +583,10 @@ struct ScenarioBuilder {
         if choices.chance(15) { transactionItems(&json, appStore: appStore) }
         // Play's key, which a receipt of another store refuses.
         if !appStore, choices.chance(3) { json.string("linkedPurchaseToken", choices.pick(transactionIds)) }
+        // A pre-order's release (any store), Play's purchase option and prepaid top-up instant.
+        if !appStore, choices.chance(5) { json.string("releaseDate", date(appStore: false).text) }
+        if !appStore, choices.chance(3) { json.string("purchaseOptionId", choices.pick(["buy", "rent", "preorder"])) }
+        if !appStore, choices.chance(3) { json.string("topUpAfter", date(appStore: false).text) }
         json.close("}")
     }
 

@@ -223,8 +223,11 @@ extension Evaluator {
             for copy in snapshots[Int(entry.copies.lowerBound)..<Int(entry.copies.upperBound)] where copy.rank > at {
                 resigned = min(resigned, copy.rank)
             }
+            // What a pre-order's dates change depends on whether it is released by then: only
+            // evaluating says.
+            let preorder = record.terms >= 0 && release(of: record, in: receipts[Int(entry.receipt)]) > entry.purchase
             func add(_ fact: (date: Int64, sure: Bool, balance: Bool)) {
-                facts.append((fact.date, fact.sure && fact.date < resigned, fact.balance))
+                facts.append((fact.date, fact.sure && fact.date < resigned && !preorder, fact.balance))
             }
             let otherAccount = !accepts(record.accountToken, of: receipts[Int(entry.receipt)], accounts: options.accounts)
             // A purchase not paid yet counts for nothing: when it becomes known, only evaluating says
@@ -238,7 +241,7 @@ extension Evaluator {
             let later = laterTerms(entry)
             if later.release != .min { add((later.release, false, false)) }
             if later.topUp != .min { add((later.topUp, false, false)) }
-            if entry.purchase > at, entry.record.terms >= 0, release(of: record, in: receipts[Int(entry.receipt)]) > entry.purchase {
+            if entry.purchase > at, preorder {
                 add((entry.purchase, false, false))  // a pre-order becomes known: `preordered`, perhaps
             } else if entry.purchase > at {
                 if entry.product < 0 {

@@ -103,9 +103,10 @@ extension Evaluator {
             if record.cancellation > at, record.cancellation != TransactionRecord.noCancellation { dates.append(record.cancellation) }
             // A Play purchase not acknowledged is refunded at its deadline, which no field states.
             if record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged,
-                record.acknowledgementDeadline > at
+                case let deadline = record.acknowledgementDeadline(release: Evaluator.release(of: record, in: receipts[Int(copy.receipt)])),
+                deadline > at
             {
-                dates.append(record.acknowledgementDeadline)
+                dates.append(deadline)
             }
         }
         return dates

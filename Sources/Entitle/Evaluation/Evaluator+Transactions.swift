@@ -254,7 +254,7 @@ extension Evaluator {
         if product < 0 { product = lookUp(record.productId) }
         var entry = Entry(product: product, receipt: Int32(receipt), index: Int32(index), record: record)
         if record.flags & (TransactionRecord.unacknowledged | TransactionRecord.pending) == TransactionRecord.unacknowledged {
-            let deadline = record.acknowledgementDeadline
+            let deadline = record.acknowledgementDeadline(release: record.terms < 0 ? TransactionRecord.absentDate : terms[Int(record.terms)].release)
             if deadline < entry.record.cancellation {
                 entry.record.cancellation = deadline
                 entry.record.revocationType = ParsedReceipt.code(Transaction.RevocationType.refundFull)

@@ -353,7 +353,7 @@ extension Evaluation {
                         kind: .unacknowledged(
                             transactionId: receipts[Int(entry.receipt)].text(record.transactionId)!,
                             productId: catalog.compiledProducts[Int(entry.product)].id,
-                            deadline: Instant(millisecondsSince1970: record.acknowledgementDeadline).clampedToRange)))
+                            deadline: Instant(millisecondsSince1970: record.acknowledgementDeadline(release: release)).clampedToRange)))
             }
             if rule.group >= 0 {
                 let usesIntro = record.flags & (TransactionRecord.trialPeriod | TransactionRecord.introOfferPeriod) != 0

@@ -132,7 +132,9 @@ struct Explainer: EvaluationRecorder {
                 explanation.exclusion = .cancelled
                 explanation.reason = "cancelled \(Self.text(item.entry.cancellation))"
                 if item.entry.record.flags & TransactionRecord.unacknowledged != 0,
-                    item.entry.cancellation == item.entry.record.acknowledgementDeadline
+                    item.entry.cancellation
+                        == item.entry.record.acknowledgementDeadline(
+                            release: Evaluator.release(of: item.entry.record, in: context.receipts[Int(item.entry.receipt)]))
                 {
                     explanation.reason += ": not acknowledged within three days, so Google Play refunded it"
                     items.append((item.entry, explanation))

@@ -71,9 +71,10 @@ struct TransactionRecord: Sendable {
     /// How long Google gives an app to acknowledge a Play purchase before refunding it: 3 days.
     static let acknowledgementWindow: Int64 = 3 * 86_400_000
 
-    /// When an unacknowledged Play purchase is refunded: three days after its purchase.
-    var acknowledgementDeadline: Int64 {
-        let (deadline, overflow) = purchase.addingReportingOverflow(Self.acknowledgementWindow)
+    /// When an unacknowledged Play purchase is refunded: three days after its purchase, or for a
+    /// pre-order after its `release` (``Evaluator/release(of:in:)``), when it is bought.
+    func acknowledgementDeadline(release: Int64) -> Int64 {
+        let (deadline, overflow) = max(purchase, release).addingReportingOverflow(Self.acknowledgementWindow)
         return overflow ? Int64.max - 1 : deadline
     }
     /// A percentage of 100, in thousandths.

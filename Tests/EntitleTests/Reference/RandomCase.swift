@@ -740,6 +740,17 @@ struct RandomCase {
                     purchase.quantity = [1, 1, 2][random.below(3)]
                 default: break
                 }
+                // A pre-order released later (or, as data may say, earlier); Play's purchase
+                // options (the catalog declares none of these, so the bare product counts) and a
+                // prepaid pass's top-up instant.
+                if random.below(5) == 0 {
+                    let offset = Int64(random.below(40)) * day - 5 * day
+                    purchase.releaseDate = Instant(millisecondsSince1970: purchase.purchaseDate.millisecondsSince1970 + offset)
+                }
+                if store == .play, random.below(4) == 0 { purchase.purchaseOptionId = ["buy", "rent"][random.below(2)] }
+                if store == .play, case .pass = product.kind, random.below(3) == 0 {
+                    purchase.topUpAfter = Instant(millisecondsSince1970: purchase.purchaseDate.millisecondsSince1970 + Int64(random.below(30)) * day)
+                }
                 transactions.append(purchase)
                 // Paid later: a snapshot without `pending`, signed when the payment went through.
                 if purchase.pending, random.below(2) == 0 {
@@ -823,7 +834,10 @@ struct RandomCase {
         var points: Set<Int64> = [Self.base - 400 * Self.day]
         for receipt in receipts {
             for transaction in receipt.transactions {
-                for date in [transaction.purchaseDate, transaction.originalPurchaseDate, transaction.expiresDate, transaction.cancellationDate] {
+                for date in [
+                    transaction.purchaseDate, transaction.originalPurchaseDate, transaction.expiresDate, transaction.cancellationDate,
+                    transaction.releaseDate, transaction.topUpAfter,
+                ] {
                     if let date { points.insert(date.millisecondsSince1970) }
                 }
             }

@@ -204,7 +204,7 @@ enum ReferenceEvaluator {
                 if let date = transaction.releaseDate { candidates.insert(date.millisecondsSince1970) }
                 if let date = transaction.topUpAfter { candidates.insert(date.millisecondsSince1970) }
                 if transaction.acknowledged == false, !transaction.pending {
-                    candidates.insert(transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay)
+                    candidates.insert(acknowledgementStart(transaction) + 3 * CivilCalendar.millisecondsPerDay)
                 }
             }
             for consumption in receipt.consumptions { candidates.insert(consumption.date.millisecondsSince1970) }
@@ -281,7 +281,7 @@ enum ReferenceEvaluator {
             // A Play purchase not acknowledged is refunded in full three days after its purchase
             // (once it is paid: a pending one has nothing to acknowledge yet).
             if transaction.acknowledged == false, !transaction.pending {
-                let deadline = transaction.purchaseDate.millisecondsSince1970 + 3 * CivilCalendar.millisecondsPerDay
+                let deadline = acknowledgementStart(transaction) + 3 * CivilCalendar.millisecondsPerDay
                 if deadline < transaction.cancellationDate?.millisecondsSince1970 ?? .max {
                     transaction.cancellationDate = Instant(millisecondsSince1970: deadline)
                     transaction.revocationType = .refundFull
@@ -1197,6 +1197,12 @@ enum ReferenceEvaluator {
     /// its refund three days after its purchase.
     private static func capped(_ transaction: Transaction, _ end: Int64) -> Int64 {
         transaction.acknowledged == false ? min(end, transaction.cancellationDate?.millisecondsSince1970 ?? .max) : end
+    }
+
+    /// When the three days to acknowledge a Play purchase start: its purchase, or a pre-order's
+    /// later release.
+    static func acknowledgementStart(_ transaction: Transaction) -> Int64 {
+        max(transaction.purchaseDate.millisecondsSince1970, transaction.releaseDate?.millisecondsSince1970 ?? .min)
     }
 
     /// A quantity outside 1 to the limit (only in receipts built in code) counts as the nearest.
