@@ -298,13 +298,18 @@ public enum ReceiptDecoder {
                     "Google Play names the subscription a purchase replaces by its token; another store's chain continues by its `originalTransactionId`"
             )
         }
-        if store != .play, let key = keys.purchaseOptionId ?? keys.topUpAfter {
-            let name = key.path.hasSuffix("purchaseOptionId") ? "purchaseOptionId" : "topUpAfter"
+        let playOnly = [
+            (
+                keys.purchaseOptionId, "purchaseOptionId",
+                "only Google Play sells one product through several purchase options; name the product itself"
+            ),
+            (keys.topUpAfter, "topUpAfter", "only Google Play's prepaid plans are topped up; another store's pass stacks when bought again"),
+        ]
+        for (noted, key, help) in playOnly where store != .play {
+            guard let noted else { continue }
             throw Failure(
-                offset: key.offset, message: "`\(name)` is for Play receipts, not `\(store.rawValue)` ones", code: .keyNotAllowed, path: key.path,
-                help: name == "purchaseOptionId"
-                    ? "only Google Play sells one product through several purchase options; name the product itself"
-                    : "only Google Play's prepaid plans are topped up; another store's pass stacks when bought again")
+                offset: noted.offset, message: "`\(key)` is for Play receipts, not `\(name)` ones", code: .keyNotAllowed, path: noted.path, help: help
+            )
         }
     }
 

@@ -171,6 +171,7 @@ struct PlayPurchaseOptionTests {
                 #"{ "app": "com.ex.games", "transactions": [ { "productId": "game", "transactionId": "1", "purchaseDate": "2026-05-01T00:00:00Z", "\#(key)": \#(value) } ] }"#
             let refused = try #require(throws: ReceiptError.self) { try ReceiptDecoder.decode(Data(json.utf8)) }
             #expect(refused.code == .keyNotAllowed && refused.path == "transactions[0].\(key)", "\(refused)")
+            #expect(refused.message == "`\(key)` is for Play receipts, not `app-store` ones")
         }
         let appStorePreorder =
             #"{ "app": "com.ex.games", "transactions": [ { "productId": "game", "transactionId": "1", "purchaseDate": "2026-05-01T00:00:00Z", "releaseDate": "2026-06-01T00:00:00Z" } ] }"#
