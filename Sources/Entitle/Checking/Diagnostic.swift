@@ -10,6 +10,7 @@ import Foundation
 ///       help: did you mean `export.pdf`?
 public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     /// How serious a diagnostic is.
+    @nonexhaustive
     public enum Severity: String, Hashable, Sendable {
         /// The input is rejected.
         case error

@@ -1,4 +1,5 @@
 /// The four App Store in-app purchase types.
+@nonexhaustive
 public enum ProductType: String, CaseIterable, Hashable, Sendable {
     /// Bought once, kept forever (unless refunded); a price-tier-0 "N-day Trial" expires.
     case nonConsumable = "non-consumable"
@@ -26,6 +27,7 @@ public enum ProductType: String, CaseIterable, Hashable, Sendable {
 }
 
 /// How an auto-renewable subscription's introductory offer is paid.
+@nonexhaustive
 public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
     /// Free for the offer's duration.
     case freeTrial = "free-trial"
@@ -36,6 +38,7 @@ public enum IntroOfferMode: String, CaseIterable, Hashable, Sendable {
 }
 
 /// Who may have an auto-renewable subscription's introductory offer, once per subscription group.
+@nonexhaustive
 public enum IntroOfferAudience: String, CaseIterable, Hashable, Sendable, Codable {
     /// Customers who never had a free trial or an introductory offer in the group (no transaction
     /// of it with `isTrialPeriod` or `isIntroOfferPeriod`), as Apple's receipt documentation
@@ -47,6 +50,7 @@ public enum IntroOfferAudience: String, CaseIterable, Hashable, Sendable, Codabl
 }
 
 /// The kinds of subscription offer a catalog declares beside the introductory offer.
+@nonexhaustive
 public enum SubscriptionOfferType: String, CaseIterable, Hashable, Sendable, Codable {
     /// For customers whose subscription in the group lapsed (Apple's win-back offers, `offerType` 4).
     case winBack = "win-back"

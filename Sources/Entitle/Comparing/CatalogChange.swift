@@ -4,6 +4,7 @@
 /// with why.
 public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What kind of change.
+    @nonexhaustive
     public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
         /// A catalog for a new app.
         case appAdded = "app-added"

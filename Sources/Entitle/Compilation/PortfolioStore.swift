@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// Holds the portfolio a service evaluates with, and replaces it only with one that compiled.
 ///
@@ -17,10 +17,8 @@ import Foundation
 /// its ``Portfolio/contentHash``, and log them with the answer.
 ///
 /// Reading ``portfolio`` takes a short lock; evaluation with the portfolio it returns takes none.
-public final class PortfolioStore: @unchecked Sendable {
-    // `current` is only read or written under `lock`; that is what makes the class Sendable.
-    private let lock = NSLock()
-    private var current: Loaded?
+public final class PortfolioStore: Sendable {
+    private let current: Mutex<Loaded?>
 
     /// A portfolio installed in the store, with which one it is.
     public struct Loaded: Sendable {
@@ -34,17 +32,17 @@ public final class PortfolioStore: @unchecked Sendable {
 
     /// Creates a store, optionally with a portfolio already compiled (generation 1).
     public init(_ portfolio: Portfolio? = nil) {
-        current = portfolio.map { Loaded(portfolio: $0, generation: 1) }
+        current = Mutex(portfolio.map { Loaded(portfolio: $0, generation: 1) })
     }
 
     /// The last portfolio that compiled, or `nil` if none has yet.
     public var portfolio: Portfolio? {
-        lock.withLock { current?.portfolio }
+        current.withLock { $0?.portfolio }
     }
 
     /// The last portfolio that compiled with its generation, read together; `nil` if none has yet.
     public var loaded: Loaded? {
-        lock.withLock { current }
+        current.withLock { $0 }
     }
 
     /// Compiles catalogs and, when they have no error, makes them the current portfolio.
@@ -65,7 +63,7 @@ public final class PortfolioStore: @unchecked Sendable {
     /// nothing: the generation stays, so a reload on every file event does not churn it.
     private func install(_ compilation: Compilation) -> Compilation {
         if let portfolio = compilation.portfolio {
-            lock.withLock {
+            current.withLock { current in
                 guard current?.contentHash != portfolio.contentHash else { return }
                 current = Loaded(portfolio: portfolio, generation: (current?.generation ?? 0) + 1)
             }

@@ -65,6 +65,10 @@ final class Answer: Sendable {
         }
     }
 
+    /// Whether the next change has been searched for (or was given): what tests read to see that
+    /// comparing results runs no search.
+    var nextChangeIsKnown: Bool { next.withLock { $0 != nil } }
+
     /// The warnings, those found once for all instants and those of this instant, in a fixed
     /// order, so the answer never depends on the order of the receipts.
     var warnings: [EvaluationWarning] {

@@ -8,6 +8,7 @@
 /// `feature pro: on -> off`.
 public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConvertible {
     /// What changed.
+    @nonexhaustive
     public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
         /// A feature turned on.
         case featureOn = "feature-on"
@@ -26,6 +27,7 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
     }
 
     /// One side of a change, as a value of its kind.
+    @nonexhaustive
     public enum Value: Hashable, Sendable, Codable, CustomStringConvertible {
         /// Whether a feature is on (`feature-on`, `feature-off`).
         case enabled(Bool)
@@ -206,7 +208,7 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         switch kind {
         case .featureOff: return true
         case .balance: return Self.balance(to) < Self.balance(from)
-        default: return false
+        case .featureOn, .featureUntil, .productState, .productUntil, .offer: return false
         }
     }
 

@@ -234,6 +234,8 @@ public struct Entitlements: Sendable {
 }
 
 /// Whether a consumption fits a balance (``Entitlements/spending(_:of:)``).
+///
+/// Closed: a consumption fits, does not fit, or cannot be asked about; no other answer exists.
 public enum Spending: Hashable, Sendable {
     /// It fits; the balance after it.
     case fits(left: Int64)

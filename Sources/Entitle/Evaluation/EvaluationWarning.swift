@@ -4,6 +4,7 @@
 /// work for them.
 public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The kinds of warning, each carrying the ids it concerns.
+    @nonexhaustive
     public enum Kind: Hashable, Sendable {
         /// Transactions for a product the catalog does not define; they grant nothing. `suggestion`:
         /// the catalog's product id closest to it, a probable typo.
@@ -222,7 +223,12 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
             let declared = catalog.product(product)?.items?.map(\.sku) ?? []
             let suggestion = Suggestion.closest(to: sku, in: declared, budget: &budget)
             return EvaluationWarning(kind: .unknownItem(productId: product, sku: sku, suggestion: suggestion))
-        default:
+        case .unknownProduct, .unknownCurrency, .unknownItem, .missingExpiry, .notFamilyShareable, .conflictingTransaction,
+            .conflictingRenewal, .conflictingConsumption, .negativeBalance, .balanceOutOfRange, .orphanRenewal, .staleGrace,
+            .environmentIgnored, .badVersion, .unknownGrantFeature, .conflictingGrant, .otherAccount, .winBackCriteriaDisagree,
+            .quantityOutOfRange, .amountOutOfRange, .unknownEnvironment, .unrelatedReceipt, .unacknowledged,
+            .unmatchedRevocation, .reported:
+            // A suggestion already found, or a kind that has none.
             return self
         }
     }

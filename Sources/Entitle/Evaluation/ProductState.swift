@@ -1,4 +1,5 @@
 /// Where a product stands for a customer at an instant.
+@nonexhaustive
 public enum ProductState: String, Hashable, Sendable, CaseIterable {
     /// Its coverage includes the instant.
     case active
@@ -36,6 +37,7 @@ public enum ProductState: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Why a product may not be offered for sale.
+@nonexhaustive
 public enum OfferReason: String, Hashable, Sendable, CaseIterable {
     /// The customer rescinded consent for the app (Apple's `RESCIND_CONSENT`): nothing is offered.
     case consentRescinded = "consent-rescinded"
@@ -68,6 +70,8 @@ public enum OfferReason: String, Hashable, Sendable, CaseIterable {
 
 /// How a subscription offer relates to the customer's current subscription of the same group, for
 /// groups with levels (1 the highest service).
+///
+/// Closed: a level is higher, lower or the same; there is no fourth relation.
 public enum SubscriptionChange: String, Hashable, Sendable, CaseIterable, Codable {
     /// To a higher level (a smaller number).
     case upgrade
@@ -78,6 +82,7 @@ public enum SubscriptionChange: String, Hashable, Sendable, CaseIterable, Codabl
 }
 
 /// When a subscription change takes effect.
+@nonexhaustive
 public enum ChangeTiming: String, Hashable, Sendable, CaseIterable, Codable {
     /// At once (upgrades, and crossgrades between products of one duration).
     case immediately

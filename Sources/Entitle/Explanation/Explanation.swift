@@ -107,6 +107,7 @@ public struct FeatureExplanation: Hashable, Sendable, Codable {
 /// One source of a feature at the instant.
 public struct SourceExplanation: Hashable, Sendable, Codable {
     /// What kind of source.
+    @nonexhaustive
     public enum Kind: String, Hashable, Sendable, Codable {
         /// A product of the catalog.
         case product
@@ -222,6 +223,7 @@ public struct ExplainedSpan: Hashable, Sendable, Codable {
 /// One transaction: whether it counted at the instant, and why not, and what it covers.
 public struct TransactionExplanation: Hashable, Sendable, Codable {
     /// Why a transaction does not count.
+    @nonexhaustive
     public enum Exclusion: String, Hashable, Sendable, Codable, CaseIterable {
         /// Purchased after the instant: not known yet.
         case purchasedLater = "purchased-later"

@@ -1,4 +1,5 @@
 /// The formats stores hand out that entitle can read, besides its own normalized receipt.
+@nonexhaustive
 public enum ReceiptFormat: String, CaseIterable, Hashable, Sendable {
     /// A legacy verifyReceipt response, or a v1 server notification with `unified_receipt`.
     case verifyReceipt = "verify-receipt"

@@ -11,6 +11,8 @@ public enum AppleImport {
     public static let notice = "entitle: note: Apple data is read without verifying its signature; verify it before trusting the result (`--verify`)"
 
     /// What a receipt file holds.
+    ///
+    /// Closed: a receipt file is normalized or imported; new formats are ``ReceiptFormat`` values.
     public enum Source: Equatable, Sendable {
         /// A normalized receipt (JSON with `app`).
         case normalized

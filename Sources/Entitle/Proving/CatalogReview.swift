@@ -7,6 +7,7 @@ public struct CatalogReview: Sendable {
     /// One thing no searched customer reaches.
     public struct Finding: Hashable, Sendable {
         /// What a finding is about.
+        @nonexhaustive
         public enum Subject: Hashable, Sendable {
             /// A declared feature.
             case feature(String)

@@ -80,7 +80,7 @@ enum ItemValue: Hashable, Sendable {
     private var isEligible: Bool {
         switch self {
         case .offer(let eligible, _, _, _, _), .promotion(let eligible, _): eligible
-        default: false
+        case .feature, .balance, .product: false
         }
     }
 

@@ -2,6 +2,7 @@
 /// product's offer, or a win-back or promotional offer.
 public struct ProofItem: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// What part of the answer.
+    @nonexhaustive
     public enum Kind: String, Hashable, Sendable, CaseIterable, Codable {
         /// Whether a feature is on, and until when.
         case feature

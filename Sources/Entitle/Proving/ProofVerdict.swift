@@ -1,5 +1,7 @@
 /// What a proof found for one item: no searched customer tells the catalogs apart, or some gain
 /// under the new one, lose, or see something else change.
+///
+/// Closed: same, more, less or changed partition every outcome of a comparison.
 public enum ProofVerdict: String, Hashable, Sendable, CaseIterable, Codable {
     /// No searched customer, at no searched instant, gets a different answer.
     case same

@@ -1,5 +1,6 @@
 /// The platform a customer first got an app on (Apple's app transaction `originalPlatform`),
 /// written as Apple writes it. A watchOS app's customers are `iOS`.
+@nonexhaustive
 public enum AppPlatform: String, Hashable, Sendable, CaseIterable, Comparable {
     /// iPhone and iPad.
     case iOS

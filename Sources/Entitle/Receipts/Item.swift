@@ -41,6 +41,7 @@ extension Transaction {
         }
 
         /// How much of an item a refund gave back (Apple's `refundType`).
+        @nonexhaustive
         public enum RefundType: String, Hashable, Sendable, CaseIterable {
             /// The whole item (`FULL`): its grants end at the refund's date.
             case full

@@ -65,6 +65,7 @@ public struct Receipt: Hashable, Sendable {
 /// One purchase, renewal or restore of a product.
 public struct Transaction: Hashable, Sendable {
     /// Whether the customer bought it or it is shared with them through Family Sharing.
+    @nonexhaustive
     public enum Ownership: String, Hashable, Sendable, CaseIterable {
         /// Bought by the customer.
         case purchased
@@ -210,6 +211,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// The kinds of offer Apple reports (`offerType` 1 to 4).
+    @nonexhaustive
     public enum OfferType: String, Hashable, Sendable, CaseIterable {
         /// An introductory offer (free trial or reduced price for new subscribers).
         case introductory
@@ -222,6 +224,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// How an offer is priced (Apple's `offerDiscountType`).
+    @nonexhaustive
     public enum OfferDiscountType: String, Hashable, Sendable, CaseIterable {
         /// Free for its period (`FREE_TRIAL`).
         case freeTrial = "free-trial"
@@ -234,6 +237,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// Why Apple refunded a transaction (`revocationReason` 0 and 1).
+    @nonexhaustive
     public enum RevocationReason: String, Hashable, Sendable, CaseIterable {
         /// Refunded for another reason, such as an accidental purchase.
         case other
@@ -242,6 +246,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// What kind of revocation a cancellation is (Apple's `revocationType`).
+    @nonexhaustive
     public enum RevocationType: String, Hashable, Sendable, CaseIterable {
         /// The whole purchase was refunded (`REFUND_FULL`).
         case refundFull = "refund-full"
@@ -252,6 +257,7 @@ public struct Transaction: Hashable, Sendable {
     }
 
     /// How a subscription is billed (Apple's `billingPlanType`).
+    @nonexhaustive
     public enum BillingPlan: String, Hashable, Sendable, CaseIterable {
         /// Billed each month for a commitment of several months (`MONTHLY`).
         case monthly
@@ -318,6 +324,7 @@ public struct Renewal: Hashable, Sendable {
     public var items: [Transaction.Item]
 
     /// Why a subscription expired (Apple's `expirationIntent` 1 to 5).
+    @nonexhaustive
     public enum ExpirationIntent: String, Hashable, Sendable, CaseIterable {
         /// The customer canceled it.
         case voluntary

@@ -1,13 +1,18 @@
 import Foundation
 
 /// A result as JSON, written in one place: `entitle check --format json`, ``Entitlements/json``,
-/// `Encodable` and each line of `check --customers` all come from ``write(to:parts:compact:)`` (as
-/// a tree, or straight into a line's bytes), and ``EntitlementsRecord`` reads it back.
+/// ``EntitlementsRecord``'s `Encodable` and each line of `check --customers` all come from
+/// one writer (`writeValues`) (as a tree, or straight into a line's
+/// bytes), and ``EntitlementsRecord`` reads it back.
+///
+/// `Entitlements` itself is not `Codable`: its views are worked out from the evaluation's own facts
+/// and its catalog, which its JSON does not hold, so it could not decode as itself. A service that
+/// stores results stores ``record`` (an ``EntitlementsRecord``), which encodes and decodes as one type.
 ///
 /// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`:
 /// every declared feature and currency and every product (consumables have no state) in catalog
 /// order, instants in RFC 3339 UTC.
-extension Entitlements: Encodable, ResultValues {
+extension Entitlements: ResultValues {
     /// Writes the members of the result's JSON object into an object already open (a batch line
     /// puts `customer` first).
     package func writeMembers<Writer: JSONWriter>(
@@ -60,8 +65,8 @@ extension Entitlements: Encodable, ResultValues {
         writer.endObject()
     }
 
-    /// Encodes the result as `entitle check --format json` prints it.
-    public func encode(to encoder: any Encoder) throws { try jsonOutput.encode(to: encoder) }
+    /// The result as plain values that encode and decode (`Codable`): what a service stores.
+    public var record: EntitlementsRecord { EntitlementsRecord(self) }
 }
 
 /// What a result's JSON holds, whichever form holds it: an evaluated ``Entitlements`` or an
@@ -355,13 +360,16 @@ extension EvaluationWarning: Codable {
 extension ProductState: Codable {}
 extension OfferReason: Codable {}
 
-/// Results compare by their answer: two evaluations that answer the same are equal.
+/// Results compare by what they hold: two evaluations that answer the same are equal.
 extension Entitlements: Equatable {
-    /// Whether two results answer the same: app, instant, `reevaluateAt`, features, balances,
-    /// products, offers and warnings (what their JSON holds, lists compared by id whatever their
-    /// order; the catalog objects are not compared).
+    /// Whether two results answer the same: app, instant, features, balances, products, offers and
+    /// warnings (lists compared by id whatever their order; the catalog objects are not compared).
+    ///
+    /// ``reevaluateAt`` is not compared: it is a search over the receipts, run only when it is
+    /// read, and comparing never runs it. Compare it, or ``record`` (which holds it), when it
+    /// matters.
     public static func == (a: Entitlements, b: Entitlements) -> Bool {
-        a.app == b.app && a.at == b.at && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings
+        a.app == b.app && a.at == b.at && a.warnings == b.warnings
             && a.consentRescinded == b.consentRescinded
             && a.features.sorted { $0.id < $1.id } == b.features.sorted { $0.id < $1.id }
             && a.balances.sorted { $0.currency < $1.currency } == b.balances.sorted { $0.currency < $1.currency }

@@ -155,7 +155,7 @@ struct TimelineSVG {
                     switch kind {
                     case .refunded: "covered until refunded or revoked, no access now "
                     case .grace: "grace period "
-                    default: "covered "
+                    case .covered, .billingRetry: "covered "
                     }
                 lane.bars.append(
                     Bar(

@@ -87,7 +87,7 @@ struct ImpactReport {
         case .balance:
             guard change.from != nil, change.to != nil else { return nil }
             return change.isLoss ? "lower" : "higher"
-        default:
+        case .featureOn, .featureOff, .productState, .offer:
             return nil
         }
     }

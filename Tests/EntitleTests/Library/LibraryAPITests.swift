@@ -73,10 +73,10 @@ struct LibraryAPITests {
         #expect(!other.warnings.contains { $0.code == "unrelated-receipt" })
     }
 
-    @Test("a result encodes with JSONEncoder to exactly what check --format json prints")
+    @Test("a result's record encodes with JSONEncoder to exactly what check --format json prints")
     func encodesLikeCheck() throws {
         for result in try Self.results() {
-            let encoded = try JSONEncoder().encode(result)
+            let encoded = try JSONEncoder().encode(result.record)
             #expect(try Self.object(encoded) == (try Self.object(Data(result.json.utf8))))
         }
     }
@@ -184,10 +184,23 @@ struct LibraryAPITests {
         #expect(Set([warned, EvaluationWarning(kind: .reported(code: warned.code, message: warned.message))]).count == 1)
     }
 
-    @Test("a service embeds results in the responses it encodes, and reads them back as records")
+    @Test("comparing results compares what they hold: it runs no search for the next change")
+    func equalityRunsNoSearch() throws {
+        let trial = try ReceiptDecoder.decode(
+            try Data(contentsOf: Fixtures.packageRoot.appendingPathComponent("products/receipts/diagrams-trial.json")))
+        let at = Fixtures.instant("2026-01-15T09:00:00Z")
+        let (a, b) = (Fixtures.diagrams.evaluate([trial], at: at), Fixtures.diagrams.evaluate([trial], at: at))
+        #expect(a == b)
+        #expect(!a.answer.nextChangeIsKnown && !b.answer.nextChangeIsKnown)
+        // The record holds the next change, so comparing records compares it too.
+        #expect(a.record == b.record && a.record.reevaluateAt != nil)
+        #expect(a.answer.nextChangeIsKnown)
+    }
+
+    @Test("a service embeds results' records in the responses it encodes, and reads them back as equal records")
     func embeds() throws {
         let result = try #require(try Self.results().last)
-        let data = try JSONEncoder().encode(Envelope(customer: "c-1", entitlements: result, checkedAt: result.at))
+        let data = try JSONEncoder().encode(Envelope(customer: "c-1", entitlements: result.record, checkedAt: result.at))
         let back = try JSONDecoder().decode(Envelope<EntitlementsRecord>.self, from: data)
         #expect(back.customer == "c-1" && back.checkedAt == result.at)
         #expect(back.entitlements == EntitlementsRecord(result))

@@ -2,8 +2,10 @@ import Foundation
 import Testing
 
 /// Expected outputs kept as files, so a reviewer sees what changed in a diff rather than in
-/// Swift string literals. `ENTITLE_RECORD=1 swift test` writes every snapshot anew from what the
-/// code produces (then `git diff` shows the change); without it a difference fails the test.
+/// Swift string literals. `ENTITLE_RECORD=1 swift test` writes every snapshot that differs anew
+/// from what the code produces (then `git diff` shows the change), and still fails each test whose
+/// snapshot it wrote, saying so: a record run never passes on what it just wrote. Without it a
+/// difference fails the test.
 enum Snapshot {
     /// Whether this run records snapshots instead of comparing them.
     static var recording: Bool { ProcessInfo.processInfo.environment["ENTITLE_RECORD"] == "1" }
@@ -12,12 +14,21 @@ enum Snapshot {
     /// recording.
     static func expect(_ actual: String, matches path: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let url = Fixtures.packageRoot.appendingPathComponent(path)
+        let expected = try? String(contentsOf: url, encoding: .utf8)
         if recording {
-            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? Data(actual.utf8).write(to: url)
+            guard expected != actual else { return }
+            do {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(actual.utf8).write(to: url)
+                Issue.record(
+                    "recorded \(path) anew (ENTITLE_RECORD=1): review it with `git diff`, then run the tests without ENTITLE_RECORD",
+                    sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("could not record \(path): \(error)", sourceLocation: sourceLocation)
+            }
             return
         }
-        guard let expected = try? String(contentsOf: url, encoding: .utf8) else {
+        guard let expected else {
             Issue.record("no snapshot at \(path); run `ENTITLE_RECORD=1 swift test` to write it", sourceLocation: sourceLocation)
             return
         }

@@ -285,6 +285,7 @@ struct PromotionDecision: Sendable, Equatable {
 
 /// Why a win-back or promotional offer may or may not be offered, in the order conditions are
 /// checked: the first that fails is given.
+@nonexhaustive
 public enum PromotionReason: String, Hashable, Sendable, CaseIterable, Codable {
     /// Every condition holds.
     case eligible

@@ -7,7 +7,8 @@
 /// is decided again here. [Answering Apple's server](doc:AnsweringApple) gives the rules.
 public struct ConsumptionReply: Hashable, Sendable {
     /// Why the reply is what it is.
-    public enum Reason: String, Hashable, Sendable, Codable {
+    @nonexhaustive
+    public enum Reason: String, Hashable, Sendable, Codable, CaseIterable {
         /// The transaction was delivered: it counted at the instant.
         case delivered
         /// It was not: refunded or revoked already, pending, or not this customer's to use.
@@ -17,6 +18,7 @@ public struct ConsumptionReply: Hashable, Sendable {
     }
 
     /// Apple's `deliveryStatus`.
+    @nonexhaustive
     public enum DeliveryStatus: String, Hashable, Sendable, Codable, CaseIterable {
         /// Delivered and working.
         case delivered = "DELIVERED"
@@ -31,6 +33,7 @@ public struct ConsumptionReply: Hashable, Sendable {
     }
 
     /// Why the service says a transaction was not delivered, when it was not (`--undelivered`).
+    @nonexhaustive
     public enum Undelivered: String, Hashable, Sendable, Codable, CaseIterable {
         /// A quality issue (`quality`).
         case quality

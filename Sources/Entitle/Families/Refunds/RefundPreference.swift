@@ -1,4 +1,5 @@
 /// What a consumption-request reply prefers for a refund: Apple's `refundPreference`.
+@nonexhaustive
 public enum RefundPreference: String, Hashable, Sendable, Codable, CaseIterable {
     /// Prefer that Apple declines the refund (`DECLINE`).
     case decline = "decline"
@@ -32,6 +33,7 @@ public enum RefundPreference: String, Hashable, Sendable, Codable, CaseIterable 
 
 /// A product's (or a catalog's) `refundPreference`: one preference, or one that depends on the
 /// share of the purchase consumed.
+@nonexhaustive
 public enum RefundPolicy: Hashable, Sendable {
     /// The same preference whatever was consumed.
     case always(RefundPreference)

@@ -78,7 +78,8 @@ public struct RetentionRequest: Hashable, Sendable {
 /// The answer to a retention request: the rule that decided and Apple's `RealtimeResponseBody`.
 public struct RetentionReply: Hashable, Sendable {
     /// Why the answer is what it is.
-    public enum Reason: String, Hashable, Sendable, Codable {
+    @nonexhaustive
+    public enum Reason: String, Hashable, Sendable, Codable, CaseIterable {
         /// A rule's conditions held and its reply was possible.
         case ruleMatched = "rule-matched"
         /// No rule: Apple shows its default message.
@@ -92,6 +93,7 @@ public struct RetentionReply: Hashable, Sendable {
     }
 
     /// The reply: one of Apple's three kinds.
+    @nonexhaustive
     public enum Reply: Hashable, Sendable {
         /// An approved message.
         case message(String)

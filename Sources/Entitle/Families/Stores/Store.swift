@@ -6,6 +6,7 @@
 /// its store; outside the App Store it is written with its store, `<store>:<id>` (its
 /// ``CatalogProduct/key``): `play:pro:yearly`, `stripe:prod_Pro`. App Store products keep their bare
 /// id, so an App Store-only catalog reads as it always did.
+@nonexhaustive
 public enum Store: String, CaseIterable, Hashable, Sendable, Codable {
     /// Apple's App Store (the default).
     case appStore = "app-store"
