@@ -119,7 +119,7 @@ struct Benchmark {
             let times = stopwatch.compare([
                 {
                     next = (next + 1) % receipts.count
-                    let result = try! catalog.evaluate(receiptJSON: receipts[next], at: Benchmark.at)
+                    let result = try! catalog.evaluate([ParsedReceipt(json: receipts[next])], at: Benchmark.at)
                     return result.warnings.count + (result.isEnabled("feature.0") ? 1 : 0)
                 },
                 {
@@ -243,7 +243,7 @@ struct Benchmark {
                 },
                 {
                     next = (next + 1) % datas.count
-                    return try! catalog.evaluate(receiptJSON: datas[next], at: Benchmark.at).warnings.count
+                    return try! catalog.evaluate([ParsedReceipt(json: datas[next])], at: Benchmark.at).warnings.count
                 },
             ])
             (byTransactions[size], endToEnd[size]) = (times[0], times[1])
@@ -271,7 +271,7 @@ struct Benchmark {
         var bodies: [() -> Int] = []
         for size in sizes {
             let data = Data(WorkloadGenerator.renewalChain(transactions: size).utf8)
-            bodies.append { try! diagrams.evaluate(receiptJSON: data, at: Benchmark.at).warnings.count }
+            bodies.append { try! diagrams.evaluate([ParsedReceipt(json: data)], at: Benchmark.at).warnings.count }
         }
         for (size, time) in zip(sizes, stopwatch.compare(bodies)) {
             perSize[size] = time
@@ -298,7 +298,7 @@ struct Benchmark {
         func round(threads: Int) -> Double {
             measureThreads(threads: threads, perThread: perThread) { thread, iteration in
                 let data = copies[thread][iteration % receipts.count]
-                return try! catalog.evaluate(receiptJSON: data, at: Benchmark.at).warnings.count
+                return try! catalog.evaluate([ParsedReceipt(json: data)], at: Benchmark.at).warnings.count
             }
         }
         // The control: the same work, but each thread with a catalog compiled for it alone. If
@@ -307,7 +307,7 @@ struct Benchmark {
         func privateRound(threads: Int) -> Double {
             measureThreads(threads: threads, perThread: perThread) { thread, iteration in
                 let data = copies[thread][iteration % receipts.count]
-                return try! privateCatalogs[thread].evaluate(receiptJSON: data, at: Benchmark.at).warnings.count
+                return try! privateCatalogs[thread].evaluate([ParsedReceipt(json: data)], at: Benchmark.at).warnings.count
             }
         }
         // The machine's own ceiling, measured alike: threads that share nothing and only compute.
@@ -402,7 +402,7 @@ struct Benchmark {
             entitle_allocation_counting(0)
             return result
         }
-        let endToEnd = measure { try! catalog.evaluate(receiptJSON: datas[$0 % datas.count], at: Benchmark.at).warnings.count }
+        let endToEnd = measure { try! catalog.evaluate([ParsedReceipt(json: datas[$0 % datas.count])], at: Benchmark.at).warnings.count }
         let evaluation = measure { catalog.evaluate([parsed[$0 % parsed.count]], at: Benchmark.at).warnings.count }
         record(
             "6. memory", "decode and evaluate 20 transactions",
@@ -436,7 +436,7 @@ struct Benchmark {
         let receipts = (0..<64).map { _ in Data(generator.receipt(for: shape, transactions: 20).utf8) }
         var total = 0
         for iteration in 0..<iterations {
-            total &+= try! catalog.evaluate(receiptJSON: receipts[iteration % receipts.count], at: at).warnings.count
+            total &+= try! catalog.evaluate([ParsedReceipt(json: receipts[iteration % receipts.count])], at: at).warnings.count
         }
         return total
     }

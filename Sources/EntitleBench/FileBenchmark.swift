@@ -40,7 +40,7 @@ enum FileBenchmark {
             // Each body handles every file of the size once; the figure is per receipt.
             let times = stopwatch.compare([
                 { receipts.reduce(0) { $0 &+ ((try? ParsedReceipt(json: $1))?.transactionCount ?? 0) } },
-                { receipts.reduce(0) { $0 &+ ((try? catalog.evaluate(receiptJSON: $1, at: at))?.warnings.count ?? 0) } },
+                { receipts.reduce(0) { $0 &+ ((try? catalog.evaluate([ParsedReceipt(json: $1)], at: at))?.warnings.count ?? 0) } },
             ])
             let perReceipt = times.map { $0 * 1e6 / Double(receipts.count) }
             results.append((size, perReceipt[0], perReceipt[1]))

@@ -37,46 +37,14 @@ extension CompiledCatalog {
     /// - Parameters:
     ///   - receipts: the customer's receipts, of this app and of others: ``Receipt`` values or
     ///     ``ParsedReceipt``s (the fast path, with no string work beyond one product lookup per
-    ///     transaction).
+    ///     transaction). A list of both forms: map it to ``ReceiptConvertible/parsedReceipt``.
     ///   - at: the instant to evaluate at. Evaluation never reads the clock. An instant outside
     ///     years 0001-9999 is evaluated at the nearer end of them (``Instant/clampedToRange``).
-    ///   - environments: the receipt environments to accept (`production`, `sandbox`, `xcode`,
-    ///     `local-testing`); `nil` accepts all. A receipt without an environment is `production`;
-    ///     any other receipt is ignored entirely, with a warning.
-    ///   - accounts: the customer's accounts in the app, each 1 to 256 characters: an App Store
-    ///     `appAccountToken` (a UUID, compared without case), another store's `account` (compared
-    ///     exactly). A transaction or renewal entry naming none of them counts for nothing, with a
-    ///     warning; one naming no account counts. Empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    ///   - options: the environments, accounts and storefront (``EvaluationOptions``); by default
+    ///     every receipt and account counts, and the storefront is unknown.
     /// - Returns: the customer's entitlements at `at`.
-    public func evaluate(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) -> Entitlements {
-        Evaluator.evaluate(
-            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, accounts: accounts, storefront: storefront))
-    }
-
-    /// Decodes one receipt's JSON and evaluates it (with any other apps' receipts) at an instant.
-    ///
-    /// - Parameters:
-    ///   - receiptJSON: a normalized receipt.
-    ///   - others: the customer's receipts of other apps, for upgrade requirements.
-    ///   - at: the instant to evaluate at.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
-    /// - Throws: ``ReceiptError`` when the receipt is malformed.
-    public func evaluate(
-        receiptJSON: Data, others: [ParsedReceipt] = [], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) throws(ReceiptError) -> Entitlements {
-        let receipt = try ParsedReceipt(json: receiptJSON)
-        return Evaluator.evaluate(
-            self, receipts: others.isEmpty ? [receipt] : [receipt] + others, at: at,
-            options: .init(environments: environments, accounts: accounts, storefront: storefront))
+    public func evaluate(_ receipts: [some ReceiptConvertible], at: Instant, options: EvaluationOptions = .all) -> Entitlements {
+        Evaluator.evaluate(self, receipts: receipts.parsed, at: at, options: options.evaluatorOptions())
     }
 
     /// Explains what a customer has at an instant and why: every feature's sources, every
@@ -88,16 +56,10 @@ extension CompiledCatalog {
     /// - Parameters:
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2).
+    ///   - options: the environments, accounts and storefront, as ``evaluate(_:at:options:)`` takes them.
     /// - Returns: what the customer has at `at`, and why.
-    public func explain(
-        _ receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) -> Explanation {
-        Explainer.explain(
-            self, receipts: receipts.parsed, at: at, options: .init(environments: environments, accounts: accounts, storefront: storefront))
+    public func explain(_ receipts: [some ReceiptConvertible], at: Instant, options: EvaluationOptions = .all) -> Explanation {
+        Explainer.explain(self, receipts: receipts.parsed, at: at, options: options.evaluatorOptions())
     }
 }
 
@@ -112,16 +74,12 @@ extension Portfolio {
     ///   - receipts: the customer's receipts, of this app and of others (``Receipt`` values or
     ///     ``ParsedReceipt``s).
     ///   - at: the instant to evaluate at.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    ///   - options: the environments, accounts and storefront (``EvaluationOptions``).
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func evaluate(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
+        app: String, receipts: [some ReceiptConvertible], at: Instant, options: EvaluationOptions = .all
     ) throws(PortfolioError) -> Entitlements {
-        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts, storefront: storefront) { $0 }
+        let (catalog, options) = try evaluating(app, options: options) { $0 }
         return Evaluator.evaluate(catalog, receipts: receipts.parsed, at: at, options: options)
     }
 
@@ -131,16 +89,12 @@ extension Portfolio {
     ///   - app: the app to explain.
     ///   - receipts: the customer's receipts, of this app and of others.
     ///   - at: the instant to explain.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
+    ///   - options: the environments, accounts and storefront (``EvaluationOptions``).
     /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
     public func explain(
-        app: String, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
+        app: String, receipts: [some ReceiptConvertible], at: Instant, options: EvaluationOptions = .all
     ) throws(PortfolioError) -> Explanation {
-        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts, storefront: storefront) { $0 }
+        let (catalog, options) = try evaluating(app, options: options) { $0 }
         return Explainer.explain(catalog, receipts: receipts.parsed, at: at, options: options)
     }
 
@@ -151,11 +105,10 @@ extension Portfolio {
     /// - Parameter failure: the error to throw, made from a ``PortfolioError``, when the
     ///   portfolio has no catalog for `app`.
     func evaluating<Failure: Error>(
-        _ app: String, environments: Set<String>?, accounts: [String], storefront: String? = nil,
-        failure: (PortfolioError) -> Failure
+        _ app: String, options: EvaluationOptions, failure: (PortfolioError) -> Failure
     ) throws(Failure) -> (catalog: CompiledCatalog, options: Evaluator.Options) {
         guard let catalog = catalog(for: app) else { throw failure(PortfolioError(missingApp: app, known: apps)) }
-        return (catalog, Evaluator.Options(environments: environments, catalogs: catalogsByApp, accounts: accounts, storefront: storefront))
+        return (catalog, options.evaluatorOptions(catalogs: catalogsByApp))
     }
 }
 
@@ -185,84 +138,4 @@ public struct PortfolioError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The problem and its help on one line.
     public var description: String { help.map { "\(problem); \($0)" } ?? problem }
-}
-
-/// Receipts of both forms in one list (`[receipt, parsed]`), as a caller holds them: the same
-/// calls as for a list of one form, each receipt converted once.
-extension CompiledCatalog {
-    /// Evaluates receipts of either form, mixed in one list, at an instant, as a list of one form
-    /// is evaluated.
-    ///
-    /// - Parameters:
-    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
-    ///   - at: the instant to evaluate at.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
-    /// - Returns: the customer's entitlements at `at`.
-    public func evaluate(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) -> Entitlements {
-        evaluate(receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
-    }
-
-    /// Explains receipts of either form, mixed in one list.
-    ///
-    /// - Parameters:
-    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
-    ///   - at: the instant to explain.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
-    /// - Returns: what the customer has at `at`, and why.
-    public func explain(
-        _ receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) -> Explanation {
-        explain(receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
-    }
-}
-
-extension Portfolio {
-    /// Evaluates receipts of either form, mixed in one list, for one app of the portfolio.
-    ///
-    /// - Parameters:
-    ///   - app: the app to evaluate.
-    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
-    ///   - at: the instant to evaluate at.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
-    /// - Returns: the customer's entitlements at `at`.
-    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
-    public func evaluate(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) throws(PortfolioError) -> Entitlements {
-        try evaluate(
-            app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
-    }
-
-    /// Explains receipts of either form, mixed in one list, for one app of the portfolio.
-    ///
-    /// - Parameters:
-    ///   - app: the app to explain.
-    ///   - receipts: the customer's receipts, ``Receipt`` values and ``ParsedReceipt``s.
-    ///   - at: the instant to explain.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts in the app; empty: every account counts.
-    ///   - storefront: the customer's storefront now (ISO 3166-1 alpha-3 `USA`, or alpha-2); a
-    ///     product that lists `storefronts` is offered only in those; `nil`: in none.
-    /// - Returns: what the customer has at `at`, and why.
-    /// - Throws: ``PortfolioError`` when the portfolio has no catalog for `app`.
-    public func explain(
-        app: String, receipts: [any ReceiptConvertible], at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
-    ) throws(PortfolioError) -> Explanation {
-        try explain(app: app, receipts: receipts.map(\.parsedReceipt), at: at, environments: environments, accounts: accounts, storefront: storefront)
-    }
 }

@@ -56,9 +56,6 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         /// A consumption whose `amount` is outside 1 to ``ReceiptLimits/maxConsumptionAmount`` (only
         /// a receipt built in code can hold one): it is ignored.
         case amountOutOfRange(consumptionId: String, amount: Int64)
-        /// An accepted environment that entitle does not know and no receipt names: probably a
-        /// typo, since every receipt is then ignored.
-        case unknownEnvironment(name: String, suggestion: String?)
         /// A receipt of an app that has no catalog in the portfolio and that no upgrade of the
         /// evaluated catalog requires: it counts for nothing (a misspelt app id, usually).
         case unrelatedReceipt(app: String, suggestion: String?)
@@ -134,7 +131,6 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .quantityOutOfRange: "quantity-out-of-range"
         case .amountOutOfRange: "amount-out-of-range"
         case .unrelatedReceipt: "unrelated-receipt"
-        case .unknownEnvironment: "unknown-environment"
         case .unacknowledged: "unacknowledged"
         case .unknownItem: "unknown-item"
         case .unmatchedRevocation: "unmatched-revocation"
@@ -188,9 +184,6 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
             "balance of `\(currency)` went past what a balance can hold and stopped at \(balance); it is not exact"
         case .quantityOutOfRange(let transaction, let quantity):
             "transaction `\(transaction)` has quantity \(quantity), outside 1 to \(ReceiptLimits.maxQuantity); it counts as \(ReceiptLimits.countedQuantity(quantity))"
-        case .unknownEnvironment(let name, let suggestion):
-            "accepted environment `\(Diagnostic.excerpt(name))` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it"
-                + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
         case .unrelatedReceipt(let app, let suggestion):
             "the receipt of `\(Diagnostic.excerpt(app))` counts for nothing: no catalog is for that app and no upgrade requires it"
                 + (suggestion.map { "; did you mean `\($0)`?" } ?? "")
@@ -226,7 +219,7 @@ public struct EvaluationWarning: Hashable, Sendable, Comparable, CustomStringCon
         case .unknownProduct, .unknownCurrency, .unknownItem, .missingExpiry, .notFamilyShareable, .conflictingTransaction,
             .conflictingRenewal, .conflictingConsumption, .negativeBalance, .balanceOutOfRange, .orphanRenewal, .staleGrace,
             .environmentIgnored, .badVersion, .unknownGrantFeature, .conflictingGrant, .otherAccount, .winBackCriteriaDisagree,
-            .quantityOutOfRange, .amountOutOfRange, .unknownEnvironment, .unrelatedReceipt, .unacknowledged,
+            .quantityOutOfRange, .amountOutOfRange, .unrelatedReceipt, .unacknowledged,
             .unmatchedRevocation, .reported:
             // A suggestion already found, or a kind that has none.
             return self

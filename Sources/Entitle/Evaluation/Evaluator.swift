@@ -165,8 +165,7 @@ enum Evaluator {
     ) -> Inputs {
         var warnings: [EvaluationWarning] = []
         var receipts = allReceipts
-        if let accepted = options.environments {
-            warnings += unknownEnvironments(accepted, receipts: allReceipts)
+        if options.environments != nil {
             receipts = []
             for (position, receipt) in allReceipts.enumerated() {
                 if options.accepts(receipt) {
@@ -196,22 +195,6 @@ enum Evaluator {
             warnings: warnings + deduplicated.warnings)
         for index in own { inputs.consentRescinded = min(inputs.consentRescinded, receipts[index].consentRescinded) }
         return inputs
-    }
-
-    /// The environments entitle knows, as ``environment(_:)`` names them.
-    static let knownEnvironments = ["production", "sandbox", "xcode", "local-testing"]
-
-    /// One warning per accepted environment that entitle does not know and no receipt names: a
-    /// typo (`prod`) would otherwise ignore every receipt in silence.
-    static func unknownEnvironments(_ accepted: Set<String>, receipts: [ParsedReceipt]) -> [EvaluationWarning] {
-        // The usual case (`production`) costs a look at each name, nothing more.
-        guard accepted.contains(where: { !knownEnvironments.contains($0) }) else { return [] }
-        let named = Set(receipts.map { environment($0.environment) })
-        return accepted.filter { !knownEnvironments.contains($0) && !named.contains($0) }.sorted().map { name in
-            EvaluationWarning(
-                kind: .unknownEnvironment(
-                    name: name, suggestion: Suggestion.closest(to: name, in: knownEnvironments) ?? knownEnvironments.first { $0.hasPrefix(name) }))
-        }
     }
 
     /// One warning per app of `others` that neither has a catalog in the portfolio nor is required

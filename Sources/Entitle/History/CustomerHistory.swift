@@ -154,13 +154,19 @@ public struct CustomerHistory: Hashable, Sendable {
     }
 
     /// Evaluates the customer at an instant: every receipt kept, as
-    /// `Portfolio.evaluate(app:receipts:at:)` does.
+    /// ``Portfolio/evaluate(app:receipts:at:options:)`` does.
     public func evaluate(
-        in portfolio: Portfolio, app: String, at: Instant, environments: Set<String>? = nil, accounts: [String] = [],
-        storefront: String? = nil
+        in portfolio: Portfolio, app: String, at: Instant, options: EvaluationOptions = .all
     ) throws(PortfolioError) -> Entitlements {
-        try portfolio.evaluate(
-            app: app, receipts: receipts, at: at, environments: environments, accounts: accounts, storefront: storefront)
+        try portfolio.evaluate(app: app, receipts: receipts, at: at, options: options)
+    }
+
+    /// Explains what the customer has at an instant, and why: every receipt kept, as
+    /// ``Portfolio/explain(app:receipts:at:options:)`` does.
+    public func explain(
+        in portfolio: Portfolio, app: String, at: Instant, options: EvaluationOptions = .all
+    ) throws(PortfolioError) -> Explanation {
+        try portfolio.explain(app: app, receipts: receipts, at: at, options: options)
     }
 
     /// The history as JSON, `{"notifications": [...], "receipts": [...]}`, the receipts as

@@ -26,4 +26,4 @@ extension Transaction.RevocationReason: JSONNamed {}
 extension Transaction.RevocationType: JSONNamed {}
 extension Transaction.BillingPlan: JSONNamed {}
 extension Renewal.ExpirationIntent: JSONNamed {}
-extension AppleFormat: JSONNamed {}
+extension ReceiptFormat: JSONNamed {}

@@ -162,7 +162,8 @@ public struct AppleSignatureVerifier: Sendable {
     ///   - format: the format, when it should not be recognized from the content.
     /// - Returns: the receipt, with what could not be mapped.
     /// - Throws: ``VerificationError``.
-    public func verifiedReceipt(from data: Data, name: String = "<receipt>", format: AppleFormat? = nil) throws(VerificationError) -> ImportedReceipt
+    public func verifiedReceipt(from data: Data, name: String = "<receipt>", format: ReceiptFormat? = nil) throws(VerificationError)
+        -> ImportedReceipt
     {
         try verifiedReceipt(from: data, name: name, format: format, app: AppOption(app: app, strict: true))
     }
@@ -171,7 +172,7 @@ public struct AppleSignatureVerifier: Sendable {
     /// check --verify` accepts the app the signed data names (a customer's receipts may be several
     /// apps'), and uses the option only for data that names none.
     package func verifiedReceipt(
-        from data: Data, name: String, format: AppleFormat?, root given: JSONNode? = nil, app option: AppOption
+        from data: Data, name: String, format: ReceiptFormat?, root given: JSONNode? = nil, app option: AppOption
     ) throws(VerificationError) -> ImportedReceipt {
         let start = SourceLocation(file: name, line: 1, column: 1)
         func located(_ error: VerificationError) -> VerificationError {

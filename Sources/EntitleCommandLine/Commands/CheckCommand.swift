@@ -62,15 +62,12 @@ enum CheckCommand {
         let output = try arguments.value(format) ?? .text
         var options = try EvaluationInputs.Options(arguments, environment: environment)
         if arguments.contains(customers) {
-            let environments = arguments.texts(SharedOptions.environment)
             var parts: Entitlements.JSONParts = []
             for name in try arguments.value(fields) ?? ["features", "balances", "products", "offers", "warnings"] {
                 parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
             }
             let request = BatchCheck.Request(
-                app: options.app, at: options.at, accounts: options.accounts, storefront: options.storefront,
-                environments: environments.isEmpty ? nil : Set(environments),
-                verify: options.verify,
+                app: options.app, at: options.at, evaluation: options.evaluation, verify: options.verify,
                 parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store), csv: output == .csv,
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
             return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)

@@ -98,7 +98,7 @@ enum ConsumptionCommand {
         do {
             reply = try inputs.portfolio.consumptionReply(
                 app: inputs.app, transactionId: transactionId, receipts: inputs.receipts, at: options.at, consented: consent,
-                undelivered: reason, environments: inputs.environments, accounts: options.accounts)
+                undelivered: reason, options: options.evaluation)
         } catch {
             // Located in the notification when the transaction is its.
             let location = notificationPath.map { SourceLocation(file: $0 == "-" ? "<stdin>" : $0, line: 1, column: 1) }

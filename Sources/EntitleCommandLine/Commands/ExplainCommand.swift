@@ -132,7 +132,7 @@ enum ExplainCommand {
             do {
                 let reply = try inputs.portfolio.consumptionReply(
                     app: inputs.app, transactionId: selector.id, receipts: inputs.receipts, at: options.at, consented: true,
-                    environments: inputs.environments, accounts: options.accounts)
+                    options: options.evaluation)
                 output = json ? reply.json : reply.explanationText
             } catch {
                 return inputs.failure(

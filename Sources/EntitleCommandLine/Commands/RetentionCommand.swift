@@ -103,8 +103,7 @@ enum RetentionCommand {
         }
         do {
             let reply = try inputs.portfolio.retentionReply(
-                app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, environments: inputs.environments,
-                accounts: options.accounts)
+                app: inputs.app, request: asked, receipts: inputs.receipts, at: options.at, options: options.evaluation)
             guard let signer else { return .success(reply) }
             do {
                 return .success(try reply.signed(with: signer, transactionId: asked.originalTransactionId))

@@ -15,9 +15,8 @@ enum BatchCheck {
     struct Request {
         var app: String?
         var at: Instant
-        var accounts: [String] = []
-        var storefront: String?
-        var environments: Set<String>?
+        /// `--environment`, `--account` and `--storefront`.
+        var evaluation = EvaluationOptions.all
         var verify: VerifyOption?
         /// The parts each line carries (`--fields`).
         var parts: Entitlements.JSONParts = .all
@@ -148,8 +147,7 @@ enum BatchCheck {
                 case .success(let receipts):
                     do throws(PortfolioError) {
                         let result = try portfolio.evaluate(
-                            app: request.app ?? receipts.first?.app ?? "", receipts: receipts, at: request.at,
-                            environments: request.environments, accounts: request.accounts, storefront: request.storefront)
+                            app: request.app ?? receipts.first?.app ?? "", receipts: receipts, at: request.at, options: request.evaluation)
                         CSVTable.rows(
                             result, customer: customer.id, parts: request.parts, compact: request.compact, offersOf: request.offerStore,
                             to: &table)
@@ -172,8 +170,7 @@ enum BatchCheck {
                 let evaluated = request.app ?? receipts.first?.app ?? ""
                 do throws(PortfolioError) {
                     let result = try portfolio.evaluate(
-                        app: evaluated, receipts: receipts, at: request.at, environments: request.environments,
-                        accounts: request.accounts, storefront: request.storefront)
+                        app: evaluated, receipts: receipts, at: request.at, options: request.evaluation)
                     // Written straight into the chunk's bytes: `customer`, then the result's members.
                     writer.beginObject()
                     writer.key("customer")

@@ -8,7 +8,6 @@ struct EvaluationInputs {
     var portfolio: Portfolio
     var app: String
     var receipts: [ParsedReceipt]
-    var environments: Set<String>?
     var catalogDiagnostics: [Diagnostic]
     var errorText: String
     var json: Bool
@@ -101,13 +100,10 @@ struct EvaluationInputs {
                 ],
                 "nothing to evaluate", exitCode: CommandOutput.misuse)
         }
-        // An unknown environment that no receipt names is warned about in the result itself
-        // (`unknown-environment`), as the library does for services.
-        let environments = arguments.texts(SharedOptions.environment)
         return .success(
             EvaluationInputs(
-                portfolio: portfolio, app: app, receipts: receipts, environments: environments.isEmpty ? nil : Set(environments),
-                catalogDiagnostics: catalogDiagnostics, errorText: errorText, json: json, options: options))
+                portfolio: portfolio, app: app, receipts: receipts, catalogDiagnostics: catalogDiagnostics, errorText: errorText,
+                json: json, options: options))
     }
 
     /// The app of store data that names none (Stripe's objects, renewal info alone), without
@@ -143,16 +139,12 @@ struct EvaluationInputs {
 
     /// The entitlements of the app at the instant.
     func evaluate() throws(PortfolioError) -> Entitlements {
-        try portfolio.evaluate(
-            app: app, receipts: receipts, at: options.at, environments: environments, accounts: options.accounts,
-            storefront: options.storefront)
+        try portfolio.evaluate(app: app, receipts: receipts, at: options.at, options: options.evaluation)
     }
 
     /// Why the app has what it has at the instant.
     func explain() throws(PortfolioError) -> Explanation {
-        try portfolio.explain(
-            app: app, receipts: receipts, at: options.at, environments: environments, accounts: options.accounts,
-            storefront: options.storefront)
+        try portfolio.explain(app: app, receipts: receipts, at: options.at, options: options.evaluation)
     }
 
     /// The error for an app without a catalog. Without `--app` the app is the first receipt's:
@@ -202,10 +194,9 @@ extension EvaluationInputs {
         var verify: VerifyOption?
         var app: String?
         var at: Instant
-        /// The customer's accounts, `--account` (empty: every account counts).
-        var accounts: [String]
-        /// The customer's storefront now (alpha-3), `--storefront`.
-        var storefront: String?
+        /// The environments, accounts and storefront evaluated with: `--environment`, `--account`
+        /// and `--storefront`, each read once, here.
+        var evaluation: EvaluationOptions
         /// The purchase token of Play resources read alone, `--token`.
         var token: String?
         /// `--stripe-secret` and `--stripe-signature`, for the commands that declare them (`check`).
@@ -217,9 +208,17 @@ extension EvaluationInputs {
             verify = try VerifyOption.parse(arguments, unsignedAt: at)
             app = try arguments.value(SharedOptions.app)
             self.at = at
-            accounts = try arguments.values(SharedOptions.account)
-            storefront = try arguments.value(SharedOptions.storefront)
+            evaluation = try Self.evaluation(arguments)
             token = try arguments.value(SharedOptions.token)
+        }
+
+        /// The evaluation options a command's `--environment`, `--account` and `--storefront` say
+        /// (those it declares).
+        static func evaluation(_ arguments: ParsedArguments) throws(UsageError) -> EvaluationOptions {
+            let environments = try arguments.values(SharedOptions.environment)
+            return EvaluationOptions(
+                environments: environments.isEmpty ? nil : Set(environments), accounts: try arguments.values(SharedOptions.account),
+                storefront: try arguments.value(SharedOptions.storefront))
         }
     }
 }

@@ -43,17 +43,6 @@ extension Option where Value == String {
         }
     }
 
-    /// A storefront: ISO 3166-1 alpha-3 or alpha-2, in any case, read as alpha-3 (`us` is `USA`).
-    static func storefront(_ name: String, valueName: String = "CODE", help: String) -> Option<String> {
-        Option(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
-            guard let code = Storefront.alpha3(text) else {
-                throw UsageError(
-                    message: "`\(name) \(text)`: not an ISO 3166-1 storefront", help: "give three or two letters, as `USA` or `US`")
-            }
-            return code
-        }
-    }
-
     /// What keeps `text` from being a UUID, or `nil` when it is one.
     static func uuidProblem(_ text: String) -> String? {
         let shape = "8-4-4-4-12 hexadecimal digits, like `5f1c3a9e-2b7d-4c21-9a0e-6d3f8b2c1e47`"
@@ -66,6 +55,36 @@ extension Option where Value == String {
             return "group \(index + 1) has \(group.count) digit\(group.count == 1 ? "" : "s"), not \(length); it must be \(shape)"
         }
         return nil
+    }
+}
+
+extension Option where Value == Storefront {
+    /// A storefront: ISO 3166-1 alpha-3 or alpha-2, in any case, read as alpha-3 (`us` is `USA`).
+    static func storefront(_ name: String, valueName: String = "CODE", help: String) -> Option<Storefront> {
+        Option(OptionSpec(name: name, valueName: valueName, kind: .single, help: help)) { text throws(UsageError) in
+            do throws(EvaluationOptions.InvalidValue) {
+                return try Storefront(text)
+            } catch {
+                throw UsageError(
+                    message: "`\(name) \(text)`: not an ISO 3166-1 storefront",
+                    help: error.help.map { "give three or two letters, as `USA` or `US`; \($0)" } ?? "give three or two letters, as `USA` or `US`")
+            }
+        }
+    }
+}
+
+extension Option where Value == ReceiptEnvironment {
+    /// A receipt environment (`production`, `sandbox`, `xcode`, `local-testing`), in any case.
+    static func environment(_ name: String, valueName: String = "NAME", kind: OptionSpec.Kind = .repeatable, help: String)
+        -> Option<ReceiptEnvironment>
+    {
+        Option(OptionSpec(name: name, valueName: valueName, kind: kind, help: help)) { text throws(UsageError) in
+            do throws(EvaluationOptions.InvalidValue) {
+                return try ReceiptEnvironment(text)
+            } catch {
+                throw UsageError(message: "`\(name) \(text)`: \(error.problem)", help: error.help)
+            }
+        }
     }
 }
 

@@ -48,8 +48,8 @@ enum SharedOptions {
         "--at", help: "when to evaluate: RFC 3339 (2026-01-15T09:00:00Z) or a date alone (2026-01-15, midnight UTC); default: now")
 
     /// `--environment NAME ...`: the receipt environments accepted.
-    static let environment: Option<String> = .text(
-        "--environment", valueName: "NAME", kind: .repeatable,
+    static let environment: Option<ReceiptEnvironment> = .environment(
+        "--environment",
         help: """
             accept receipts of this environment only (`production`, `sandbox`, `xcode`, `local-testing`); repeat for more;
             default: all. A receipt without one is `production`; others are ignored with a warning
@@ -66,7 +66,7 @@ enum SharedOptions {
             """)
 
     /// `--storefront CODE`: the customer's storefront now.
-    static let storefront: Option<String> = .storefront(
+    static let storefront: Option<Storefront> = .storefront(
         "--storefront",
         help: """
             the customer's storefront now, ISO 3166-1 alpha-3 or alpha-2 in any case (`USA`, `us`): products that list

@@ -73,7 +73,7 @@ struct VerifyOption: Sendable {
     /// - Parameter app: the app of data that names none, and, when strict, the app the data must be.
     /// - Throws: ``ReceiptError``: code `verification-failed` with the verification code leading
     ///   the message, or the importer's error for data that is not a receipt.
-    func receipt(_ data: Data, name: String, format: AppleFormat? = nil, root: JSONNode? = nil, app: AppOption) throws(ReceiptError)
+    func receipt(_ data: Data, name: String, format: ReceiptFormat? = nil, root: JSONNode? = nil, app: AppOption) throws(ReceiptError)
         -> ImportedReceipt
     {
         do {

@@ -39,8 +39,8 @@ struct TestFile {
         var story: Located<JSONNode>?
         /// The `expect` object.
         var expect: JSONNode?
-        /// The customer's storefront (alpha-3): the case's `storefront`, else the file's.
-        var storefront: String?
+        /// The customer's storefront: the case's `storefront`, else the file's.
+        var storefront: Storefront?
         /// `exactly`: lists of objects with ids (an offer's `promotions`) must be the result's
         /// whole list, in order; by default each entry listed is found by its id and only it is
         /// checked.
@@ -51,15 +51,34 @@ struct TestFile {
     static let caseKeys = ["$comment", "name", "at", "storefront", "receipts", "story", "expect", "exactly"]
 
     /// A `storefront`: ISO 3166-1 alpha-3 or alpha-2, in any case, as alpha-3.
-    static func storefront(_ node: JSONNode, path: String, reader: inout JSONShapeReader) -> String? {
+    static func storefront(_ node: JSONNode, path: String, reader: inout JSONShapeReader) -> Storefront? {
         guard let text = reader.nonEmptyString(node, path: path) else { return nil }
-        guard let code = Storefront.alpha3(text) else {
+        do throws(EvaluationOptions.InvalidValue) {
+            return try Storefront(text)
+        } catch {
             reader.report(
                 .badValue, "`\(Diagnostic.excerpt(text))` is not an ISO 3166-1 storefront", at: node.offset, path: path,
-                help: "three or two letters, as `USA` or `US`")
+                help: error.help.map { "three or two letters, as `USA` or `US`; \($0)" } ?? "three or two letters, as `USA` or `US`")
             return nil
         }
-        return code
+    }
+
+    /// `environments`: receipt environment names, each one entitle knows (a misspelt one would
+    /// ignore every receipt).
+    static func environments(_ node: JSONNode, path: String, reader: inout JSONShapeReader) -> Set<ReceiptEnvironment>? {
+        guard let elements = reader.array(node, path: path, expected: "an array of strings") else { return nil }
+        var environments: Set<ReceiptEnvironment> = []
+        for (index, element) in elements.enumerated() {
+            let elementPath = "\(path)[\(index)]"
+            guard let name = reader.nonEmptyString(element, path: elementPath) else { return nil }
+            do throws(EvaluationOptions.InvalidValue) {
+                environments.insert(try ReceiptEnvironment(name))
+            } catch {
+                reader.report(.badValue, error.problem, at: element.offset, path: elementPath, help: error.help)
+                return nil
+            }
+        }
+        return environments
     }
 
     /// The path the file was found at.
@@ -68,7 +87,7 @@ struct TestFile {
     /// The catalog paths, resolved from the file's folder; the offset is the `catalog` value's.
     let catalogs: Located<[String]>
     let app: Located<String>?
-    let environments: Set<String>?
+    let environments: Set<ReceiptEnvironment>?
     let receipts: [Located<ReceiptSource>]
     /// The file's story, told with its receipts for every case without receipts or a story of
     /// its own.
@@ -131,7 +150,7 @@ struct TestFile {
         let app = members["app"].flatMap { member in
             reader.nonEmptyString(member.value, path: "app").map { Located(value: $0, offset: member.value.offset, path: "app") }
         }
-        let environments = members["environments"].flatMap { reader.strings($0.value, path: "environments") }.map(Set.init)
+        let environments = members["environments"].flatMap { Self.environments($0.value, path: "environments", reader: &reader) }
         let storefront = members["storefront"].flatMap { Self.storefront($0.value, path: "storefront", reader: &reader) }
         let receipts = members["receipts"].flatMap { receiptSources($0.value, path: "receipts", file: path, data: data, reader: &reader) }
 

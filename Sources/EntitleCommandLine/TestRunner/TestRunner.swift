@@ -62,7 +62,7 @@ struct TestRunner {
             do {
                 result = try setup.portfolio.evaluate(
                     app: setup.app, receipts: setup.receipts, at: at,
-                    environments: file.environments, storefront: testCase.storefront)
+                    options: EvaluationOptions(environments: file.environments, storefront: testCase.storefront))
             } catch {
                 // Checked when preparing: the portfolio has the app.
                 failed += 1
@@ -104,12 +104,13 @@ struct TestRunner {
 
     /// The consumption replies a case asks about, each with the customer's consent, as the
     /// expectation's `consumption` reads them: the reason and the body's fields, or the error.
-    private static func consumptionReplies(_ ids: [String], setup: Setup, at: Instant, environments: Set<String>?) -> JSONOutput {
+    private static func consumptionReplies(_ ids: [String], setup: Setup, at: Instant, environments: Set<ReceiptEnvironment>?) -> JSONOutput {
         .object(
             ids.map { id in
                 do {
                     let reply = try setup.portfolio.consumptionReply(
-                        app: setup.app, transactionId: id, receipts: setup.receipts, at: at, consented: true, environments: environments)
+                        app: setup.app, transactionId: id, receipts: setup.receipts, at: at, consented: true,
+                        options: EvaluationOptions(environments: environments))
                     var members: [(String, JSONOutput)] = [("reason", .string(reply.reason.rawValue))]
                     if case .object(let body)? = reply.body.map(ConsumptionReply.appleOutput) { members += body }
                     return (id, .object(members))
@@ -121,7 +122,7 @@ struct TestRunner {
 
     /// The retention answers a case asks for, one per chain, with the product and locale its
     /// expectation states: the request echoed, the rule, the reason and Apple's body, or the error.
-    private static func retentionReplies(_ asked: [JSONMember], setup: Setup, at: Instant, environments: Set<String>?) -> JSONOutput {
+    private static func retentionReplies(_ asked: [JSONMember], setup: Setup, at: Instant, environments: Set<ReceiptEnvironment>?) -> JSONOutput {
         .object(
             asked.filter { $0.key != "$comment" }.map { member in
                 func text(_ key: String) -> String? {
@@ -135,7 +136,8 @@ struct TestRunner {
                 ]
                 do {
                     let reply = try setup.portfolio.retentionReply(
-                        app: setup.app, request: request, receipts: setup.receipts, at: at, environments: environments)
+                        app: setup.app, request: request, receipts: setup.receipts, at: at,
+                        options: EvaluationOptions(environments: environments))
                     members += [
                         ("rule", reply.rule.map(JSONOutput.string) ?? .null), ("reason", .string(reply.reason.rawValue)),
                         ("reply", reply.appleOutput ?? .null),

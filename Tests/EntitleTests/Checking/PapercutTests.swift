@@ -90,7 +90,7 @@ struct PapercutTests {
             })
     }
 
-    @Test("receipts of both forms mix in one call")
+    @Test("receipts of both forms mix in one call, each as its parsedReceipt")
     func mixedReceipts() throws {
         let catalog = T.diagrams
         let receipt = Receipt(
@@ -100,12 +100,15 @@ struct PapercutTests {
             Receipt(
                 app: "com.example.diagrams",
                 consumptions: [Consumption(id: "c", currency: "stencils", amount: 2, date: T.instant("2026-01-02T00:00:00Z"))]))
-        let result = catalog.evaluate([receipt, parsed], at: T.instant("2026-02-01T00:00:00Z"))
+        let result = catalog.evaluate([receipt.parsedReceipt, parsed], at: T.instant("2026-02-01T00:00:00Z"))
         #expect(result.isEnabled("pro"))
         #expect(result.balance(of: "stencils") == -2)
         let portfolio = T.examples
-        let same = try portfolio.evaluate(app: "com.example.diagrams", receipts: [parsed, receipt], at: T.instant("2026-02-01T00:00:00Z"))
+        let same = try portfolio.evaluate(
+            app: "com.example.diagrams", receipts: [parsed, receipt.parsedReceipt], at: T.instant("2026-02-01T00:00:00Z"))
         #expect(same.json == result.json)
-        #expect(catalog.explain([receipt, parsed], at: T.instant("2026-02-01T00:00:00Z")).features.first { $0.id == "pro" }?.enabled == true)
+        #expect(
+            catalog.explain([receipt.parsedReceipt, parsed], at: T.instant("2026-02-01T00:00:00Z")).features.first { $0.id == "pro" }?.enabled == true
+        )
     }
 }

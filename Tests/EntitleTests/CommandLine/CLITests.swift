@@ -330,31 +330,38 @@ struct CLITests {
         #expect(json.standardOutput.contains(#""help": "did you mean `--catalog`?""#))
     }
 
-    @Test("an --environment no receipt names and entitle does not know is a warning, with a did-you-mean")
+    @Test("an --environment entitle does not know is refused, with a did-you-mean; a service accepts its own on purpose")
     func unknownEnvironment() {
         let output = EntitleCommand.run(
             ["check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment", "prod"],
             environment: Self.environment())
-        #expect(output.exitCode == 0)
+        #expect(output.exitCode == CommandOutput.misuse)
+        #expect(output.standardOutput.isEmpty)
         #expect(
-            output.standardOutput.contains(
-                "accepted environment `prod` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it; did you mean `production`?"
-            ))
+            output.standardError.contains(
+                "`--environment prod`: `prod` is not a receipt environment (`production`, `sandbox`, `xcode` or `local-testing`)"))
+        #expect(output.standardError.contains("did you mean `production`?"))
         let known = EntitleCommand.run(
             [
                 "check", "--catalog", Self.products, "--receipt", Self.receipt("diagrams-trial.json"), "--at", "2026-01-15", "--environment",
-                "sandbox",
+                "Sandbox",
             ],
             environment: Self.environment())
-        #expect(!known.standardOutput.contains("unknown-environment") && !known.standardOutput.contains("is not one entitle knows"))
-        // A name entitle does not know but a receipt carries is accepted without a warning.
+        #expect(known.exitCode == 0)
+        // In the library: refused where it is made, with the closest name.
+        #expect(throws: EvaluationOptions.InvalidValue.self) { try ReceiptEnvironment("prdouction") }
+        #expect((try? ReceiptEnvironment("LocalTesting")) == .localTesting)
+        do {
+            _ = try EvaluationOptions(environments: ["production", "prdouction"], storefront: nil)
+            Issue.record("a misspelt environment was accepted")
+        } catch {
+            #expect(error.option == "environment" && error.value == "prdouction" && error.help == "did you mean `production`?")
+        }
+        // A name entitle does not know, which the service's own receipts carry, is accepted on purpose.
         let custom = try! Portfolio.load(path: Self.products).get().evaluate(
             app: "com.example.diagrams", receipts: [Receipt(app: "com.example.diagrams", environment: "staging")],
-            at: Instant(rfc3339: "2026-01-15T00:00:00Z")!, environments: ["staging", "prdouction"])
-        #expect(
-            custom.warnings.map(\.message) == [
-                "accepted environment `prdouction` is not one entitle knows (production, sandbox, xcode, local-testing) and no receipt names it; did you mean `production`?"
-            ])
+            at: Instant(rfc3339: "2026-01-15T00:00:00Z")!, options: EvaluationOptions(environments: [ReceiptEnvironment(custom: "Staging")]))
+        #expect(custom.warnings.isEmpty)
     }
 
     @Test("an empty receipt file says so")

@@ -29,7 +29,7 @@ struct ConcurrencyTests {
                     _ = result.offers
                 }
                 // Decoding from bytes on each thread too.
-                let again = try? catalog.evaluate(receiptJSON: Data(RandomishReceipts.diagrams(seed: index + 1).utf8), at: instants[0])
+                let again = try? catalog.evaluate([ParsedReceipt(json: Data(RandomishReceipts.diagrams(seed: index + 1).utf8))], at: instants[0])
                 if again?.json != expected[index][0] { mismatches.add() }
             }
         }

@@ -83,14 +83,18 @@ struct DifferentialTests {
                     catalog, receipts: random.receipts, at: at, environments: random.environments,
                     catalogs: [RandomCase.oldApp: old], accounts: random.accounts, storefront: random.storefront)
                 let result = try portfolio.evaluate(
-                    app: RandomCase.app, receipts: parsed, at: at, environments: random.environments,
-                    accounts: random.accounts, storefront: random.storefront)
+                    app: RandomCase.app, receipts: parsed, at: at,
+                    options: .testing(
+                        environments: random.environments,
+                        accounts: random.accounts, storefront: random.storefront))
                 let actual = ReferenceResult(result)
                 // The order of receipts and of their entries never changes a byte of the answer.
                 if place % 4 == 0 {
                     let other = try portfolio.evaluate(
-                        app: RandomCase.app, receipts: shuffled, at: at, environments: random.environments,
-                        accounts: random.accounts, storefront: random.storefront)
+                        app: RandomCase.app, receipts: shuffled, at: at,
+                        options: .testing(
+                            environments: random.environments,
+                            accounts: random.accounts, storefront: random.storefront))
                     reordered += 1
                     // So do the replies to Apple's server: a consumption reply about each of the
                     // first transactions, a retention answer about each of the first chains.
@@ -100,7 +104,7 @@ struct DifferentialTests {
                             do {
                                 let reply = try portfolio.consumptionReply(
                                     app: RandomCase.app, transactionId: transaction.transactionId, receipts: receipts, at: at, consented: true,
-                                    environments: random.environments, accounts: random.accounts)
+                                    options: .testing(environments: random.environments, accounts: random.accounts))
                                 return reply.json + reply.explanationText
                             } catch { return error.description }
                         }
@@ -110,8 +114,10 @@ struct DifferentialTests {
                                 productId: transaction.productId, userLocale: "de", requestIdentifier: "order")
                             do {
                                 return try portfolio.retentionReply(
-                                    app: RandomCase.app, request: request, receipts: receipts, at: at, environments: random.environments,
-                                    accounts: random.accounts
+                                    app: RandomCase.app, request: request, receipts: receipts, at: at,
+                                    options: .testing(
+                                        environments: random.environments,
+                                        accounts: random.accounts)
                                 ).json
                             } catch { return error.description }
                         }
@@ -120,8 +126,10 @@ struct DifferentialTests {
                             originalTransactionId: transaction.originalTransactionId ?? transaction.transactionId,
                             productId: transaction.productId, userLocale: ["de", "de-AT", "en"][place % 3], requestIdentifier: "reference")
                         let decided = try? portfolio.retentionReply(
-                            app: RandomCase.app, request: request, receipts: parsed, at: at, environments: random.environments,
-                            accounts: random.accounts)
+                            app: RandomCase.app, request: request, receipts: parsed, at: at,
+                            options: .testing(
+                                environments: random.environments,
+                                accounts: random.accounts))
                         let reference = ReferenceEvaluator.retention(
                             catalog, receipts: random.receipts, request: request, at: at, environments: random.environments,
                             catalogs: [RandomCase.oldApp: old], accounts: random.accounts)
@@ -162,7 +170,7 @@ struct DifferentialTests {
                     for instant in between where Instant(millisecondsSince1970: instant).isInRange {
                         let earlier = try portfolio.evaluate(
                             app: RandomCase.app, receipts: parsed, at: Instant(millisecondsSince1970: instant),
-                            environments: random.environments, accounts: random.accounts, storefront: random.storefront)
+                            options: .testing(environments: random.environments, accounts: random.accounts, storefront: random.storefront))
                         checkedBefore += 1
                         if !ReferenceResult(earlier, nextChange: false).sameAnswer(as: actual) {
                             failures += 1

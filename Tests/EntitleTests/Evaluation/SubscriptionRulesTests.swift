@@ -48,7 +48,7 @@ enum Streaming {
         receipt.originalApplicationVersion = version
         receipt.originalPurchaseDate = originalPurchase.map(T.instant)
         receipt.environment = environment
-        return catalog.evaluate([receipt], at: T.instant(at), environments: accept)
+        return catalog.evaluate([receipt], at: T.instant(at), options: .testing(environments: accept))
     }
 
     static func monthly(_ id: String, _ start: String, _ end: String, product: String = "premium.monthly", chain: String = "1") -> Transaction {
@@ -477,7 +477,8 @@ struct EnvironmentTests {
         let old = Receipt(
             app: Diagrams.oldApp, transactions: [T.transaction(Diagrams.oldPro, "9", "2021-01-01T00:00:00Z")],
             environment: "sandbox")
-        let production = Fixtures.diagrams.evaluate([old], at: T.instant("2026-01-01T00:00:00Z"), environments: ["production"])
+        let production = Fixtures.diagrams.evaluate(
+            [old], at: T.instant("2026-01-01T00:00:00Z"), options: EvaluationOptions(environments: [.production]))
         #expect(production.offer(for: Diagrams.upgrade)?.reason == .prerequisiteMissing)
         #expect(Fixtures.diagrams.evaluate([old], at: T.instant("2026-01-01T00:00:00Z")).offer(for: Diagrams.upgrade)?.eligible == true)
     }

@@ -10,7 +10,7 @@ struct ExplainTests {
     static let owner = ParsedReceipt(Fixtures.receipt(try! String(contentsOfFile: CLITests.receipt("diagrams6-owner.json"), encoding: .utf8)))
 
     static func explain(_ receipts: [ParsedReceipt], at: String, environments: Set<String>? = nil) -> Explanation {
-        try! Fixtures.examples.explain(app: Diagrams.app, receipts: receipts, at: Fixtures.instant(at), environments: environments)
+        try! Fixtures.examples.explain(app: Diagrams.app, receipts: receipts, at: Fixtures.instant(at), options: .testing(environments: environments))
     }
 
     @Test("a feature lists every source that can grant it, each with its state and why, down to each transaction")

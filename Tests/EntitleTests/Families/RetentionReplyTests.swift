@@ -153,7 +153,7 @@ struct RetentionReplyTests {
         #expect(throws: RetentionRequestError.self) {
             try Self.portfolio.retentionReply(
                 app: "com.example.r", request: Self.request(environment: "sandbox"), receipts: [Self.subscriber()], at: Self.at("2026-02-01"),
-                environments: ["production"])
+                options: EvaluationOptions(environments: [.production]))
         }
         // Apple's own example reads, its environment normalized.
         let path = Fixtures.sharedFixtures.appendingPathComponent("storekit2/apple-app-store-server-library-swift/models/decodedRealtimeRequest.json")

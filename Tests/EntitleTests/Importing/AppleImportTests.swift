@@ -274,7 +274,7 @@ struct AppleImportTests {
 
     /// What an app receipt (PKCS#7) at `pkcs7` holds, and what the fixture at `other`, of the same
     /// purchases in `format`, holds.
-    static func samePurchases(_ pkcs7: String, _ other: String, as format: AppleFormat) throws -> (Receipt, Receipt) {
+    static func samePurchases(_ pkcs7: String, _ other: String, as format: ReceiptFormat) throws -> (Receipt, Receipt) {
         (
             try AppleImport.unverifiedReceipt(from: data(pkcs7), format: .pkcs7).receipt,
             try AppleImport.unverifiedReceipt(from: data(other), format: format).receipt

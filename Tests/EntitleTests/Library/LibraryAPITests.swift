@@ -46,7 +46,7 @@ struct LibraryAPITests {
         check(Transaction.RevocationType.self)
         check(Transaction.BillingPlan.self)
         check(Renewal.ExpirationIntent.self)
-        check(AppleFormat.self)
+        check(ReceiptFormat.self)
         // A status prints its state by name too, inside a struct's description.
         let status = ProductStatus(id: "p", type: .autoRenewableSubscription, state: .billingRetry)
         #expect("\(status)".contains("billing-retry"))

@@ -1,3 +1,4 @@
+import EntitleCommandLine
 import Foundation
 import Testing
 
@@ -96,5 +97,71 @@ struct PublicAPITests {
                 == ConsumptionReply.Reason.allCases.filter { $0 != .noConsent }.map(\.rawValue))
         try expect(["consumption", "*", "deliveryStatus"], ConsumptionReply.DeliveryStatus.self)
         try expect(["retention", "*", "reason"], RetentionReply.Reason.self)
+    }
+
+    @Test("one evaluate and one explain per owner: CompiledCatalog, Portfolio, CustomerHistory")
+    func oneWayToAsk() throws {
+        let root = Fixtures.packageRoot.appendingPathComponent("Sources/Entitle")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var declared: [String: [String]] = [:]
+        for file in files {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            var owner = ""
+            for line in text.components(separatedBy: "\n") {
+                if line.hasPrefix("extension ") || line.hasPrefix("public struct ") || line.hasPrefix("public final class ") {
+                    owner = String(line.split(separator: " ").first { !["extension", "public", "struct", "final", "class"].contains($0) } ?? "")
+                        .trimmingCharacters(in: CharacterSet(charactersIn: ":{"))
+                }
+                for verb in ["evaluate", "explain"] where line.trimmingCharacters(in: .whitespaces).hasPrefix("public func \(verb)(") {
+                    declared[verb, default: []].append(owner)
+                }
+            }
+        }
+        #expect(declared["evaluate"]?.sorted() == ["CompiledCatalog", "CustomerHistory", "Portfolio"])
+        #expect(declared["explain"]?.sorted() == ["CompiledCatalog", "CustomerHistory", "Portfolio"])
+    }
+
+    @Test("a storefront that is not one is refused where it is made, with the closest code")
+    func storefrontRefused() throws {
+        #expect(try Storefront("us").code == "USA" && Storefront("DEU").description == "DEU")
+        do {
+            _ = try Storefront("USB")
+            Issue.record("USB was accepted")
+        } catch {
+            #expect(error.option == "storefront" && error.value == "USB" && error.help?.hasPrefix("did you mean `") == true)
+        }
+        #expect(throws: EvaluationOptions.InvalidValue.self) { try EvaluationOptions(environments: nil, storefront: "Atlantis") }
+        let options = try EvaluationOptions(environments: ["Production", "LocalTesting"], accounts: ["a"], storefront: "de")
+        #expect(options.environments == [.production, .localTesting] && options.storefront?.code == "DEU" && options.accounts == ["a"])
+    }
+
+    @Test("the version is one value, printed by entitle --version")
+    func version() {
+        #expect(EntitleVersion.current.description.split(separator: ".").count == 3)
+        #expect(EntitleCommand.version == EntitleVersion.current.description)
+        #expect(EntitleVersion(major: 0, minor: 9, patch: 1) > EntitleVersion(major: 0, minor: 9, patch: 0))
+        #expect(
+            EntitleVersion(major: 0, minor: 9, patch: 3).compatibility == "0.9" && EntitleVersion(major: 1, minor: 2, patch: 0).compatibility == "1")
+    }
+
+    @Test("diagnostic codes and verification codes are two code spaces that share no spelling (Versions.md)")
+    func codeSpaces() throws {
+        let source = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/Entitle/Verification/VerificationError.swift"), encoding: .utf8)
+        let verification = source.components(separatedBy: "Self(rawValue: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(verification.count >= 10 && verification.contains(VerificationError.Code.badSignature.rawValue))
+        let diagnostics = Set(DiagnosticCode.all.map(\.rawValue))
+        #expect(diagnostics.count > 40)
+        #expect(diagnostics.isDisjoint(with: verification), "\(diagnostics.intersection(verification))")
+    }
+
+    @Test("the README and the changes page name the version")
+    func versionNamed() throws {
+        let version = EntitleVersion.current.description
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("version \(version)"))
+        let changes = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/Entitle/Entitle.docc/Changes.md"), encoding: .utf8)
+        #expect(changes.contains("## \(version)\n"), "Changes.md has no section for \(version)")
     }
 }

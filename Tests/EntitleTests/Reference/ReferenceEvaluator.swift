@@ -82,19 +82,7 @@ enum ReferenceEvaluator {
         var warnings: [EvaluationWarning] = []
         var candidates: Set<Int64> = []
 
-        // 0. Environments. An accepted one entitle does not know and no receipt names: a warning.
         var receipts: [Receipt] = []
-        if let environments {
-            let known = ["production", "sandbox", "xcode", "local-testing"]
-            func canonical(_ text: String) -> String { text.lowercased() == "localtesting" ? "local-testing" : text.lowercased() }
-            let named = Set(allReceipts.map { canonical($0.environment ?? "production") })
-            for name in Set(environments.map(canonical)).sorted() where !known.contains(name) && !named.contains(name) {
-                warnings.append(
-                    EvaluationWarning(
-                        kind: .unknownEnvironment(
-                            name: name, suggestion: Suggestion.closest(to: name, in: known) ?? known.first { $0.hasPrefix(name) })))
-            }
-        }
         for receipt in allReceipts {
             // Apple's raw values and the normalized names are one: compared without case, and
             // `LocalTesting` is `local-testing`.

@@ -181,7 +181,7 @@ struct TimelineSVGTests {
         let receipts = [try ReceiptDecoder.decode(json), try ReceiptDecoder.decode(other)]
         let explanation = try Fixtures.examples.explain(
             app: Diagrams.app, receipts: receipts, at: Fixtures.instant("2026-01-15T00:00:00Z"),
-            environments: ["production"])
+            options: EvaluationOptions(environments: [.production]))
         let svg = explanation.svg
         let tree = try Self.checkSafe(svg)
         #expect(tree.all("script").isEmpty)

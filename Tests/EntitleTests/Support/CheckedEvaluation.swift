@@ -12,7 +12,7 @@ func checkedEvaluation(
     catalogs: [String: CompiledCatalog] = [:], sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> Entitlements {
     let at = Fixtures.instant(text)
-    let result = catalog.evaluate(receipts, at: at, accounts: accounts, storefront: storefront)
+    let result = catalog.evaluate(receipts, at: at, options: .testing(accounts: accounts, storefront: storefront))
     let reference = ReferenceEvaluator.evaluate(
         catalog, receipts: receipts, at: at, catalogs: catalogs, accounts: accounts, storefront: storefront)
     let actual = ReferenceResult(result)
@@ -28,7 +28,7 @@ func checkedEvaluation(
         return receipt
     }
     #expect(
-        catalog.evaluate(reversed, at: at, accounts: accounts, storefront: storefront).json == result.json,
+        catalog.evaluate(reversed, at: at, options: .testing(accounts: accounts, storefront: storefront)).json == result.json,
         "at \(text): order changes the answer", sourceLocation: sourceLocation)
     return result
 }
@@ -54,5 +54,20 @@ func roundTripOrLocated(_ outcome: Result<Receipt, ReceiptError>, input: Data) -
         }
     case .failure(let error):
         return locatesInside(error.location, input) ? nil : "rejected at \(error.location.map(\.description) ?? "no location"): \(error)"
+    }
+}
+
+extension EvaluationOptions {
+    /// Options from the names tests write: each environment as given (``ReceiptEnvironment/init(custom:)``,
+    /// so a test may name one entitle does not know), the storefront checked (a bad one stops the test).
+    static func testing(environments: (some Collection<String>)?, accounts: [String] = [], storefront: String? = nil) -> EvaluationOptions {
+        EvaluationOptions(
+            environments: environments.map { Set($0.map(ReceiptEnvironment.init(custom:))) }, accounts: accounts,
+            storefront: storefront.map { try! Storefront($0) })
+    }
+
+    /// Options with every environment, from the names tests write.
+    static func testing(accounts: [String] = [], storefront: String? = nil) -> EvaluationOptions {
+        testing(environments: [String]?.none, accounts: accounts, storefront: storefront)
     }
 }

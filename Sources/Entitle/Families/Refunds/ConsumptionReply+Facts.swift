@@ -9,16 +9,15 @@ extension CompiledCatalog {
     ///   - consented: whether the customer consented to sharing the data; without it there is no body.
     ///   - undelivered: why the service says the purchase was not delivered, used when it was
     ///     not; `nil` says `UNDELIVERED_OTHER`.
-    ///   - environments: the receipt environments to accept; `nil` accepts all.
-    ///   - accounts: the customer's accounts, as evaluation takes them.
+    ///   - options: the environments, accounts and storefront, as evaluation takes them.
     /// - Throws: ``ConsumptionReplyError`` when the customer has no such transaction of the app
     ///   at `at`.
     public func consumptionReply(
         transactionId: String, receipts: [some ReceiptConvertible], at: Instant, consented: Bool,
-        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, accounts: [String] = []
+        undelivered: ConsumptionReply.Undelivered? = nil, options: EvaluationOptions = .all
     ) throws(ConsumptionReplyError) -> ConsumptionReply {
         let parsed = receipts.parsed
-        let explanation = Explainer.explain(self, receipts: parsed, at: at, options: .init(environments: environments, accounts: accounts))
+        let explanation = Explainer.explain(self, receipts: parsed, at: at, options: options.evaluatorOptions())
         return try ConsumptionReply(
             catalog: self, explanation: explanation, receipts: parsed, transactionId: transactionId, consented: consented,
             undelivered: undelivered)
@@ -27,15 +26,15 @@ extension CompiledCatalog {
 
 extension Portfolio {
     /// The reply to Apple's consumption request about one of `app`'s transactions, at an instant
-    /// (see ``CompiledCatalog/consumptionReply(transactionId:receipts:at:consented:undelivered:environments:accounts:)``).
+    /// (see ``CompiledCatalog/consumptionReply(transactionId:receipts:at:consented:undelivered:options:)``).
     ///
     /// - Throws: ``ConsumptionReplyError`` when the portfolio has no catalog for `app`, or the
     ///   customer has no such transaction of the app at `at`.
     public func consumptionReply(
         app: String, transactionId: String, receipts: [some ReceiptConvertible], at: Instant, consented: Bool,
-        undelivered: ConsumptionReply.Undelivered? = nil, environments: Set<String>? = nil, accounts: [String] = []
+        undelivered: ConsumptionReply.Undelivered? = nil, options: EvaluationOptions = .all
     ) throws(ConsumptionReplyError) -> ConsumptionReply {
-        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts) {
+        let (catalog, options) = try evaluating(app, options: options) {
             ConsumptionReplyError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed

@@ -8,21 +8,21 @@ extension Portfolio {
     ///   - request: Apple's request (``RetentionRequest/init(json:name:)`` reads it).
     ///   - receipts: the customer's receipts.
     ///   - at: the instant to answer for.
-    ///   - environments: the receipt environments to accept; a request from another is an error.
-    ///   - accounts: the customer's accounts, as evaluation takes them.
+    ///   - options: the environments (a request from another is an error), accounts and
+    ///     storefront, as evaluation takes them.
     /// - Throws: ``RetentionRequestError`` when the portfolio has no catalog for `app`, the request
     ///   names a product that is not one of its App Store subscriptions, or comes from an
     ///   environment not accepted.
     public func retentionReply(
-        app: String, request: RetentionRequest, receipts: [some ReceiptConvertible], at: Instant, environments: Set<String>? = nil,
-        accounts: [String] = []
+        app: String, request: RetentionRequest, receipts: [some ReceiptConvertible], at: Instant, options: EvaluationOptions = .all
     ) throws(RetentionRequestError) -> RetentionReply {
-        let (catalog, options) = try evaluating(app, environments: environments, accounts: accounts) {
+        let (catalog, evaluatorOptions) = try evaluating(app, options: options) {
             RetentionRequestError(message: $0.problem, help: $0.help)
         }
         let parsed = receipts.parsed
-        let result = Evaluator.evaluate(catalog, receipts: parsed, at: at, options: options)
-        return try RetentionReply(catalog: catalog, result: result, receipts: parsed, request: request, environments: environments)
+        let result = Evaluator.evaluate(catalog, receipts: parsed, at: at, options: evaluatorOptions)
+        return try RetentionReply(
+            catalog: catalog, result: result, receipts: parsed, request: request, environments: evaluatorOptions.environments)
     }
 }
 

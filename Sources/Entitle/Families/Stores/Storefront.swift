@@ -1,7 +1,34 @@
-/// Storefronts: the countries a product may be offered in, as Apple writes them in a
-/// transaction's `storefront` (ISO 3166-1 alpha-3, `USA`), and as Google Play's `regionCode`
-/// writes them (alpha-2, `US`).
-public enum Storefront {
+/// A storefront: a country a product may be offered in, as Apple writes it in a transaction's
+/// `storefront` (ISO 3166-1 alpha-3, `USA`), and as Google Play's `regionCode` writes it (alpha-2,
+/// `US`).
+///
+/// Made only from a code that is one (``init(_:)`` throws otherwise), so an evaluation never
+/// holds a storefront it silently reads as none.
+public struct Storefront: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The ISO 3166-1 alpha-3 code, upper case (`USA`).
+    public let code: String
+
+    /// The storefront of an ISO 3166-1 code written either way, in any case (`us`, `USA`).
+    ///
+    /// - Throws: ``EvaluationOptions/InvalidValue`` naming the closest code when `code` is neither
+    ///   an alpha-2 nor an alpha-3 code.
+    public init(_ code: String) throws(EvaluationOptions.InvalidValue) {
+        guard let alpha3 = Self.alpha3(code) else {
+            let upper = code.uppercased()
+            throw EvaluationOptions.InvalidValue(
+                option: "storefront", value: code,
+                problem: "`\(Diagnostic.excerpt(code))` is not an ISO 3166-1 storefront (alpha-3 `USA` or alpha-2 `US`)",
+                help: Suggestion.help(for: upper, in: upper.utf8.count == 2 ? Self.codes.map(\.alpha2) : Self.alpha3Sorted))
+        }
+        self.code = alpha3
+    }
+
+    /// The alpha-3 code.
+    public var description: String { code }
+
+    /// Storefronts in the order of their codes.
+    public static func < (a: Storefront, b: Storefront) -> Bool { a.code < b.code }
+
     /// Every officially assigned ISO 3166-1 code: (alpha-2, alpha-3), by alpha-2.
     static let codes: [(alpha2: String, alpha3: String)] = [
         ("AF", "AFG"), ("AX", "ALA"), ("AL", "ALB"), ("DZ", "DZA"), ("AS", "ASM"), ("AD", "AND"), ("AO", "AGO"), ("AI", "AIA"),

@@ -34,9 +34,6 @@ public enum ReceiptFormat: String, CaseIterable, Hashable, Sendable {
     }
 }
 
-/// Apple's formats: the name ``ReceiptFormat`` had before it read other stores'.
-public typealias AppleFormat = ReceiptFormat
-
 /// A receipt read from a store's data, with what could not be mapped.
 ///
 /// Nothing in it is verified: see ``AppleImport`` and ``StoreImport``.
