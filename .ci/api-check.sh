@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The public API of `import Entitle` against the baseline in .ci/api-baseline (Versions.md): a
-# breaking change fails unless EntitleVersion.current has left the baseline's compatibility (a new
+# The public API of `import Entitle` against the baseline in .ci/api-baseline (Versioning.md): a
+# breaking change fails unless LibraryVersion.current has left the baseline's compatibility (a new
 # major version, or before 1.0.0 a new minor one). `swift package diagnose-api-breaking-changes`
 # builds the baseline commit in a scratch folder of its own and compares the two APIs.
 set -euo pipefail
@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 
 baseline_commit=$(awk '$1 == "commit" { print $2 }' .ci/api-baseline)
 baseline_version=$(awk '$1 == "version" { print $2 }' .ci/api-baseline)
-current=$(sed -n 's/.*static let current = EntitleVersion(major: \([0-9]*\), minor: \([0-9]*\), patch: \([0-9]*\)).*/\1.\2.\3/p' \
-  Sources/Entitle/EntitleVersion.swift)
+current=$(sed -n 's/.*static let current = LibraryVersion(major: \([0-9]*\), minor: \([0-9]*\), patch: \([0-9]*\)).*/\1.\2.\3/p' \
+  Sources/Entitle/LibraryVersion.swift)
 if [ -z "$baseline_commit" ] || [ -z "$baseline_version" ] || [ -z "$current" ]; then
-  echo "api check: cannot read the baseline (.ci/api-baseline) or EntitleVersion.current"; exit 1
+  echo "api check: cannot read the baseline (.ci/api-baseline) or LibraryVersion.current"; exit 1
 fi
 # What a change must keep: the major number, or before 1.0.0 the minor one too.
 compatibility() { local major=${1%%.*} rest=${1#*.}; if [ "$major" = 0 ]; then echo "0.${rest%%.*}"; else echo "$major"; fi; }

@@ -4,8 +4,8 @@ import Entitle
 ///
 /// Everything here is library code, so the tests run the same commands the executable does.
 public enum EntitleCommand {
-    /// The version `entitle --version` prints: the library's (``EntitleVersion/current``).
-    public static var version: String { EntitleVersion.current.description }
+    /// The version `entitle --version` prints: the library's (``LibraryVersion/current``).
+    public static var version: String { LibraryVersion.current.description }
 
     /// The commands, in the order the overview lists them; each declares its options once
     /// (``Subcommand``), and its scanner and help are derived from that.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Entitle
 
-/// What a service may rely on as the library grows (Versions.md).
+/// What a service may rely on as the library grows (Versioning.md).
 @Suite("Public API")
 struct PublicAPITests {
     /// Each public enumeration with cases in the library's sources, with the lines above it.
@@ -137,14 +137,14 @@ struct PublicAPITests {
 
     @Test("the version is one value, printed by entitle --version")
     func version() {
-        #expect(EntitleVersion.current.description.split(separator: ".").count == 3)
-        #expect(EntitleCommand.version == EntitleVersion.current.description)
-        #expect(EntitleVersion(major: 0, minor: 9, patch: 1) > EntitleVersion(major: 0, minor: 9, patch: 0))
+        #expect(LibraryVersion.current.description.split(separator: ".").count == 3)
+        #expect(EntitleCommand.version == LibraryVersion.current.description)
+        #expect(LibraryVersion(major: 0, minor: 9, patch: 1) > LibraryVersion(major: 0, minor: 9, patch: 0))
         #expect(
-            EntitleVersion(major: 0, minor: 9, patch: 3).compatibility == "0.9" && EntitleVersion(major: 1, minor: 2, patch: 0).compatibility == "1")
+            LibraryVersion(major: 0, minor: 9, patch: 3).compatibility == "0.9" && LibraryVersion(major: 1, minor: 2, patch: 0).compatibility == "1")
     }
 
-    @Test("diagnostic codes and verification codes are two code spaces that share no spelling (Versions.md)")
+    @Test("diagnostic codes and verification codes are two code spaces that share no spelling (Versioning.md)")
     func codeSpaces() throws {
         let source = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("Sources/Entitle/Verification/VerificationError.swift"), encoding: .utf8)
@@ -157,7 +157,7 @@ struct PublicAPITests {
 
     @Test("the README and the changes page name the version")
     func versionNamed() throws {
-        let version = EntitleVersion.current.description
+        let version = LibraryVersion.current.description
         let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("version \(version)"))
         let changes = try String(

@@ -8,7 +8,7 @@
 /// ``current``.
 ///
 /// Closed: a version is its three numbers and nothing else.
-public struct EntitleVersion: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct LibraryVersion: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Raised for a change that may break a user.
     public let major: Int
     /// Raised for an addition.
@@ -17,7 +17,7 @@ public struct EntitleVersion: Hashable, Sendable, Comparable, CustomStringConver
     public let patch: Int
 
     /// This build's version.
-    public static let current = EntitleVersion(major: 0, minor: 9, patch: 0)
+    public static let current = LibraryVersion(major: 0, minor: 9, patch: 0)
 
     /// A version from its numbers.
     public init(major: Int, minor: Int, patch: Int) {
@@ -34,7 +34,7 @@ public struct EntitleVersion: Hashable, Sendable, Comparable, CustomStringConver
     public var compatibility: String { major == 0 ? "0.\(minor)" : "\(major)" }
 
     /// Versions in order of their numbers.
-    public static func < (a: EntitleVersion, b: EntitleVersion) -> Bool {
+    public static func < (a: LibraryVersion, b: LibraryVersion) -> Bool {
         (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
     }
 }
