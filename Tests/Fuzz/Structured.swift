@@ -763,7 +763,7 @@ func fuzzStructured(_ bytes: UnsafeBufferPointer<UInt8>) {
         do {
             // No account, one, or one customer's two (an App Store token and another store's id).
             let accounts = [[], [Edges.accounts[0]], Array(Edges.accounts.prefix(2))][Int(scenario.at.millisecondsSince1970 & 3) % 3]
-            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant, accounts: accounts)
+            let result = try portfolio.evaluate(app: Edges.fuzzApp, receipts: parsed, at: instant, options: EvaluationOptions(accounts: accounts))
             // Rendering costs more than evaluating: render fully at the instant, read the views either side.
             if instant == scenario.at {
                 let json = result.json
