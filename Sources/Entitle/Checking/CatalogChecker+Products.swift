@@ -57,6 +57,7 @@ extension CatalogChecker {
         product.trialOf = read(.trialOf)?.text
         if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
         if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }
+        if let member = members[CatalogKey.limits.name] { limitValues(member.value, path: keyPath(.limits), into: &product) }
         if members[CatalogKey.gracePeriod.name] != nil { product.gracePeriod = read(.gracePeriod)?.duration }
         if let member = members[CatalogKey.refundPreference.name] {
             product.refundPreference = refundPolicy(member.value, path: keyPath(.refundPreference))

@@ -12,7 +12,7 @@ extension CatalogChecker {
     ) -> [String: JSONMember]? {
         let what = object.phrase
         guard case .object(let members) = node.value else {
-            wrongType(node, expected: "\(what == "catalog" ? "a catalog" : "an \(what)") object", path: path)
+            wrongType(node, expected: what == "catalog" ? "a catalog" : "\("aeiou".contains(what.first!) ? "an" : "a") \(what) object", path: path)
             return nil
         }
         let allowed = object.keyNames(for: type)
@@ -113,7 +113,8 @@ extension CatalogChecker {
                 return nil
             }
             return .text(text)
-        case .version, .features, .products, .declarations, .legalTexts, .credits, .object, .objects, .keyedObjects, .storefronts, .choiceOrObject,
+        case .version, .features, .products, .declarations, .legalTexts, .credits, .limitValues, .object, .objects, .keyedObjects, .storefronts,
+            .choiceOrObject,
             .languageTags,
             .choices:
             return nil

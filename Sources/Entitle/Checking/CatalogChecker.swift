@@ -39,6 +39,8 @@ package struct CatalogChecker {
         /// Declared ids that are not valid ids (reported where declared).
         var featureIds: Set<String> = []
         var currencyIds: Set<String> = []
+        /// Limit ids whose declaration could not be read: uses of them are not undeclared.
+        var limitIds: Set<String> = []
         /// Types whose default legal text is there but not usable.
         var legalTypes: Set<ProductType> = []
     }
@@ -152,6 +154,11 @@ package struct CatalogChecker {
         if let member = members[CatalogKey.refundPreference.name] {
             definition.refundPreference = refundPolicy(member.value, path: CatalogKey.refundPreference.name)
         }
+        if let member = members[CatalogKey.limits.name] {
+            let limits = limitDeclarations(member.value)
+            definition.limits = limits ?? []
+            definition.limitsBroken = limits == nil
+        }
         return definition
     }
 
@@ -176,16 +183,7 @@ package struct CatalogChecker {
                 _ = string(member.value, path: memberPath)
                 continue
             }
-            guard member.key.utf8.count <= CatalogLimits.maxIdentifierBytes, identifierIsValid(member.key) else {
-                if member.key.utf8.count > CatalogLimits.maxIdentifierBytes {
-                    report(
-                        .limitExceeded, "\(what) id of \(member.key.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
-                        at: member.keyOffset, path: memberPath)
-                } else {
-                    report(
-                        .badValue, "\(what) id `\(member.key)` must be letters, digits, `.`, `_` or `-`, starting with a letter or digit",
-                        at: member.keyOffset, path: memberPath)
-                }
+            guard validIdentifier(member.key, what: what, at: member.keyOffset, path: memberPath) else {
                 if what == "feature" { broken.featureIds.insert(member.key) } else { broken.currencyIds.insert(member.key) }
                 continue
             }
@@ -324,6 +322,24 @@ package struct CatalogChecker {
         case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-": true
         default: false
         }
+    }
+
+    /// Whether `id` may be a declared id (feature, currency, limit); reported as a `what` id at
+    /// `offset` when it may not.
+    mutating func validIdentifier(_ id: String, what: String, at offset: Int, path: String) -> Bool {
+        if id.utf8.count > CatalogLimits.maxIdentifierBytes {
+            report(
+                .limitExceeded, "\(what) id of \(id.utf8.count) bytes is longer than \(CatalogLimits.maxIdentifierBytes) bytes",
+                at: offset, path: path)
+            return false
+        }
+        guard identifierIsValid(id) else {
+            report(
+                .badValue, "\(what) id `\(id)` must be letters, digits, `.`, `_` or `-`, starting with a letter or digit",
+                at: offset, path: path)
+            return false
+        }
+        return true
     }
 
     private func identifierIsValid(_ id: String) -> Bool {

@@ -22,6 +22,10 @@ struct CatalogDefinition {
     var manageURLs: [Store: String] = [:]
     /// The consumption replies' refund preference of products that state none.
     var refundPreference: Located<RefundPolicy>?
+    /// Declared number limits, in file order (`limits`).
+    var limits: [LimitDefinition] = []
+    /// `limits` is there but not an object.
+    var limitsBroken = false
 }
 
 /// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
@@ -133,6 +137,11 @@ struct ProductDefinition: GrantHolder {
     /// `level` is there but not a valid level (reported already: no other check reads it).
     var levelBroken = false
     var introOffer: IntroOfferDefinition?
+    /// The values it gives limits (`limits`), and every limit id it names whatever its value.
+    var limits: [(id: Located<String>, value: LimitValue)] = []
+    var limitIds: [Located<String>] = []
+    /// `limits` is there but not an object, or some value is not valid.
+    var limitsBroken = false
     /// How long a web subscription's access continues while payment is retried.
     var gracePeriod: Located<ISODuration>?
     /// The storefronts (alpha-3) it may be offered in; `nil`: everywhere.

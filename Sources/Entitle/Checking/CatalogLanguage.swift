@@ -66,6 +66,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case retentionRule
     /// What one SKU of an Advanced Commerce product gives.
     case item
+    /// A declared number limit (`limits.<id>`).
+    case limit
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -82,6 +84,7 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .refundThresholds: "refund thresholds"
         case .retentionRule: "retention rule"
         case .item: "item"
+        case .limit: "limit"
         }
     }
 
@@ -160,6 +163,9 @@ package enum CatalogValue: Sendable {
     /// An object of names (`what` says of what: "SKU") to objects of the language, at least one
     /// and at most `max`.
     case keyedObjects(CatalogObject, what: String, max: Int)
+    /// An object of declared limit ids to values: whole numbers from 0 to
+    /// ``CatalogLimits/maxLimitValue``, or `"unlimited"`.
+    case limitValues
 
     /// The strings a value may be, when it is one of a few.
     package var choices: [String]? {
@@ -204,7 +210,8 @@ extension CatalogKey {
         place(.storeSettings, .comment, "a note for people, ignored by entitle"),
         place(.refundThresholds, .comment, "a note for people, ignored by entitle"),
         place(.retentionRule, .comment, "a note for people, ignored by entitle"),
-        place(.item, .comment, "a note for people, ignored by entitle"))
+        place(.item, .comment, "a note for people, ignored by entitle"),
+        place(.limit, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -279,10 +286,10 @@ extension CatalogKey {
 
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
-        .catalog: [schema, comment, app, features, currencies, legal, stores, refundPreference, products, grandfathered],
+        .catalog: [schema, comment, app, features, currencies, limits, legal, stores, refundPreference, products, grandfathered],
         .product: [
             comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
-            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, refundPreference, sampleContent,
+            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, limits, refundPreference, sampleContent,
             retention, items,
         ],
         .introductoryOffer: introductoryOfferOrder,
@@ -295,6 +302,7 @@ extension CatalogKey {
         .refundThresholds: refundThresholdsOrder,
         .retentionRule: retentionRuleOrder,
         .item: itemOrder,
+        .limit: limitOrder,
     ]
 
     /// Every key, each once.

@@ -19,6 +19,8 @@ public enum CatalogLimits {
     public static let maxIdentifierBytes = 256
     /// The largest amount one unit of a consumable credits.
     public static let maxCredit: Int64 = 1_000_000_000
+    /// The largest value a product or a declaration gives a number limit (`limits`): 10^12.
+    public static let maxLimitValue: Int64 = 1_000_000_000_000
     /// The most diagnostics one catalog file reports; the rest are counted in one closing
     /// diagnostic (a file with two million mistakes is not two million lines of output).
     public static let maxDiagnosticsPerFile = 1_000

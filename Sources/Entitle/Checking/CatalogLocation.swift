@@ -58,7 +58,8 @@ package struct CatalogLocation: Sendable, Equatable {
                 guard position + 1 == path.count else { return nil }
                 location.element = index
                 return location
-            case (.declarations, .key(let entry)), (.legalTexts, .key(let entry)), (.credits, .key(let entry)):
+            case (.declarations, .key(let entry)), (.legalTexts, .key(let entry)), (.credits, .key(let entry)),
+                (.limitValues, .key(let entry)):
                 guard position + 1 == path.count else { return nil }
                 location.entry = entry
                 return location

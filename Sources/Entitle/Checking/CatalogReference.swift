@@ -33,6 +33,7 @@ extension CatalogKey {
         case .refundThresholds: "Refund thresholds (`\(CatalogKey.refundPreference)` as an object)"
         case .retentionRule: "A retention rule (`\(CatalogKey.retention)[]`)"
         case .item: "An Advanced Commerce item (`\(CatalogKey.items).<SKU>`)"
+        case .limit: "A number limit (`\(CatalogKey.limits).<id>`)"
         }
     }
 
@@ -80,6 +81,7 @@ extension CatalogValue {
         case .declarations(let what): "object: \(what) id → description"
         case .legalTexts: "object: product type → legal text"
         case .credits: "object: currency id → amount 1–\(CatalogLimits.maxCredit)"
+        case .limitValues: "object: limit id → 0–\(CatalogLimits.maxLimitValue) or `\"unlimited\"`"
         case .object: "object (below)"
         case .choices(let values, _): "non-empty list of " + values.map { "`\($0)`" }.joined(separator: ", ")
         case .languageTags: "non-empty list of language tags (`de`, `en-US`)"

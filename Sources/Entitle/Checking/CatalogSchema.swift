@@ -232,6 +232,25 @@ package enum CatalogSchema {
                 ),
                 ("properties", .object([commentProperty])),
             ]
+        case .limitValues:
+            return [
+                ("type", .string("object")), ("propertyNames", idsOrComment),
+                (
+                    "additionalProperties",
+                    .object([
+                        (
+                            "anyOf",
+                            .array([
+                                .object([
+                                    ("type", .string("integer")), ("minimum", .integer(0)), ("maximum", .integer(CatalogLimits.maxLimitValue)),
+                                ]),
+                                .object([("const", .string(LimitValue.unlimited.description))]),
+                            ])
+                        )
+                    ])
+                ),
+                ("properties", .object([commentProperty])),
+            ]
         case .object(let inner):
             return reference(inner.rawValue)
         case .choices(let values, _):

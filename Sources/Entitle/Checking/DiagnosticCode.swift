@@ -27,7 +27,7 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
         self.reference = Self.all.first { $0.rawValue == rawValue }?.reference
     }
 
-    private init(_ rawValue: String, summary: String, severity: String? = nil, note: String? = nil, example: String) {
+    init(_ rawValue: String, summary: String, severity: String? = nil, note: String? = nil, example: String) {
         self.rawValue = rawValue
         self.reference = Reference(summary: summary, severity: severity, note: note, example: example)
     }
@@ -404,7 +404,7 @@ extension DiagnosticCode {
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .retentionRule,
-        .unknownTransaction, .usage,
+        .undeclaredLimit, .sharedId, .unknownTransaction, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

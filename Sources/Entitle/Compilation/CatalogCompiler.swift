@@ -111,6 +111,9 @@ enum CatalogCompiler {
                             credits: item.credits.map { CatalogProduct.Credit(currency: $0.currency.value, amount: $0.amount) })
                     }))
         }
+        for (index, product) in products.enumerated() where !product.limits.isEmpty {
+            details[index].limits = Dictionary(product.limits.map { ($0.id.value, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
@@ -119,6 +122,7 @@ enum CatalogCompiler {
             grandfatherRules: definition.grandfatherRules.compactMap { rule in
                 guard let id = rule.id?.value, let condition = rule.condition else { return nil }
                 return GrandfatherRule(id: id, grants: rule.grants.compactMap { featureIndex[$0.value] }, condition: condition)
-            }, manageURLs: definition.manageURLs)
+            }, manageURLs: definition.manageURLs,
+            limits: CompiledLimits(definition.limits, products: products.map { $0.limits.map { ($0.id.value, $0.value) } }))
     }
 }

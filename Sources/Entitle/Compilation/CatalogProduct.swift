@@ -56,6 +56,9 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     /// For an Advanced Commerce product: what each SKU gives, in catalog order (the product then
     /// gives only through its items); `nil` for any other product.
     public private(set) var items: [Item]? = nil
+    /// The values it gives number limits while it covers (`limits`), by limit id; `nil` when it
+    /// gives none.
+    public internal(set) var limits: [String: LimitValue]? = nil
 
     /// What one SKU of an Advanced Commerce product gives.
     public struct Item: Hashable, Sendable, Codable {
@@ -167,6 +170,9 @@ extension CatalogProduct {
         CatalogKey.refundPreference.name: { $0.refundPreference?.description },
         CatalogKey.sampleContent.name: { String($0.sampleContent) },
         CatalogKey.retention.name: { $0.retention.isEmpty ? nil : $0.retention.map(\.description).joined(separator: "; ") },
+        CatalogKey.limits.name: { product in
+            product.limits.map { limits in limits.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+        },
         CatalogKey.items.name: { product in
             product.items.map { items in
                 items.map { item in

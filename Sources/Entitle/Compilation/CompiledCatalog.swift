@@ -90,6 +90,8 @@ public final class CompiledCatalog: @unchecked Sendable {
     var rememberedSuggestionCount: Int { rememberedSuggestions.withLock { $0.count } }
     let groupOffers: [[Int32]]
 
+    /// The number limits family's compiled part: declared limits and what each product gives them.
+    let limitRules: CompiledLimits
     /// Where customers of each store besides the App Store manage a subscription (`stores`).
     public let manageURLs: [Store: String]
     /// The stores the catalog sells in, in ``Store`` order.
@@ -104,8 +106,10 @@ public final class CompiledCatalog: @unchecked Sendable {
     init(
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
         currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], details: [CatalogProduct],
-        groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = [], manageURLs: [Store: String] = [:]
+        groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = [], manageURLs: [Store: String] = [:],
+        limits: CompiledLimits = CompiledLimits()
     ) {
+        self.limitRules = limits
         self.manageURLs = manageURLs
         let sold = Set(products.map(\.store))
         self.stores = Store.allCases.filter { sold.contains($0) }

@@ -68,6 +68,7 @@ public struct Entitlements: Sendable {
             && consentRescinded == other.consentRescinded
             && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
             && features == other.features && products == other.products
+            && (compiled.limitRules.isEmpty || limits == other.limits)
             && sameOffers(as: other)
     }
 

@@ -67,6 +67,9 @@ struct ProductOutcome: Sendable, Equatable {
     /// For a Play prepaid plan that covers: the latest instant after which its counted purchases
     /// may be topped up (``Transaction/topUpAfter``); `Int64.min` when none says.
     var topUpAfter: Int64 = .min
+    /// For a product that covers, in a catalog with a limit that adds quantities: the quantity of
+    /// its covering transaction; else 1.
+    var quantity: Int64 = 1
 }
 
 extension ProductOutcome {

@@ -302,6 +302,7 @@ extension Evaluation {
                 outcome.topUpAfter = max(outcome.topUpAfter, receipts[Int(entry.receipt)].terms[Int(entry.record.terms)].topUpAfter)
             }
         }
+        if catalog.limitRules.needsQuantity, outcome.state.covers { outcome.quantity = coveringQuantity(entries, type: rule.type) }
         outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
         return outcome
     }

@@ -69,7 +69,7 @@ struct Explainer: EvaluationRecorder {
             .map { explainer.product($0, context) }
         let byId = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let offerContext = Entitlements.OfferContext(result)
-        return Explanation(
+        var explanation = Explanation(
             app: catalog.app, at: result.at,
             features: catalog.featureIds.indices.map { explainer.feature($0, products: byId, context) },
             products: products,
@@ -80,6 +80,8 @@ struct Explainer: EvaluationRecorder {
                     receipt: item.position, app: given[item.position].app,
                     reason: "its environment `\(item.environment)` is not among those accepted")
             }, consentRescinded: explainer.rescinded.map { Instant(millisecondsSince1970: $0) })
+        explanation.limits = result.limitExplanations
+        return explanation
     }
 
     // MARK: Transactions

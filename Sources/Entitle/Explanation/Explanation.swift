@@ -25,6 +25,9 @@ public struct Explanation: Hashable, Sendable, Codable {
     /// When the customer rescinded consent for the app, if at or before the instant: why every
     /// feature is off and nothing is offered, whatever the sources say.
     public var consentRescinded: Instant? = nil
+    /// Every declared number limit, in catalog order: its value and the products that give it
+    /// one; `nil` for a catalog that declares none.
+    public var limits: [LimitExplanation]? = nil
 
     /// One feature's explanation, or `nil` for a feature the catalog does not declare.
     public func feature(_ id: String) -> FeatureExplanation? { features.first { $0.id == id } }

@@ -9,9 +9,10 @@ import Foundation
 /// and its catalog, which its JSON does not hold, so it could not decode as itself. A service that
 /// stores results stores ``record`` (an ``EntitlementsRecord``), which encodes and decodes as one type.
 ///
-/// `{"app", "at", "features", "balances", "products", "offers", "reevaluateAt", "warnings"}`:
-/// every declared feature and currency and every product (consumables have no state) in catalog
-/// order, instants in RFC 3339 UTC.
+/// `{"app", "at", "features", "balances", "limits"?, "products", "offers", "reevaluateAt",
+/// "warnings"}`: every declared feature, currency and limit (`limits` only when the catalog
+/// declares some) and every product (consumables have no state) in catalog order, instants in
+/// RFC 3339 UTC.
 extension Entitlements: ResultValues {
     /// Writes the members of the result's JSON object into an object already open (a batch line
     /// puts `customer` first).
@@ -46,7 +47,8 @@ extension Entitlements: ResultValues {
         package static let products = JSONParts(rawValue: 4)
         package static let offers = JSONParts(rawValue: 8)
         package static let warnings = JSONParts(rawValue: 16)
-        package static let all: JSONParts = [.features, .balances, .products, .offers, .warnings]
+        package static let limits = JSONParts(rawValue: 32)
+        package static let all: JSONParts = [.features, .balances, .limits, .products, .offers, .warnings]
     }
 
     /// The result as JSON with only `parts`, in their usual order; `compact` leaves out the prose
@@ -76,6 +78,7 @@ protocol ResultValues {
     var at: Instant { get }
     var features: [FeatureStatus] { get }
     var balances: [CurrencyBalance] { get }
+    var limits: [LimitStatus] { get }
     var products: [ProductStatus] { get }
     var offers: [Offer] { get }
     func offers(in store: Store) -> [Offer]
@@ -98,6 +101,10 @@ extension ResultValues {
         }
         if parts.contains(.balances) {
             writer.object("balances", of: balances, id: \.currency) { $0.integer($1.balance) }
+        }
+        // Only a catalog that declares limits has them: every other answer stays as it was.
+        if parts.contains(.limits), !limits.isEmpty {
+            writer.object("limits", of: limits, id: \.id) { $1.write(to: &$0) }
         }
         if parts.contains(.products) {
             writer.object("products", of: products, id: \.id) { $1.write(to: &$0) }
@@ -133,6 +140,8 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
     public var features: [FeatureStatus]
     /// Every declared currency's balance, by currency.
     public var balances: [CurrencyBalance]
+    /// Every declared number limit, by id (empty for a catalog that declares none).
+    public var limits: [LimitStatus] = []
     /// Every product with a state, by id.
     public var products: [ProductStatus]
     /// Every product's offer, by product id.
@@ -151,6 +160,7 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
         consentRescinded = result.consentRescinded
         features = result.features.sorted { $0.id < $1.id }
         balances = result.balances.sorted { $0.currency < $1.currency }
+        limits = result.limits.sorted { $0.id < $1.id }
         products = result.products.sorted { $0.id < $1.id }
         offers = result.offers.sorted { $0.productId < $1.productId }
         reevaluateAt = result.reevaluateAt
@@ -172,7 +182,7 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
         try builder.value.encode(to: encoder)
     }
 
-    private enum Keys: String, CodingKey { case app, at, consentRescinded, features, balances, products, offers, reevaluateAt, warnings }
+    private enum Keys: String, CodingKey { case app, at, consentRescinded, features, balances, limits, products, offers, reevaluateAt, warnings }
 
     /// Reads a result back from its JSON form (`check --format json`, ``Entitlements/json``).
     public init(from decoder: any Decoder) throws {
@@ -188,6 +198,8 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
         }
         features = try members(.features) { try FeatureStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
         balances = try members(.balances) { CurrencyBalance(currency: $1.stringValue, balance: try $0.decode(Int64.self, forKey: $1)) }
+        limits =
+            container.contains(.limits) ? try members(.limits) { try LimitStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) } : []
         products = try members(.products) { try ProductStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
         offers = try members(.offers) { try Offer(productId: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
         reevaluateAt = try container.decodeIfPresent(Instant.self, forKey: .reevaluateAt)
@@ -215,6 +227,30 @@ extension FeatureStatus {
         self.init(
             id: id, enabled: try object.decode(Bool.self, forKey: .enabled), until: try object.decodeIfPresent(Instant.self, forKey: .until),
             sources: try object.decode([String].self, forKey: .sources))
+    }
+}
+
+extension LimitStatus {
+    /// `{"value", "sources", "until"}`: `value` a number or `"unlimited"`.
+    func write<Writer: JSONWriter>(to writer: inout Writer) {
+        writer.beginObject()
+        writer.key("value")
+        switch value {
+        case .count(let count): writer.integer(count)
+        case .unlimited: writer.string(LimitValue.unlimited.description)
+        }
+        writer.member("sources", sources)
+        writer.member("until", until)
+        writer.endObject()
+    }
+
+    private enum Keys: String, CodingKey { case value, sources, until }
+
+    init(id: String, from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            id: id, value: try object.decode(LimitValue.self, forKey: .value), sources: try object.decode([String].self, forKey: .sources),
+            until: try object.decodeIfPresent(Instant.self, forKey: .until))
     }
 }
 

@@ -17,6 +17,12 @@ extension Entitlements {
             ]
         }
         lines += section("balances", balances, name: \.currency) { balance, name in [name + "  \(balance.balance)"] }
+        lines += section("limits", limits, name: \.id) { limit, name in
+            var line = name + "  \(limit.value)"
+            line += limit.sources.isEmpty ? "  (default)" : "  from " + limit.sources.joined(separator: ", ")
+            if let until = limit.until { line += " until \(until.rfc3339)" }
+            return [line]
+        }
         lines += section("products", products, name: \.id) { product, name in
             var line = name + "  " + product.state.rawValue
             if let until = product.until { line += " until \(until.rfc3339)" }

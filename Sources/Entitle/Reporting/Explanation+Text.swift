@@ -119,7 +119,7 @@ extension Explanation {
     }
 
     /// A text output: the app and the instant, `lines`, then the receipts ignored.
-    private func page(_ lines: [String]) -> String {
+    func page(_ lines: [String]) -> String {
         (["\(app) at \(at.rfc3339)", ""] + consentLines + lines + ignoredLines).textOutput
     }
 
@@ -170,7 +170,7 @@ extension Explanation {
         return lines
     }
 
-    private static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 

@@ -13,7 +13,7 @@ enum CheckCommand {
         """)
     /// `--fields LIST`: the parts each line of `--customers` carries.
     static let fields: Option<[String]> = .list(
-        "--fields", of: ["features", "balances", "products", "offers", "warnings"],
+        "--fields", of: ["features", "balances", "limits", "products", "offers", "warnings"],
         help: """
             with --customers: the parts each line carries, separated by commas, from `features`, `balances`, `products`,
             `offers`, `warnings` (default: all); `customer`, `app`, `at` and `reevaluateAt` are always there
@@ -63,8 +63,9 @@ enum CheckCommand {
         var options = try EvaluationInputs.Options(arguments, environment: environment)
         if arguments.contains(customers) {
             var parts: Entitlements.JSONParts = []
-            for name in try arguments.value(fields) ?? ["features", "balances", "products", "offers", "warnings"] {
-                parts.insert(["features": .features, "balances": .balances, "products": .products, "offers": .offers][name] ?? .warnings)
+            for name in try arguments.value(fields) ?? ["features", "balances", "limits", "products", "offers", "warnings"] {
+                parts.insert(
+                    ["features": .features, "balances": .balances, "limits": .limits, "products": .products, "offers": .offers][name] ?? .warnings)
             }
             let request = BatchCheck.Request(
                 app: options.app, at: options.at, evaluation: options.evaluation, verify: options.verify,

@@ -15,6 +15,9 @@ enum ExplainCommand {
         "--product", valueName: "ID", help: "a product: its state and why, its coverage, transactions and renewal entries")
     /// `--offer ID`.
     static let offer: Option<String> = .text("--offer", valueName: "ID", help: "an offer: the rule that decided it and the fact behind it")
+    /// `--limit LIMIT`.
+    static let limit: Option<String> = .text(
+        "--limit", valueName: "LIMIT", help: "a number limit: its value, and each product giving it one with whether it covers and what it gives")
     /// `--balance CURRENCY`.
     static let balance: Option<String> = .text(
         "--balance", valueName: "CURRENCY",
@@ -72,13 +75,14 @@ enum ExplainCommand {
         name: "explain", summary: "say why a customer has what they have, down to each transaction",
         synopses: [
             SharedOptions.evaluating(.required(SharedOptions.receipt)) + [
-                .optional(SharedOptions.token), .oneOf(feature.spec, product.spec, offer.spec, balance.spec, transaction.spec, retention.spec),
+                .optional(SharedOptions.token),
+                .oneOf(feature.spec, product.spec, offer.spec, balance.spec, limit.spec, transaction.spec, retention.spec),
                 .optional(format),
             ]
                 + DiagnosticsOption.synopsis + [VerifyOption.synopsis]
         ],
         discussion: """
-            Without --feature, --product, --offer or --balance: every feature, one line each, with the source that decides it,
+            Without --feature, --product, --offer, --balance or --limit: every feature, one line each, with the source that decides it,
             then every balance.
 
             Exits 0 when done, 1 on an invalid catalog or receipt, 2 on misuse (an id the catalog does not define included).
@@ -91,7 +95,7 @@ enum ExplainCommand {
         let chosen = try arguments.value(format) ?? .text
         let options = try EvaluationInputs.Options(arguments, environment: environment)
         var selectors: [(option: Option<String>, id: String)] = []
-        for option in [feature, product, offer, balance, transaction, retention] {
+        for option in [feature, product, offer, balance, limit, transaction, retention] {
             if let id = try arguments.value(option) { selectors.append((option, id)) }
         }
         // At most one, as the synopsis says (`Subcommand.checkSynopses`).
@@ -102,10 +106,10 @@ enum ExplainCommand {
             }
             return reply(arguments, options, selector: selector, json: chosen == .json, environment: environment)
         }
-        if chosen == .svg, selector?.option.name == offer.name || selector?.option.name == balance.name {
+        if chosen == .svg, [offer.name, balance.name, limit.name].contains(selector?.option.name) {
             throw UsageError(
                 message:
-                    "`\(format.name) \(Format.svg.rawValue)` draws features and products, not an offer or a balance: give \(feature.quoted) or \(product.quoted), or neither"
+                    "`\(format.name) \(Format.svg.rawValue)` draws features and products, not an offer, a balance or a limit: give \(feature.quoted) or \(product.quoted), or neither"
             )
         }
 
@@ -167,17 +171,20 @@ enum ExplainCommand {
                 chosen.pick(json: explanation.json(product: id), svg: explanation.svg(product: id), text: explanation.text(product: id))
             case offer.name?: json ? explanation.json(offer: id) : explanation.text(offer: id)
             case balance.name?: json ? explanation.json(balance: id) : explanation.text(balance: id)
+            case limit.name?: json ? explanation.json(limit: id) : explanation.text(limit: id)
             default: chosen.pick(json: explanation.json, svg: explanation.svg, text: explanation.text)
             }
         guard let output else {
             let option = selector!.option.name
-            let kind = option == feature.name ? "feature" : option == balance.name ? "currency" : "product"
+            let kind = option == feature.name ? "feature" : option == balance.name ? "currency" : option == limit.name ? "limit" : "product"
             let known =
                 option == feature.name
                 ? explanation.features.map(\.id)
                 : option == product.name
                     ? explanation.products.map(\.id)
-                    : option == balance.name ? explanation.balances.map(\.currency) : explanation.offers.map(\.productId)
+                    : option == balance.name
+                        ? explanation.balances.map(\.currency)
+                        : option == limit.name ? (explanation.limits ?? []).map(\.id) : explanation.offers.map(\.productId)
             var message = "`\(inputs.app)` has no \(kind) `\(Diagnostic.excerpt(id))`"
             var help = Suggestion.help(for: id, in: known)
             if let naming, let catalog = inputs.portfolio.catalog(for: inputs.app), let problem = catalog.problem(naming: id, naming) {
@@ -188,7 +195,9 @@ enum ExplainCommand {
                 message = "`\(id)` is a consumable"
                 help = "its transactions are explained with its currency (\(balance.quoted))"
             }
-            let code: DiagnosticCode = option == feature.name ? .undeclaredFeature : option == balance.name ? .undeclaredCurrency : .unknownProduct
+            let code: DiagnosticCode =
+                option == feature.name
+                ? .undeclaredFeature : option == balance.name ? .undeclaredCurrency : option == limit.name ? .undeclaredLimit : .unknownProduct
             return inputs.failure(
                 [Diagnostic(severity: .error, code: code, message: message, help: help)], "nothing to explain",
                 exitCode: CommandOutput.misuse)

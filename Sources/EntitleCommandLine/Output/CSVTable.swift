@@ -59,6 +59,11 @@ enum CSVTable {
         if parts.contains(.balances) {
             for balance in result.balances { add("balance", balance.currency, String(balance.balance)) }
         }
+        if parts.contains(.limits) {
+            for limit in result.limits {
+                add("limit", limit.id, limit.value.description, limit.until?.rfc3339, limit.sources.joined(separator: " "))
+            }
+        }
         if parts.contains(.products) {
             for product in result.products {
                 add("product", product.id, product.state.rawValue, product.until?.rfc3339, product.store.rawValue)

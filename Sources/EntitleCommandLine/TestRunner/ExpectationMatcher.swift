@@ -17,6 +17,8 @@ struct ExpectationMatcher {
         /// `true` or `false`; `null` too when the key may be absent from the result.
         case bool(nullable: Bool)
         case integer
+        /// A number limit's value: a whole number or `"unlimited"`.
+        case limitValue
         case string(nullable: Bool)
         /// An RFC 3339 instant, compared as an instant.
         case instant(nullable: Bool)
@@ -119,6 +121,12 @@ struct ExpectationMatcher {
                 ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
                 ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
                 (
+                    "limits",
+                    Self.map(
+                        catalog.limits.map(\.id), what: "limit",
+                        value: .record([("value", .limitValue), ("sources", .strings), ("until", .instant(nullable: true))], what: "limit"))
+                ),
+                (
                     "products",
                     Self.map(
                         catalog.products.filter { $0.type != .consumable }.map(\.key), what: "product",
@@ -194,6 +202,15 @@ struct ExpectationMatcher {
                     reader.wrongType(node, expected: "an integer", path: path)
                 }
                 return
+            }
+        case .limitValue:
+            switch node.value {
+            case .number(let number) where number.integer != nil: return
+            case .string(LimitValue.unlimited.description): return
+            default:
+                reader.report(
+                    .wrongType, "expected a whole number or `\"unlimited\"`", at: node.offset, path: path,
+                    help: "a limit's value is a number, or `\"unlimited\"`")
             }
         case .string(let nullable):
             if nullable, case .null = node.value { return }

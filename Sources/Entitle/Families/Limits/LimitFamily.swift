@@ -1,0 +1,23 @@
+/// Number limits: the catalog's `limits` declare numbers an app enforces (projects, seats), each
+/// with a `default` and how covering products' values `combine`; a product's `limits` give them
+/// values while it covers (`CatalogChecker+Limits`), and a result works them out when read
+/// (`Entitlements+Limits`).
+enum LimitFamily: RuleFamily {
+    static let name = "Number limits"
+    static let folder = "Limits"
+    static let keys: [CatalogKey] = [.limits, .description, .default, .combine]
+    static let codes: [DiagnosticCode] = [.undeclaredLimit, .sharedId]
+    static func check(_ catalog: CatalogDefinition, context: CatalogChecker.RuleContext, with checker: inout CatalogChecker) {
+        checker.checkLimits(catalog)
+    }
+    /// A limit changes only where a product's coverage does, which the engine's facts hold.
+    static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
+        guard key == .limits else { return nil }
+        let before = old.limits ?? [:]
+        let after = new.limits ?? [:]
+        let lowered = before.filter { id, value in after[id].map { $0 < value } ?? true }.keys.sorted()
+        guard !lowered.isEmpty else { return nil }
+        return "limits of customers who bought it drop (" + lowered.map { "`\($0)`" }.joined(separator: ", ") + ")"
+    }
+}
