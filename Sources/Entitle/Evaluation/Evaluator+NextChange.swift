@@ -357,6 +357,9 @@ extension Evaluator {
         if a.boughtInGroups != b.boughtInGroups { return .different }
         // A prepaid plan's offer reads whether its top-up instant has passed.
         if zip(a.outcomes, b.outcomes).contains(where: { ($0.topUpAfter > atA) != ($1.topUpAfter > atB) }) { return .unsure }
+        // Number limits read quantities and coverage yet to come, which outcomes do not compare:
+        // the full answer does.
+        if !catalog.limitRules.isEmpty { return .unsure }
         return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
     }
 

@@ -41,6 +41,10 @@ struct DifferentialTests {
         // Features on through an Advanced Commerce item; retention answers that matched a rule.
         var itemSources = 0
         var retentionMatched = 0
+        // Limits some product gives, unlimited ones, and sums of several sources or quantities.
+        var limited = 0
+        var unlimited = 0
+        var summed = 0
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
             let random = RandomCase(seed: seed, items: true, retention: true)
@@ -192,6 +196,13 @@ struct DifferentialTests {
                 promotions.formUnion(expected.offers.values.flatMap { ($0.promotions ?? []).compactMap(\.reason) })
                 commitments += expected.products.values.filter { $0.commitment != nil }.count
                 itemSources += expected.features.values.filter { $0.sources.contains { $0.contains("/") } }.count
+                limited += expected.limits.values.filter { !$0.sources.isEmpty }.count
+                unlimited += expected.limits.values.filter { $0.value == .unlimited }.count
+                summed +=
+                    expected.limits["l1"].map { limit in
+                        guard case .count(let value) = limit.value else { return 0 }
+                        return limit.sources.count > 1 || value > 50 ? 1 : 0
+                    } ?? 0
                 if actual != expected {
                     failures += 1
                     Issue.record(
@@ -218,6 +229,7 @@ struct DifferentialTests {
         ]
         #expect(warnings.isSuperset(of: expectedWarnings), "warnings reached: \(warnings)")
         #expect(enabled > evaluations / 4 && introUsed > 0 && negative > 0 && commitments > 0 && itemSources > 0 && retentionMatched > 0)
+        #expect(limited > evaluations / 8 && unlimited > 0 && summed > 0, "limits: \(limited) given, \(unlimited) unlimited, \(summed) summed")
         #expect(linked > 0 && linkedApart > 0, "replacements: \(linked) cases, \(linkedApart) across receipts")
         #expect(revoked > 0 && revokedApart > 0, "refunds and voids: \(revoked) cases, \(revokedApart) in receipts of their own")
         #expect(reordered >= evaluations / 5)
@@ -238,6 +250,9 @@ extension ReferenceResult {
             return "offer \(id): reference \(offer), compiled \(String(describing: actual.offers[id]))"
         }
         if balances != actual.balances { return "balances: reference \(balances), compiled \(actual.balances)" }
+        for (id, limit) in limits.sorted(by: { $0.key < $1.key }) where actual.limits[id] != limit {
+            return "limit \(id): reference \(limit), compiled \(String(describing: actual.limits[id]))"
+        }
         if reevaluateAt != actual.reevaluateAt {
             return "reevaluateAt: reference \(String(describing: reevaluateAt)), compiled \(String(describing: actual.reevaluateAt))"
         }

@@ -69,7 +69,13 @@ struct RandomCase {
         var items: [(sku: String, grants: [String], credits: [String: Int64])]?
         /// A subscription's retention rules, as catalog JSON.
         var retention: [String] = []
+        /// The values it gives number limits, as catalog JSON (`"l0":5`).
+        var limits: [String] = []
     }
+
+    /// The number limits every case declares: `l0` takes the largest covering value, `l1` adds
+    /// them times quantities; each with a default.
+    static let limitIds = ["l0", "l1"]
 
     /// - Parameters:
     ///   - items: whether some App Store products are Advanced Commerce products with `items`
@@ -241,7 +247,22 @@ struct RandomCase {
         for store in [Store.stripe, .external] where random.below(2) == 0 {
             stores.append(#""\#(store.rawValue)":{"manage":"https://billing.example.com/\#(store.rawValue)"}"#)
         }
-        catalogJSON = Self.catalogJSON(features: features, currencies: currencies, products: products, grandfathered: rules, stores: stores)
+        // Number limits, from a stream of their own (the rest of the case is as without them): each
+        // product that may have them gives some a value, now and then unlimited.
+        var limitRandom = SplitMix(seed: seed ^ 0x11_1117)
+        let limitDefaults = Self.limitIds.map { _ in Int64(limitRandom.below(4)) }
+        for index in products.indices where products[index].items == nil {
+            if case .consumable = products[index].kind { continue }
+            for id in Self.limitIds where limitRandom.below(2) == 0 {
+                let value = [#"0"#, #"2"#, #"5"#, #"50"#, #""unlimited""#][limitRandom.below(5)]
+                products[index].limits.append(#""\#(id)":\#(value)"#)
+            }
+        }
+        let limitDeclarations = zip(Self.limitIds, limitDefaults).enumerated().map { index, limit in
+            #""\#(limit.0)":{"description":"Limit \#(limit.0)","default":\#(limit.1)\#(index == 1 ? #","combine":"sum""# : "")}"#
+        }
+        catalogJSON = Self.catalogJSON(
+            features: features, currencies: currencies, products: products, grandfathered: rules, stores: stores, limits: limitDeclarations)
         oldCatalogJSON = #"""
             {"app":"\#(Self.oldApp)","features":{"pro":"Pro"},"currencies":{"coins":"Coins"},"products":[
              {"id":"com.example.old.pro","type":"non-consumable","name":"Pro","grants":["pro"],"familyShareable":true},
@@ -307,9 +328,10 @@ struct RandomCase {
 
     static func quoted(_ items: [String]) -> String { "[" + items.map { "\"\($0)\"" }.joined(separator: ",") + "]" }
 
-    static func catalogJSON(features: [String], currencies: [String], products: [Product], grandfathered: [String], stores: [String] = [])
-        -> String
-    {
+    static func catalogJSON(
+        features: [String], currencies: [String], products: [Product], grandfathered: [String], stores: [String] = [],
+        limits: [String] = []
+    ) -> String {
         var entries: [String] = []
         for product in products {
             var fields = [#""id":"\#(product.id)""#]
@@ -361,6 +383,7 @@ struct RandomCase {
                 fields.append(#""grants":\#(quoted(product.grants))"#)
             }
             if !product.retention.isEmpty { fields.append(#""retention":[\#(product.retention.joined(separator: ","))]"#) }
+            if !product.limits.isEmpty { fields.append(#""limits":{\#(product.limits.joined(separator: ","))}"#) }
             if product.store != .appStore { fields.append(#""store":"\#(product.store.rawValue)""#) }
             if let storefronts = product.storefronts { fields.append(#""storefronts":\#(quoted(storefronts))"#) }
             if !product.available { fields.append(#""available":false"#) }
@@ -370,7 +393,7 @@ struct RandomCase {
         let featureMembers = features.map { #""\#($0)":"Feature \#($0)""# }.joined(separator: ",")
         let currencyMembers = currencies.map { #""\#($0)":"Currency \#($0)""# }.joined(separator: ",")
         return """
-            {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},
+            {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},\(limits.isEmpty ? "" : #""limits":{\#(limits.joined(separator: ","))},"#)
              "legal":{"auto-renewable-subscription":"Renews.","non-renewing-subscription":"Does not renew."},
              "products":[\(entries.joined(separator: ",\n"))],
              "stores":{\(stores.joined(separator: ","))},

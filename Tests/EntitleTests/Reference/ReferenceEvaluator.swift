@@ -38,6 +38,8 @@ enum ReferenceEvaluator {
         var bought: [Transaction] = []
         /// The latest instant after which a counted prepaid purchase may be topped up.
         var topUpAfter: Int64 = .min
+        /// Every counted transaction's purchase, expiry and quantity (number limits read them).
+        var counted: [(purchase: Int64, expires: Int64?, quantity: Int64)] = []
     }
 
     /// Evaluates, with `reevaluateAt` found by brute force.
@@ -407,6 +409,7 @@ enum ReferenceEvaluator {
             fact.trialStart = min(fact.trialStart, transaction.originalPurchaseDate?.millisecondsSince1970 ?? purchase, purchase)
             if !cancelled && !transaction.isUpgraded {
                 if product.items != nil { itemTransactions[entry.product, default: []].append(transaction) }
+                fact.counted.append((purchase, transaction.expiresDate?.millisecondsSince1970, Int64(countedQuantity(transaction.quantity))))
                 fact.hasCounted = true
                 if let topUp = transaction.topUpAfter?.millisecondsSince1970 { fact.topUpAfter = max(fact.topUpAfter, topUp) }
                 if fact.latestCounted.map({ comesBefore($0, transaction) }) ?? true { fact.latestCounted = transaction }
@@ -883,6 +886,7 @@ enum ReferenceEvaluator {
                 sources: Array(Set(sources)).sorted())
         }
         for (index, id) in catalog.currencyIds.enumerated() { result.balances[id] = balances[index] }
+        result.limits = limits(catalog, facts: facts, states: states, startsAt: startsAt, at: at, rescinded: consentRescinded)
         for (index, product) in products.enumerated() where product.type != .consumable {
             let covering = states[index] == .active || states[index] == .gracePeriod
             let commitment = product.type == .autoRenewableSubscription ? facts[index].latestCounted?.commitment : nil
@@ -1058,6 +1062,69 @@ enum ReferenceEvaluator {
 
     /// The items of each id, in id order: the one copy, or of copies that differ the one whose
     /// normalized JSON sorts first, and whether they differ.
+    /// Number limits: per declared limit, the products giving it a value that cover at `at` (each
+    /// run of coverage known now is a span it gives its value in, the run holding `at` with the
+    /// quantity of the counted transaction covering then, or of the latest counted one; a paused
+    /// or pre-ordered product gives it from when it resumes or is released). `max` takes the
+    /// largest, never below the default; `sum` adds value x quantity, the default only when none
+    /// covers; unlimited wins. `until` is the first later start or end of a span at which the
+    /// value is another. After consent is rescinded, the defaults.
+    private static func limits(
+        _ catalog: CompiledCatalog, facts: [ProductFacts], states: [ProductState], startsAt: [Int64?], at: Int64, rescinded: Bool
+    ) -> [String: LimitStatus] {
+        var result: [String: LimitStatus] = [:]
+        for limit in catalog.limits {
+            var spans: [(product: String, value: LimitValue, quantity: Int64, start: Int64, end: Int64)] = []
+            for (index, product) in catalog.products.enumerated() where !rescinded {
+                guard let value = product.limits?[limit.id] else { continue }
+                var runs: [(start: Int64, end: Int64)] = []
+                for span in facts[index].spans.sorted(by: { $0.start < $1.start }) where span.end > span.start {
+                    if let last = runs.last, span.start <= last.end {
+                        runs[runs.count - 1].end = max(last.end, span.end)
+                    } else {
+                        runs.append((span.start, span.end))
+                    }
+                }
+                for run in runs where run.end > at {
+                    var quantity: Int64 = 1
+                    if run.start <= at {
+                        let counted = facts[index].counted.filter { $0.purchase <= at }
+                        let covering = counted.filter { product.type != .autoRenewableSubscription || ($0.expires ?? .min) > at }
+                        quantity = covering.map(\.quantity).max() ?? counted.max(by: { $0.purchase < $1.purchase })?.quantity ?? 1
+                    }
+                    spans.append((product.key, value, quantity, max(run.start, at), run.end))
+                }
+                if states[index] == .paused, let resumes = facts[index].pausedUntil?.millisecondsSince1970, resumes > at {
+                    spans.append((product.key, value, 1, resumes, .max))
+                }
+                if states[index] == .preordered, let release = startsAt[index], release > at {
+                    spans.append((product.key, value, 1, release, .max))
+                }
+            }
+            func value(at instant: Int64) -> (LimitValue, [String]) {
+                let covering = spans.filter { $0.start <= instant && instant < $0.end }
+                if covering.isEmpty { return (.count(limit.default), []) }
+                if covering.contains(where: { $0.value == .unlimited }) {
+                    return (.unlimited, covering.filter { $0.value == .unlimited }.map(\.product))
+                }
+                let counts = covering.map { item -> Int64 in
+                    guard case .count(let count) = item.value else { return 0 }
+                    return limit.combine == .sum ? count * item.quantity : count
+                }
+                if limit.combine == .sum { return (.count(counts.reduce(0, +)), covering.map(\.product)) }
+                let best = counts.max()!
+                if best < limit.default { return (.count(limit.default), []) }
+                return (.count(best), zip(covering, counts).filter { $0.1 == best }.map(\.0.product))
+            }
+            let (now, sources) = value(at: at)
+            let later = Set(spans.flatMap { [$0.start, $0.end] }).filter { $0 > at && $0 != .max }.sorted()
+            let until = later.first { value(at: $0).0 != now }
+            result[limit.id] = LimitStatus(
+                id: limit.id, value: now, sources: Array(Set(sources)).sorted(), until: until.map { Instant(millisecondsSince1970: $0) })
+        }
+        return result
+    }
+
     static func byId<Item: Equatable>(
         _ items: [Item], id: (Item) -> String, json: (Item) -> JSONOutput
     ) -> [(id: String, item: Item, conflicting: Bool)] {
@@ -1243,6 +1310,7 @@ extension Character {
 struct ReferenceResult: Equatable {
     var features: [String: FeatureStatus] = [:]
     var balances: [String: Int64] = [:]
+    var limits: [String: LimitStatus] = [:]
     var products: [String: ProductStatus] = [:]
     var offers: [String: Offer] = [:]
     var reevaluateAt: Instant?
@@ -1255,7 +1323,7 @@ struct ReferenceResult: Equatable {
     var groupFacts: [Int: (paid: Int64, redeemed: [String: Int64])] = [:]
 
     static func == (a: Self, b: Self) -> Bool {
-        a.features == b.features && a.balances == b.balances && a.products == b.products && a.offers == b.offers
+        a.features == b.features && a.balances == b.balances && a.limits == b.limits && a.products == b.products && a.offers == b.offers
             && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings && a.consentRescinded == b.consentRescinded
     }
 
@@ -1264,6 +1332,7 @@ struct ReferenceResult: Equatable {
     init(_ result: Entitlements, nextChange: Bool = true) {
         for feature in result.features { features[feature.id] = feature }
         for balance in result.balances { balances[balance.currency] = balance.balance }
+        for limit in result.limits { limits[limit.id] = limit }
         for product in result.products { products[product.id] = product }
         for offer in result.offers { offers[offer.productId] = offer }
         reevaluateAt = nextChange ? result.reevaluateAt : nil
@@ -1275,7 +1344,7 @@ struct ReferenceResult: Equatable {
 
     /// The same answer, `reevaluateAt` aside (and what offers extend, which moves with the instant).
     func sameAnswer(as other: ReferenceResult) -> Bool {
-        features == other.features && balances == other.balances && products == other.products
+        features == other.features && balances == other.balances && limits == other.limits && products == other.products
             && offers.mapValues(\.withoutExtends) == other.offers.mapValues(\.withoutExtends) && warnings == other.warnings
             && consentRescinded == other.consentRescinded
     }

@@ -29,12 +29,18 @@ extension Entitlements {
         if consentRescinded == nil {
             for outcome in productOutcomes {
                 guard let given = rules.given(by: Int(outcome.product)).first(where: { $0.limit == Int32(index) }) else { continue }
-                if outcome.state.covers {
+                let product = Int(outcome.product)
+                // Its coverage runs that end after the instant (the one holding it first, when it
+                // covers); a paused or pre-ordered product covers from when it resumes or is released.
+                for run in spans[Int(outcome.spans.lowerBound)..<Int(outcome.spans.upperBound)] {
+                    let covering = run.start <= at
                     sources.append(
-                        LimitSource(product: Int(outcome.product), value: given.value, quantity: outcome.quantity, from: at, until: outcome.until))
-                } else if [.scheduled, .preordered, .paused].contains(outcome.state), outcome.startsAt > at {
-                    // Known to cover from then on.
-                    sources.append(LimitSource(product: Int(outcome.product), value: given.value, quantity: 1, from: outcome.startsAt, until: .max))
+                        LimitSource(
+                            product: product, value: given.value, quantity: covering ? outcome.quantity : 1, from: max(run.start, at),
+                            until: run.end))
+                }
+                if outcome.state == .paused || outcome.state == .preordered, outcome.startsAt > at {
+                    sources.append(LimitSource(product: product, value: given.value, quantity: 1, from: outcome.startsAt, until: .max))
                 }
             }
         }

@@ -97,8 +97,11 @@ extension Explanation {
         ]
         if limit.sources.isEmpty { lines.append("  no product in the catalog gives it a value") }
         let width = limit.sources.map(\.product.count).max() ?? 0
+        let valueWidth = limit.sources.map(\.value.description.count).max() ?? 0
         for source in limit.sources {
-            lines.append("  " + Self.pad(source.product, width) + "  \(source.value)  " + (source.gives ? "gives it: " : "") + source.reason)
+            lines.append(
+                "  " + Self.pad(source.product, width) + "  " + Self.pad(source.value.description, valueWidth) + "  "
+                    + (source.gives ? "gives it: " : "") + source.reason)
         }
         if !limit.sources.contains(where: \.gives) { lines.append("  the default gives it") }
         return page(lines)

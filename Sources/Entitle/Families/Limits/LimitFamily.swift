@@ -10,8 +10,16 @@ enum LimitFamily: RuleFamily {
     static func check(_ catalog: CatalogDefinition, context: CatalogChecker.RuleContext, with checker: inout CatalogChecker) {
         checker.checkLimits(catalog)
     }
-    /// A limit changes only where a product's coverage does, which the engine's facts hold.
-    static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {}
+    /// A limit changes where a product's coverage does, which the engine's facts hold, and where a
+    /// purchase of a product giving one becomes known (another quantity, coverage to come), even
+    /// one the engine knows changes no state: evaluating there says.
+    static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {
+        let rules = moment.catalog.limitRules
+        guard !rules.isEmpty else { return }
+        for entry in moment.inputs.deduplicated.entries where entry.purchase > moment.at && entry.product >= 0 {
+            if !rules.given(by: Int(entry.product)).isEmpty { facts.append((entry.purchase, false, false)) }
+        }
+    }
     static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
         guard key == .limits else { return nil }
         let before = old.limits ?? [:]
