@@ -39,7 +39,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 kinds=(check explain diff consumption retention)
-for kind in "${kinds[@]}"; do mkdir -p "$work/out/$kind"; done
+for kind in "${kinds[@]}" ofrep; do mkdir -p "$work/out/$kind"; done
 mkdir -p "$work/in"
 runs=0
 
@@ -55,7 +55,10 @@ run() {
   runs=$((runs + 1))
   (
     status=0
-    "$entitle" "$@" --format json </dev/null >"$work/out/$kind/$name.json" 2>"$work/err/$kind-$name" || status=$?
+    # OpenFeature answers are `check --format ofrep`; every other kind is `--format json`.
+    format=json
+    if [ "$kind" = ofrep ]; then format=ofrep; fi
+    "$entitle" "$@" --format "$format" </dev/null >"$work/out/$kind/$name.json" 2>"$work/err/$kind-$name" || status=$?
     if [ "$status" -ne "$expected" ]; then
       { echo "check-outputs: \`entitle $*\` exited $status, not $expected"; sed 's/^/  /' "$work/err/$kind-$name"; } >"$work/failed/$kind-$name"
     elif [ ! -s "$work/out/$kind/$name.json" ]; then
@@ -135,12 +138,20 @@ for receipt in products/receipts/*.json; do
   name=$(basename "$receipt" .json)
   for at in "${instants[@]}"; do
     run check "$name-$at" 0 check --catalog products --receipt "$receipt" --at "$at"
+    run ofrep "$name-$at" 0 check --catalog products --receipt "$receipt" --at "$at"
     run explain "$name-$at" 0 explain --catalog products --receipt "$receipt" --at "$at"
   done
 done
 # Several receipts and apps at once; a storefront; one store's offers; the store data; the receipts made here.
 both=(--receipt products/receipts/diagrams-trial.json --receipt products/receipts/diagrams6-owner.json)
 run check readme-example 0 check --catalog products "${both[@]}" --at 2026-01-15T09:00:00Z
+quill=(--receipt products/receipts/quill-writer.json --receipt products/receipts/quill-team-web.json)
+for at in 2025-12-31T00:00:00Z 2026-01-10T00:00:00Z 2026-02-10T00:00:00Z 2026-03-10T00:00:00Z; do
+  run check "quill-$at" 0 check --catalog products "${quill[@]}" --at "$at"
+  run ofrep "quill-$at" 0 check --catalog products "${quill[@]}" --at "$at"
+  run explain "quill-limit-$at" 0 explain --catalog products "${quill[@]}" --limit seats --at "$at"
+done
+run ofrep customers 0 check --catalog products --customers products/receipts --at 2026-01-15T09:00:00Z
 run check storefront-usa 0 check --catalog products "${both[@]}" --storefront USA --at 2026-01-15T09:00:00Z
 for store in app-store play stripe; do
   run check "store-$store" 0 check --catalog products --receipt products/receipts/diagrams-web.json --store "$store" --at 2026-06-01T00:00:00Z
@@ -374,7 +385,8 @@ for receipt, at in [(path, "2026-01-15T09:00:00Z") for path in receipts] + [(f"{
     products = result["products"]
     bought = [key for key, product in products.items() if product["state"] != "not-purchased"]
     for option, ids in (("feature", list(result["features"])), ("product", bought or list(products)),
-                        ("offer", list(result["offers"])), ("balance", list(result["balances"]))):
+                        ("offer", list(result["offers"])), ("balance", list(result["balances"])),
+                        ("limit", list(result.get("limits", {})))):
         if ids:
             print(receipt, at, option, ids[0])
 PY
@@ -415,6 +427,36 @@ validate() {
   ) &
 }
 validate metaschema --check-metaschema "${schemas[@]}"
+# OpenFeature answers against OFREP's own OpenAPI document, its flag value union read as `anyOf`
+# (an integer is also a float there, and every value matches its code-default flag, so the
+# document's own example fails a strict `oneOf`); each line of a --customers answer on its own.
+ofrep_document="$fixtures/openfeature/ofrep-openapi.yaml"
+if [ -f "$ofrep_document" ]; then
+  mkdir -p "$work/ofrep"
+  python3 - "$ofrep_document" "$work" <<'PY'
+import glob, json, os, subprocess, sys
+try:
+    import yaml
+except ImportError:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "pyyaml"], check=True)
+    import yaml
+document, work = sys.argv[1], sys.argv[2]
+schemas = yaml.safe_load(open(document))["components"]["schemas"]
+union = schemas["evaluationSuccess"]["allOf"][1]
+union["anyOf"] = union.pop("oneOf")
+json.dump({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/components/schemas/bulkEvaluationSuccess",
+           "components": {"schemas": schemas}}, open(f"{work}/ofrep.schema.json", "w"))
+count = 0
+for path in sorted(glob.glob(f"{work}/out/ofrep/*.json")):
+    for number, line in enumerate(open(path)):
+        value = json.loads(line)
+        # A --customers line: the customer, then the bulk response's members.
+        value.pop("customer", None)
+        json.dump(value, open(f"{work}/ofrep/{os.path.basename(path)[:-5]}-{number}.json", "w"))
+        count += 1
+PY
+  validate ofrep --schemafile "$work/ofrep.schema.json" "$work/ofrep"/*.json
+fi
 for kind in "${kinds[@]}"; do
   validate "$kind" --schemafile "schemas/$kind.output.schema.json" "$work/out/$kind"/*.json
 done
@@ -444,6 +486,17 @@ for kind in "${kinds[@]}"; do
     echo "$kind: outputs do not match schemas/$kind.output.schema.json" >&2
   fi
 done
+if [ -f "$ofrep_document" ]; then
+  answers=("$work/ofrep"/*.json)
+  if passed ofrep; then
+    echo "ofrep: ${#answers[@]} OpenFeature answers match the OFREP document's bulk response"
+  else
+    echo "ofrep: OpenFeature answers do not match the OFREP document" >&2
+  fi
+else
+  echo "check-outputs: $ofrep_document is not there: OpenFeature answers not checked" >&2
+  if [ "${CI:-}" = true ]; then status=1; fi
+fi
 if [ ! -e "${witnesses[0]}" ]; then
   echo "check-outputs: diff --prove showed no witness" >&2
   status=1

@@ -55,6 +55,8 @@ struct CatalogIndex {
     private(set) var app: Occurrence?
     private(set) var features: [Declaration] = []
     private(set) var currencies: [Declaration] = []
+    /// Declared number limits (`limits.<id>`), with their descriptions.
+    private(set) var limits: [Declaration] = []
     /// Default legal text by product type.
     private(set) var legal: [String: String] = [:]
     private(set) var products: [Product] = []
@@ -71,6 +73,19 @@ struct CatalogIndex {
         var rules: [Int: GrandfatherRule] = [:]
         for token in scan.tokens {
             let occurrence = Occurrence(id: token.text, start: token.start, end: token.end)
+            // A limit's id is the key of its declaration object, and its description a key inside.
+            let components = token.path.map(\.component)
+            if components.first == .key(CatalogKey.limits.name), components.count >= 2, case .key(let id) = components[1],
+                id != CatalogKey.comment.name
+            {
+                if components.count == 2, token.role == .key {
+                    limits.append(Declaration(occurrence: occurrence))
+                } else if components.count == 3, components[2] == .key(CatalogKey.description.name), token.role == .value, token.isString,
+                    let last = limits.indices.last, limits[last].occurrence.id == id
+                {
+                    limits[last].description = token.text
+                }
+            }
             guard let location = CatalogLocation.resolve(token.path.map(\.component)), let key = location.key,
                 token.text != CatalogKey.comment.name || token.role == .value
             else { continue }

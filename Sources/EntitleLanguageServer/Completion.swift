@@ -83,6 +83,8 @@ enum Completion {
                 + ProductType.allCases.filter(\.isSubscription).map { Candidate(label: $0.rawValue, kind: 10, detail: nil) }
         case .credits?:
             candidates = index.currencies.map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
+        case .limitValues?:
+            candidates = index.limits.map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
         default:
             return []
         }

@@ -118,6 +118,10 @@ enum Edges {
     static let otherProducts = ["com.example.other.pro", "com.example.other.lite"]
     static let features = ["f0", "f1", "f2"]
     static let currencies = ["c0", "c1"]
+    static let limits = ["l0", "l1"]
+    /// Number limit values: whole numbers 0 to 10^12 or "unlimited" (as JSON text), and values past them.
+    static let limitValues = ["0", "1", "50", "1000000000000", "\"unlimited\""]
+    static let badLimitValues = ["-1", "1000000000001", "\"unlimted\"", "\"50\"", "2.5", "null", "9223372036854775807"]
 
     // Valid values sit at and just inside the library's limits (CatalogLimits, ReceiptLimits:
     // durations up to P100Y = 37,200 nominal days, credits up to 10^9, quantity up to 1000,
@@ -313,6 +317,13 @@ struct ScenarioBuilder {
 
     mutating func common(_ json: inout JSONText) {
         if choices.chance(20) { json.int("priceTier", choices.pick(Edges.priceTiers)) }
+        if choices.chance(25) {
+            // Values for the declared limits, now and then one not declared or not a value.
+            let values = Edges.limits.filter { _ in choices.byte() & 1 == 0 }.map { limit in
+                "\"\(choices.chance(5) ? "undeclared" : limit)\":" + choices.edge(Edges.limitValues, invalid: Edges.badLimitValues)
+            }
+            json.raw("limits", "{" + values.joined(separator: ",") + "}")
+        }
         if choices.chance(20) { json.bool("familyShareable", choices.byte() & 1 == 0) }
         if choices.chance(8) { json.bool("available", false) }
     }
@@ -428,6 +439,17 @@ struct ScenarioBuilder {
         json.open("{", key: "currencies")
         for currency in Edges.currencies { json.string(currency, "Currency \(currency)") }
         json.close("}")
+        if choices.chance(50) {
+            json.open("{", key: "limits")
+            for limit in Edges.limits {
+                json.open("{", key: limit)
+                json.string("description", "Limit \(limit)")
+                if choices.chance(50) { json.raw("default", choices.edge(["0", "3", "1000000000000"], invalid: ["-1", "1000000000001", "\"3\""])) }
+                if choices.chance(50) { json.string("combine", choices.edge(["max", "sum"], invalid: ["avg", ""])) }
+                json.close("}")
+            }
+            json.close("}")
+        }
         json.open("{", key: "legal")
         let omit = choices.chance(4) ? choices.below(2) : -1
         if omit != 0 { json.string("auto-renewable-subscription", "Renews automatically.") }

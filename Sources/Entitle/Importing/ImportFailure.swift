@@ -7,16 +7,20 @@ struct ImportFailure: Error {
 }
 
 /// What the caller says about the app of Apple data.
-package struct AppOption {
+package struct AppOption: Sendable {
     /// The app to use for data that names none.
     package var app: String?
     /// Whether data naming another app is an error (`normalize --app`, the library's `app:`);
     /// otherwise such data stays the receipt of the app it names (`check --app`).
     package var strict: Bool
+    /// For data that names no app and without ``app``: the app, given the product ids the data
+    /// names (the one app of a portfolio whose catalog sells them), or `nil`.
+    package var byProducts: (@Sendable ([String]) -> String?)?
 
-    package init(app: String?, strict: Bool) {
+    package init(app: String?, strict: Bool, byProducts: (@Sendable ([String]) -> String?)? = nil) {
         self.app = app
         self.strict = strict
+        self.byProducts = byProducts
     }
 
     package static let none = AppOption(app: nil, strict: false)

@@ -56,7 +56,7 @@ public enum StoreImport {
         let app: String
         do throws(ImportFailure) {
             try mapper.map(root)
-            guard let resolved = option.app else {
+            guard let resolved = option.app ?? option.byProducts?(Array(Set(mapper.transactions.map(\.productId))).sorted()) else {
                 throw ImportFailure(
                     offset: 0, message: "Stripe's objects name no app", help: "give the app the purchases are for (`--app`)")
             }

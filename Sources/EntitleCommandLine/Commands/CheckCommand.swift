@@ -28,6 +28,11 @@ enum CheckCommand {
         [
             (.text, help: "for people (default; with --customers: json)"), (.json, help: "for scripts (with --customers: JSON Lines)"),
             (.csv, help: "a table in long form: customer,at,kind,id,value,until,source, one row per fact"),
+            (
+                .ofrep,
+                help:
+                    "an OpenFeature (OFREP) bulk response, {\"flags\": [...]}: a flag per feature, balance and limit (with --customers: one {\"customer\": ID, \"flags\": [...]} per line)"
+            ),
         ],
         help: "the output:")
 
@@ -56,7 +61,7 @@ enum CheckCommand {
         try arguments.refusePositional()
         // The synopses say which options go with `--receipt` and which with `--customers`.
         if arguments.contains(customers), try arguments.value(format) == .text {
-            throw UsageError(message: "\(customers.quoted) prints JSON Lines or a table: \(format.quoted) can be `json` or `csv`")
+            throw UsageError(message: "\(customers.quoted) prints JSON Lines or a table: \(format.quoted) can be `json`, `csv` or `ofrep`")
         }
         try EvaluationInputs.refuseStandardInputTwice(arguments)
         let output = try arguments.value(format) ?? .text
@@ -70,6 +75,7 @@ enum CheckCommand {
             let request = BatchCheck.Request(
                 app: options.app, at: options.at, evaluation: options.evaluation, verify: options.verify,
                 parts: parts, compact: arguments.contains(compact), offerStore: try arguments.value(SharedOptions.store), csv: output == .csv,
+                ofrep: output == .ofrep,
                 jobs: try arguments.value(SharedOptions.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
             return BatchCheck.run(arguments, request: request, diagnostics: options.diagnostics, environment: environment)
         }
@@ -77,13 +83,15 @@ enum CheckCommand {
         options.stripe = try StripeSignatureOption.parse(arguments, at: options.at)
         let store = try arguments.value(SharedOptions.store)
         return EvaluationInputs.run(
-            arguments, options, json: output == .json, environment: environment, nothing: "nothing to evaluate", EvaluationInputs.evaluate
+            arguments, options, json: output == .json || output == .ofrep, environment: environment, nothing: "nothing to evaluate",
+            EvaluationInputs.evaluate
         ) { result, inputs in
             var table = CSVTable.header
             if output == .csv { CSVTable.rows(result, customer: "", offersOf: store, to: &table) }
             return CommandOutput(
                 exitCode: CommandOutput.success,
-                standardOutput: output == .json ? result.json(offersOf: store) : output == .csv ? table : result.text(offersOf: store),
+                standardOutput: output == .json
+                    ? result.json(offersOf: store) : output == .csv ? table : output == .ofrep ? result.ofrep : result.text(offersOf: store),
                 standardError: inputs.errorText)
         }
     }

@@ -26,6 +26,8 @@ enum BatchCheck {
         var offerStore: Store?
         /// A table (`--format csv`) instead of JSON Lines.
         var csv = false
+        /// OFREP bulk responses (`--format ofrep`), one per line, instead of the check JSON.
+        var ofrep = false
         /// Threads evaluating customers (`--jobs`).
         var jobs: Int
     }
@@ -175,7 +177,11 @@ enum BatchCheck {
                     writer.beginObject()
                     writer.key("customer")
                     if customer.idIsInteger, let number = Int64(customer.id) { writer.integer(number) } else { writer.string(customer.id) }
-                    result.writeMembers(to: &writer, parts: request.parts, compact: request.compact, offersOf: request.offerStore)
+                    if request.ofrep {
+                        result.writeOFREPFlags(to: &writer)
+                    } else {
+                        result.writeMembers(to: &writer, parts: request.parts, compact: request.compact, offersOf: request.offerStore)
+                    }
                     writer.endObject()
                 } catch {
                     writer.value(errorLine(id: customer.id, idIsInteger: customer.idIsInteger, error.diagnostic))

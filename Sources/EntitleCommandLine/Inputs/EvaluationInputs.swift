@@ -55,7 +55,8 @@ struct EvaluationInputs {
         for path in arguments.texts(SharedOptions.receipt) {
             do {
                 for loaded in try ReceiptFiles.load(
-                    path, app: appOption, defaultApp: { store in Self.onlyApp(of: compiled, selling: store) }, token: options.token,
+                    path, app: appOption, defaultApp: { store, products in Self.onlyApp(of: compiled, selling: store, products: products) },
+                    token: options.token,
                     verify: verify, stripe: options.stripe, standardInput: environment.readStandardInput)
                 {
                     receipts.append(loaded.receipt)
@@ -108,10 +109,14 @@ struct EvaluationInputs {
 
     /// The app of store data that names none (Stripe's objects, renewal info alone), without
     /// `--app`: the portfolio's one app, else its one app with products in that store.
-    static func onlyApp(of catalogs: [CompiledCatalog], selling store: Store) -> String? {
+    static func onlyApp(of catalogs: [CompiledCatalog], selling store: Store, products: [String] = []) -> String? {
         if catalogs.count == 1 { return catalogs[0].app }
         let selling = catalogs.filter { catalog in catalog.products.contains { $0.store == store } }
-        return selling.count == 1 ? selling[0].app : nil
+        if selling.count == 1 { return selling[0].app }
+        guard !products.isEmpty else { return nil }
+        let named = Set(products)
+        let sellingThem = selling.filter { catalog in catalog.products.contains { $0.store == store && named.contains($0.id) } }
+        return sellingThem.count == 1 ? sellingThem[0].app : nil
     }
 
     /// What `check` and `explain` do once their options are read: load the inputs

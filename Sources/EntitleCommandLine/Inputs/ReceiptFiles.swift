@@ -91,9 +91,11 @@ enum ReceiptFiles {
     ///   - app: the app of store data that names none. Data naming another app stays that app's
     ///     receipt (a customer's receipts may be several apps').
     ///   - defaultApp: without `app`, the app of a store's data that names none (Stripe's objects
-    ///     never do): the portfolio's one app, or its one app selling in that store.
+    ///     never do), given the product ids the data names (none before it is read): the
+    ///     portfolio's one app, its one app selling in that store, or its one app selling those
+    ///     products there.
     static func load(
-        _ path: String, app: String? = nil, defaultApp: (Store) -> String? = { _ in nil }, token: String? = nil,
+        _ path: String, app: String? = nil, defaultApp: @escaping @Sendable (Store, [String]) -> String? = { _, _ in nil }, token: String? = nil,
         verify: VerifyOption? = nil, stripe: StripeSignatureOption? = nil, standardInput: () -> [UInt8]
     ) throws(ReceiptError) -> [Loaded] {
         let name = path == "-" ? "<stdin>" : path
@@ -117,7 +119,8 @@ enum ReceiptFiles {
     /// With `verify`, Apple's data is read only when it is signed and verifies (`unverified` is
     /// then `nil`); Stripe's and Play's, which carry no signature entitle checks, are read as given.
     static func decode(
-        _ data: Data, name: String, format: ReceiptFormat? = nil, app given: String? = nil, defaultApp: (Store) -> String? = { _ in nil },
+        _ data: Data, name: String, format: ReceiptFormat? = nil, app given: String? = nil,
+        defaultApp: @escaping @Sendable (Store, [String]) -> String? = { _, _ in nil },
         token: String? = nil, verify: VerifyOption? = nil, stripe: StripeSignatureOption? = nil
     ) throws(ReceiptError) -> Loaded {
         var format = format
@@ -142,22 +145,26 @@ enum ReceiptFiles {
                 format = detected
             }
         }
-        let app = given ?? format.flatMap { defaultApp($0.store) }
+        let app = given ?? format.flatMap { defaultApp($0.store, []) }
+        // Data that names no app, of a portfolio with several selling in its store: the one
+        // selling the products it names.
+        var option = AppOption(app: app, strict: false)
+        if app == nil, let store = format?.store { option.byProducts = { defaultApp(store, $0) } }
         if let verify, format?.store == .appStore {
-            let imported = try verify.receipt(data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
+            let imported = try verify.receipt(data, name: name, format: format, root: root, app: option)
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings)
         }
         // A Stripe webhook delivery: its body must verify before anything is read from it.
         if let stripe, format == .stripe {
             try stripe.check(data, name: name)
             let imported = try AppleImport.unverifiedReceipt(
-                from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
+                from: data, name: name, format: format, root: root, app: option)
             return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: nil, warnings: imported.warnings, stripeVerified: true)
         }
         let imported =
             format == .play
-            ? try StoreImport.play(data, root: root, name: name, app: AppOption(app: app, strict: false), token: token)
-            : try AppleImport.unverifiedReceipt(from: data, name: name, format: format, root: root, app: AppOption(app: app, strict: false))
+            ? try StoreImport.play(data, root: root, name: name, app: option, token: token)
+            : try AppleImport.unverifiedReceipt(from: data, name: name, format: format, root: root, app: option)
         return Loaded(receipt: ParsedReceipt(imported.receipt), unverified: imported.format, warnings: imported.warnings)
     }
 }

@@ -105,4 +105,6 @@ enum OutputFormat: String, Sendable {
     case json
     /// A table, one row per fact (``CSVTable``): `check` only.
     case csv
+    /// An OpenFeature Remote Evaluation Protocol bulk response: `check` only.
+    case ofrep
 }

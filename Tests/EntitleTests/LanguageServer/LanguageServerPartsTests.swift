@@ -400,7 +400,14 @@ struct LanguageServerPartsTests {
         #expect(try Self.labels(at: #""requires": { "#, by: 14) == ["$comment"])
         #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore", "originalPlatform"])
         // A new top-level key: the keys not written yet.
-        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "legal", "stores", "refundPreference"])
+        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "limits", "legal", "stores", "refundPreference"])
+        // In a product's `limits`: the declared limits, with their descriptions; in a declaration, its keys.
+        let limits = Self.portfolio["new.json"]!.replacingOccurrences(
+            of: #""currencies": { "gems": "Gems" },"#,
+            with: #""currencies": { "gems": "Gems" }, "limits": { "projects": { "description": "Projects" }, "seats": { } },"#
+        ).replacingOccurrences(of: #""name": "Pro", "grants": ["pro"] }"#, with: #""name": "Pro", "grants": ["pro"], "limits": { } }"#)
+        #expect(try Self.labels(at: #""limits": { } }"#, by: 12, in: limits) == ["projects", "seats"])
+        #expect(try Self.labels(at: #""seats": { "#, by: 11, in: limits) == ["$comment", "description", "default", "combine"])
         // Inside an Advanced Commerce SKU: the item's keys, and in its grants the declared features.
         let items = Self.portfolio["new.json"]!.replacingOccurrences(
             of: #""name": "Pro", "grants": ["pro"] }"#, with: #""name": "Pro", "items": { "s1": { }, "s2": { "grants": [""] } } }"#)
@@ -411,7 +418,7 @@ struct LanguageServerPartsTests {
         #expect(
             try Self.labels(at: " le", by: 3, in: typing) == [
                 "$comment", "store", "priceTier", "legal", "available", "familyShareable", "storefronts", "level", "duration", "offers",
-                "gracePeriod", "refundPreference", "sampleContent", "retention", "items",
+                "gracePeriod", "limits", "refundPreference", "sampleContent", "retention", "items",
             ])
     }
 

@@ -1,0 +1,134 @@
+/// A result as an OpenFeature Remote Evaluation Protocol (OFREP) bulk response: what any OpenFeature
+/// SDK's OFREP provider reads, so a service answers every client with one call.
+///
+/// `{"flags": [...]}`, one flag per declared feature (boolean), currency (integer: the balance)
+/// and number limit (integer; an unlimited one 9007199254740991, the largest integer every JSON
+/// reader holds exactly), sorted by key bytes. A flag is keyed by the catalog's id as written; a
+/// currency with the id of a feature is keyed `balance:<id>`. Each flag has a `reason`:
+/// `TARGETING_MATCH` when a source gives the value (a product, a grandfather rule or a grant for a
+/// feature that is on, a covering product for a limit, purchases or consumptions for a balance
+/// that is not 0), `STATIC` when none does. Features and limits name the source that decides in
+/// `variant` (the one whose coverage lasts longest, as `explain` names it, or `default`), and in
+/// `metadata` carry `until` (when the value ends, if it does) and the deciding product's `store`
+/// and `productId`; an unlimited limit's metadata says `"unlimited": true`.
+extension Entitlements {
+    /// The result as an OFREP bulk evaluation response, one line of JSON.
+    public var ofrep: String {
+        var writer = JSONLineWriter()
+        writer.beginObject()
+        writeOFREPFlags(to: &writer)
+        writer.endObject()
+        writer.newline()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// One flag as an OFREP single evaluation response (one line of JSON), or `nil` when no flag
+    /// has that key (OFREP's `FLAG_NOT_FOUND`).
+    public func ofrep(flag key: String) -> String? {
+        guard let flag = ofrepFlags.first(where: { $0.key == key }) else { return nil }
+        var writer = JSONLineWriter()
+        flag.write(to: &writer)
+        writer.newline()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Writes the `flags` member into an object already open (a batch line puts `customer` first).
+    package func writeOFREPFlags<Writer: JSONWriter>(to writer: inout Writer) {
+        writer.key("flags")
+        writer.beginArray()
+        for flag in ofrepFlags { flag.write(to: &writer) }
+        writer.endArray()
+    }
+
+    /// One flag of the response.
+    struct OFREPFlag {
+        enum Value {
+            case bool(Bool)
+            case integer(Int64)
+        }
+        var key: String
+        var value: Value
+        /// `TARGETING_MATCH` or `STATIC`.
+        var matched: Bool
+        var variant: String?
+        var until: Instant?
+        var product: (store: Store, id: String)?
+        var unlimited = false
+
+        func write<Writer: JSONWriter>(to writer: inout Writer) {
+            writer.beginObject()
+            writer.member("key", key)
+            writer.key("value")
+            switch value {
+            case .bool(let value): writer.bool(value)
+            case .integer(let value): writer.integer(value)
+            }
+            writer.member("reason", matched ? "TARGETING_MATCH" : "STATIC")
+            if let variant { writer.member("variant", variant) }
+            if until != nil || product != nil || unlimited {
+                writer.key("metadata")
+                writer.beginObject()
+                if let until { writer.member("until", until.rfc3339) }
+                if let product {
+                    writer.member("store", product.store.rawValue)
+                    writer.member("productId", product.id)
+                }
+                if unlimited { writer.member("unlimited", true) }
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+    }
+
+    /// Every flag, sorted by key bytes.
+    var ofrepFlags: [OFREPFlag] {
+        var flags: [OFREPFlag] = []
+        let featureIds = Set(compiled.featureIds)
+        for (index, status) in features.enumerated() {
+            var flag = OFREPFlag(key: status.id, value: .bool(status.enabled), matched: status.enabled, variant: "default")
+            if status.enabled, let source = decidingSource(ofFeature: index) {
+                flag.variant = source.name
+                flag.product = source.product
+                flag.until = status.until
+            }
+            flags.append(flag)
+        }
+        for balance in balances {
+            flags.append(
+                OFREPFlag(
+                    key: featureIds.contains(balance.currency) ? "balance:" + balance.currency : balance.currency,
+                    value: .integer(balance.balance), matched: balance.balance != 0))
+        }
+        for limit in limits {
+            var flag = OFREPFlag(key: limit.id, value: .integer(min(limit.value.number, LimitValue.unlimitedNumber)), matched: !limit.sources.isEmpty)
+            flag.variant = limit.sources.first ?? "default"
+            flag.until = limit.until
+            flag.unlimited = limit.value == .unlimited
+            if let key = limit.sources.first, let product = compiled.productIndex[key] {
+                flag.product = (compiled.compiledProducts[product].store, compiled.compiledProducts[product].storeId)
+            }
+            flags.append(flag)
+        }
+        return flags.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// The covering source of a feature that is on whose coverage lasts longest (no end is the
+    /// longest), the first in the explanation's order on a tie: products in catalog order, then
+    /// grandfather rules, grants and Advanced Commerce items.
+    private func decidingSource(ofFeature index: Int) -> (name: String, product: (store: Store, id: String)?)? {
+        var best: (name: String, product: (store: Store, id: String)?, end: Int64)?
+        func consider(_ name: String, _ product: (store: Store, id: String)?, _ end: Int64) {
+            if best == nil || end > best!.end { best = (name, product, end) }
+        }
+        for granter in compiled.granters[index] {
+            guard let outcome = outcome(of: granter), outcome.state.covers else { continue }
+            let product = compiled.compiledProducts[granter]
+            consider(product.id, (product.store, product.storeId), outcome.until)
+        }
+        let at = at.millisecondsSince1970
+        for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
+            consider(item.source, nil, item.isGrandfathered ? CoverageSpan.never : item.span.end)
+        }
+        return best.map { ($0.name, $0.product) }
+    }
+}
