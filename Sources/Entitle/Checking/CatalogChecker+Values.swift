@@ -12,7 +12,8 @@ extension CatalogChecker {
     ) -> [String: JSONMember]? {
         let what = object.phrase
         guard case .object(let members) = node.value else {
-            wrongType(node, expected: what == "catalog" ? "a catalog" : "\("aeiou".contains(what.first!) ? "an" : "a") \(what) object", path: path)
+            wrongType(
+                node, expected: what == "catalog" ? "a catalog object" : "\("aeiou".contains(what.first!) ? "an" : "a") \(what) object", path: path)
             return nil
         }
         let allowed = object.keyNames(for: type)

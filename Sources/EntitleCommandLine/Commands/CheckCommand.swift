@@ -15,8 +15,8 @@ enum CheckCommand {
     static let fields: Option<[String]> = .list(
         "--fields", of: ["features", "balances", "limits", "products", "offers", "warnings"],
         help: """
-            with --customers: the parts each line carries, separated by commas, from `features`, `balances`, `products`,
-            `offers`, `warnings` (default: all); `customer`, `app`, `at` and `reevaluateAt` are always there
+            with --customers: the parts each line carries, separated by commas, from `features`, `balances`, `limits`,
+            `products`, `offers`, `warnings` (default: all); `customer`, `app`, `at` and `reevaluateAt` are always there
             """)
     /// `--compact`: lines without prose.
     static let compact: Option<Bool> = .flag(

@@ -146,7 +146,7 @@ struct CatalogCheckerTests {
         #expect(
             compilation.portfolio?.apps.sorted() == [
                 "com.example.atelier", "com.example.diagrams", "com.example.diagrams6", "com.example.naturelab.backyardbirds.example",
-                "com.example.starquest",
+                "com.example.quill", "com.example.starquest",
             ])
         #expect(compilation.diagnostics.isEmpty, "\(compilation.diagnostics.map(\.description))")
     }

@@ -168,7 +168,7 @@ struct BatchTests {
         #expect(unknown.exitCode == 2)
         #expect(
             unknown.standardError.hasPrefix(
-                "entitle check: `--fields`: `balance` is not one of `features`, `balances`, `products`, `offers` or `warnings`; did you mean `balances`?\n"
+                "entitle check: `--fields`: `balance` is not one of `features`, `balances`, `limits`, `products`, `offers` or `warnings`; did you mean `balances`?\n"
             ),
             "\(unknown.standardError)")
         #expect(Self.run(base + ["--fields", "features,"]).standardError.contains("an empty name"))

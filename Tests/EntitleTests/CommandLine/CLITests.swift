@@ -105,7 +105,7 @@ struct CLITests {
             ),
             (
                 ["explain", "--catalog", "x", "--receipt", "r", "--product", "p", "--balance", "b"],
-                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--transaction` or `--retention`, not `--product` and `--balance`",
+                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--limit`, `--transaction` or `--retention`, not `--product` and `--balance`",
                 "explain"
             ),
             (
@@ -130,7 +130,7 @@ struct CLITests {
             ),
             (
                 ["check", "--catalog", "x", "--receipt", "r", "--format", "yaml"],
-                "entitle check: `--format` must be `text`, `json` or `csv`, not `yaml`",
+                "entitle check: `--format` must be `text`, `json`, `csv` or `ofrep`, not `yaml`",
                 "check"
             ),
             (["check", "--catalog", "x", "--receipt", "r", "--colour"], "entitle check: unknown option `--colour`", "check"),
@@ -216,7 +216,7 @@ struct CLITests {
         #expect(nope.standardError == "nope:1:1: error: no such file or directory\nentitle: 0 catalogs checked: 1 error, 0 warnings\n")
         let twice = Self.run(["validate", Self.products, Self.products + "/diagrams.json"])
         #expect(twice.exitCode == 0, "\(twice.standardError)")
-        #expect(twice.standardError.hasSuffix("entitle: 5 catalogs valid: 0 errors, 0 warnings\n"))
+        #expect(twice.standardError.hasSuffix("entitle: 6 catalogs valid: 0 errors, 0 warnings\n"))
     }
 
     @Test("check evaluates an app whose catalogs compiled while another catalog of the directory has errors")
@@ -255,7 +255,7 @@ struct CLITests {
         #expect(validate.standardError.contains("customer.json:1:1: error: this looks like a receipt (it has `transactions`), not a catalog"))
         #expect(validate.standardError.contains("help: check a receipt with `entitle check --receipt`"))
         #expect(
-            validate.standardError.hasSuffix("entitle: 4 catalogs (and 1 file that is not one) checked: 1 error, 0 warnings\n"),
+            validate.standardError.hasSuffix("entitle: 5 catalogs (and 1 file that is not one) checked: 1 error, 0 warnings\n"),
             "\(validate.standardError)")
         #expect(!validate.standardError.contains("missing required key"))
         let repeated = Self.run([
@@ -314,7 +314,7 @@ struct CLITests {
             let command = arguments[0]
             let output = EntitleCommand.run(arguments + ["--format", "jsn"], environment: environment)
             #expect(output.exitCode == 2)
-            let choices = ["explain": "`text`, `json` or `svg`", "check": "`text`, `json` or `csv`"][command] ?? "`text` or `json`"
+            let choices = ["explain": "`text`, `json` or `svg`", "check": "`text`, `json`, `csv` or `ofrep`"][command] ?? "`text` or `json`"
             #expect(
                 output.standardError.contains("`--format` must be \(choices), not `jsn`; did you mean `json`?"), "\(command): \(output.standardError)"
             )
@@ -520,7 +520,7 @@ struct CLITests {
     func validate() throws {
         let good = Self.run(["validate", Self.products])
         #expect(good.exitCode == 0)
-        #expect(good.standardError == "entitle: 5 catalogs valid: 0 errors, 0 warnings\n")
+        #expect(good.standardError == "entitle: 6 catalogs valid: 0 errors, 0 warnings\n")
 
         try Fixtures.withTemporaryDirectory("entitle-validate") { directory in
             let bad = directory.appendingPathComponent("bad.json")

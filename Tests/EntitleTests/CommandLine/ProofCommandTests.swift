@@ -249,7 +249,7 @@ struct ProofCommandTests {
     func deepExamples() {
         let output = Self.run(["validate", "--deep", Self.products])
         #expect(output.exitCode == 0)
-        #expect(output.standardError.hasSuffix("entitle: 5 catalogs valid: 0 errors, 0 warnings\n"), "\(output.standardError)")
+        #expect(output.standardError.hasSuffix("entitle: 6 catalogs valid: 0 errors, 0 warnings\n"), "\(output.standardError)")
         #expect(output.standardError.contains("entitle: --deep: searched every receipt of up to 2 transactions"))
     }
 

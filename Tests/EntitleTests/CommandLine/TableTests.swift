@@ -123,7 +123,7 @@ struct TableTests {
         // A table is not text.
         let misuse = CLITests.run(["check", "--catalog", CLITests.products, "--customers", file.path, "--format", "text"])
         #expect(misuse.exitCode == CommandOutput.misuse)
-        #expect(misuse.standardError.contains("can be `json` or `csv`"))
+        #expect(misuse.standardError.contains("can be `json`, `csv` or `ofrep`"))
     }
 
     @Test("a corpus on standard input that stops in the middle of a line: that line is an error, the ones before it answered")

@@ -57,7 +57,7 @@ struct TestCommandTests {
         // Stripe's and Play's example data is read as given, and says so; nothing else.
         #expect(output.standardError == ReceiptFiles.notices([.stripe, .play]))
         var cases = 0
-        for name in ["diagrams.test.json", "starquest.test.json", "atelier.test.json"] {
+        for name in ["diagrams.test.json", "starquest.test.json", "atelier.test.json", "quill.test.json"] {
             let data = try Data(contentsOf: URL(fileURLWithPath: Self.products).appendingPathComponent(name))
             let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
             cases += (object["cases"] as? [Any])?.count ?? 0

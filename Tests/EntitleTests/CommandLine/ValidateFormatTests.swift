@@ -195,7 +195,7 @@ struct ValidateFormatTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = Self.validate([directory.path])
         #expect(output.exitCode == 0, "\(output.standardError)")
-        #expect(output.standardError == "entitle: 5 catalogs valid: 0 errors, 0 warnings\n")
+        #expect(output.standardError == "entitle: 6 catalogs valid: 0 errors, 0 warnings\n")
         let check = EntitleCommand.run(
             ["check", "--catalog", directory.path, "--receipt", CLITests.receipt("diagrams-trial.json"), "--at", "2026-01-10T00:00:00Z"],
             environment: CLITests.environment())

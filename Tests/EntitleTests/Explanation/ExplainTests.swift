@@ -261,7 +261,7 @@ struct ExplainTests {
         #expect(both.exitCode == 2)
         #expect(
             both.standardError.hasPrefix(
-                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--transaction` or `--retention`, "
+                "entitle explain: give one of `--feature`, `--product`, `--offer`, `--balance`, `--limit`, `--transaction` or `--retention`, "
                     + "not `--feature` and `--offer`\n"))
         // A balance: the consumables crediting it, each transaction with its units.
         let balance = run(["--balance", "stencils"])

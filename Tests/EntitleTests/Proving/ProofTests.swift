@@ -156,7 +156,9 @@ struct ProofTests {
 
     static func smallPortfolio(_ edits: [(String, String)] = [], without products: Set<String> = []) throws -> Portfolio {
         let directory = try CLITests.catalogDirectory(
-            without: ["starquest.json", "backyard-birds.json", "atelier.json", "diagrams.test.json", "atelier.test.json"])
+            without: [
+                "starquest.json", "backyard-birds.json", "atelier.json", "quill.json", "diagrams.test.json", "atelier.test.json", "quill.test.json",
+            ])
         let url = directory.appendingPathComponent("diagrams.json")
         var text = try String(contentsOf: url, encoding: .utf8)
         for (old, new) in edits { text = text.replacingOccurrences(of: old, with: new) }
