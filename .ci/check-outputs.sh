@@ -317,7 +317,7 @@ run retention other-environment 1 retention "${history[@]}" --environment sandbo
 # -- diff: products against modified copies, with and without the customers, and a proof -------
 
 # changed: a grant removed and one added, a product removed, a currency's credits lowered, a
-# product, a feature and a currency added, a retention rule dropped.
+# product, a feature and a currency added, a retention rule dropped, a product's limit lowered.
 cp -R products "$work/changed"
 python3 - "$work/changed" <<'EOF'
 import json, sys
@@ -342,8 +342,13 @@ def starquest(catalog):
     catalog.setdefault("currencies", {})["coins"] = "Coins"
     catalog["products"].append({"id": "com.example.starquest.saves", "type": "non-consumable", "name": "Cloud saves", "grants": ["cloud.saves"]})
     catalog["products"] = [p for p in catalog["products"] if p["id"] != "com.example.starquest.noads"]
+def quill(catalog):
+    for product in catalog["products"]:
+        if product["id"] == "com.example.quill.pro.monthly":
+            product["limits"] = {"projects": 40}
 edit("diagrams.json", diagrams)
 edit("starquest.json", starquest)
+edit("quill.json", quill)
 EOF
 # removed: an app's catalog gone.
 cp -R products "$work/removed"

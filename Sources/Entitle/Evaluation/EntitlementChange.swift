@@ -22,6 +22,8 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         case productUntil = "product-until"
         /// A currency's balance changed.
         case balance
+        /// A number limit's value changed.
+        case limit
         /// Whether, or how, a product may be offered changed.
         case offer
     }
@@ -38,6 +40,8 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         case state(ProductState)
         /// A currency's balance (`balance`).
         case balance(Int64)
+        /// A number limit's value (`limit`).
+        case limit(LimitValue)
         /// Whether, and how, a product may be offered (`offer`).
         case offer(OfferDecision)
 
@@ -50,11 +54,12 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
             case .until(let instant): return instant?.rfc3339 ?? "no end"
             case .state(let state): return state.rawValue
             case .balance(let balance): return String(balance)
+            case .limit(let value): return value.description
             case .offer(let decision): return decision.description
             }
         }
 
-        private enum CodingKeys: String, CodingKey { case enabled, until, state, balance, eligible }
+        private enum CodingKeys: String, CodingKey { case enabled, until, state, balance, limit, eligible }
 
         /// Reads a value as ``encode(to:)`` writes it; which member it has says its kind.
         public init(from decoder: any Decoder) throws {
@@ -67,13 +72,15 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
                 self = .state(try container.decode(ProductState.self, forKey: .state))
             } else if container.contains(.balance) {
                 self = .balance(try container.decode(Int64.self, forKey: .balance))
+            } else if container.contains(.limit) {
+                self = .limit(try container.decode(LimitValue.self, forKey: .limit))
             } else if container.contains(.eligible) {
                 self = .offer(try OfferDecision(from: decoder))
             } else {
                 throw DecodingError.dataCorrupted(
                     DecodingError.Context(
                         codingPath: decoder.codingPath,
-                        debugDescription: "a change's value has one of `enabled`, `until`, `state`, `balance` or `eligible`"))
+                        debugDescription: "a change's value has one of `enabled`, `until`, `state`, `balance`, `limit` or `eligible`"))
             }
         }
 
@@ -89,6 +96,8 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
             case .until(let instant): return .object([("until", instant.map { .string($0.rfc3339) } ?? .null)])
             case .state(let state): return .object([("state", .string(state.rawValue))])
             case .balance(let balance): return .object([("balance", .integer(balance))])
+            case .limit(.count(let count)): return .object([("limit", .integer(count))])
+            case .limit(.unlimited): return .object([("limit", .string(LimitValue.unlimited.description))])
             case .offer(let decision): return decision.jsonOutput
             }
         }
@@ -203,13 +212,20 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         try container.encode(isLoss, forKey: .loss)
     }
 
-    /// Whether the customer loses something: a feature turned off, or a lower balance.
+    /// Whether the customer loses something: a feature turned off, a lower balance or a lower limit.
     public var isLoss: Bool {
         switch kind {
         case .featureOff: return true
         case .balance: return Self.balance(to) < Self.balance(from)
+        case .limit: return Self.limit(to) < Self.limit(from)
         case .featureOn, .featureUntil, .productState, .productUntil, .offer: return false
         }
+    }
+
+    /// A side's limit; a limit the catalog does not have allows nothing.
+    private static func limit(_ value: Value?) -> LimitValue {
+        if case .limit(let limit)? = value { return limit }
+        return .count(0)
     }
 
     /// A side's balance; a currency the catalog does not have holds nothing.
@@ -228,6 +244,7 @@ public struct EntitlementChange: Hashable, Sendable, Codable, CustomStringConver
         case .productState: subject = "product \(id)"
         case .productUntil: subject = "product \(id) until"
         case .balance: subject = "balance \(id)"
+        case .limit: subject = "limit \(id)"
         case .offer: subject = "offer \(id)"
         }
         return "\(subject): \(from?.description ?? "(none)") -> \(to?.description ?? "(none)")"
@@ -289,6 +306,16 @@ extension Entitlements {
         let newCurrencies = Set(newBalances.map(\.currency))
         for balance in earlier.balances where !newCurrencies.contains(balance.currency) && balance.balance != 0 {
             changes.append(EntitlementChange(kind: .balance, id: balance.currency, from: .balance(balance.balance), to: nil))
+        }
+
+        // Number limits, in a catalog that declares them.
+        let oldLimits = Dictionary(earlier.limits.map { ($0.id, $0.value) }, uniquingKeysWith: { first, _ in first })
+        for limit in limits where oldLimits[limit.id] != limit.value {
+            changes.append(EntitlementChange(kind: .limit, id: limit.id, from: oldLimits[limit.id].map { .limit($0) }, to: .limit(limit.value)))
+        }
+        let newLimits = Set(limits.map(\.id))
+        for limit in earlier.limits where !newLimits.contains(limit.id) {
+            changes.append(EntitlementChange(kind: .limit, id: limit.id, from: .limit(limit.value), to: nil))
         }
 
         let oldOffers = Dictionary(earlier.offers.map { ($0.productId, $0) }, uniquingKeysWith: { first, _ in first })

@@ -8,6 +8,7 @@
 enum ItemValue: Hashable, Sendable {
     case feature(enabled: Bool, until: Int64?)
     case balance(Int64)
+    case limit(LimitValue)
     case product(ProductStatus)
     case offer(eligible: Bool, reason: OfferReason?, intro: Bool?, change: SubscriptionChange?, effective: ChangeTiming?)
     case promotion(eligible: Bool, reason: PromotionReason)
@@ -20,6 +21,8 @@ enum ItemValue: Hashable, Sendable {
             return result.coverage(of: item.id).map { .feature(enabled: $0.enabled, until: $0.until?.millisecondsSince1970) }
         case .balance:
             return result.balance(of: item.id).map(ItemValue.balance)
+        case .limit:
+            return result.limit(item.id).map { .limit($0.value) }
         case .product:
             guard var status = result.product(item.id) else { return nil }
             status.type = .nonConsumable
@@ -52,6 +55,10 @@ enum ItemValue: Hashable, Sendable {
             let before = old?.amount ?? 0
             let after = new?.amount ?? 0
             return before == after ? nil : after > before ? .more : .less
+        case .limit:
+            let before = old?.limitValue ?? .count(0)
+            let after = new?.limitValue ?? .count(0)
+            return before == after ? nil : after > before ? .more : .less
         case .product:
             let before = old?.covers ?? false
             let after = new?.covers ?? false
@@ -70,17 +77,18 @@ enum ItemValue: Hashable, Sendable {
     /// Whether a move in `direction` of an item of `kind` takes something from the customer: a
     /// feature turned off, a lower balance.
     static func isLoss(_ kind: ProofItem.Kind, _ direction: ProofVerdict) -> Bool {
-        direction == .less && (kind == .feature || kind == .balance)
+        direction == .less && (kind == .feature || kind == .balance || kind == .limit)
     }
 
     private var isOn: Bool { if case .feature(let enabled, _) = self { enabled } else { false } }
     private var amount: Int64 { if case .balance(let value) = self { value } else { 0 } }
+    private var limitValue: LimitValue? { if case .limit(let value) = self { value } else { nil } }
     private var state: ProductState? { if case .product(let status) = self { status.state } else { nil } }
     private var covers: Bool { state?.covers ?? false }
     private var isEligible: Bool {
         switch self {
         case .offer(let eligible, _, _, _, _), .promotion(let eligible, _): eligible
-        case .feature, .balance, .product: false
+        case .feature, .balance, .limit, .product: false
         }
     }
 
@@ -93,6 +101,8 @@ enum ItemValue: Hashable, Sendable {
             return enabled ? "on \(until(end))" : "off"
         case .balance(let value):
             return String(value)
+        case .limit(let value):
+            return value.description
         case .product(let status):
             var text = status.state.rawValue
             if status.state.covers { text += " " + until(status.until?.millisecondsSince1970) }

@@ -72,6 +72,11 @@ struct ProofComparison: ProofObserver {
         case .balance:
             guard let balance = result.balance(of: item.id) else { return nil }
             return .object([("balances", .object([(item.id, .integer(balance))]))])
+        case .limit:
+            guard let limit = result.limit(item.id) else { return nil }
+            var value = JSONOutput.Builder()
+            limit.write(to: &value)
+            return .object([("limits", .object([(item.id, value.value)]))])
         case .product:
             guard let status = result.product(item.id) else { return nil }
             var product = JSONOutput.Builder()

@@ -8,6 +8,8 @@ public struct ProofItem: Hashable, Sendable, Comparable, CustomStringConvertible
         case feature
         /// A currency's balance.
         case balance
+        /// A number limit's value.
+        case limit
         /// A product's state (not a consumable's), its `until`, renewal and what it renews to.
         case product
         /// Whether a product may be offered, why not, its level change and intro offer.
@@ -20,7 +22,7 @@ public struct ProofItem: Hashable, Sendable, Comparable, CustomStringConvertible
     public var app: String
     /// What part of the answer.
     public var kind: Kind
-    /// The feature, currency or product id; for a promotion, the offer's id.
+    /// The feature, currency, limit or product id; for a promotion, the offer's id.
     public var id: String
     /// For a promotion: the product whose offer it is; `nil` otherwise.
     public var product: String?

@@ -28,11 +28,21 @@ extension ReceiptSpace {
             switch item.item.kind {
             case .feature: old.feature(item.item.id) != nil && new.feature(item.item.id) != nil
             case .balance: old.currency(item.item.id) != nil && new.currency(item.item.id) != nil
+            case .limit: Self.sameLimit(item.item.id, old, new)
             case .product, .offer: Self.sameAsCompared(item.item.id, old, new)
             case .promotion: item.item.product.map { Self.sameOffer(item.item.id, of: $0, old, new) } ?? false
             }
         }
         return (elements, items)
+    }
+
+    /// Whether limit `id` is declared alike in both catalogs (its `default` and `combine`) and
+    /// every product gives it the same value in both: the products' coverage is the elements'.
+    static func sameLimit(_ id: String, _ old: CompiledCatalog, _ new: CompiledCatalog) -> Bool {
+        guard let before = old.limit(id), let after = new.limit(id), before.default == after.default, before.combine == after.combine
+        else { return false }
+        let keys = Set(old.products.map(\.key) + new.products.map(\.key))
+        return keys.allSatisfy { key in old.product(key)?.limits?[id] == new.product(key)?.limits?[id] }
     }
 
     /// Whether the two catalogs' grandfather rules are the same, in the same order.

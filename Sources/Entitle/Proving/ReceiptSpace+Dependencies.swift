@@ -98,6 +98,18 @@ extension ReceiptSpace {
             }
             append(ProofItem(app: app, kind: .balance, id: currency), reads, facts: false)
         }
+        // Number limits: read from the products that give them a value, and whatever those read.
+        var limitIds: [String] = []
+        for catalog in present {
+            for limit in catalog.limits where !limitIds.contains(limit.id) { limitIds.append(limit.id) }
+        }
+        for limit in limitIds {
+            var reads: Set<Int> = []
+            for catalog in present {
+                for product in catalog.products where product.limits?[limit] != nil { reads.formUnion(mates(product.key)) }
+            }
+            append(ProofItem(app: app, kind: .limit, id: limit), reads, facts: false)
+        }
         let hasRules = present.contains { !$0.grandfatherRules.isEmpty }
         var ruleDates: Set<Int64> = []
         for catalog in present {

@@ -72,7 +72,7 @@ struct ReviewObserver: ProofObserver {
                     guard let grants = trials[item.id], !trialsAdding.contains(item.id), result.product(item.id)?.state == .active
                     else { continue }
                     if grants.contains(where: { result.feature($0)?.sources == [item.id] }) { trialsAdding.insert(item.id) }
-                case .balance:
+                case .balance, .limit:
                     break
                 }
             }
@@ -161,7 +161,7 @@ struct ReviewObserver: ProofObserver {
                         app: app, code: .trialAddsNothing, subject: .product(item.id),
                         message: "trial `\(item.id)` never turns on a feature that nothing else covers",
                         help: "whenever it is active, every feature it grants has another source"))
-            case .balance:
+            case .balance, .limit:
                 continue
             }
         }

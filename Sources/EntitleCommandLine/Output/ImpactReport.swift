@@ -84,7 +84,7 @@ struct ImpactReport {
                 return instant?.millisecondsSince1970 ?? Int64.max
             }
             return end(change.to) < end(change.from) ? "earlier" : "later"
-        case .balance:
+        case .balance, .limit:
             guard change.from != nil, change.to != nil else { return nil }
             return change.isLoss ? "lower" : "higher"
         case .featureOn, .featureOff, .productState, .offer:

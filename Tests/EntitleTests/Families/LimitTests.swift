@@ -316,6 +316,41 @@ struct LimitTests {
         #expect(unknown.standardError.contains("did you mean `projects`?"))
     }
 
+    @Test("a customer's changes name a limit whose value moved; a lower one is a loss, and reads back")
+    func changes() throws {
+        let catalog = Fixtures.catalog(Self.catalog())
+        let transactions = [Self.pro("1", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")]
+        let during = Self.evaluate(catalog, transactions, at: "2026-01-10T00:00:00Z")
+        let after = Self.evaluate(catalog, transactions, at: "2026-02-10T00:00:00Z")
+        let change = try #require(after.changes(since: during).first { $0.kind == .limit })
+        #expect(change == EntitlementChange(kind: .limit, id: "projects", from: .limit(.count(50)), to: .limit(.count(3))))
+        #expect(change.isLoss && change.description == "limit projects: 50 -> 3")
+        #expect(!(during.changes(since: after).first { $0.kind == .limit }?.isLoss ?? true))
+        let decoded = try JSONDecoder().decode(EntitlementChange.self, from: JSONEncoder().encode(change))
+        #expect(decoded == change)
+        let unlimited = EntitlementChange(kind: .limit, id: "projects", from: .limit(.unlimited), to: .limit(.count(50)))
+        #expect(unlimited.isLoss)
+        #expect(try JSONDecoder().decode(EntitlementChange.self, from: JSONEncoder().encode(unlimited)) == unlimited)
+    }
+
+    @Test("diff --prove finds who loses when a product's limit drops, with a witness, and nothing when only a name changes")
+    func proof() throws {
+        let old = try #require(Fixtures.compile(Self.catalog()).portfolio)
+        let lowered = try #require(
+            Fixtures.compile(Self.catalog().replacingOccurrences(of: #""limits": { "projects": 50 }"#, with: #""limits": { "projects": 40 }"#))
+                .portfolio)
+        var options = ProofOptions()
+        options.depth = 1
+        let report = CatalogProof.compare(old, lowered, options: options)
+        let item = try #require(report.items.first { $0.item.kind == .limit && $0.item.id == "projects" })
+        #expect(item.verdict == .less)
+        #expect(item.witnesses.first?.old == "50" && item.witnesses.first?.new == "40")
+        #expect(report.items.first { $0.item.kind == .limit && $0.item.id == "seats" }?.verdict == .same)
+        let renamed = try #require(
+            Fixtures.compile(Self.catalog().replacingOccurrences(of: #""name": "Lifetime""#, with: #""name": "Forever""#)).portfolio)
+        #expect(CatalogProof.compare(old, renamed, options: options).items.allSatisfy { $0.verdict == .same })
+    }
+
     @Test("diff: lowering or removing a product's limit is dangerous, raising it is not")
     func diffDanger() {
         let old = Fixtures.catalog(Self.catalog())

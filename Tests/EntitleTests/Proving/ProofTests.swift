@@ -330,6 +330,7 @@ struct ProofTests {
         switch item.kind {
         case .feature: return result.feature(item.id).map { "\($0.enabled) \($0.until?.rfc3339 ?? "-")" } ?? "none"
         case .balance: return result.balance(of: item.id).map(String.init) ?? "none"
+        case .limit: return result.limit(item.id).map { $0.value.description } ?? "none"
         case .product: return result.product(item.id).map { "\($0.state) \($0.until?.rfc3339 ?? "-") \($0.willRenew as Any)" } ?? "none"
         case .offer:
             return result.offer(for: item.id).map {
