@@ -24,6 +24,12 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
         case currencyAdded = "currency-added"
         /// A currency no longer declared.
         case currencyRemoved = "currency-removed"
+        /// A newly declared number limit.
+        case limitAdded = "limit-added"
+        /// A number limit no longer declared.
+        case limitRemoved = "limit-removed"
+        /// A number limit's `default` or `combine` changed (`field` says which).
+        case limitChanged = "limit-changed"
         /// A new grandfather rule.
         case ruleAdded = "rule-added"
         /// A grandfather rule is gone.
@@ -43,7 +49,8 @@ public struct CatalogChange: Hashable, Sendable, Codable, CustomStringConvertibl
     /// The app, product, feature, currency or rule id.
     public var id: String
     /// For `product-changed` and `rule-changed`: the field, a product key of the catalog language
-    /// (or `trialDays`, a trial's days from its name); `condition` or `grants` for rules.
+    /// (or `trialDays`, a trial's days from its name); `condition` or `grants` for rules;
+    /// `default` or `combine` for `limit-changed`.
     public var field: String?
     /// The value before, as text; `nil` when there was none.
     public var from: String?

@@ -29,6 +29,36 @@ public enum CatalogDiff {
         return changes
     }
 
+    /// Number limits declared, gone, or whose `default` or `combine` changed: a lower default, or
+    /// another way of combining (a customer covered by several products, or by quantities, may get
+    /// less), is dangerous.
+    static func limitChanges(from old: CompiledCatalog, to new: CompiledCatalog) -> [CatalogChange] {
+        let app = new.app
+        let (oldIds, newIds) = (old.limits.map(\.id), new.limits.map(\.id))
+        var changes = added(oldIds, newIds).map { CatalogChange(app: app, kind: .limitAdded, id: $0) }
+        changes += added(newIds, oldIds).map {
+            CatalogChange(app: app, kind: .limitRemoved, id: $0, dangerous: true, why: "apps asking for it get no value for anyone")
+        }
+        for limit in new.limits {
+            guard let before = old.limit(limit.id) else { continue }
+            if before.default != limit.default {
+                changes.append(
+                    CatalogChange(
+                        app: app, kind: .limitChanged, id: limit.id, field: CatalogKey.default.name, from: String(before.default),
+                        to: String(limit.default), dangerous: limit.default < before.default,
+                        why: limit.default < before.default ? "customers no product covers get less" : nil))
+            }
+            if before.combine != limit.combine {
+                changes.append(
+                    CatalogChange(
+                        app: app, kind: .limitChanged, id: limit.id, field: CatalogKey.combine.name, from: before.combine.rawValue,
+                        to: limit.combine.rawValue, dangerous: true,
+                        why: "covering products' values combine otherwise: customers with several, or with quantities, may get less"))
+            }
+        }
+        return changes
+    }
+
     /// What changed in one app's catalog.
     public static func changes(from old: CompiledCatalog, to new: CompiledCatalog) -> [CatalogChange] {
         let app = new.app
@@ -41,6 +71,7 @@ public enum CatalogDiff {
         changes += added(new.currencyIds, old.currencyIds).map {
             CatalogChange(app: app, kind: .currencyRemoved, id: $0, dangerous: true, why: "balances in it are no longer reported")
         }
+        changes += limitChanges(from: old, to: new)
         // Products are matched by key: the same id in two stores is two products.
         let oldProducts = Dictionary(old.products.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newIds = Set(new.products.map(\.key))

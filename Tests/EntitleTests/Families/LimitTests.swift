@@ -365,5 +365,19 @@ struct LimitTests {
         #expect(change(#""limits": { "projects": 50 }"#, #""limits": { "projects": "unlimited" }"#)?.dangerous == false)
         #expect(change(#""limits": { "projects": "unlimited", "seats": 1 }"#, #""limits": { "projects": 1000, "seats": 1 }"#)?.dangerous == true)
         #expect(change(#""limits": { "projects": 20, "seats": 2 }"#, #""limits": { "projects": 20 }"#)?.dangerous == true)
+        // The declarations: a lower default and another way to combine are dangerous, a new limit is not.
+        func declared(_ from: String, _ to: String) -> [CatalogChange] {
+            CatalogDiff.changes(from: old, to: Fixtures.catalog(Self.catalog().replacingOccurrences(of: from, with: to)))
+                .filter { $0.kind == .limitAdded || $0.kind == .limitRemoved || $0.kind == .limitChanged }
+        }
+        let lowerDefault = declared(#""description": "Projects", "default": 3"#, #""description": "Projects", "default": 2"#)
+        #expect(lowerDefault.map(\.description) == ["com.example.limits: limit-changed projects default: 3 -> 2"])
+        #expect(lowerDefault.first?.dangerous == true)
+        #expect(declared(#""description": "Projects", "default": 3"#, #""description": "Projects", "default": 4"#).first?.dangerous == false)
+        let combine = declared(#""default": 1, "combine": "sum""#, #""default": 1"#)
+        #expect(combine.first?.field == "combine" && combine.first?.from == "sum" && combine.first?.to == "max" && combine.first?.dangerous == true)
+        let added = declared(
+            #""seats": { "description": "Seats","#, #""rooms": { "description": "Rooms", "default": 0 }, "seats": { "description": "Seats","#)
+        #expect(added.map(\.kind) == [.limitAdded] && added.first?.id == "rooms" && added.first?.dangerous == false)
     }
 }
