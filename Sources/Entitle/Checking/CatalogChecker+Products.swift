@@ -107,17 +107,11 @@ extension CatalogChecker {
     }
 
     mutating func credits<Holder: GrantHolder>(_ node: JSONNode, path: String, into product: inout Holder) {
-        guard case .object(let members) = node.value else {
-            wrongType(node, expected: "an object of currency ids to amounts", path: path)
+        guard let entries = entries(node, expected: "an object of currency ids to amounts", path: path) else {
             product.creditsBroken = true
             return
         }
-        for member in members {
-            let memberPath = Self.path(path, key: member.key)
-            if member.key == CatalogKey.comment.name {
-                _ = string(member.value, path: memberPath)
-                continue
-            }
+        for (member, memberPath) in entries {
             let currency = Located(value: member.key, offset: member.keyOffset, path: memberPath)
             product.creditedCurrencies.append(currency)
             guard let amount = integer(member.value, path: memberPath) else {

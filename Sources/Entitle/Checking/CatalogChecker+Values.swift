@@ -137,6 +137,27 @@ extension CatalogChecker {
         var instant: Located<Int64>? { if case .instant(let value) = self { value } else { nil } }
     }
 
+    /// The members of an object keyed by ids (`credits`, `limits`, `items`), each with its path;
+    /// a `"$comment"` member is read as a note and left out. `nil` (reported: expected
+    /// `expected`) when the value is not an object.
+    mutating func entries(_ node: JSONNode, expected: String, path: String) -> [(member: JSONMember, path: String)]? {
+        guard case .object(let members) = node.value else {
+            wrongType(node, expected: expected, path: path)
+            return nil
+        }
+        var entries: [(member: JSONMember, path: String)] = []
+        entries.reserveCapacity(members.count)
+        for member in members {
+            let memberPath = Self.path(path, key: member.key)
+            if member.key == CatalogKey.comment.name {
+                _ = string(member.value, path: memberPath)
+            } else {
+                entries.append((member, memberPath))
+            }
+        }
+        return entries
+    }
+
     mutating func string(_ node: JSONNode, path: String) -> Located<String>? {
         guard case .string(let value) = node.value else {
             wrongType(node, expected: "a string", path: path)

@@ -357,9 +357,12 @@ extension Evaluator {
         if a.boughtInGroups != b.boughtInGroups { return .different }
         // A prepaid plan's offer reads whether its top-up instant has passed.
         if zip(a.outcomes, b.outcomes).contains(where: { ($0.topUpAfter > atA) != ($1.topUpAfter > atB) }) { return .unsure }
-        // Number limits read quantities and coverage yet to come, which outcomes do not compare:
-        // the full answer does.
-        if !catalog.limitRules.isEmpty { return .unsure }
+        // Number limits read quantities and coverage yet to come, which outcomes do not compare.
+        if !catalog.limitRules.isEmpty {
+            let earlier = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: atA), compared: a)
+            let later = Entitlements(catalog: catalog, at: Instant(millisecondsSince1970: atB), compared: b)
+            if earlier.limits != later.limits { return .different }
+        }
         return a.prerequisites == b.prerequisites && a.features == b.features ? .same : .unsure
     }
 

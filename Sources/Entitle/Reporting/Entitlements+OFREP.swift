@@ -113,8 +113,9 @@ extension Entitlements {
     }
 
     /// The covering source of a feature that is on whose coverage lasts longest (no end is the
-    /// longest), the first in the explanation's order on a tie: products in catalog order, then
-    /// grandfather rules, grants and Advanced Commerce items.
+    /// longest), the first on a tie in the order the explanation lists sources (`decidedBy`):
+    /// products in catalog order, grandfather rules (no end), the receipts' grants, then Advanced
+    /// Commerce SKUs in catalog order, each to the end of its unbroken coverage.
     private func decidingSource(ofFeature index: Int) -> (name: String, product: (store: Store, id: String)?)? {
         var best: (name: String, product: (store: Store, id: String)?, end: Int64)?
         func consider(_ name: String, _ product: (store: Store, id: String)?, _ end: Int64) {
@@ -126,8 +127,14 @@ extension Entitlements {
             consider(product.id, (product.store, product.storeId), outcome.until)
         }
         let at = at.millisecondsSince1970
-        for item in access where item.feature == Int32(index) && item.span.start <= at && at < item.span.end {
-            consider(item.source, nil, item.isGrandfathered ? CoverageSpan.never : item.span.end)
+        let feature = Int32(index)
+        let covering = access.filter { $0.feature == feature && $0.span.start <= at && at < $0.span.end }
+        guard !covering.isEmpty else { return best.map { ($0.name, $0.product) } }
+        for item in covering where item.isGrandfathered { consider(item.source, nil, CoverageSpan.never) }
+        for item in covering where !item.isGrandfathered && item.source.hasPrefix("grant:") { consider(item.source, nil, item.span.end) }
+        for entry in compiled.itemList where entry.item.grants.contains(index) && covering.contains(where: { $0.source == entry.source }) {
+            var runs = access.filter { $0.feature == feature && $0.source == entry.source }.map(\.span)
+            if let end = CoverageSpan.locate(&runs, at: at).coveringEnd { consider(entry.source, nil, end) }
         }
         return best.map { ($0.name, $0.product) }
     }

@@ -165,6 +165,9 @@ struct LimitTests {
         let equal = Fixtures.catalog(Self.catalog(projectsDefault: 50))
         #expect(Self.evaluate(equal, transactions, at: "2026-01-10T00:00:00Z").limit("projects")?.sources == ["pro"])
         #expect(bought.limit("nope") == nil)
+        // What a service asks of a value: whether more fit, without overflow.
+        #expect(LimitValue.count(3).allows(1, used: 2) && !LimitValue.count(3).allows(2, used: 2))
+        #expect(LimitValue.unlimited.allows(.max, used: .max) && !LimitValue.count(.max).allows(1, used: .max))
         #expect(try #require(bought.limit("seats")).value == .count(1))
     }
 

@@ -5,18 +5,12 @@
 extension CatalogChecker {
     /// Reads `items` into the product (`itemsBroken` when some of it could not be read).
     mutating func items(_ node: JSONNode, path: String, into product: inout ProductDefinition) {
-        guard case .object(let members) = node.value else {
-            wrongType(node, expected: "an object of SKUs to items", path: path)
+        guard let entries = entries(node, expected: "an object of SKUs to items", path: path) else {
             product.itemsBroken = true
             return
         }
         var items: [ItemDefinition] = []
-        for member in members {
-            let memberPath = Self.path(path, key: member.key)
-            if member.key == CatalogKey.comment.name {
-                _ = string(member.value, path: memberPath)
-                continue
-            }
+        for (member, memberPath) in entries {
             let sku = member.key
             guard !sku.isEmpty, sku.utf8.count <= CatalogLimits.maxIdentifierBytes,
                 !sku.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 })
@@ -58,7 +52,7 @@ extension CatalogChecker {
             }
             items.append(item)
         }
-        if members.allSatisfy({ $0.key == CatalogKey.comment.name }) {
+        if entries.isEmpty {
             report(.badValue, "`items` declares no SKU", at: node.offset, path: path, help: "name each SKU with what it grants, or remove `items`")
             product.itemsBroken = true
         } else if items.count > CatalogLimits.maxItemsPerProduct {

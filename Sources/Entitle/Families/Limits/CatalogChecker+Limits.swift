@@ -7,24 +7,16 @@ extension CatalogChecker {
     /// Reads the catalog's `limits`; `nil` (reported) when it is not an object of declarations.
     mutating func limitDeclarations(_ node: JSONNode) -> [LimitDefinition]? {
         let path = CatalogKey.limits.name
-        guard case .object(let members) = node.value else {
-            wrongType(node, expected: "an object of limit ids to declarations", path: path)
-            return nil
-        }
-        if members.count > CatalogLimits.maxDeclarations {
-            let extra = members[CatalogLimits.maxDeclarations]
+        guard let entries = entries(node, expected: "an object of limit ids to declarations", path: path) else { return nil }
+        if entries.count > CatalogLimits.maxDeclarations {
+            let extra = entries[CatalogLimits.maxDeclarations]
             report(
-                .limitExceeded, "\(members.count) limits, more than the \(CatalogLimits.maxDeclarations) a catalog may declare",
-                at: extra.keyOffset, path: Self.path(path, key: extra.key))
+                .limitExceeded, "\(entries.count) limits, more than the \(CatalogLimits.maxDeclarations) a catalog may declare",
+                at: extra.member.keyOffset, path: extra.path)
         }
         var limits: [LimitDefinition] = []
         var complete = true
-        for member in members.prefix(CatalogLimits.maxDeclarations + 1) {
-            let memberPath = Self.path(path, key: member.key)
-            if member.key == CatalogKey.comment.name {
-                _ = string(member.value, path: memberPath)
-                continue
-            }
+        for (member, memberPath) in entries.prefix(CatalogLimits.maxDeclarations) {
             guard validIdentifier(member.key, what: "limit", at: member.keyOffset, path: memberPath) else {
                 complete = false
                 continue
@@ -54,23 +46,17 @@ extension CatalogChecker {
             }
             limits.append(limit)
         }
-        if !complete { broken.limitIds = Set(members.map(\.key)).subtracting(limits.map(\.id.value)) }
+        if !complete { broken.limitIds = Set(entries.map(\.member.key)).subtracting(limits.map(\.id.value)) }
         return limits
     }
 
     /// Reads a product's `limits` into it (`limitsBroken` when some of it could not be read).
     mutating func limitValues(_ node: JSONNode, path: String, into product: inout ProductDefinition) {
-        guard case .object(let members) = node.value else {
-            wrongType(node, expected: "an object of limit ids to values", path: path)
+        guard let entries = entries(node, expected: "an object of limit ids to values", path: path) else {
             product.limitsBroken = true
             return
         }
-        for member in members {
-            let memberPath = Self.path(path, key: member.key)
-            if member.key == CatalogKey.comment.name {
-                _ = string(member.value, path: memberPath)
-                continue
-            }
+        for (member, memberPath) in entries {
             let id = Located(value: member.key, offset: member.keyOffset, path: memberPath)
             guard let value = limitValue(member.value, path: memberPath) else {
                 product.limitIds.append(id)
