@@ -124,6 +124,8 @@ extension CatalogChecker {
                 .unusedFeature, "feature `\(feature.value)` is declared but no product grants it",
                 at: feature.offset, path: feature.path)
         }
+        // A currency every customer gets (free allowances) is in use too.
+        credited.formUnion(catalog.allowances.compactMap(\.currency?.value))
         for currency in catalog.currencies
         where !someCreditsBroken && !credited.contains(currency.value) && !meantCurrencies.contains(currency.value) {
             warn(

@@ -58,6 +58,14 @@ extension CatalogChecker {
         if let member = members[CatalogKey.upgrade.name] { product.upgrade = upgrade(member.value, path: keyPath(.upgrade)) }
         if let member = members[CatalogKey.credits.name] { credits(member.value, path: keyPath(.credits), into: &product) }
         if let member = members[CatalogKey.limits.name] { limitValues(member.value, path: keyPath(.limits), into: &product) }
+        if let member = members[CatalogKey.allowances.name] {
+            product.allowances = allowances(member.value, .allowance, path: keyPath(.allowances))
+            product.creditedCurrencies += product.allowances.compactMap(\.currency)
+        }
+        if let member = members[CatalogKey.unlimited.name] {
+            product.unlimited = currencyList(member.value, path: keyPath(.unlimited))
+            product.creditedCurrencies += product.unlimited
+        }
         if members[CatalogKey.gracePeriod.name] != nil { product.gracePeriod = read(.gracePeriod)?.duration }
         if let member = members[CatalogKey.refundPreference.name] {
             product.refundPreference = refundPolicy(member.value, path: keyPath(.refundPreference))

@@ -27,6 +27,9 @@ extension CatalogChecker {
                 _ = string(member.value, path: memberPath)
             } else if allowed.contains(member.key) {
                 byName[member.key] = member
+            } else if let type, object == .product, let help = Self.expiringCreditsHelp(key: member.key, type: type) {
+                misspeltKeys.insert(member.key)
+                report(.keyNotAllowed, "`\(member.key)` is not allowed on \(type.phrase)", at: member.keyOffset, path: memberPath, help: help)
             } else if let type, let owners = Self.otherTypes(allowing: member.key, in: object) {
                 misspeltKeys.insert(member.key)
                 report(
@@ -114,8 +117,16 @@ extension CatalogChecker {
                 return nil
             }
             return .text(text)
+        case .currencyReference:
+            return nonEmptyString(node, path: path).map(Scalar.text)
+        case .durationOrChoice(let values, let what):
+            // A word when it is one (or looks like one: no `P`), else a duration.
+            if case .string(let text) = node.value, values.contains(text) || !text.hasPrefix("P") {
+                return choice(node, path: path, values, what: what).map(Scalar.text)
+            }
+            return duration(node, path: path).map(Scalar.duration)
         case .version, .features, .products, .declarations, .legalTexts, .credits, .limitValues, .object, .objects, .keyedObjects, .storefronts,
-            .choiceOrObject,
+            .choiceOrObject, .currencyList,
             .languageTags,
             .choices:
             return nil

@@ -154,6 +154,9 @@ package struct CatalogChecker {
         if let member = members[CatalogKey.refundPreference.name] {
             definition.refundPreference = refundPolicy(member.value, path: CatalogKey.refundPreference.name)
         }
+        if let member = members[CatalogKey.allowances.name] {
+            definition.allowances = allowances(member.value, .freeAllowance, path: CatalogKey.allowances.name)
+        }
         if let member = members[CatalogKey.limits.name] {
             let limits = limitDeclarations(member.value)
             definition.limits = limits ?? []

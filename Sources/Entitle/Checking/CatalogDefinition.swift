@@ -26,6 +26,8 @@ struct CatalogDefinition {
     var limits: [LimitDefinition] = []
     /// `limits` is there but not an object.
     var limitsBroken = false
+    /// Free allowances (`allowances`), in file order.
+    var allowances: [AllowanceDefinition] = []
 }
 
 /// A grandfather rule: features for customers whose receipt shows an early purchase of the app.
@@ -142,6 +144,9 @@ struct ProductDefinition: GrantHolder {
     var limitIds: [Located<String>] = []
     /// `limits` is there but not an object, or some value is not valid.
     var limitsBroken = false
+    /// What it deposits while it covers (`allowances`), and the currencies it makes unlimited.
+    var allowances: [AllowanceDefinition] = []
+    var unlimited: [Located<String>] = []
     /// How long a web subscription's access continues while payment is retried.
     var gracePeriod: Located<ISODuration>?
     /// The storefronts (alpha-3) it may be offered in; `nil`: everywhere.

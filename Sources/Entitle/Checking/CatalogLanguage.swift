@@ -68,6 +68,10 @@ package enum CatalogObject: String, Sendable, CaseIterable {
     case item
     /// A declared number limit (`limits.<id>`).
     case limit
+    /// One of a product's allowances (`allowances[]`): credits it deposits while it covers.
+    case allowance
+    /// One of the catalog's free allowances (`allowances[]`): credits every customer gets.
+    case freeAllowance
 
     /// What messages call it: `unknown key `x` in introductory offer`.
     package var phrase: String {
@@ -85,6 +89,8 @@ package enum CatalogObject: String, Sendable, CaseIterable {
         case .retentionRule: "retention rule"
         case .item: "item"
         case .limit: "limit"
+        case .allowance: "allowance"
+        case .freeAllowance: "free allowance"
         }
     }
 
@@ -166,6 +172,13 @@ package enum CatalogValue: Sendable {
     /// An object of declared limit ids to values: whole numbers from 0 to
     /// ``CatalogLimits/maxLimitValue``, or `"unlimited"`.
     case limitValues
+    /// A declared currency id.
+    case currencyReference
+    /// A non-empty list of distinct declared currency ids.
+    case currencyList
+    /// An ISO 8601 duration from `PT1H` to `P100Y`, or one of these words (`what` names them in
+    /// messages).
+    case durationOrChoice([String], what: String)
 
     /// The strings a value may be, when it is one of a few.
     package var choices: [String]? {
@@ -211,7 +224,9 @@ extension CatalogKey {
         place(.refundThresholds, .comment, "a note for people, ignored by entitle"),
         place(.retentionRule, .comment, "a note for people, ignored by entitle"),
         place(.item, .comment, "a note for people, ignored by entitle"),
-        place(.limit, .comment, "a note for people, ignored by entitle"))
+        place(.limit, .comment, "a note for people, ignored by entitle"),
+        place(.allowance, .comment, "a note for people, ignored by entitle"),
+        place(.freeAllowance, .comment, "a note for people, ignored by entitle"))
     /// The catalog's app, and an upgrade's required app.
     package static let app = CatalogKey(
         "app",
@@ -286,10 +301,12 @@ extension CatalogKey {
 
     /// The keys of each object, in the order completion, help and the documentation list them.
     package static let order: [CatalogObject: [CatalogKey]] = [
-        .catalog: [schema, comment, app, features, currencies, limits, legal, stores, refundPreference, products, grandfathered],
+        .catalog: [schema, comment, app, features, currencies, limits, allowances, legal, stores, refundPreference, products, grandfathered],
         .product: [
             comment, id, store, type, name, priceTier, legal, available, familyShareable, storefronts,
-            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, limits, refundPreference, sampleContent,
+            grants, trialOf, upgrade, group, level, duration, introOffer, offers, gracePeriod, credits, allowances, unlimited, limits,
+            refundPreference,
+            sampleContent,
             retention, items,
         ],
         .introductoryOffer: introductoryOfferOrder,
@@ -303,6 +320,8 @@ extension CatalogKey {
         .retentionRule: retentionRuleOrder,
         .item: itemOrder,
         .limit: limitOrder,
+        .allowance: allowanceOrder,
+        .freeAllowance: freeAllowanceOrder,
     ]
 
     /// Every key, each once.

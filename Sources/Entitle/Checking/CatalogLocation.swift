@@ -54,7 +54,7 @@ package struct CatalogLocation: Sendable, Equatable {
                 // A SKU of `items`: the object under it.
                 location = CatalogLocation(object: inner, item: location.item)
                 position += 1
-            case (.features, .index(let index)), (.products, .index(let index)):
+            case (.features, .index(let index)), (.products, .index(let index)), (.currencyList, .index(let index)):
                 guard position + 1 == path.count else { return nil }
                 location.element = index
                 return location

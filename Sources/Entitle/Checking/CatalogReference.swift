@@ -34,6 +34,8 @@ extension CatalogKey {
         case .retentionRule: "A retention rule (`\(CatalogKey.retention)[]`)"
         case .item: "An Advanced Commerce item (`\(CatalogKey.items).<SKU>`)"
         case .limit: "A number limit (`\(CatalogKey.limits).<id>`)"
+        case .allowance: "A product's allowance (`\(CatalogKey.allowances)[]`)"
+        case .freeAllowance: "A free allowance (the catalog's `\(CatalogKey.allowances)[]`)"
         }
     }
 
@@ -82,6 +84,9 @@ extension CatalogValue {
         case .legalTexts: "object: product type → legal text"
         case .credits: "object: currency id → amount 1–\(CatalogLimits.maxCredit)"
         case .limitValues: "object: limit id → 0–\(CatalogLimits.maxLimitValue) or `\"unlimited\"`"
+        case .currencyReference: "declared currency id"
+        case .currencyList: "list of declared currency ids"
+        case .durationOrChoice(let values, _): "ISO 8601 duration `PT1H`–`P100Y`, or " + values.map { "`\($0)`" }.joined(separator: ", ")
         case .object: "object (below)"
         case .choices(let values, _): "non-empty list of " + values.map { "`\($0)`" }.joined(separator: ", ")
         case .languageTags: "non-empty list of language tags (`de`, `en-US`)"

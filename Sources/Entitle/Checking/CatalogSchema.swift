@@ -204,8 +204,12 @@ package enum CatalogSchema {
             ]
         case .version:
             return [("type", .string("string")), ("pattern", .string("^[0-9]{1,18}(\\.[0-9]{1,18}){0,127}$"))]
-        case .features:
+        case .features, .currencyList:
             return [("type", .string("array")), ("uniqueItems", .bool(true)), ("items", .object(reference("declaredId")))]
+        case .currencyReference:
+            return reference("declaredId")
+        case .durationOrChoice(let values, _):
+            return [("anyOf", .array([.object([("enum", .array(values.map(JSONOutput.string)))]), .object(reference("duration"))]))]
         case .products:
             return [
                 ("type", .string("array")), ("minItems", .integer(1)), ("uniqueItems", .bool(true)),

@@ -404,7 +404,7 @@ extension DiagnosticCode {
         .missingLegal, .unusedFeature, .unusedCurrency,
         .grantsNothing, .looksLikeTrial, .neverOn, .neverOffered, .grantsAlwaysOn, .trialAddsNothing, .ruleNeverMatches, .ruleRedundant,
         .offerNeverEligible, .conflictingConsumption, .conflictingGrant, .verificationFailed, .invalidCatalog, .storeDrift, .retentionRule,
-        .undeclaredLimit, .sharedId, .unknownTransaction, .usage,
+        .undeclaredLimit, .sharedId, .allowanceRule, .unlimitedAllowance, .unknownTransaction, .usage,
     ]
 
     /// The documentation's list of codes (in `Diagnostics.md`), one entry per code: its name, its

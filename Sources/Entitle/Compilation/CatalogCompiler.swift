@@ -114,6 +114,20 @@ enum CatalogCompiler {
         for (index, product) in products.enumerated() where !product.limits.isEmpty {
             details[index].limits = Dictionary(product.limits.map { ($0.id.value, $0.value) }, uniquingKeysWith: { first, _ in first })
         }
+        let allowances = AllowanceRules(
+            products: products.map { ($0.allowances, $0.unlimited) }, free: definition.allowances,
+            currencies: Dictionary(definition.currencies.enumerated().map { ($1.value, Int32($0)) }, uniquingKeysWith: { first, _ in first }))
+        for (index, product) in products.enumerated() {
+            let given = allowances.allowances(of: index)
+            if !given.isEmpty {
+                details[index].allowances = given.map { allowance in
+                    CatalogAllowance(
+                        currency: definition.currencies[Int(allowance.currency)].value, amount: allowance.amount, every: allowance.every,
+                        expires: allowance.expires, rollover: allowance.rollover, introOffer: allowance.introAmount)
+                }
+            }
+            if !product.unlimited.isEmpty { details[index].unlimited = product.unlimited.map(\.value) }
+        }
         return CompiledCatalog(
             app: definition.app!.value, source: definition.file,
             featureIds: definition.features.map(\.value), featureDescriptions: definition.featureDescriptions,
@@ -123,6 +137,7 @@ enum CatalogCompiler {
                 guard let id = rule.id?.value, let condition = rule.condition else { return nil }
                 return GrandfatherRule(id: id, grants: rule.grants.compactMap { featureIndex[$0.value] }, condition: condition)
             }, manageURLs: definition.manageURLs,
-            limits: CompiledLimits(definition.limits, products: products.map { $0.limits.map { ($0.id.value, $0.value) } }))
+            limits: CompiledLimits(definition.limits, products: products.map { $0.limits.map { ($0.id.value, $0.value) } }),
+            allowances: allowances)
     }
 }

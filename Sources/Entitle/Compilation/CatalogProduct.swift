@@ -59,6 +59,10 @@ public struct CatalogProduct: Hashable, Sendable, Codable {
     /// The values it gives number limits while it covers (`limits`), by limit id; `nil` when it
     /// gives none.
     public internal(set) var limits: [String: LimitValue]? = nil
+    /// What it deposits while it covers (`allowances`), in catalog order; `nil` when nothing.
+    public internal(set) var allowances: [CatalogAllowance]? = nil
+    /// The currencies it makes unlimited while it covers (`unlimited`); `nil` when none.
+    public internal(set) var unlimited: [String]? = nil
 
     /// What one SKU of an Advanced Commerce product gives.
     public struct Item: Hashable, Sendable, Codable {
@@ -173,6 +177,8 @@ extension CatalogProduct {
         CatalogKey.limits.name: { product in
             product.limits.map { limits in limits.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
         },
+        CatalogKey.allowances.name: { product in product.allowances.map { $0.map(\.summary).joined(separator: "; ") } },
+        CatalogKey.unlimited.name: { product in product.unlimited.map { $0.joined(separator: ", ") } },
         CatalogKey.items.name: { product in
             product.items.map { items in
                 items.map { item in

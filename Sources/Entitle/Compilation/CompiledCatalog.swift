@@ -92,6 +92,9 @@ public final class CompiledCatalog: @unchecked Sendable {
 
     /// The number limits family's compiled part: declared limits and what each product gives them.
     let limitRules: CompiledLimits
+    /// The allowances family's compiled part: what products deposit and make unlimited, and the
+    /// free allowances.
+    let allowanceRules: AllowanceRules
     /// Where customers of each store besides the App Store manage a subscription (`stores`).
     public let manageURLs: [Store: String]
     /// The stores the catalog sells in, in ``Store`` order.
@@ -107,9 +110,10 @@ public final class CompiledCatalog: @unchecked Sendable {
         app: String, source: String, featureIds: [String], featureDescriptions: [String],
         currencyIds: [String], currencyDescriptions: [String], products: [CompiledProduct], details: [CatalogProduct],
         groups: [String], passGroups: [String] = [], grandfatherRules: [GrandfatherRule] = [], manageURLs: [Store: String] = [:],
-        limits: CompiledLimits = CompiledLimits()
+        limits: CompiledLimits = CompiledLimits(), allowances: AllowanceRules = AllowanceRules()
     ) {
         self.limitRules = limits
+        self.allowanceRules = allowances
         self.manageURLs = manageURLs
         let sold = Set(products.map(\.store))
         self.stores = Store.allCases.filter { sold.contains($0) }

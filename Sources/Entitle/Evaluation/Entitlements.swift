@@ -64,7 +64,7 @@ public struct Entitlements: Sendable {
     /// Whether this result and `other` give the same answer, `at` and `reevaluateAt` aside (and
     /// what offers `extend`, which moves with the instant itself).
     func hasSameAnswer(as other: Entitlements) -> Bool {
-        featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues
+        featureOutcomes == other.featureOutcomes && balanceValues == other.balanceValues && answer.core.ledger == other.answer.core.ledger
             && consentRescinded == other.consentRescinded
             && warnings.map(\.description).sorted() == other.warnings.map(\.description).sorted()
             && features == other.features && products == other.products
@@ -167,7 +167,14 @@ public struct Entitlements: Sendable {
 
     /// Every declared currency's balance, in catalog order.
     public var balances: [CurrencyBalance] {
-        return compiled.currencyIds.enumerated().map { CurrencyBalance(currency: $1, balance: balanceValues[$0]) }
+        let ledger = answer.core.ledger
+        return compiled.currencyIds.enumerated().map { index, currency in
+            guard index < ledger.count else { return CurrencyBalance(currency: currency, balance: balanceValues[index]) }
+            let answer = ledger[index]
+            return CurrencyBalance(
+                currency: currency, balance: balanceValues[index], deposits: answer.deposits,
+                nextDepositAt: answer.nextDeposit == .max ? nil : Instant(millisecondsSince1970: answer.nextDeposit), unlimited: answer.unlimited)
+        }
     }
 
     // MARK: Products

@@ -28,6 +28,9 @@ struct Evaluation<R: EvaluationRecorder> {
     var warnings: [EvaluationWarning] = []
     /// The next change with what is known at the instant; `Int64.max` when none.
     var boundary = Int64.max
+    /// For a catalog with allowances or unlimited currencies: where credits come from, noted as
+    /// products are evaluated (`Evaluation+Allowances`), for the ledger (`Evaluation+Ledger`).
+    var ledger = LedgerSources()
 
     /// The accepted receipts (``Evaluator/Inputs/receipts``), held here so the steps' loops read
     /// them without going through `inputs` each time.

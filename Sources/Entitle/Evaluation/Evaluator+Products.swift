@@ -303,6 +303,9 @@ extension Evaluation {
             }
         }
         if catalog.limitRules.needsQuantity, outcome.state.covers { outcome.quantity = coveringQuantity(entries, type: rule.type) }
+        if !catalog.allowanceRules.isEmpty, catalog.allowanceRules.tracks(Int(productIndex)) {
+            noteLedgerSources(entries: entries, rule: rule, runs: spans[first...])
+        }
         outcome.spans = Int32(first)..<Int32(Evaluator.compactRelevant(&spans, from: first, at: at))
         return outcome
     }

@@ -93,6 +93,9 @@ enum Evaluator {
         var features: [FeatureOutcome] = []
         var access: [AccessSpan] = []
         var balances: [Int64] = []
+        /// Per currency, for a catalog with allowances or unlimited currencies: what is left and
+        /// when it ends (empty otherwise).
+        var ledger: [Ledger.Answer] = []
         var introUsed: [Int32] = []
         /// Groups with any transaction known at the instant, for intro offers to new subscribers
         /// only (empty unless the catalog has one).
@@ -358,15 +361,17 @@ extension Evaluation {
                     }
                 }
                 guard !entry.isUpgraded, units > 0 else { continue }
+                let before = catalog.allowanceRules.isEmpty ? [] : balances
                 if rule.hasItems {
                     creditItems(entry, units: units, balances: &balances, overflowed: &overflowed, unknown: &unknownItems)
-                    continue
+                } else {
+                    for index in rule.credits {
+                        let credit = catalog.ruleCredits[Int(index)]
+                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
+                        Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
+                    }
                 }
-                for index in rule.credits {
-                    let credit = catalog.ruleCredits[Int(index)]
-                    let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
-                    Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
-                }
+                if !catalog.allowanceRules.isEmpty { notePack(entry, credited: balances, before: before) }
                 continue
             }
             if kept != position || moved { entries[kept] = entry }
@@ -439,8 +444,14 @@ extension Evaluation {
             boundary = min(boundary, inputs.consentRescinded)
         }
 
-        // 7. Consumptions, inputs.deduplicated by id across the app's receipts.
-        spend(balances: &balances, overflowed: &overflowed)
+        // 7. Consumptions, inputs.deduplicated by id across the app's receipts; with allowances or
+        //    unlimited currencies, charged by the ledger.
+        var ledger: [Ledger.Answer] = []
+        if catalog.allowanceRules.isEmpty {
+            spend(balances: &balances, overflowed: &overflowed)
+        } else {
+            ledger = runLedger(balances: &balances, overflowed: &overflowed)
+        }
         for (index, balance) in balances.enumerated() where balance < 0 {
             warnings.append(EvaluationWarning(kind: .negativeBalance(currency: catalog.currencyIds[index], balance: balance)))
         }
@@ -476,7 +487,7 @@ extension Evaluation {
             }
         }
         return Core(
-            outcomes: outcomes, features: features, access: access, balances: balances, introUsed: introUsed.members,
+            outcomes: outcomes, features: features, access: access, balances: balances, ledger: ledger, introUsed: introUsed.members,
             boughtInGroups: boughtIn.members,
             prerequisites: prerequisites, warnings: warnings, groups: groups, spans: spans, boundary: boundary,
             storefront: options.storefront, consentRescinded: consentRescinded)

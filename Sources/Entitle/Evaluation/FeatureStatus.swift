@@ -164,4 +164,71 @@ public struct CurrencyBalance: Hashable, Sendable, Codable {
     public var currency: String
     /// Credits bought less consumed at the instant; negative when more was consumed.
     public var balance: Int64
+    /// In a catalog with allowances or unlimited currencies: every deposit and purchase with
+    /// credits left, in the order they will be spent; `nil` in any other catalog.
+    public var deposits: [BalanceDeposit]? = nil
+    /// The next deposit known (an allowance's or a free allowance's); `nil` when none is.
+    public var nextDepositAt: Instant? = nil
+    /// Whether a covering product makes the currency unlimited at the instant (consumptions are
+    /// then not counted).
+    public var unlimited = false
+
+    /// A balance of `balance` credits, with no deposits known.
+    public init(currency: String, balance: Int64) {
+        self.currency = currency
+        self.balance = balance
+    }
+
+    init(currency: String, balance: Int64, deposits: [BalanceDeposit]?, nextDepositAt: Instant?, unlimited: Bool) {
+        self.currency = currency
+        self.balance = balance
+        self.deposits = deposits
+        self.nextDepositAt = nextDepositAt
+        self.unlimited = unlimited
+    }
+
+    private enum CodingKeys: String, CodingKey { case currency, balance, deposits, nextDepositAt, unlimited }
+
+    /// Decodes what ``encode(to:)`` writes (`deposits`, `nextDepositAt` and `unlimited` may be absent).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        currency = try container.decode(String.self, forKey: .currency)
+        balance = try container.decode(Int64.self, forKey: .balance)
+        deposits = try container.decodeIfPresent([BalanceDeposit].self, forKey: .deposits)
+        nextDepositAt = try container.decodeIfPresent(Instant.self, forKey: .nextDepositAt)
+        unlimited = try container.decodeIfPresent(Bool.self, forKey: .unlimited) ?? false
+    }
+
+    /// Encodes the balance; deposits and the next deposit only when known, `unlimited` only when true.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(balance, forKey: .balance)
+        try container.encodeIfPresent(deposits, forKey: .deposits)
+        try container.encodeIfPresent(nextDepositAt, forKey: .nextDepositAt)
+        if unlimited { try container.encode(true, forKey: .unlimited) }
+    }
+}
+
+/// A deposit or purchase with credits left in a balance (``CurrencyBalance/deposits``).
+public struct BalanceDeposit: Hashable, Sendable, Codable {
+    /// What made it: the product id (`<store>:<id>` for another store's), or `free` for a free
+    /// allowance.
+    public var source: String
+    /// The transaction that earned it; `nil` for a free allowance.
+    public var transaction: String?
+    /// What it put in: an allowance's amount times the transaction's quantity (with ``count``
+    /// deposits, all of them); for a purchase, its credits after a refund in part.
+    public var amount: Int64
+    /// What is left of it.
+    public var remaining: Int64
+    /// Credits rolled into it from the allowance's earlier deposits; `nil` when none.
+    public var carried: Int64?
+    /// When it was made (the first, with ``count`` deposits).
+    public var at: Instant
+    /// When its credits end; `nil` when no end is known.
+    public var endsAt: Instant?
+    /// How many deposits of one source it stands for: deposits that never end and came in
+    /// between the same two consumptions are one entry.
+    public var count: Int64 = 1
 }

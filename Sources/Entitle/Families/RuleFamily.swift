@@ -49,7 +49,7 @@ enum RuleFamilies {
     static let all: [any RuleFamily.Type] = [
         TrialFamily.self, UpgradeFamily.self, IntroOfferFamily.self, PromotionFamily.self, RetentionFamily.self, ItemFamily.self,
         SubscriptionFamily.self, StoreFamily.self, PassFamily.self, GrandfatherFamily.self, GrantFamily.self, BalanceFamily.self,
-        RefundFamily.self, LimitFamily.self,
+        RefundFamily.self, LimitFamily.self, AllowanceFamily.self,
     ]
 
     /// The keys of the catalog and of every product that no family brings: what a catalog and a

@@ -100,7 +100,10 @@ extension ResultValues {
             writer.object("features", of: features, id: \.id) { $1.write(to: &$0) }
         }
         if parts.contains(.balances) {
-            writer.object("balances", of: balances, id: \.currency) { $0.integer($1.balance) }
+            // A number, as always; an object only in a catalog with allowances or unlimited currencies.
+            writer.object("balances", of: balances, id: \.currency) { writer, balance in
+                if balance.deposits == nil { writer.integer(balance.balance) } else { balance.write(to: &writer) }
+            }
         }
         // Only a catalog that declares limits has them: every other answer stays as it was.
         if parts.contains(.limits), !limits.isEmpty {
@@ -197,7 +200,10 @@ public struct EntitlementsRecord: Equatable, Sendable, Codable, ResultValues {
             return try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { try read(object, $0) }
         }
         features = try members(.features) { try FeatureStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
-        balances = try members(.balances) { CurrencyBalance(currency: $1.stringValue, balance: try $0.decode(Int64.self, forKey: $1)) }
+        balances = try members(.balances) { object, key in
+            if let balance = try? object.decode(Int64.self, forKey: key) { return CurrencyBalance(currency: key.stringValue, balance: balance) }
+            return try CurrencyBalance(currency: key.stringValue, from: object.superDecoder(forKey: key))
+        }
         limits =
             container.contains(.limits) ? try members(.limits) { try LimitStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) } : []
         products = try members(.products) { try ProductStatus(id: $1.stringValue, from: $0.superDecoder(forKey: $1)) }
@@ -227,6 +233,41 @@ extension FeatureStatus {
         self.init(
             id: id, enabled: try object.decode(Bool.self, forKey: .enabled), until: try object.decodeIfPresent(Instant.self, forKey: .until),
             sources: try object.decode([String].self, forKey: .sources))
+    }
+}
+
+extension CurrencyBalance {
+    /// `{"balance", "unlimited"?, "deposits", "nextDepositAt"?}`, each deposit `{"source",
+    /// "transaction"?, "amount", "remaining", "carried"?, "at", "endsAt"?, "count"?}`.
+    func write<Writer: JSONWriter>(to writer: inout Writer) {
+        writer.beginObject()
+        writer.member("balance", balance)
+        if unlimited { writer.member("unlimited", true) }
+        writer.array("deposits", of: deposits ?? []) { writer, deposit in
+            writer.beginObject()
+            writer.member("source", deposit.source)
+            writer.member("transaction", ifPresent: deposit.transaction)
+            writer.member("amount", deposit.amount)
+            writer.member("remaining", deposit.remaining)
+            if let carried = deposit.carried { writer.member("carried", carried) }
+            writer.member("at", deposit.at)
+            writer.member("endsAt", ifPresent: deposit.endsAt)
+            if deposit.count > 1 { writer.member("count", deposit.count) }
+            writer.endObject()
+        }
+        writer.member("nextDepositAt", ifPresent: nextDepositAt)
+        writer.endObject()
+    }
+
+    private enum Keys: String, CodingKey { case balance, unlimited, deposits, nextDepositAt }
+
+    init(currency: String, from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: Keys.self)
+        self.init(
+            currency: currency, balance: try object.decode(Int64.self, forKey: .balance),
+            deposits: try object.decode([BalanceDeposit].self, forKey: .deposits),
+            nextDepositAt: try object.decodeIfPresent(Instant.self, forKey: .nextDepositAt),
+            unlimited: try object.decodeIfPresent(Bool.self, forKey: .unlimited) ?? false)
     }
 }
 

@@ -16,7 +16,17 @@ extension Entitlements {
                     + feature.sources.joined(separator: ", ")
             ]
         }
-        lines += section("balances", balances, name: \.currency) { balance, name in [name + "  \(balance.balance)"] }
+        lines += section("balances", balances, name: \.currency) { balance, name in
+            var head = name + "  \(balance.balance)" + (balance.unlimited ? "  unlimited" : "")
+            if let next = balance.nextDepositAt { head += "  next deposit \(next)" }
+            // One line per deposit or purchase with credits left, in the order they are spent.
+            return [head]
+                + (balance.deposits ?? []).map { deposit in
+                    "    \(deposit.remaining) of \(deposit.amount) from \(deposit.source)" + (deposit.carried.map { " (\($0) carried)" } ?? "")
+                        + (deposit.count > 1 ? " (\(deposit.count) deposits)" : "")
+                        + " at \(deposit.at)" + (deposit.endsAt.map { ", ends \($0)" } ?? "")
+                }
+        }
         lines += section("limits", limits, name: \.id) { limit, name in
             var line = name + "  \(limit.value)"
             line += limit.sources.isEmpty ? "  (default)" : "  from " + limit.sources.joined(separator: ", ")

@@ -6,7 +6,10 @@ extension CatalogKey {
         "introOffer",
         place(
             .product, .object(.introductoryOffer), "the introductory offer new subscribers of the group may have once",
-            types: [.autoRenewableSubscription]))
+            types: [.autoRenewableSubscription]),
+        place(
+            .allowance, .integer(0...AllowanceRules.maxAmount, rule: "from 0 to \(AllowanceRules.maxAmount)"),
+            "what a transaction bought with an introductory offer (a free trial or a paid intro) deposits instead of `amount`; 0: nothing"))
     /// How an introductory offer is paid.
     package static let mode = CatalogKey(
         "mode",
