@@ -113,6 +113,12 @@ enum Completion {
         switch value {
         case .features where location.element != nil:
             return features(index, excluding: listed(in: Array(path.dropLast()), cursor, index))
+        case .currencyReference:
+            return index.currencies.map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
+        case .currencyList where location.element != nil:
+            let written = listed(in: Array(path.dropLast()), cursor, index)
+            return index.currencies.filter { !written.contains($0.occurrence.id) }
+                .map { Candidate(label: $0.occurrence.id, kind: 18, detail: $0.description) }
         case .productReference:
             return products(index, excluding: Set([ownId].compactMap { $0 }), onlyPaidNonConsumables: true)
         case .bundleId where location.object == .upgradeRequirement:

@@ -335,7 +335,9 @@ extension Evaluator {
 
     /// ``compare(_:at:_:at:catalog:)`` of what is not a win-back or promotional offer's.
     private static func compareFacts(_ a: Core, at atA: Int64, _ b: Core, at atB: Int64, catalog: CompiledCatalog) -> Sameness {
-        guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return .different }
+        guard a.balances == b.balances, a.ledger == b.ledger, a.features == b.features, a.outcomes.count == b.outcomes.count else {
+            return .different
+        }
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return .different }
         if a.warnings != b.warnings {
             guard a.warnings.count == b.warnings.count,
@@ -368,7 +370,7 @@ extension Evaluator {
 
     /// Whether what shows directly (features, balances, states, warnings) differs.
     private static func answersDiffer(_ a: Core, _ atA: Int64, _ b: Core, _ atB: Int64, catalog: CompiledCatalog) -> Bool {
-        guard a.balances == b.balances, a.features == b.features, a.outcomes.count == b.outcomes.count else { return true }
+        guard a.balances == b.balances, a.ledger == b.ledger, a.features == b.features, a.outcomes.count == b.outcomes.count else { return true }
         for (x, y) in zip(a.outcomes, b.outcomes) where !x.readsTheSame(as: y) { return true }
         return a.warnings != b.warnings && a.warnings.sorted() != b.warnings.sorted()
     }

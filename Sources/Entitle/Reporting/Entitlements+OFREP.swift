@@ -6,8 +6,9 @@
 /// reader holds exactly), sorted by key bytes. A flag is keyed by the catalog's id as written; a
 /// currency with the id of a feature is keyed `balance:<id>`. Each flag has a `reason`:
 /// `TARGETING_MATCH` when a source gives the value (a product, a grandfather rule or a grant for a
-/// feature that is on, a covering product for a limit, purchases or consumptions for a balance
-/// that is not 0), `STATIC` when none does. Features and limits name the source that decides in
+/// feature that is on, a covering product for a limit, purchases, deposits or consumptions for a
+/// balance that is not 0 or a product that makes it unlimited; a free allowance alone is none),
+/// `STATIC` when none does. An unlimited balance is 9007199254740991 too. Features and limits name the source that decides in
 /// `variant` (the one whose coverage lasts longest, as `explain` names it, or `default`), and in
 /// `metadata` carry `until` (when the value ends, if it does) and the deciding product's `store`
 /// and `productId`; an unlimited limit's metadata says `"unlimited": true`.
@@ -94,10 +95,14 @@ extension Entitlements {
             flags.append(flag)
         }
         for balance in balances {
-            flags.append(
-                OFREPFlag(
-                    key: featureIds.contains(balance.currency) ? "balance:" + balance.currency : balance.currency,
-                    value: .integer(balance.balance), matched: balance.balance != 0))
+            // A free allowance alone is no source; an unlimited currency is its covering product's.
+            let freeOnly = balance.deposits.map { !$0.isEmpty && $0.allSatisfy { $0.source == AllowanceRules.freeSource } } ?? false
+            var flag = OFREPFlag(
+                key: featureIds.contains(balance.currency) ? "balance:" + balance.currency : balance.currency,
+                value: .integer(balance.unlimited ? LimitValue.unlimitedNumber : balance.balance),
+                matched: balance.unlimited || (balance.balance != 0 && !freeOnly))
+            flag.unlimited = balance.unlimited
+            flags.append(flag)
         }
         for limit in limits {
             var flag = OFREPFlag(key: limit.id, value: .integer(min(limit.value.number, LimitValue.unlimitedNumber)), matched: !limit.sources.isEmpty)

@@ -250,6 +250,9 @@ extension ReferenceResult {
             return "offer \(id): reference \(offer), compiled \(String(describing: actual.offers[id]))"
         }
         if balances != actual.balances { return "balances: reference \(balances), compiled \(actual.balances)" }
+        if deposits != actual.deposits { return "deposits: reference \(deposits), compiled \(actual.deposits)" }
+        if unlimited != actual.unlimited { return "unlimited: reference \(unlimited.sorted()), compiled \(actual.unlimited.sorted())" }
+        if nextDeposits != actual.nextDeposits { return "next deposits: reference \(nextDeposits), compiled \(actual.nextDeposits)" }
         for (id, limit) in limits.sorted(by: { $0.key < $1.key }) where actual.limits[id] != limit {
             return "limit \(id): reference \(limit), compiled \(String(describing: actual.limits[id]))"
         }

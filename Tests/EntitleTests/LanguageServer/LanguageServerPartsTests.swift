@@ -400,7 +400,13 @@ struct LanguageServerPartsTests {
         #expect(try Self.labels(at: #""requires": { "#, by: 14) == ["$comment"])
         #expect(try Self.labels(at: #"{ "id": "old""#, by: 2) == ["$comment", "originalPurchaseBefore", "originalPlatform"])
         // A new top-level key: the keys not written yet.
-        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "limits", "legal", "stores", "refundPreference"])
+        #expect(try Self.labels(at: "{\n", by: 2) == ["$schema", "$comment", "limits", "allowances", "legal", "stores", "refundPreference"])
+        // In an allowance's `currency` and in `unlimited`: the declared currencies.
+        let allowances = Self.portfolio["new.json"]!.replacingOccurrences(
+            of: #""name": "Pro", "grants": ["pro"] }"#,
+            with: #""name": "Pro", "grants": ["pro"], "allowances": [{ "currency": "" }], "unlimited": [""] }"#)
+        #expect(try Self.labels(at: #""currency": ""#, by: 13, in: allowances) == ["gems"])
+        #expect(try Self.labels(at: #""unlimited": [""#, by: 15, in: allowances) == ["gems"])
         // In a product's `limits`: the declared limits, with their descriptions; in a declaration, its keys.
         let limits = Self.portfolio["new.json"]!.replacingOccurrences(
             of: #""currencies": { "gems": "Gems" },"#,
@@ -418,7 +424,7 @@ struct LanguageServerPartsTests {
         #expect(
             try Self.labels(at: " le", by: 3, in: typing) == [
                 "$comment", "store", "priceTier", "legal", "available", "familyShareable", "storefronts", "level", "duration", "offers",
-                "gracePeriod", "limits", "refundPreference", "sampleContent", "retention", "items",
+                "gracePeriod", "allowances", "unlimited", "limits", "refundPreference", "sampleContent", "retention", "items",
             ])
     }
 

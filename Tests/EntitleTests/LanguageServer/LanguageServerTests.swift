@@ -176,8 +176,8 @@ struct LanguageServerTests {
                 {"id": 7, "result": {"items": [
                   {"label": "$comment", "kind": 10, "textEdit": {"newText": "$comment\\": "}},
                   {"label": "store"}, {"label": "priceTier"}, {"label": "legal"}, {"label": "available"}, {"label": "familyShareable"},
-                  {"label": "storefronts"}, {"label": "group"}, {"label": "limits"}, {"label": "refundPreference"},
-                  {"label": "sampleContent"}, {"label": "items"}]}}
+                  {"label": "storefronts"}, {"label": "group"}, {"label": "allowances"}, {"label": "unlimited"}, {"label": "limits"},
+                  {"label": "refundPreference"}, {"label": "sampleContent"}, {"label": "items"}]}}
                 """)
         server.notify("textDocument/didChange", #"{"textDocument":{"uri":"\#(uri)","version":5},"contentChanges":[{"text":\#(Self.quoted(text))}]}"#)
         #expect(server.diagnostics(for: uri)?.count == 0)

@@ -71,6 +71,9 @@ struct RandomCase {
         var retention: [String] = []
         /// The values it gives number limits, as catalog JSON (`"l0":5`).
         var limits: [String] = []
+        /// Its allowances, as catalog JSON, and the currencies it makes unlimited.
+        var allowances: [String] = []
+        var unlimited: [String] = []
     }
 
     /// The number limits every case declares: `l0` takes the largest covering value, `l1` adds
@@ -258,11 +261,43 @@ struct RandomCase {
                 products[index].limits.append(#""\#(id)":\#(value)"#)
             }
         }
+        // Allowances, free allowances and unlimited currencies, from a stream of their own too.
+        var allowanceRandom = SplitMix(seed: seed ^ 0xA110_7A9C)
+        var freeAllowances: [String] = []
+        if allowanceRandom.below(6) == 0 {
+            for index in products.indices where products[index].items == nil {
+                if case .consumable = products[index].kind { continue }
+                if allowanceRandom.below(2) == 0 {
+                    var lifetime = false
+                    if case .standard = products[index].kind { lifetime = true }
+                    if case .upgrade = products[index].kind { lifetime = true }
+                    let everyChoices = lifetime ? ["P1D", "P1W", "P1M"] : ["", "P1D", "P1W", "P1M"]
+                    let every = everyChoices[allowanceRandom.below(everyChoices.count)]
+                    let expires = ["", "never", "P3D", "PT12H"][allowanceRandom.below(4)]
+                    let amount = 1 + allowanceRandom.below(40)
+                    var fields = [#""currency":"\#(currencies[allowanceRandom.below(currencies.count)])""#, #""amount":\#(amount)"#]
+                    if !every.isEmpty { fields.append(#""every":"\#(every)""#) }
+                    if !expires.isEmpty { fields.append(#""expires":"\#(expires)""#) }
+                    if expires.isEmpty, allowanceRandom.below(2) == 0 { fields.append(#""rollover":\#(allowanceRandom.below(2 * amount))"#) }
+                    if products[index].intro, allowanceRandom.below(2) == 0 { fields.append(#""introOffer":\#(allowanceRandom.below(5))"#) }
+                    products[index].allowances.append("{" + fields.joined(separator: ",") + "}")
+                }
+                if allowanceRandom.below(4) == 0 { products[index].unlimited = [currencies[allowanceRandom.below(currencies.count)]] }
+            }
+            if allowanceRandom.below(2) == 0 {
+                let every = ["P1D", "P1W", "P1M"][allowanceRandom.below(3)]
+                let expires = allowanceRandom.below(3) == 0 ? #","expires":"PT12H""# : ""
+                freeAllowances.append(
+                    #"{"currency":"\#(currencies[allowanceRandom.below(currencies.count)])","amount":\#(1 + allowanceRandom.below(5)),"every":"\#(every)"\#(expires)}"#
+                )
+            }
+        }
         let limitDeclarations = zip(Self.limitIds, limitDefaults).enumerated().map { index, limit in
             #""\#(limit.0)":{"description":"Limit \#(limit.0)","default":\#(limit.1)\#(index == 1 ? #","combine":"sum""# : "")}"#
         }
         catalogJSON = Self.catalogJSON(
-            features: features, currencies: currencies, products: products, grandfathered: rules, stores: stores, limits: limitDeclarations)
+            features: features, currencies: currencies, products: products, grandfathered: rules, stores: stores, limits: limitDeclarations,
+            freeAllowances: freeAllowances)
         oldCatalogJSON = #"""
             {"app":"\#(Self.oldApp)","features":{"pro":"Pro"},"currencies":{"coins":"Coins"},"products":[
              {"id":"com.example.old.pro","type":"non-consumable","name":"Pro","grants":["pro"],"familyShareable":true},
@@ -330,7 +365,7 @@ struct RandomCase {
 
     static func catalogJSON(
         features: [String], currencies: [String], products: [Product], grandfathered: [String], stores: [String] = [],
-        limits: [String] = []
+        limits: [String] = [], freeAllowances: [String] = []
     ) -> String {
         var entries: [String] = []
         for product in products {
@@ -384,6 +419,8 @@ struct RandomCase {
             }
             if !product.retention.isEmpty { fields.append(#""retention":[\#(product.retention.joined(separator: ","))]"#) }
             if !product.limits.isEmpty { fields.append(#""limits":{\#(product.limits.joined(separator: ","))}"#) }
+            if !product.allowances.isEmpty { fields.append(#""allowances":[\#(product.allowances.joined(separator: ","))]"#) }
+            if !product.unlimited.isEmpty { fields.append(#""unlimited":\#(quoted(product.unlimited))"#) }
             if product.store != .appStore { fields.append(#""store":"\#(product.store.rawValue)""#) }
             if let storefronts = product.storefronts { fields.append(#""storefronts":\#(quoted(storefronts))"#) }
             if !product.available { fields.append(#""available":false"#) }
@@ -393,7 +430,7 @@ struct RandomCase {
         let featureMembers = features.map { #""\#($0)":"Feature \#($0)""# }.joined(separator: ",")
         let currencyMembers = currencies.map { #""\#($0)":"Currency \#($0)""# }.joined(separator: ",")
         return """
-            {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},\(limits.isEmpty ? "" : #""limits":{\#(limits.joined(separator: ","))},"#)
+            {"app":"\(app)","features":{\(featureMembers)},"currencies":{\(currencyMembers)},\(limits.isEmpty ? "" : #""limits":{\#(limits.joined(separator: ","))},"#)\(freeAllowances.isEmpty ? "" : #""allowances":[\#(freeAllowances.joined(separator: ","))],"#)
              "legal":{"auto-renewable-subscription":"Renews.","non-renewing-subscription":"Does not renew."},
              "products":[\(entries.joined(separator: ",\n"))],
              "stores":{\(stores.joined(separator: ","))},

@@ -40,6 +40,8 @@ enum ReferenceEvaluator {
         var topUpAfter: Int64 = .min
         /// Every counted transaction's purchase, expiry and quantity (number limits read them).
         var counted: [(purchase: Int64, expires: Int64?, quantity: Int64)] = []
+        /// Each counted or revoked transaction's span of allowance deposits (the ledger reads them).
+        var windows: [ReferenceLedger.Window] = []
     }
 
     /// Evaluates, with `reevaluateAt` found by brute force.
@@ -301,6 +303,9 @@ enum ReferenceEvaluator {
         // Advanced Commerce: per product with `items`, its counted transactions; SKUs a product
         // does not declare (product, SKU).
         var itemTransactions: [Int: [Transaction]] = [:]
+        // Consumable purchases' credits, and the consumptions that count: what the ledger reads.
+        var packs: [ReferenceLedger.Pack] = []
+        var ledgerUses: [Consumption] = []
         var unknownItems: Set<[String]> = []
         /// The catalog's item of a transaction's SKU, or `nil` (noted) when the product declares none.
         func declaredItem(_ product: CompiledProduct, _ sku: String) -> CompiledItem? {
@@ -384,10 +389,22 @@ enum ReferenceEvaluator {
                         for item in transaction.items where units > 0 {
                             guard let declared = declaredItem(product, item.sku) else { continue }
                             guard (item.endsAt?.millisecondsSince1970 ?? .max) > at else { continue }
-                            for (currency, amount) in declared.credits { balances[currency] += amount * Int64(units) }
+                            for (currency, amount) in declared.credits {
+                                balances[currency] += amount * Int64(units)
+                                packs.append(
+                                    ReferenceLedger.Pack(
+                                        currency: catalog.currencyIds[currency], amount: amount * Int64(units), at: purchase, source: product.id,
+                                        transaction: name(transaction.transactionId)))
+                            }
                         }
                     } else {
-                        for (currency, amount) in product.credits { balances[currency] += amount * Int64(units) }
+                        for (currency, amount) in product.credits where units > 0 {
+                            balances[currency] += amount * Int64(units)
+                            packs.append(
+                                ReferenceLedger.Pack(
+                                    currency: catalog.currencyIds[currency], amount: amount * Int64(units), at: purchase, source: product.id,
+                                    transaction: name(transaction.transactionId)))
+                        }
                     }
                 }
                 continue
@@ -427,7 +444,10 @@ enum ReferenceEvaluator {
                     fact.stack.append(transaction)
                 case .autoRenewableSubscription:
                     if let expires = transaction.expiresDate?.millisecondsSince1970 {
-                        if capped(expires) > purchase { fact.spans.append(CoverageSpan(start: purchase, end: capped(expires))) }
+                        if capped(expires) > purchase {
+                            fact.spans.append(CoverageSpan(start: purchase, end: capped(expires)))
+                            fact.windows.append(ReferenceLedger.Window(transaction: transaction, start: purchase, end: capped(expires)))
+                        }
                         subscriptionTransactions.append((transaction, entry.product))
                     } else {
                         warnings.append(
@@ -435,6 +455,27 @@ enum ReferenceEvaluator {
                     }
                 case .consumable:
                     break
+                }
+            }
+            // A revoked transaction deposits up to its revocation, where its deposits end.
+            if cancelled, !transaction.isUpgraded, let cancellation = entry.cancellation {
+                var start = purchase
+                var end: Int64?
+                switch product.type {
+                case .autoRenewableSubscription: end = transaction.expiresDate?.millisecondsSince1970
+                case .nonRenewingSubscription: end = passEnd(product, transaction, from: purchase)
+                case .nonConsumable:
+                    if case .trial(let days, _) = product.role {
+                        start = min(purchase, transaction.originalPurchaseDate?.millisecondsSince1970 ?? purchase)
+                        end = start + Int64(days) * CivilCalendar.millisecondsPerDay
+                    } else {
+                        end = .max
+                    }
+                case .consumable: end = nil
+                }
+                if let end, min(end, cancellation) > start {
+                    let last = min(end, cancellation)
+                    fact.windows.append(ReferenceLedger.Window(transaction: transaction, start: start, end: last, access: last))
                 }
             }
             facts[entry.product] = fact
@@ -452,9 +493,13 @@ enum ReferenceEvaluator {
             case .nonConsumable:
                 if case .trial(let days, _) = product.role {
                     let start = facts[index].trialStart
-                    facts[index].spans.append(CoverageSpan(start: start, end: start + Int64(days) * CivilCalendar.millisecondsPerDay))
+                    let end = start + Int64(days) * CivilCalendar.millisecondsPerDay
+                    facts[index].spans.append(CoverageSpan(start: start, end: end))
+                    facts[index].windows.append(ReferenceLedger.Window(transaction: facts[index].firstCounted!, start: start, end: end, access: end))
                 } else {
-                    facts[index].spans.append(CoverageSpan(start: facts[index].firstCountedPurchase, end: facts[index].firstCountedEnd))
+                    let (start, end) = (facts[index].firstCountedPurchase, facts[index].firstCountedEnd)
+                    facts[index].spans.append(CoverageSpan(start: start, end: end))
+                    facts[index].windows.append(ReferenceLedger.Window(transaction: facts[index].firstCounted!, start: start, end: end, access: end))
                 }
             case .nonRenewingSubscription where product.passGroup >= 0:
                 passGroups[product.passGroup, default: []] += facts[index].stack.map { ($0, index) }
@@ -464,6 +509,7 @@ enum ReferenceEvaluator {
                     let start = max(transaction.purchaseDate.millisecondsSince1970, end)
                     end = max(Self.capped(transaction, passEnd(product, transaction, from: start)), start)
                     facts[index].spans.append(CoverageSpan(start: start, end: end))
+                    facts[index].windows.append(ReferenceLedger.Window(transaction: transaction, start: start, end: end))
                 }
             default:
                 break
@@ -475,6 +521,7 @@ enum ReferenceEvaluator {
                 let start = max(transaction.purchaseDate.millisecondsSince1970, end)
                 end = max(Self.capped(transaction, passEnd(products[index], transaction, from: start)), start)
                 facts[index].spans.append(CoverageSpan(start: start, end: end))
+                facts[index].windows.append(ReferenceLedger.Window(transaction: transaction, start: start, end: end))
             }
         }
 
@@ -732,6 +779,30 @@ enum ReferenceEvaluator {
                     continue
                 }
                 balances[currency] -= consumption.amount
+                ledgerUses.append(consumption)
+            }
+        }
+        // With allowances or unlimited currencies, each balance is what the ledger finds.
+        var ledgerDetails: [String: ReferenceLedger.Answer] = [:]
+        if !catalog.freeAllowances.isEmpty || catalog.products.contains(where: { $0.allowances != nil || $0.unlimited != nil }) {
+            let runs = facts.map { fact -> [CoverageSpan] in
+                var merged: [CoverageSpan] = []
+                for span in fact.spans.sorted(by: { $0.start < $1.start }) where span.end > span.start {
+                    if let last = merged.last, span.start <= last.end {
+                        merged[merged.count - 1].end = max(last.end, span.end)
+                    } else {
+                        merged.append(CoverageSpan(start: span.start, end: span.end))
+                    }
+                }
+                return merged
+            }
+            for (index, currency) in catalog.currencyIds.enumerated() {
+                let answer = ReferenceLedger.answer(
+                    catalog, currency: currency, windows: facts.map(\.windows), runs: runs, packs: packs, consumptions: ledgerUses, at: at,
+                    rescinded: rescinded, name: name)
+                balances[index] = answer.balance
+                candidates.formUnion(answer.candidates)
+                ledgerDetails[currency] = answer
             }
         }
         for (index, balance) in balances.enumerated() where balance < 0 {
@@ -886,6 +957,11 @@ enum ReferenceEvaluator {
                 sources: Array(Set(sources)).sorted())
         }
         for (index, id) in catalog.currencyIds.enumerated() { result.balances[id] = balances[index] }
+        for (currency, answer) in ledgerDetails {
+            if answer.unlimited { result.unlimited.insert(currency) }
+            if let next = answer.nextDeposit { result.nextDeposits[currency] = Instant(millisecondsSince1970: next) }
+            result.deposits[currency] = answer.deposits
+        }
         result.limits = limits(catalog, facts: facts, states: states, startsAt: startsAt, at: at, rescinded: consentRescinded)
         for (index, product) in products.enumerated() where product.type != .consumable {
             let covering = states[index] == .active || states[index] == .gracePeriod
@@ -1310,6 +1386,11 @@ extension Character {
 struct ReferenceResult: Equatable {
     var features: [String: FeatureStatus] = [:]
     var balances: [String: Int64] = [:]
+    /// Currencies unlimited at the instant, and the next deposit of each (a ledger's catalog).
+    var unlimited: Set<String> = []
+    var nextDeposits: [String: Instant] = [:]
+    /// What is left of each currency's deposits (``ReferenceLedger/view(_:)``).
+    var deposits: [String: [String]] = [:]
     var limits: [String: LimitStatus] = [:]
     var products: [String: ProductStatus] = [:]
     var offers: [String: Offer] = [:]
@@ -1323,7 +1404,8 @@ struct ReferenceResult: Equatable {
     var groupFacts: [Int: (paid: Int64, redeemed: [String: Int64])] = [:]
 
     static func == (a: Self, b: Self) -> Bool {
-        a.features == b.features && a.balances == b.balances && a.limits == b.limits && a.products == b.products && a.offers == b.offers
+        a.features == b.features && a.balances == b.balances && a.unlimited == b.unlimited && a.nextDeposits == b.nextDeposits
+            && a.deposits == b.deposits && a.limits == b.limits && a.products == b.products && a.offers == b.offers
             && a.reevaluateAt == b.reevaluateAt && a.warnings == b.warnings && a.consentRescinded == b.consentRescinded
     }
 
@@ -1331,7 +1413,15 @@ struct ReferenceResult: Equatable {
     /// search, when `nextChange` is false).
     init(_ result: Entitlements, nextChange: Bool = true) {
         for feature in result.features { features[feature.id] = feature }
-        for balance in result.balances { balances[balance.currency] = balance.balance }
+        for balance in result.balances {
+            balances[balance.currency] = balance.balance
+            if balance.unlimited { unlimited.insert(balance.currency) }
+            if let next = balance.nextDepositAt { nextDeposits[balance.currency] = next }
+            if let left = balance.deposits {
+                deposits[balance.currency] = ReferenceLedger.view(
+                    left.map { ($0.source, $0.transaction, $0.endsAt?.millisecondsSince1970 ?? .max, $0.remaining) })
+            }
+        }
         for limit in result.limits { limits[limit.id] = limit }
         for product in result.products { products[product.id] = product }
         for offer in result.offers { offers[offer.productId] = offer }
@@ -1344,7 +1434,8 @@ struct ReferenceResult: Equatable {
 
     /// The same answer, `reevaluateAt` aside (and what offers extend, which moves with the instant).
     func sameAnswer(as other: ReferenceResult) -> Bool {
-        features == other.features && balances == other.balances && limits == other.limits && products == other.products
+        features == other.features && balances == other.balances && unlimited == other.unlimited && nextDeposits == other.nextDeposits
+            && deposits == other.deposits && limits == other.limits && products == other.products
             && offers.mapValues(\.withoutExtends) == other.offers.mapValues(\.withoutExtends) && warnings == other.warnings
             && consentRescinded == other.consentRescinded
     }

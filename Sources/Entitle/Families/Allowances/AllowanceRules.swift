@@ -1,4 +1,7 @@
 /// When a deposit's unspent credits end (an allowance's `expires`).
+///
+/// Closed: a deposit ends at the next one, never, or after a duration; the access that earned it
+/// ends it in every case.
 public enum AllowanceExpiry: Hashable, Sendable, CustomStringConvertible {
     /// At the allowance's next deposit (use it or lose it).
     case next
@@ -108,6 +111,8 @@ struct AllowanceRules: Sendable {
     /// A deposit that ends after a duration lasts at most this many periods of its allowance, so
     /// an instant holds at most this many of its deposits.
     static let maxAlive: Int64 = 1_000
+    /// The source a free allowance's deposits name.
+    static let freeSource = "free"
     /// A free allowance's periods.
     static let calendarPeriods = ["P1D", "P1W", "P1M", "P1Y"]
 

@@ -12,12 +12,15 @@ enum BalanceFamily: RuleFamily {
         // order of the receipts); a new one changes a balance or warns. (Ids are compared only
         // when some consumption is dated after `at`.)
         if own.contains(where: { receipts[$0].consumptions.contains { $0.date > at } }) {
+            let plain = moment.catalog.allowanceRules.isEmpty
             let standing = Evaluator.standingConsumptions(receipts: receipts, own: own, conflict: { _, _ in })
             var item = 0
             for receiptIndex in own {
                 for consumption in receipts[receiptIndex].consumptions {
                     defer { item += 1 }
-                    if (standing.isEmpty || standing[item]) && consumption.date > at { facts.append((consumption.date, true, true)) }
+                    // With the ledger a consumption may charge nothing (a currency unlimited then):
+                    // evaluating there says.
+                    if (standing.isEmpty || standing[item]) && consumption.date > at { facts.append((consumption.date, plain, true)) }
                 }
             }
         }

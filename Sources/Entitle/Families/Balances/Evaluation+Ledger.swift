@@ -106,7 +106,7 @@ extension Evaluation {
                 answers.append(Ledger.Answer())
                 continue
             }
-            let sourceIds = streams.map { $0.product < 0 ? "free" : catalog.compiledProducts[Int($0.product)].id }
+            let sourceIds = streams.map { $0.product < 0 ? AllowanceRules.freeSource : catalog.compiledProducts[Int($0.product)].id }
             var run = Ledger(streams: streams, packs: packs, sourceIds: sourceIds)
             var answer = run.run(charges, at: at, unlimited: isUnlimited) { consumption, _ in
                 if R.records { recorder.spent(receipt: Int(consumption.receipt), index: Int(consumption.index), currency: currency) }

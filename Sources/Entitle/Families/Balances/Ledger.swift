@@ -53,6 +53,11 @@ struct Ledger {
         var overflowed = false
         /// The items as a result shows them.
         var deposits: [BalanceDeposit] = []
+
+        /// The same answer: what a result shows (the next change aside, which moves with the instant).
+        static func == (a: Answer, b: Answer) -> Bool {
+            a.balance == b.balance && a.deposits == b.deposits && a.nextDeposit == b.nextDeposit && a.unlimited == b.unlimited
+        }
     }
 
     /// A consumption the ledger charges.
