@@ -17,7 +17,7 @@ public struct LibraryVersion: Hashable, Sendable, Comparable, CustomStringConver
     public let patch: Int
 
     /// This build's version.
-    public static let current = LibraryVersion(major: 0, minor: 10, patch: 0)
+    public static let current = LibraryVersion(major: 0, minor: 11, patch: 0)
 
     /// A version from its numbers.
     public init(major: Int, minor: Int, patch: Int) {

@@ -258,6 +258,7 @@ struct Benchmark {
             section, "evaluate alone, 2,000 / 20 transactions", String(format: "%.1fx", byTransactions[2000]! / byTransactions[20]!),
             key: "evaluationTransactions2000Over20", number: byTransactions[2000]! / byTransactions[20]!)
         renewalScaling()
+        allowanceScaling()
     }
 
     /// One subscription chain of N transactions with N renewal entries carrying a grace period:

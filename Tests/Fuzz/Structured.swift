@@ -324,8 +324,37 @@ struct ScenarioBuilder {
             }
             json.raw("limits", "{" + values.joined(separator: ",") + "}")
         }
+        if choices.chance(20) { json.raw("allowances", allowances(free: false)) }
+        if choices.chance(10) {
+            json.raw(
+                "unlimited", "[" + Edges.currencies.filter { _ in choices.byte() & 1 == 0 }.map { JSONText.quote($0) }.joined(separator: ",") + "]")
+        }
         if choices.chance(20) { json.bool("familyShareable", choices.byte() & 1 == 0) }
         if choices.chance(8) { json.bool("available", false) }
+    }
+
+    /// A list of allowances (a product's, or the catalog's free ones) at and just past the
+    /// language's limits: amounts to 10^9, every and expires from `PT1H`, rollovers to 100 x amount.
+    mutating func allowances(free: Bool) -> String {
+        var list: [String] = []
+        for _ in 0..<(1 + choices.below(3)) {
+            var fields = ["\"currency\":" + JSONText.quote(choices.chance(5) ? "undeclared" : choices.pick(Edges.currencies))]
+            fields.append("\"amount\":" + choices.edge(["1", "500", "1000000000"], invalid: ["0", "1000000001", "-5", "\"5\""]))
+            let periods = free ? ["P1D", "P1W", "P1M", "P1Y"] : ["PT1H", "P1D", "P1M", "P1Y", "P100Y"]
+            if free || choices.chance(70) {
+                fields.append("\"every\":" + JSONText.quote(choices.edge(periods, invalid: ["PT59M", "P2D", "P101Y", "1M", ""])))
+            }
+            if choices.chance(50) {
+                fields.append(
+                    "\"expires\":" + JSONText.quote(choices.edge(["next", "never", "PT1H", "P3D", "P100Y"], invalid: ["soon", "PT1M", ""])))
+            }
+            if !free, choices.chance(30) {
+                fields.append("\"rollover\":" + choices.edge(["0", "200", "100000000000"], invalid: ["-1", "100000000001"]))
+            }
+            if !free, choices.chance(15) { fields.append("\"introOffer\":" + choices.edge(["0", "50"], invalid: ["-1"])) }
+            list.append("{" + fields.joined(separator: ",") + "}")
+        }
+        return "[" + list.joined(separator: ",") + "]"
     }
 
     /// A product's type, its name (now and then an edge case instead) and the keys any product
@@ -450,6 +479,7 @@ struct ScenarioBuilder {
             }
             json.close("}")
         }
+        if choices.chance(30) { json.raw("allowances", allowances(free: true)) }
         json.open("{", key: "legal")
         let omit = choices.chance(4) ? choices.below(2) : -1
         if omit != 0 { json.string("auto-renewable-subscription", "Renews automatically.") }

@@ -17,6 +17,9 @@ struct ExpectationMatcher {
         /// `true` or `false`; `null` too when the key may be absent from the result.
         case bool(nullable: Bool)
         case integer
+        /// A balance: its number, or an object of `balance`, `unlimited`, `nextDepositAt` and
+        /// `deposits` (compared whole) in a catalog with allowances or unlimited currencies.
+        case balance
         /// A number limit's value: a whole number or `"unlimited"`.
         case limitValue
         case string(nullable: Bool)
@@ -56,6 +59,13 @@ struct ExpectationMatcher {
 
     let catalog: CompiledCatalog
     let shape: Shape
+
+    /// A balance of a catalog with allowances or unlimited currencies, as expected.
+    static var ledgerBalance: Shape {
+        .record(
+            [("balance", .integer), ("unlimited", .bool(nullable: true)), ("nextDepositAt", .instant(nullable: true)), ("deposits", .json)],
+            what: "balance")
+    }
 
     init(catalog: CompiledCatalog) {
         self.catalog = catalog
@@ -119,7 +129,7 @@ struct ExpectationMatcher {
         shape = .record(
             [
                 ("features", Self.map(catalog.featureIds, what: "feature", value: feature)),
-                ("balances", Self.map(catalog.currencyIds, what: "currency", value: .integer)),
+                ("balances", Self.map(catalog.currencyIds, what: "currency", value: .balance)),
                 (
                     "limits",
                     Self.map(
@@ -202,6 +212,12 @@ struct ExpectationMatcher {
                     reader.wrongType(node, expected: "an integer", path: path)
                 }
                 return
+            }
+        case .balance:
+            if case .object = node.value {
+                check(node, shape: Self.ledgerBalance, path: path, reader: &reader)
+            } else {
+                check(node, shape: .integer, path: path, reader: &reader)
             }
         case .limitValue:
             switch node.value {
@@ -347,6 +363,15 @@ struct ExpectationMatcher {
             }
         case .instant:
             if !Self.sameInstant(expected, actual) { found.append(mismatch(path, expected, actual)) }
+        case .balance:
+            // A number is the balance, whichever form the result has; an object, its members.
+            if case .object = expected.value {
+                compare(expected, actual, shape: Self.ledgerBalance, path: path, exactly: exactly, into: &found)
+            } else if let actual, case .object = actual.value {
+                compare(expected, Self.member("balance", of: actual), shape: .integer, path: path, exactly: exactly, into: &found)
+            } else {
+                compare(expected, actual, shape: .integer, path: path, exactly: exactly, into: &found)
+            }
         default:
             if !Self.equal(expected, actual) { found.append(mismatch(path, expected, actual)) }
         }

@@ -47,7 +47,7 @@ struct DifferentialTests {
         var summed = 0
         for index in stride(from: chunk, to: Self.cases, by: Self.chunks) {
             let seed = Self.firstSeed + UInt64(index)
-            let random = RandomCase(seed: seed, items: true, retention: true)
+            let random = RandomCase(seed: seed, items: true, retention: true, allowances: true)
             let compilation = Portfolio.compile([
                 CatalogSource(name: "random-\(seed).json", data: Data(random.catalogJSON.utf8)),
                 CatalogSource(name: "old.json", data: Data(random.oldCatalogJSON.utf8)),

@@ -84,7 +84,7 @@ struct RandomCase {
     ///   - items: whether some App Store products are Advanced Commerce products with `items`
     ///     (drawn from a stream of their own: the cases without stay the same).
     ///   - retention: whether some App Store subscriptions have retention rules (another stream).
-    init(seed: UInt64, items: Bool = false, retention: Bool = false) {
+    init(seed: UInt64, items: Bool = false, retention: Bool = false, allowances: Bool = false) {
         self.seed = seed
         var random = SplitMix(seed: seed)
         let features = (0..<(2 + random.below(5))).map { "f\($0)" }
@@ -264,7 +264,7 @@ struct RandomCase {
         // Allowances, free allowances and unlimited currencies, from a stream of their own too.
         var allowanceRandom = SplitMix(seed: seed ^ 0xA110_7A9C)
         var freeAllowances: [String] = []
-        if allowanceRandom.below(6) == 0 {
+        if allowances, allowanceRandom.below(6) == 0 {
             for index in products.indices where products[index].items == nil {
                 if case .consumable = products[index].kind { continue }
                 if allowanceRandom.below(2) == 0 {

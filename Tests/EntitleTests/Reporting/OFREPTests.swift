@@ -24,9 +24,14 @@ struct OFREPTests {
     func bulkResponse() throws {
         let result = Self.quill.evaluate(Self.quillReceipts, at: Fixtures.instant("2026-01-10T00:00:00Z"))
         let flags = try Self.flags(result.ofrep)
-        #expect(flags.map { $0["key"] as? String } == ["credits", "pro", "projects", "seats", "team"])
+        #expect(flags.map { $0["key"] as? String } == ["credits", "drafts", "pro", "projects", "seats", "team"])
         let byKey = Dictionary(uniqueKeysWithValues: flags.map { ($0["key"] as! String, $0) })
-        #expect(byKey["credits"]?["value"] as? Int == 380)
+        // 380 of Pro's monthly 500 left, Team's 1,000 for five seats, a pack of 500.
+        #expect(byKey["credits"]?["value"] as? Int == 1880)
+        // Drafts are unlimited while Pro or Team covers: the largest exact integer, from a source.
+        #expect(byKey["drafts"]?["value"] as? Int == 9_007_199_254_740_991)
+        #expect(byKey["drafts"]?["reason"] as? String == "TARGETING_MATCH")
+        #expect((byKey["drafts"]?["metadata"] as? [String: Any])?["unlimited"] as? Bool == true)
         #expect(byKey["credits"]?["reason"] as? String == "TARGETING_MATCH")
         #expect(byKey["credits"]?["variant"] == nil)
         #expect(byKey["pro"]?["value"] as? Bool == true)
@@ -51,7 +56,7 @@ struct OFREPTests {
         for flag in try Self.flags(result.ofrep) {
             #expect(flag["reason"] as? String == "STATIC", "\(flag)")
             #expect(flag["metadata"] == nil, "\(flag)")
-            if flag["key"] as? String != "credits" { #expect(flag["variant"] as? String == "default") }
+            if !["credits", "drafts"].contains(flag["key"] as? String) { #expect(flag["variant"] as? String == "default") }
         }
         let values = Dictionary(uniqueKeysWithValues: try Self.flags(result.ofrep).map { ($0["key"] as! String, $0["value"]!) })
         #expect(values["pro"] as? Bool == false && values["projects"] as? Int == 3 && values["seats"] as? Int == 1 && values["credits"] as? Int == 0)
@@ -96,7 +101,7 @@ struct OFREPTests {
             "--format", "ofrep",
         ])
         #expect(single.exitCode == 0)
-        #expect(single.standardOutput.hasPrefix(#"{"flags":[{"key":"credits","value":380,"reason":"TARGETING_MATCH"},"#))
+        #expect(single.standardOutput.hasPrefix(#"{"flags":[{"key":"credits","value":880,"reason":"TARGETING_MATCH"},"#))
         let batch = CLITests.run([
             "check", "--catalog", CLITests.products, "--customers", Fixtures.productsDirectory + "/receipts", "--at", "2026-01-15T09:00:00Z",
             "--format", "ofrep",

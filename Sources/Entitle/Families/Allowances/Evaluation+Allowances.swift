@@ -20,8 +20,16 @@ extension Evaluation {
             for run in merged { ledger.unlimited.append(LedgerSources.Unlimited(currency: currency, start: run.start, end: run.end)) }
         }
         guard !allowances.isEmpty else { return }
+        // The run holding `start` (runs are sorted and apart): found by bisection.
         func accessEnd(from start: Int64, within end: Int64) -> Int64 {
-            merged.first { $0.start <= start && start < $0.end }.map { max($0.end, end) } ?? end
+            var low = 0
+            var high = merged.count
+            while low < high {
+                let middle = (low + high) / 2
+                if merged[middle].start <= start { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0, start < merged[low - 1].end else { return end }
+            return max(merged[low - 1].end, end)
         }
         // Each counted transaction's window of deposits, and when its deposits end at the latest.
         var windows: [(entry: Entry, start: Int64, end: Int64, access: Int64)] = []

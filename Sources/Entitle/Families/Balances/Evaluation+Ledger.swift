@@ -51,11 +51,18 @@ extension Evaluation {
                 a.consumption.date != b.consumption.date ? a.consumption.date < b.consumption.date : a.id.lexicographicallyPrecedes(b.id)
             }
         }
+        // What each currency reads, sorted out in one pass each.
+        var streamsOf = [[DepositStream]](repeating: [], count: currencies)
+        for stream in ledger.streams { streamsOf[Int(stream.currency)].append(stream) }
+        var packsOf = [[LedgerSources.Pack]](repeating: [], count: currencies)
+        for pack in ledger.packs { packsOf[Int(pack.currency)].append(pack) }
+        var unlimitedOf = [[LedgerSources.Unlimited]](repeating: [], count: currencies)
+        for span in ledger.unlimited { unlimitedOf[Int(span.currency)].append(span) }
         var answers: [Ledger.Answer] = []
         answers.reserveCapacity(currencies)
         for currency in 0..<currencies {
             let charges = consumptions[currency].map(\.consumption)
-            var streams = ledger.streams.filter { $0.currency == Int32(currency) }
+            var streams = streamsOf[currency]
             // Free allowances: from the calendar period holding the first instant they can matter.
             let earliest = min(charges.first?.date ?? at, at)
             for (position, allowance) in catalog.allowanceRules.free.enumerated() where allowance.currency == Int32(currency) {
@@ -70,7 +77,7 @@ extension Evaluation {
                         start: Self.periodStart(every, holding: from), windowEnd: .max, access: .max, amount: allowance.amount,
                         allowanceRule: allowance))
             }
-            var packs = ledger.packs.filter { $0.currency == Int32(currency) }
+            var packs = packsOf[currency]
             packs.sort { a, b in
                 if a.at != b.at { return a.at < b.at }
                 let x = catalog.compiledProducts[Int(a.product)].id
@@ -80,7 +87,7 @@ extension Evaluation {
                 return (ra.text(a.transaction) ?? "").utf8.lexicographicallyPrecedes((rb.text(b.transaction) ?? "").utf8)
             }
             // Unlimited spans of the currency, merged; none once the customer rescinded consent.
-            var unlimited = ledger.unlimited.filter { $0.currency == Int32(currency) }.map { span in
+            var unlimited = unlimitedOf[currency].map { span in
                 CoverageSpan(start: span.start, end: min(span.end, inputs.consentRescinded))
             }.filter { $0.end > $0.start }
             unlimited.sort { $0.start < $1.start }

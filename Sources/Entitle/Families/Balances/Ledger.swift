@@ -75,8 +75,16 @@ struct Ledger {
     private var counts: [Int64]
     /// Per stream: its next deposit not made yet.
     private var nextK: [Int64]
+    /// The streams in start order, how many of them have started, and those started that still
+    /// deposit: what each step looks at (a product's streams do not overlap, so few at a time).
+    private let byStart: [Int]
+    private var started = 0
+    private var live: [Int] = []
     private var arrivedPacks: Int = 0
+    /// Deposits (and runs of them) with credits left; purchases are `packLeft`, first bought first.
     private var items: [Item] = []
+    private var packLeft: [(pack: Int32, remaining: Int64)] = []
+    private var packHead = 0
     private var debt: Int64 = 0
     private var overflowed = false
 
@@ -88,6 +96,16 @@ struct Ledger {
         self.sourceIds = sourceIds
         counts = streams.map(Self.depositCount)
         nextK = [Int64](repeating: 0, count: streams.count)
+        byStart = streams.indices.sorted { streams[$0].start != streams[$1].start ? streams[$0].start < streams[$1].start : $0 < $1 }
+    }
+
+    /// Starts the streams whose window has begun by `t`, and lets go of those that are done.
+    private mutating func activate(upTo t: Int64) {
+        while started < byStart.count, streams[byStart[started]].start <= t {
+            if counts[byStart[started]] > 0 { live.append(byStart[started]) }
+            started += 1
+        }
+        live.removeAll { nextK[$0] >= counts[$0] }
     }
 
     // MARK: Deposits of a stream
@@ -162,8 +180,12 @@ struct Ledger {
         var answer = Answer()
         items.sort(by: spendsBefore)
         answer.items = items
+        for (pack, remaining) in packLeft[packHead...] where remaining > 0 {
+            let bought = packs[Int(pack)]
+            answer.items.append(Item(stream: -1, pack: pack, at: bought.at, amount: bought.amount, remainingFirst: remaining, end: .max))
+        }
         var balance: Int64 = 0
-        for item in items { balance = Self.add(balance, item.remaining, &overflowed) }
+        for item in answer.items { balance = Self.add(balance, item.remaining, &overflowed) }
         answer.balance = Self.add(balance, -debt, &overflowed)
         for s in streams.indices where nextK[s] < counts[s] {
             answer.nextDeposit = min(answer.nextDeposit, Self.deposit(streams[s], nextK[s]))
@@ -176,11 +198,13 @@ struct Ledger {
 
     /// Makes every deposit and purchase up to `t` and lets credits that end by `t` go.
     private mutating func advance(to t: Int64) {
+        activate(upTo: t)
         if debt > 0 { payDebt(upTo: t) }
-        for s in streams.indices where nextK[s] < counts[s] && Self.deposit(streams[s], nextK[s]) <= t { arrive(s, upTo: t) }
+        // In start order, so a chain's earlier stream has made its last deposit (which the next
+        // one's first may carry from) before the next one starts.
+        for s in live where nextK[s] < counts[s] && Self.deposit(streams[s], nextK[s]) <= t { arrive(s, upTo: t) }
         while arrivedPacks < packs.count, packs[arrivedPacks].at <= t {
-            let pack = packs[arrivedPacks]
-            items.append(Item(stream: -1, pack: Int32(arrivedPacks), at: pack.at, amount: pack.amount, remainingFirst: pack.amount, end: .max))
+            packLeft.append((Int32(arrivedPacks), packs[arrivedPacks].amount))
             arrivedPacks += 1
         }
         items.removeAll { $0.end <= t || $0.remaining == 0 }
@@ -190,7 +214,7 @@ struct Ledger {
     private func incoming(upTo t: Int64) -> Int64 {
         var total: Int64 = 0
         var ignored = false
-        for s in streams.indices where nextK[s] < counts[s] {
+        for s in live where nextK[s] < counts[s] {
             let n = count(s, upTo: t) - nextK[s]
             guard n > 0 else { continue }
             let (credits, overflow) = streams[s].amount.multipliedReportingOverflow(by: n)
@@ -207,14 +231,14 @@ struct Ledger {
     /// Pays the debt from the credits that come in up to `t`, in the order they come.
     private mutating func payDebt(upTo t: Int64) {
         var earliest = Int64.max
-        for s in streams.indices where nextK[s] < counts[s] { earliest = min(earliest, Self.deposit(streams[s], nextK[s])) }
+        for s in live where nextK[s] < counts[s] { earliest = min(earliest, Self.deposit(streams[s], nextK[s])) }
         if arrivedPacks < packs.count { earliest = min(earliest, packs[arrivedPacks].at) }
         guard earliest <= t else { return }
         let all = incoming(upTo: t)
         if all <= debt {
             // Everything that comes in goes to the debt.
             debt -= all
-            for s in streams.indices where nextK[s] < counts[s] { nextK[s] = max(nextK[s], count(s, upTo: t)) }
+            for s in live where nextK[s] < counts[s] { nextK[s] = max(nextK[s], count(s, upTo: t)) }
             while arrivedPacks < packs.count, packs[arrivedPacks].at <= t { arrivedPacks += 1 }
             return
         }
@@ -227,11 +251,11 @@ struct Ledger {
         }
         let paidAt = low
         debt -= incoming(upTo: paidAt - 1)
-        for s in streams.indices where nextK[s] < counts[s] { nextK[s] = max(nextK[s], count(s, upTo: paidAt - 1)) }
+        for s in live where nextK[s] < counts[s] { nextK[s] = max(nextK[s], count(s, upTo: paidAt - 1)) }
         while arrivedPacks < packs.count, packs[arrivedPacks].at < paidAt { arrivedPacks += 1 }
         // What comes in at that instant pays the rest, in the order it would be spent.
         var arriving: [Item] = []
-        for s in streams.indices where nextK[s] < counts[s] && Self.deposit(streams[s], nextK[s]) == paidAt {
+        for s in live where nextK[s] < counts[s] && Self.deposit(streams[s], nextK[s]) == paidAt {
             let k = nextK[s]
             arriving.append(Item(stream: Int32(s), k: k, at: paidAt, amount: streams[s].amount, remainingFirst: streams[s].amount, end: end(s, k)))
             nextK[s] += 1
@@ -246,7 +270,8 @@ struct Ledger {
             let taken = min(debt, item.remainingFirst)
             debt -= taken
             item.remainingFirst -= taken
-            if item.remainingFirst > 0 { items.append(item) }
+            guard item.remainingFirst > 0 else { continue }
+            if item.stream < 0 { packLeft.append((item.pack, item.remainingFirst)) } else { items.append(item) }
         }
     }
 
@@ -291,10 +316,15 @@ struct Ledger {
         case .next:
             items.append(Item(stream: Int32(s), k: last, at: Self.deposit(stream, last), amount: amount, remainingFirst: amount, end: end(s, last)))
         case .never:
-            items.append(
-                Item(
-                    stream: Int32(s), k: first, count: last - first + 1, at: Self.deposit(stream, first), amount: amount, remainingFirst: amount,
-                    end: stream.access))
+            // One run per stream: deposits that follow its untouched tail join it.
+            if let index = items.lastIndex(where: { $0.stream == Int32(s) && $0.k + $0.count == first }) {
+                items[index].count += last - first + 1
+            } else {
+                items.append(
+                    Item(
+                        stream: Int32(s), k: first, count: last - first + 1, at: Self.deposit(stream, first), amount: amount,
+                        remainingFirst: amount, end: stream.access))
+            }
         case .after(let duration):
             // Only the deposits that last past `t`: at most `AllowanceRules.maxAlive` + 1 of them.
             var low = first
@@ -340,6 +370,13 @@ struct Ledger {
             index += 1
         }
         items.removeAll { $0.remaining == 0 || $0.count == 0 }
+        // Then purchases, first bought first.
+        while left > 0, packHead < packLeft.count {
+            let taken = min(left, packLeft[packHead].remaining)
+            packLeft[packHead].remaining -= taken
+            left -= taken
+            if packLeft[packHead].remaining == 0 { packHead += 1 }
+        }
         debt = Self.add(debt, left, &overflowed)
         return amount - left
     }
