@@ -33,6 +33,19 @@ struct CoverageSpan: Hashable, Sendable {
         return (nil, nil)
     }
 
+    /// Spans sorted by start, merged into unbroken runs (touching spans are one run; empty ones go).
+    static func merged(_ sorted: some Sequence<CoverageSpan>) -> [CoverageSpan] {
+        var runs: [CoverageSpan] = []
+        for span in sorted where span.end > span.start {
+            if let last = runs.last, span.start <= last.end {
+                runs[runs.count - 1].end = max(last.end, span.end)
+            } else {
+                runs.append(CoverageSpan(start: span.start, end: span.end))
+            }
+        }
+        return runs
+    }
+
     /// ``locate(_:at:)`` on an array.
     static func locate(_ spans: inout [CoverageSpan], at: Int64) -> (coveringEnd: Int64?, nextStart: Int64?) {
         spans.withUnsafeMutableBufferPointer { locate($0, at: at) }

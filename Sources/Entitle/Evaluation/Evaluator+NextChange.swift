@@ -30,6 +30,14 @@ extension Evaluator {
         let at: Int64
         let options: Options
         let core: Core
+
+        /// Adds, as facts that may change the answer, the purchases dated after the instant of the
+        /// products `gives` is true of (a family whose values come from products that cover).
+        func laterPurchases(of gives: (Int) -> Bool, into facts: inout [Fact]) {
+            for entry in inputs.deduplicated.entries where entry.purchase > at && entry.product >= 0 {
+                if gives(Int(entry.product)) { facts.append((entry.purchase, false, false)) }
+            }
+        }
     }
 
     /// Evaluations spent on facts that may not change the answer, before settling for the next

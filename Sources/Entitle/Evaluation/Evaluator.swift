@@ -361,17 +361,15 @@ extension Evaluation {
                     }
                 }
                 guard !entry.isUpgraded, units > 0 else { continue }
-                let before = catalog.allowanceRules.isEmpty ? [] : balances
                 if rule.hasItems {
                     creditItems(entry, units: units, balances: &balances, overflowed: &overflowed, unknown: &unknownItems)
-                } else {
-                    for index in rule.credits {
-                        let credit = catalog.ruleCredits[Int(index)]
-                        let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
-                        Balance.add(o1 ? .max : amount, to: &balances, Int(credit.currency), overflowed: &overflowed)
-                    }
+                    continue
                 }
-                if !catalog.allowanceRules.isEmpty { notePack(entry, credited: balances, before: before) }
+                for index in rule.credits {
+                    let credit = catalog.ruleCredits[Int(index)]
+                    let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
+                    addCredits(entry, o1 ? .max : amount, to: Int(credit.currency), balances: &balances, overflowed: &overflowed)
+                }
                 continue
             }
             if kept != position || moved { entries[kept] = entry }

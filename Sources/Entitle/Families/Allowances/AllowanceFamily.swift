@@ -17,9 +17,7 @@ enum AllowanceFamily: RuleFamily {
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {
         let rules = moment.catalog.allowanceRules
         guard !rules.isEmpty else { return }
-        for entry in moment.inputs.deduplicated.entries where entry.purchase > moment.at && entry.product >= 0 {
-            if rules.tracks(Int(entry.product)) { facts.append((entry.purchase, false, false)) }
-        }
+        moment.laterPurchases(of: rules.tracks, into: &facts)
     }
     static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
         switch key {

@@ -8,14 +8,7 @@ extension Evaluation {
         let product = entries.first!.product
         let allowances = catalog.allowanceRules.allowances(of: Int(product))
         // The product's access: its runs merged.
-        var merged: [CoverageSpan] = []
-        for span in runs where span.end > span.start {
-            if let last = merged.last, span.start <= last.end {
-                merged[merged.count - 1].end = max(last.end, span.end)
-            } else {
-                merged.append(CoverageSpan(start: span.start, end: span.end))
-            }
-        }
+        let merged = CoverageSpan.merged(runs)
         for currency in catalog.allowanceRules.unlimitedCurrencies(of: Int(product)) {
             for run in merged { ledger.unlimited.append(LedgerSources.Unlimited(currency: currency, start: run.start, end: run.end)) }
         }

@@ -2,15 +2,26 @@
 /// consumptions that count, the purchases' credits and the deposit streams of each currency, the
 /// free allowances' streams, and the ledger run per currency (``Ledger``).
 extension Evaluation {
-    /// Notes a consumable purchase's credits for the ledger: what `credited` gained over `before`.
-    mutating func notePack(_ entry: Entry, credited: [Int64], before: [Int64]) {
-        for currency in credited.indices where credited[currency] != before[currency] {
-            let (amount, overflow) = credited[currency].subtractingReportingOverflow(before[currency])
-            ledger.packs.append(
-                LedgerSources.Pack(
-                    currency: Int32(currency), amount: overflow ? .max : amount, at: entry.purchase, product: entry.product,
-                    receipt: entry.receipt, transaction: entry.record.transactionId))
+    /// Credits `amount` of a consumable purchase (`entry`, or one of its items) to `currency`;
+    /// with the ledger, also notes it as a purchase, one per transaction and currency.
+    @inline(__always)
+    mutating func addCredits(_ entry: Entry, _ amount: Int64, to currency: Int, balances: inout [Int64], overflowed: inout [Int32]) {
+        Balance.add(amount, to: &balances, currency, overflowed: &overflowed)
+        guard !catalog.allowanceRules.isEmpty else { return }
+        // This transaction's purchases are the last ones noted.
+        var index = ledger.packs.count - 1
+        while index >= 0, ledger.packs[index].receipt == entry.receipt, ledger.packs[index].transaction == entry.record.transactionId {
+            if ledger.packs[index].currency == Int32(currency) {
+                let (sum, overflow) = ledger.packs[index].amount.addingReportingOverflow(amount)
+                ledger.packs[index].amount = overflow ? .max : sum
+                return
+            }
+            index -= 1
         }
+        ledger.packs.append(
+            LedgerSources.Pack(
+                currency: Int32(currency), amount: amount, at: entry.purchase, product: entry.product, receipt: entry.receipt,
+                transaction: entry.record.transactionId))
     }
 
     /// Works out every currency's balance with the ledger; `balances` become what it finds.
@@ -18,33 +29,12 @@ extension Evaluation {
         let currencies = catalog.currencyIds.count
         // The consumptions that count, per currency, in time order (date, then id bytes).
         var consumptions = [[(consumption: Ledger.Consumption, id: [UInt8])]](repeating: [], count: currencies)
-        let standing = Evaluator.standingConsumptions(receipts: receipts, own: own) { receipt, index in
-            warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
-        }
-        var item = 0
-        for receiptIndex in own {
-            let receipt = receipts[receiptIndex]
-            for (index, consumption) in receipt.consumptions.enumerated() {
-                defer { item += 1 }
-                if !standing.isEmpty, !standing[item] { continue }
-                guard consumption.date <= at else { continue }
-                guard consumption.amount >= 1, consumption.amount <= ReceiptLimits.maxConsumptionAmount else {
-                    warnings.append(
-                        EvaluationWarning(kind: .amountOutOfRange(consumptionId: receipt.text(consumption.id)!, amount: consumption.amount)))
-                    continue
-                }
-                guard let name = receipt.text(consumption.currency), let currency = catalog.currencyIndex[name] else {
-                    warnings.append(
-                        EvaluationWarning(
-                            kind: .unknownCurrency(consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
-                    continue
-                }
-                consumptions[currency].append(
-                    (
-                        Ledger.Consumption(date: consumption.date, amount: consumption.amount, receipt: Int32(receiptIndex), index: Int32(index)),
-                        Array((receipt.text(consumption.id) ?? "").utf8)
-                    ))
-            }
+        forEachCountedConsumption { receipt, receiptIndex, index, consumption, currency in
+            consumptions[currency].append(
+                (
+                    Ledger.Consumption(date: consumption.date, amount: consumption.amount, receipt: Int32(receiptIndex), index: Int32(index)),
+                    Array((receipt.text(consumption.id) ?? "").utf8)
+                ))
         }
         for currency in consumptions.indices where consumptions[currency].count > 1 {
             consumptions[currency].sort { a, b in
@@ -87,18 +77,8 @@ extension Evaluation {
                 return (ra.text(a.transaction) ?? "").utf8.lexicographicallyPrecedes((rb.text(b.transaction) ?? "").utf8)
             }
             // Unlimited spans of the currency, merged; none once the customer rescinded consent.
-            var unlimited = unlimitedOf[currency].map { span in
-                CoverageSpan(start: span.start, end: min(span.end, inputs.consentRescinded))
-            }.filter { $0.end > $0.start }
-            unlimited.sort { $0.start < $1.start }
-            var merged: [CoverageSpan] = []
-            for span in unlimited {
-                if let last = merged.last, span.start <= last.end {
-                    merged[merged.count - 1].end = max(last.end, span.end)
-                } else {
-                    merged.append(span)
-                }
-            }
+            let merged = CoverageSpan.merged(
+                unlimitedOf[currency].map { CoverageSpan(start: $0.start, end: min($0.end, inputs.consentRescinded)) }.sorted { $0.start < $1.start })
             func isUnlimited(_ t: Int64) -> Bool {
                 var low = 0
                 var high = merged.count

@@ -76,7 +76,13 @@ struct GroupSet {
 }
 
 extension Evaluation {
-    mutating func spend(balances: inout [Int64], overflowed: inout [Int32]) {
+    /// Each consumption that counts at the instant, in receipt then entry order, with its
+    /// currency's index: of copies of one id, the one that stands; dated at or before the
+    /// instant; its amount in range and its currency declared (else a warning, and it is skipped).
+    @inline(__always)
+    mutating func forEachCountedConsumption(
+        _ body: (_ receipt: ParsedReceipt, _ receiptIndex: Int, _ index: Int, _ consumption: ConsumptionRecord, _ currency: Int) -> Void
+    ) {
         let standing = Evaluator.standingConsumptions(receipts: receipts, own: own) { receipt, index in
             warnings.append(EvaluationWarning(kind: .conflictingConsumption(id: receipt.text(receipt.consumptions[index].id)!)))
         }
@@ -106,12 +112,18 @@ extension Evaluation {
                                     consumptionId: receipt.text(consumption.id)!, currency: receipt.text(consumption.currency)!)))
                         continue
                     }
-                    Balance.add(
-                        -consumption.amount, to: &balances, Int(currency),
-                        overflowed: &overflowed)
-                    recorder.spent(receipt: receiptIndex, index: index, currency: Int(currency))
+                    body(receipt, receiptIndex, index, consumption, Int(currency))
                 }
             }
         }
+    }
+
+    mutating func spend(balances: inout [Int64], overflowed: inout [Int32]) {
+        var spent: [(receipt: Int, index: Int, currency: Int)] = []
+        forEachCountedConsumption { _, receipt, index, consumption, currency in
+            Balance.add(-consumption.amount, to: &balances, currency, overflowed: &overflowed)
+            if R.records { spent.append((receipt, index, currency)) }
+        }
+        for item in spent { recorder.spent(receipt: item.receipt, index: item.index, currency: item.currency) }
     }
 }

@@ -37,7 +37,7 @@ extension Evaluation {
             guard record.ends > at else { continue }
             for credit in catalog.itemList[index].item.credits {
                 let (amount, o1) = credit.amount.multipliedReportingOverflow(by: units)
-                Balance.add(o1 ? .max : amount, to: &balances, credit.currency, overflowed: &overflowed)
+                addCredits(entry, o1 ? .max : amount, to: credit.currency, balances: &balances, overflowed: &overflowed)
             }
         }
     }

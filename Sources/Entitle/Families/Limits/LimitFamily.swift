@@ -16,9 +16,7 @@ enum LimitFamily: RuleFamily {
     static func futureFacts(_ moment: Evaluator.Moment, into facts: inout [Evaluator.Fact]) {
         let rules = moment.catalog.limitRules
         guard !rules.isEmpty else { return }
-        for entry in moment.inputs.deduplicated.entries where entry.purchase > moment.at && entry.product >= 0 {
-            if !rules.given(by: Int(entry.product)).isEmpty { facts.append((entry.purchase, false, false)) }
-        }
+        moment.laterPurchases(of: { !rules.given(by: $0).isEmpty }, into: &facts)
     }
     static func danger(of key: CatalogKey, from old: CatalogProduct, to new: CatalogProduct) -> String? {
         guard key == .limits else { return nil }
